@@ -81,14 +81,28 @@ if [ ! -f "$BUILD/build.ninja" ] || [ "$(cat "$BUILD/.vgemini-config" 2>/dev/nul
 	echo "${CONFIG_ARGS[*]}" >"$BUILD/.vgemini-config"
 fi
 
+# Let meson regenerate first, so that a new overlay's targets are known.
+ninja -C "$BUILD" build.ninja >"$OUT/ninja.log" 2>&1 || {
+	tail -n 30 "$OUT/ninja.log" >&2
+	exit 1
+}
 targets=(qemu-system-x86_64)
 if grep -q "cray-gemini-test" "$BUILD/build.ninja" 2>/dev/null; then
 	targets+=(tests/qtest/cray-gemini-test)
 fi
 echo "build-qemu: building ${targets[*]}"
-ninja -C "$BUILD" -j "$JOBS" "${targets[@]}" >"$OUT/ninja.log" 2>&1 || {
+ninja -C "$BUILD" -j "$JOBS" "${targets[@]}" >>"$OUT/ninja.log" 2>&1 || {
 	grep -E -A5 'error|FAILED' "$OUT/ninja.log" | head -n 60 >&2
 	echo "build-qemu: build failed, see $OUT/ninja.log" >&2
 	exit 1
 }
+# QEMU run from its build tree looks for firmware in its qemu-bundle:
+# link in Debian's SeaBIOS and option ROMs (the source package ships none).
+fw=$BUILD/qemu-bundle/usr/local/share/qemu
+mkdir -p "$fw"
+for f in /usr/share/seabios/* /usr/share/qemu/*; do
+	if [ -f "$f" ] && [ ! -e "$fw/$(basename "$f")" ]; then
+		ln -s "$f" "$fw/$(basename "$f")"
+	fi
+done
 echo "build-qemu: $BUILD/qemu-system-x86_64"

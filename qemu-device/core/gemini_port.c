@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * cray-gemini device core: router ports and their links.
+ *
+ * A port publishes its side of the link (PE, port, epoch, heartbeat) and
+ * judges the peer by whether the peer's heartbeat or epoch still changes.
+ * The peer is another process: every field of its side is read once with
+ * an atomic load and checked before it is believed.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "gemini_core.h"
+
+static const char *const port_names[GEMINI_NUM_TORUS_PORTS] = {
+	"X+", "X-", "Y+", "Y-", "Z+", "Z-",
+};
+
+const char *gemini_port_name(unsigned int port)
+{
+	return port < GEMINI_NUM_TORUS_PORTS ? port_names[port] : "?";
+}
+
+const char *gemini_port_state_name(enum vgemini_port_state state)
+{
+	switch (state) {
+	case VGEMINI_PORT_UNUSED:
+		return "unused";
+	case VGEMINI_PORT_DOWN:
+		return "down";
+	case VGEMINI_PORT_UP:
+		return "up";
+	case VGEMINI_PORT_MISWIRED:
+		return "miswired";
+	}
+	return "?";
+}
+
+#define LOAD(p)		__atomic_load_n(&(p), __ATOMIC_ACQUIRE)
+#define STORE(p, v)	__atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
+
+int gemini_port_attach(struct gemini_nic *nic, unsigned int port, void *mem,
+		       size_t len, uint64_t epoch, char *err, size_t errlen)
+{
+	volatile struct vgemini_link_side *me;
+	struct gemini_router_port *p;
+
+	if (port >= GEMINI_NUM_TORUS_PORTS) {
+		snprintf(err, errlen, "no port %u", port);
+		return -1;
+	}
+	if (!mem || len < VGEMINI_LINK_FILE_SIZE) {
+		snprintf(err, errlen, "link of port %s: %zu bytes, need %u",
+			 port_names[port], len, VGEMINI_LINK_FILE_SIZE);
+		return -1;
+	}
+	p = &nic->port[port];
+	if (p->shm)
+		gemini_port_detach(nic, port);
+
+	p->shm = mem;
+	p->side = GEMINI_PORT_IS_MINUS(port) ? 1 : 0;
+	p->state = VGEMINI_PORT_DOWN;
+	p->peer = VGEMINI_PEER_NONE;
+	p->changes = 0;
+	p->heartbeat = 0;
+	p->seen_valid = false;
+
+	/* Magic last: the peer trusts the other fields once it sees it. */
+	me = &p->shm->side[p->side];
+	STORE(me->magic, 0);
+	STORE(me->version, VGEMINI_LINK_VERSION);
+	STORE(me->pe, nic->pe);
+	STORE(me->port, port);
+	STORE(me->epoch, epoch);
+	STORE(me->heartbeat, 0);
+	STORE(me->magic, VGEMINI_LINK_MAGIC);
+	return 0;
+}
+
+static void set_state(struct gemini_nic *nic, unsigned int port,
+		      enum vgemini_port_state state, uint32_t peer)
+{
+	struct gemini_router_port *p = &nic->port[port];
+
+	if (p->state == state && p->peer == peer)
+		return;
+	p->state = state;
+	p->peer = peer;
+	p->changes++;
+	if (nic->ops->port_changed)
+		nic->ops->port_changed(nic->opaque, port, state, peer);
+	if (nic->link_irq != VGEMINI_IRQ_NONE &&
+	    nic->link_irq < nic->cfg.num_vectors)
+		nic->ops->raise_irq(nic->opaque, nic->link_irq);
+}
+
+void gemini_port_detach(struct gemini_nic *nic, unsigned int port)
+{
+	struct gemini_router_port *p;
+
+	if (port >= GEMINI_NUM_TORUS_PORTS || !nic->port[port].shm)
+		return;
+	p = &nic->port[port];
+	STORE(p->shm->side[p->side].magic, 0);
+	p->shm = NULL;
+	set_state(nic, port, VGEMINI_PORT_UNUSED, VGEMINI_PEER_NONE);
+}
+
+static void judge_peer(struct gemini_nic *nic, unsigned int port,
+		       uint64_t now_ms)
+{
+	struct gemini_router_port *p = &nic->port[port];
+	volatile struct vgemini_link_side *peer = &p->shm->side[!p->side];
+	uint32_t magic = LOAD(peer->magic);
+	uint32_t version = LOAD(peer->version);
+	uint32_t pe = LOAD(peer->pe);
+	uint64_t epoch = LOAD(peer->epoch);
+	uint64_t hb = LOAD(peer->heartbeat);
+	bool alive;
+
+	if (magic != VGEMINI_LINK_MAGIC || version != VGEMINI_LINK_VERSION) {
+		/* Nobody there, or a peer speaking another link version. */
+		p->seen_valid = false;
+		set_state(nic, port, VGEMINI_PORT_DOWN, VGEMINI_PEER_NONE);
+		return;
+	}
+	if (!p->seen_valid || hb != p->seen_hb || epoch != p->seen_epoch) {
+		/* Only a change proves life: the first sight may be stale. */
+		if (p->seen_valid)
+			p->seen_ms = now_ms;
+		else
+			p->seen_ms = now_ms - VGEMINI_LINK_TIMEOUT_MS - 1;
+		p->seen_valid = true;
+		p->seen_hb = hb;
+		p->seen_epoch = epoch;
+	}
+	alive = p->seen_valid && now_ms - p->seen_ms <= VGEMINI_LINK_TIMEOUT_MS;
+	if (!alive)
+		set_state(nic, port, VGEMINI_PORT_DOWN, VGEMINI_PEER_NONE);
+	else if ((pe & GEMINI_PE_MASK) != p->expected)
+		set_state(nic, port, VGEMINI_PORT_MISWIRED, pe & GEMINI_PE_MASK);
+	else
+		set_state(nic, port, VGEMINI_PORT_UP, pe);
+}
+
+void gemini_nic_tick(struct gemini_nic *nic, uint64_t now_ms)
+{
+	unsigned int port;
+
+	for (port = 0; port < GEMINI_NUM_TORUS_PORTS; port++) {
+		struct gemini_router_port *p = &nic->port[port];
+
+		if (!p->shm)
+			continue;
+		p->heartbeat++;
+		STORE(p->shm->side[p->side].heartbeat, p->heartbeat);
+	}
+	for (port = 0; port < GEMINI_NUM_TORUS_PORTS; port++) {
+		if (nic->port[port].shm)
+			judge_peer(nic, port, now_ms);
+	}
+}

@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * cray-gemini: QEMU glue for the emulated Cray Gemini NIC and router.
+ *
+ * The decisions live in the device core (../core); this file adapts QEMU
+ * to it: PCI identity and BARs, MSI-X, DMA, the link heartbeat timer,
+ * properties, reset and tracing.  See Documentation/device.rst.
+ *
+ *   BAR0  control block (vgemini_ctl.h), 64 KiB
+ *   BAR2  Gemini NIC address window (gemini_hw.h), 256 GiB, prefetchable
+ *   BAR4  MSI-X table and PBA, 32 vectors
+ */
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qemu/module.h"
+#include "qemu/notify.h"
+#include "qemu/timer.h"
+#include "qapi/error.h"
+#include "hw/pci/pci.h"
+#include "hw/pci/msix.h"
+#include "hw/qdev-properties.h"
+#include "migration/vmstate.h"
+#include "sysemu/sysemu.h"
+#include "qom/object.h"
+
+#include "gemini_core.h"
+#include "gemini_link.h"
+#include "trace.h"
+
+#define TYPE_CRAY_GEMINI "cray-gemini"
+OBJECT_DECLARE_SIMPLE_TYPE(CrayGeminiState, CRAY_GEMINI)
+
+struct CrayGeminiState {
+    PCIDevice parent_obj;
+
+    MemoryRegion ctl;
+    MemoryRegion window;
+    QEMUTimer *tick;
+    Notifier exit_notifier;
+
+    struct gemini_nic nic;
+    GeminiLink links[GEMINI_NUM_TORUS_PORTS];
+
+    /* Properties */
+    uint32_t coord[3];
+    uint32_t dims[3];
+    char *link_spec[GEMINI_NUM_TORUS_PORTS];
+};
+
+static const char *const access_names[] = {
+    [GEMINI_ACCESS_OK] = "ok",
+    [GEMINI_ACCESS_BAD_SIZE] = "bad size or alignment",
+    [GEMINI_ACCESS_UNKNOWN] = "no register",
+    [GEMINI_ACCESS_READ_ONLY] = "read-only register",
+    [GEMINI_ACCESS_WRITE_ONLY] = "write-only register",
+};
+
+static void report_access(const char *bar, const char *dir,
+                          enum gemini_access r, hwaddr addr, unsigned size)
+{
+    trace_cray_gemini_bad_access(bar, dir, access_names[r], addr, size);
+    qemu_log_mask(r == GEMINI_ACCESS_UNKNOWN ? LOG_UNIMP : LOG_GUEST_ERROR,
+                  "cray-gemini: %s %s: %s at 0x%" HWADDR_PRIx " size %u\n",
+                  bar, dir, access_names[r], addr, size);
+}
+
+/* --- Core ops ----------------------------------------------------------- */
+
+static int gemini_dma_read(void *opaque, uint64_t addr, void *buf, size_t len)
+{
+    CrayGeminiState *s = opaque;
+
+    return pci_dma_read(PCI_DEVICE(s), addr, buf, len) == MEMTX_OK ? 0 : -1;
+}
+
+static int gemini_dma_write(void *opaque, uint64_t addr, const void *buf,
+                            size_t len)
+{
+    CrayGeminiState *s = opaque;
+
+    return pci_dma_write(PCI_DEVICE(s), addr, buf, len) == MEMTX_OK ? 0 : -1;
+}
+
+static void gemini_raise_irq(void *opaque, unsigned vector)
+{
+    PCIDevice *pdev = PCI_DEVICE(opaque);
+
+    if (!msix_enabled(pdev) || msix_is_masked(pdev, vector)) {
+        /* msix_notify() keeps it pending in the PBA until unmasked. */
+        trace_cray_gemini_irq_masked(vector);
+    } else {
+        trace_cray_gemini_irq(vector);
+    }
+    msix_notify(pdev, vector);
+}
+
+static void gemini_guest_error(void *opaque, const char *msg)
+{
+    trace_cray_gemini_guest_error(msg);
+    qemu_log_mask(LOG_GUEST_ERROR, "cray-gemini: %s\n", msg);
+}
+
+static void gemini_port_changed(void *opaque, unsigned port,
+                                enum vgemini_port_state state, uint32_t peer)
+{
+    trace_cray_gemini_port_state(gemini_port_name(port),
+                                 gemini_port_state_name(state), peer);
+}
+
+static const struct gemini_ops cray_gemini_core_ops = {
+    .dma_read = gemini_dma_read,
+    .dma_write = gemini_dma_write,
+    .raise_irq = gemini_raise_irq,
+    .guest_error = gemini_guest_error,
+    .port_changed = gemini_port_changed,
+};
+
+/* --- BARs --------------------------------------------------------------- */
+
+static uint64_t cray_gemini_ctl_read(void *opaque, hwaddr addr, unsigned size)
+{
+    CrayGeminiState *s = opaque;
+    enum gemini_access r;
+    uint64_t val;
+
+    r = gemini_ctl_read(&s->nic, addr, size, &val);
+    if (r != GEMINI_ACCESS_OK) {
+        report_access("ctl", "read", r, addr, size);
+    }
+    trace_cray_gemini_ctl_read(addr, size, val);
+    return val;
+}
+
+static void cray_gemini_ctl_write(void *opaque, hwaddr addr, uint64_t val,
+                                  unsigned size)
+{
+    CrayGeminiState *s = opaque;
+    enum gemini_access r;
+
+    trace_cray_gemini_ctl_write(addr, size, val);
+    r = gemini_ctl_write(&s->nic, addr, size, val);
+    if (r != GEMINI_ACCESS_OK) {
+        report_access("ctl", "write", r, addr, size);
+    }
+}
+
+static uint64_t cray_gemini_window_read(void *opaque, hwaddr addr,
+                                        unsigned size)
+{
+    CrayGeminiState *s = opaque;
+    enum gemini_access r;
+    uint64_t val;
+
+    r = gemini_window_read(&s->nic, addr, size, &val);
+    if (r != GEMINI_ACCESS_OK) {
+        report_access("window", "read", r, addr, size);
+    }
+    trace_cray_gemini_window_read(addr, size, val);
+    return val;
+}
+
+static void cray_gemini_window_write(void *opaque, hwaddr addr, uint64_t val,
+                                     unsigned size)
+{
+    CrayGeminiState *s = opaque;
+    enum gemini_access r;
+
+    trace_cray_gemini_window_write(addr, size, val);
+    r = gemini_window_write(&s->nic, addr, size, val);
+    if (r != GEMINI_ACCESS_OK) {
+        report_access("window", "write", r, addr, size);
+    }
+}
+
+/*
+ * Every size and alignment reaches the core, which refuses the bad ones
+ * itself, so that each refusal is traced in one place.
+ */
+#define GEMINI_MR_ACCESS                        \
+    .valid = {                                  \
+        .min_access_size = 1,                   \
+        .max_access_size = 8,                   \
+        .unaligned = true,                      \
+    },                                          \
+    .impl = {                                   \
+        .min_access_size = 1,                   \
+        .max_access_size = 8,                   \
+        .unaligned = true,                      \
+    }
+
+static const MemoryRegionOps cray_gemini_ctl_ops = {
+    .read = cray_gemini_ctl_read,
+    .write = cray_gemini_ctl_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    GEMINI_MR_ACCESS,
+};
+
+static const MemoryRegionOps cray_gemini_window_ops = {
+    .read = cray_gemini_window_read,
+    .write = cray_gemini_window_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    GEMINI_MR_ACCESS,
+};
+
+/* --- Links -------------------------------------------------------------- */
+
+static void cray_gemini_tick(void *opaque)
+{
+    CrayGeminiState *s = opaque;
+    int64_t now = qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
+
+    gemini_nic_tick(&s->nic, now);
+    timer_mod(s->tick, now + VGEMINI_LINK_HEARTBEAT_MS);
+}
+
+static void cray_gemini_detach_links(CrayGeminiState *s)
+{
+    unsigned port;
+
+    for (port = 0; port < GEMINI_NUM_TORUS_PORTS; port++) {
+        gemini_port_detach(&s->nic, port);
+        gemini_link_close(&s->links[port]);
+    }
+}
+
+/* Tell the neighbours at once when this QEMU exits normally. */
+static void cray_gemini_exit_notify(Notifier *n, void *data)
+{
+    CrayGeminiState *s = container_of(n, CrayGeminiState, exit_notifier);
+
+    cray_gemini_detach_links(s);
+}
+
+static bool cray_gemini_attach_links(CrayGeminiState *s, Error **errp)
+{
+    /* Differs on every attach, so a peer can tell a restart. */
+    uint64_t epoch = ((uint64_t)getpid() << 40) ^ g_get_real_time();
+    char err[160];
+    unsigned port;
+
+    for (port = 0; port < GEMINI_NUM_TORUS_PORTS; port++) {
+        const char *spec = s->link_spec[port];
+
+        if (!spec || !*spec) {
+            continue;
+        }
+        if (!gemini_link_open(&s->links[port], spec, errp)) {
+            error_prepend(errp, "port %s: ", gemini_port_name(port));
+            return false;
+        }
+        if (gemini_port_attach(&s->nic, port, s->links[port].mem,
+                               s->links[port].len, epoch, err, sizeof(err))) {
+            error_setg(errp, "port %s: %s", gemini_port_name(port), err);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* --- Device ------------------------------------------------------------- */
+
+static void cray_gemini_realize(PCIDevice *pdev, Error **errp)
+{
+    CrayGeminiState *s = CRAY_GEMINI(pdev);
+    struct gemini_config cfg = {
+        .num_vectors = GEMINI_NUM_IRQ,
+    };
+    char err[160];
+
+    memcpy(cfg.coord, s->coord, sizeof(cfg.coord));
+    memcpy(cfg.dims, s->dims, sizeof(cfg.dims));
+    if (gemini_nic_init(&s->nic, &cfg, &cray_gemini_core_ops, s,
+                        err, sizeof(err))) {
+        error_setg(errp, "cray-gemini: %s", err);
+        return;
+    }
+
+    memory_region_init_io(&s->ctl, OBJECT(s), &cray_gemini_ctl_ops, s,
+                          "cray-gemini-ctl", GEMINI_BAR_CTL_SIZE);
+    pci_register_bar(pdev, GEMINI_BAR_CTL,
+                     PCI_BASE_ADDRESS_SPACE_MEMORY |
+                     PCI_BASE_ADDRESS_MEM_TYPE_64, &s->ctl);
+    memory_region_init_io(&s->window, OBJECT(s), &cray_gemini_window_ops, s,
+                          "cray-gemini-window", GEMINI_BAR_NIC_SIZE);
+    pci_register_bar(pdev, GEMINI_BAR_NIC,
+                     PCI_BASE_ADDRESS_SPACE_MEMORY |
+                     PCI_BASE_ADDRESS_MEM_TYPE_64 |
+                     PCI_BASE_ADDRESS_MEM_PREFETCH, &s->window);
+
+    if (msix_init_exclusive_bar(pdev, GEMINI_NUM_IRQ, GEMINI_BAR_MSIX, errp)) {
+        return;
+    }
+    for (unsigned v = 0; v < GEMINI_NUM_IRQ; v++) {
+        msix_vector_use(pdev, v);
+    }
+
+    if (!cray_gemini_attach_links(s, errp)) {
+        cray_gemini_detach_links(s);
+        msix_uninit_exclusive_bar(pdev);
+        return;
+    }
+    s->exit_notifier.notify = cray_gemini_exit_notify;
+    qemu_add_exit_notifier(&s->exit_notifier);
+
+    /* The router runs whatever the CPU does, hence the realtime clock. */
+    s->tick = timer_new_ms(QEMU_CLOCK_REALTIME, cray_gemini_tick, s);
+    timer_mod(s->tick, qemu_clock_get_ms(QEMU_CLOCK_REALTIME) +
+              VGEMINI_LINK_HEARTBEAT_MS);
+}
+
+static void cray_gemini_exit(PCIDevice *pdev)
+{
+    CrayGeminiState *s = CRAY_GEMINI(pdev);
+
+    timer_free(s->tick);
+    s->tick = NULL;
+    qemu_remove_exit_notifier(&s->exit_notifier);
+    cray_gemini_detach_links(s);
+    msix_uninit_exclusive_bar(pdev);
+}
+
+static void cray_gemini_reset(DeviceState *dev)
+{
+    CrayGeminiState *s = CRAY_GEMINI(dev);
+
+    trace_cray_gemini_reset();
+    gemini_nic_reset(&s->nic);
+}
+
+/* Links and host memory mappings cannot move with the guest (yet). */
+static const VMStateDescription vmstate_cray_gemini = {
+    .name = TYPE_CRAY_GEMINI,
+    .unmigratable = 1,
+};
+
+static Property cray_gemini_properties[] = {
+    DEFINE_PROP_UINT32("x", CrayGeminiState, coord[0], 0),
+    DEFINE_PROP_UINT32("y", CrayGeminiState, coord[1], 0),
+    DEFINE_PROP_UINT32("z", CrayGeminiState, coord[2], 0),
+    DEFINE_PROP_UINT32("dim-x", CrayGeminiState, dims[0], 1),
+    DEFINE_PROP_UINT32("dim-y", CrayGeminiState, dims[1], 1),
+    DEFINE_PROP_UINT32("dim-z", CrayGeminiState, dims[2], 1),
+    DEFINE_PROP_STRING("link-xp", CrayGeminiState, link_spec[GEMINI_PORT_XP]),
+    DEFINE_PROP_STRING("link-xm", CrayGeminiState, link_spec[GEMINI_PORT_XM]),
+    DEFINE_PROP_STRING("link-yp", CrayGeminiState, link_spec[GEMINI_PORT_YP]),
+    DEFINE_PROP_STRING("link-ym", CrayGeminiState, link_spec[GEMINI_PORT_YM]),
+    DEFINE_PROP_STRING("link-zp", CrayGeminiState, link_spec[GEMINI_PORT_ZP]),
+    DEFINE_PROP_STRING("link-zm", CrayGeminiState, link_spec[GEMINI_PORT_ZM]),
+    DEFINE_PROP_END_OF_LIST(),
+};
+
+static void cray_gemini_class_init(ObjectClass *klass, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(klass);
+    PCIDeviceClass *k = PCI_DEVICE_CLASS(klass);
+
+    k->realize = cray_gemini_realize;
+    k->exit = cray_gemini_exit;
+    k->vendor_id = GEMINI_PCI_VENDOR_ID;
+    k->device_id = GEMINI_PCI_DEVICE_ID;
+    k->revision = GEMINI_PCI_REVISION;
+    k->class_id = GEMINI_PCI_CLASS;
+    dc->desc = "Cray Gemini interconnect NIC and router";
+    dc->reset = cray_gemini_reset;
+    dc->vmsd = &vmstate_cray_gemini;
+    device_class_set_props(dc, cray_gemini_properties);
+    set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
+}
+
+static const TypeInfo cray_gemini_info = {
+    .name = TYPE_CRAY_GEMINI,
+    .parent = TYPE_PCI_DEVICE,
+    .instance_size = sizeof(CrayGeminiState),
+    .class_init = cray_gemini_class_init,
+    .interfaces = (InterfaceInfo[]) {
+        { INTERFACE_CONVENTIONAL_PCI_DEVICE },
+        { },
+    },
+};
+
+static void cray_gemini_register_types(void)
+{
+    type_register_static(&cray_gemini_info);
+}
+
+type_init(cray_gemini_register_types)

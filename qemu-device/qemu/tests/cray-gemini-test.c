@@ -1,0 +1,481 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * QTest of the cray-gemini device: identity, control registers, interrupts,
+ * test DMA, garbage accesses to every BAR, links between two QEMUs, and
+ * bad properties.
+ */
+#include "qemu/osdep.h"
+#include <glib/gstdio.h>
+#include "libqtest.h"
+#include "libqos/libqos-pc.h"
+#include "libqos/pci-pc.h"
+#include "libqos/malloc-pc.h"
+#include "qapi/error.h"
+#include "qapi/qmp/qdict.h"
+#include "qapi/qmp/qjson.h"
+#include "hw/pci/pci_regs.h"
+
+#include "hw/vgemini/uapi/gemini_hw.h"
+#include "hw/vgemini/uapi/vgemini_ctl.h"
+#include "hw/vgemini/uapi/vgemini_link.h"
+
+/* Where the test places the 256 GiB NIC window (it must be aligned). */
+#define WINDOW_ADDR 0x10000000000ull
+
+typedef struct Node {
+    QTestState *qts;
+    QGuestAllocator alloc;
+    QPCIBus *bus;
+    QPCIDevice *dev;
+    QPCIBar ctl;
+} Node;
+
+static void find_dev(QPCIDevice *dev, int devfn, void *data)
+{
+    *(QPCIDevice **)data = dev;
+}
+
+static void node_start(Node *n, const char *devargs)
+{
+    n->qts = qtest_initf("-M q35 -nodefaults -m 256M -device cray-gemini%s%s",
+                         devargs[0] ? "," : "", devargs);
+    pc_alloc_init(&n->alloc, n->qts, ALLOC_NO_FLAGS);
+    n->bus = qpci_new_pc(n->qts, &n->alloc);
+    n->dev = NULL;
+    qpci_device_foreach(n->bus, GEMINI_PCI_VENDOR_ID, GEMINI_PCI_DEVICE_ID,
+                        find_dev, &n->dev);
+    g_assert(n->dev);
+    qpci_device_enable(n->dev);
+    n->ctl = qpci_iomap(n->dev, GEMINI_BAR_CTL, NULL);
+}
+
+static void node_stop(Node *n)
+{
+    g_free(n->dev);
+    qpci_free_pc(n->bus);
+    alloc_destroy(&n->alloc);
+    qtest_quit(n->qts);
+}
+
+static uint32_t rd32(Node *n, uint64_t off)
+{
+    return qpci_io_readl(n->dev, n->ctl, off);
+}
+
+static void wr32(Node *n, uint64_t off, uint32_t v)
+{
+    qpci_io_writel(n->dev, n->ctl, off, v);
+}
+
+/* --- identity and registers --------------------------------------------- */
+
+static void test_identity(void)
+{
+    Node n;
+
+    node_start(&n, "x=1,y=2,z=0,dim-x=3,dim-y=4,dim-z=1");
+    g_assert_cmphex(qpci_config_readw(n.dev, PCI_VENDOR_ID), ==,
+                    GEMINI_PCI_VENDOR_ID);
+    g_assert_cmphex(qpci_config_readw(n.dev, PCI_DEVICE_ID), ==,
+                    GEMINI_PCI_DEVICE_ID);
+    g_assert_cmphex(qpci_config_readb(n.dev, PCI_REVISION_ID), ==,
+                    GEMINI_PCI_REVISION);
+    g_assert_cmphex(qpci_config_readw(n.dev, PCI_CLASS_DEVICE), ==,
+                    GEMINI_PCI_CLASS);
+    g_assert_cmphex(rd32(&n, VGEMINI_CTL_MAGIC), ==, VGEMINI_CTL_MAGIC_VALUE);
+    g_assert_cmphex(rd32(&n, VGEMINI_CTL_VERSION), ==,
+                    VGEMINI_CTL_VERSION_VALUE);
+    /* id = 1 + 3 * (2 + 4 * 0) = 7 */
+    g_assert_cmphex(rd32(&n, VGEMINI_CTL_NODE_PE), ==, GEMINI_PE(7, 0));
+    g_assert_cmphex(rd32(&n, VGEMINI_CTL_COORD), ==, VGEMINI_COORD(1, 2, 0));
+    g_assert_cmphex(rd32(&n, VGEMINI_CTL_DIMS), ==, VGEMINI_COORD(3, 4, 1));
+    g_assert_cmpuint(rd32(&n, VGEMINI_CTL_NUM_PORTS), ==, 6);
+    g_assert_cmpuint(rd32(&n, VGEMINI_CTL_NUM_VECTORS), ==, GEMINI_NUM_IRQ);
+    /* No links given: every port unused, expected neighbours computed. */
+    for (int p = 0; p < GEMINI_NUM_TORUS_PORTS; p++) {
+        g_assert_cmpuint(rd32(&n, VGEMINI_CTL_PORT(p) + VGEMINI_PORT_STATE),
+                         ==, VGEMINI_PORT_UNUSED);
+        g_assert_cmphex(rd32(&n, VGEMINI_CTL_PORT(p) + VGEMINI_PORT_PEER),
+                        ==, VGEMINI_PEER_NONE);
+    }
+    g_assert_cmphex(rd32(&n, VGEMINI_CTL_PORT(GEMINI_PORT_XP) +
+                         VGEMINI_PORT_EXPECTED), ==, GEMINI_PE(8, 0));
+    g_assert_cmphex(rd32(&n, VGEMINI_CTL_PORT(GEMINI_PORT_YM) +
+                         VGEMINI_PORT_EXPECTED), ==, GEMINI_PE(4, 0));
+    node_stop(&n);
+}
+
+static void test_scratch_and_reset(void)
+{
+    Node n;
+
+    node_start(&n, "");
+    qpci_io_writeq(n.dev, n.ctl, VGEMINI_CTL_SCRATCH, 0xfedcba9876543210ull);
+    g_assert_cmphex(qpci_io_readq(n.dev, n.ctl, VGEMINI_CTL_SCRATCH), ==,
+                    0xfedcba9876543210ull);
+    g_assert_cmphex(rd32(&n, VGEMINI_CTL_SCRATCH + 4), ==, 0xfedcba98);
+    wr32(&n, VGEMINI_CTL_SCRATCH, 0x11111111);
+    g_assert_cmphex(qpci_io_readq(n.dev, n.ctl, VGEMINI_CTL_SCRATCH), ==,
+                    0xfedcba9811111111ull);
+    wr32(&n, VGEMINI_CTL_LINK_IRQ, 7);
+    /* Read-only registers ignore writes. */
+    wr32(&n, VGEMINI_CTL_MAGIC, 0);
+    g_assert_cmphex(rd32(&n, VGEMINI_CTL_MAGIC), ==, VGEMINI_CTL_MAGIC_VALUE);
+
+    qtest_qmp_assert_success(n.qts, "{'execute': 'system_reset'}");
+    qtest_qmp_eventwait(n.qts, "RESET");
+    /* Reset clears the BARs too: place BAR0 again. */
+    n.ctl = qpci_iomap(n.dev, GEMINI_BAR_CTL, NULL);
+    qpci_device_enable(n.dev);
+    g_assert_cmphex(rd32(&n, VGEMINI_CTL_MAGIC), ==, VGEMINI_CTL_MAGIC_VALUE);
+    g_assert_cmphex(qpci_io_readq(n.dev, n.ctl, VGEMINI_CTL_SCRATCH), ==, 0);
+    g_assert_cmphex(rd32(&n, VGEMINI_CTL_LINK_IRQ), ==, VGEMINI_IRQ_NONE);
+    node_stop(&n);
+}
+
+/* --- interrupts: each MSI-X message is aimed at guest RAM --------------- */
+
+static uint64_t msix_setup(Node *n)
+{
+    uint64_t buf = guest_alloc(&n->alloc, 4 * GEMINI_NUM_IRQ);
+
+    qtest_memset(n->qts, buf, 0, 4 * GEMINI_NUM_IRQ);
+    qpci_msix_enable(n->dev);
+    g_assert_cmpuint(qpci_msix_table_size(n->dev), ==, GEMINI_NUM_IRQ);
+    for (int v = 0; v < GEMINI_NUM_IRQ; v++) {
+        uint64_t e = n->dev->msix_table_off + v * PCI_MSIX_ENTRY_SIZE;
+
+        qpci_io_writel(n->dev, n->dev->msix_table_bar,
+                       e + PCI_MSIX_ENTRY_LOWER_ADDR, buf + 4 * v);
+        qpci_io_writel(n->dev, n->dev->msix_table_bar,
+                       e + PCI_MSIX_ENTRY_UPPER_ADDR, 0);
+        qpci_io_writel(n->dev, n->dev->msix_table_bar,
+                       e + PCI_MSIX_ENTRY_DATA, 0x1000 + v);
+        qpci_io_writel(n->dev, n->dev->msix_table_bar,
+                       e + PCI_MSIX_ENTRY_VECTOR_CTRL, 0);
+    }
+    return buf;
+}
+
+static void check_irqs(Node *n, uint64_t buf, int want)
+{
+    for (int v = 0; v < GEMINI_NUM_IRQ; v++) {
+        uint32_t got = qtest_readl(n->qts, buf + 4 * v);
+
+        g_assert_cmphex(got, ==, v == want ? 0x1000 + v : 0);
+    }
+    qtest_memset(n->qts, buf, 0, 4 * GEMINI_NUM_IRQ);
+}
+
+static void test_irq(void)
+{
+    uint64_t buf;
+    Node n;
+
+    node_start(&n, "");
+    buf = msix_setup(&n);
+    for (int v = 0; v < GEMINI_NUM_IRQ; v++) {
+        wr32(&n, VGEMINI_CTL_IRQ_RAISE, v);
+        check_irqs(&n, buf, v);
+    }
+    /* Out of range or "none": nothing is sent. */
+    wr32(&n, VGEMINI_CTL_IRQ_RAISE, GEMINI_NUM_IRQ);
+    wr32(&n, VGEMINI_CTL_IRQ_RAISE, 0x80000000);
+    wr32(&n, VGEMINI_CTL_IRQ_RAISE, VGEMINI_IRQ_NONE);
+    check_irqs(&n, buf, -1);
+    node_stop(&n);
+}
+
+/* --- test DMA ----------------------------------------------------------- */
+
+static void dma(Node *n, uint64_t addr, uint64_t dst, uint32_t len,
+                uint32_t pattern, uint32_t cmd)
+{
+    qpci_io_writeq(n->dev, n->ctl, VGEMINI_CTL_DMA_ADDR, addr);
+    qpci_io_writeq(n->dev, n->ctl, VGEMINI_CTL_DMA_DST, dst);
+    wr32(n, VGEMINI_CTL_DMA_LEN, len);
+    wr32(n, VGEMINI_CTL_DMA_PATTERN, pattern);
+    wr32(n, VGEMINI_CTL_DMA_CMD, cmd);
+}
+
+static void test_dma(void)
+{
+    const uint32_t len = 9000;
+    g_autofree uint8_t *want = g_malloc(len);
+    g_autofree uint8_t *got = g_malloc(len + 2);
+    uint64_t irqbuf, a, b;
+    Node n;
+
+    node_start(&n, "");
+    irqbuf = msix_setup(&n);
+    a = guest_alloc(&n.alloc, len + 2);
+    b = guest_alloc(&n.alloc, len);
+    qtest_memset(n.qts, a, 0x11, len + 2);
+
+    /* FILL, with a completion interrupt; the byte after stays. */
+    wr32(&n, VGEMINI_CTL_DMA_IRQ, 9);
+    dma(&n, a + 1, 0, len, 0x5a, VGEMINI_DMA_CMD_FILL);
+    g_assert_cmpuint(rd32(&n, VGEMINI_CTL_DMA_STATUS), ==, VGEMINI_DMA_DONE);
+    check_irqs(&n, irqbuf, 9);
+    qtest_memread(n.qts, a, got, len + 2);
+    g_assert_cmphex(got[0], ==, 0x11);
+    g_assert_cmphex(got[len + 1], ==, 0x11);
+    memset(want, 0x5a, len);
+    g_assert(memcmp(got + 1, want, len) == 0);
+
+    /* COPY random data, then INVERT it in place. */
+    for (uint32_t i = 0; i < len; i++) {
+        want[i] = g_test_rand_int();
+    }
+    qtest_memwrite(n.qts, a, want, len);
+    dma(&n, a, b, len, 0, VGEMINI_DMA_CMD_COPY);
+    g_assert_cmpuint(rd32(&n, VGEMINI_CTL_DMA_STATUS), ==, VGEMINI_DMA_DONE);
+    qtest_memread(n.qts, b, got, len);
+    g_assert(memcmp(got, want, len) == 0);
+    dma(&n, b, 0, len, 0, VGEMINI_DMA_CMD_INVERT);
+    g_assert_cmpuint(rd32(&n, VGEMINI_CTL_DMA_STATUS), ==, VGEMINI_DMA_DONE);
+    qtest_memread(n.qts, b, got, len);
+    for (uint32_t i = 0; i < len; i++) {
+        g_assert_cmphex(got[i], ==, (uint8_t)~want[i]);
+    }
+    check_irqs(&n, irqbuf, 9);
+
+    /* Errors: bad length, bad command, nothing at the address. */
+    wr32(&n, VGEMINI_CTL_DMA_IRQ, VGEMINI_IRQ_NONE);
+    dma(&n, a, 0, 0, 0, VGEMINI_DMA_CMD_FILL);
+    g_assert_cmpuint(rd32(&n, VGEMINI_CTL_DMA_STATUS), ==,
+                     VGEMINI_DMA_ERR_LEN);
+    dma(&n, a, 0, VGEMINI_DMA_MAX_LEN + 1, 0, VGEMINI_DMA_CMD_FILL);
+    g_assert_cmpuint(rd32(&n, VGEMINI_CTL_DMA_STATUS), ==,
+                     VGEMINI_DMA_ERR_LEN);
+    dma(&n, a, 0, 16, 0, 77);
+    g_assert_cmpuint(rd32(&n, VGEMINI_CTL_DMA_STATUS), ==,
+                     VGEMINI_DMA_ERR_CMD);
+    dma(&n, 0x80000000000ull, 0, 16, 0, VGEMINI_DMA_CMD_INVERT);
+    g_assert_cmpuint(rd32(&n, VGEMINI_CTL_DMA_STATUS), ==,
+                     VGEMINI_DMA_ERR_BUS);
+    dma(&n, ~0ull - 3, 0, 16, 0, VGEMINI_DMA_CMD_FILL);
+    g_assert_cmpuint(rd32(&n, VGEMINI_CTL_DMA_STATUS), ==,
+                     VGEMINI_DMA_ERR_BUS);
+    check_irqs(&n, irqbuf, -1);
+
+    /* Without bus mastering the device cannot reach memory. */
+    qpci_config_writew(n.dev, PCI_COMMAND, PCI_COMMAND_MEMORY);
+    qtest_memset(n.qts, a, 0x11, 16);
+    dma(&n, a, 0, 16, 0x22, VGEMINI_DMA_CMD_FILL);
+    g_assert_cmpuint(rd32(&n, VGEMINI_CTL_DMA_STATUS), ==,
+                     VGEMINI_DMA_ERR_BUS);
+    g_assert_cmphex(qtest_readb(n.qts, a), ==, 0x11);
+    node_stop(&n);
+}
+
+/* --- garbage: every BAR, offset class and size; QEMU must survive ------- */
+
+static void poke(QTestState *qts, uint64_t addr, int size, bool write)
+{
+    uint64_t v = 0xa5a5a5a5a5a5a5a5ull;
+
+    switch (size) {
+    case 1:
+        write ? qtest_writeb(qts, addr, v) : (void)qtest_readb(qts, addr);
+        break;
+    case 2:
+        write ? qtest_writew(qts, addr, v) : (void)qtest_readw(qts, addr);
+        break;
+    case 4:
+        write ? qtest_writel(qts, addr, v) : (void)qtest_readl(qts, addr);
+        break;
+    case 8:
+        write ? qtest_writeq(qts, addr, v) : (void)qtest_readq(qts, addr);
+        break;
+    default: {
+        uint8_t buf[16];
+
+        /* Odd sizes come as byte runs over the region. */
+        memset(buf, 0xa5, sizeof(buf));
+        write ? qtest_memwrite(qts, addr, buf, size) :
+                qtest_memread(qts, addr, buf, size);
+    }
+    }
+}
+
+static void test_garbage(void)
+{
+    static const int sizes[] = { 1, 2, 3, 4, 5, 7, 8, 16 };
+    uint64_t ctl, win, off;
+    Node n;
+
+    node_start(&n, "");
+    ctl = n.ctl.addr;
+    /* Place BAR2 by hand: libqos's allocator is 32-bit. */
+    qpci_config_writel(n.dev, PCI_BASE_ADDRESS_2, (uint32_t)WINDOW_ADDR);
+    qpci_config_writel(n.dev, PCI_BASE_ADDRESS_3, WINDOW_ADDR >> 32);
+    win = WINDOW_ADDR;
+    g_assert_cmphex(qtest_readq(n.qts, win + GEMINI_MMR_NL_NODE_ID), ==, 0);
+
+    /* Every register and its neighbourhood, byte by byte. */
+    for (off = 0; off < 0x180; off++) {
+        for (int s = 0; s < ARRAY_SIZE(sizes); s++) {
+            /* Keep the DMA doorbell for last: its address may be garbage. */
+            if (off + sizes[s] > VGEMINI_CTL_DMA_CMD &&
+                off < VGEMINI_CTL_DMA_CMD + 4) {
+                continue;
+            }
+            poke(n.qts, ctl + off, sizes[s], false);
+            poke(n.qts, ctl + off, sizes[s], true);
+        }
+    }
+    wr32(&n, VGEMINI_CTL_DMA_CMD, VGEMINI_DMA_CMD_FILL);
+    wr32(&n, VGEMINI_CTL_DMA_CMD, 0xa5a5a5a5);
+    /* Spread over the rest of BAR0 and its very end. */
+    for (off = 0x180; off < GEMINI_BAR_CTL_SIZE; off += 0x3fd) {
+        for (int s = 0; s < ARRAY_SIZE(sizes); s++) {
+            poke(n.qts, ctl + off, sizes[s], false);
+            poke(n.qts, ctl + off, sizes[s], true);
+        }
+    }
+    for (int s = 0; s < ARRAY_SIZE(sizes); s++) {
+        poke(n.qts, ctl + GEMINI_BAR_CTL_SIZE - sizes[s], sizes[s], true);
+        poke(n.qts, ctl + GEMINI_BAR_CTL_SIZE - 1, 1, false);
+    }
+    /* The NIC window: each region's start, odd places, the end. */
+    static const uint64_t spots[] = {
+        0, GEMINI_MMR_NL_NODE_ID, GEMINI_MMR_NL_NODE_ID + 3,
+        GEMINI_MMR_CQ_DESC, GEMINI_CQ_USER_ALIAS, GEMINI_FMA_PRIV + 0x80,
+        GEMINI_OS_FMA_PUT_WC, GEMINI_FMA_PUT_WC + 0x12345,
+        GEMINI_FMA_GET + 8, GEMINI_FMA_PUT_UC, GEMINI_BAR_NIC_SIZE - 16,
+    };
+    for (int i = 0; i < ARRAY_SIZE(spots); i++) {
+        for (int s = 0; s < ARRAY_SIZE(sizes); s++) {
+            poke(n.qts, win + spots[i], sizes[s], false);
+            poke(n.qts, win + spots[i], sizes[s], true);
+        }
+    }
+    /* Still alive, identity intact. */
+    g_assert_cmphex(rd32(&n, VGEMINI_CTL_MAGIC), ==, VGEMINI_CTL_MAGIC_VALUE);
+    g_assert_cmphex(qtest_readq(n.qts, win + GEMINI_MMR_NL_NODE_ID), ==, 0);
+    node_stop(&n);
+}
+
+/* --- links between two QEMU processes ----------------------------------- */
+
+static uint32_t port_state(Node *n, int port)
+{
+    return rd32(n, VGEMINI_CTL_PORT(port) + VGEMINI_PORT_STATE);
+}
+
+static bool wait_state(Node *n, int port, uint32_t state, int seconds)
+{
+    for (int i = 0; i < seconds * 10; i++) {
+        if (port_state(n, port) == state) {
+            return true;
+        }
+        g_usleep(100 * 1000);
+    }
+    return false;
+}
+
+static char *make_link(const char *dir, const char *name)
+{
+    char *path = g_build_filename(dir, name, NULL);
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+
+    g_assert(fd >= 0);
+    g_assert(ftruncate(fd, VGEMINI_LINK_FILE_SIZE) == 0);
+    close(fd);
+    return path;
+}
+
+static void test_links(void)
+{
+    g_autofree char *dir = g_dir_make_tmp("cray-gemini-XXXXXX", NULL);
+    g_autofree char *l0 = make_link(dir, "link-0-x");
+    g_autofree char *l1 = make_link(dir, "link-1-x");
+    g_autofree char *lz = make_link(dir, "link-0-z");
+    g_autofree char *args0 = NULL, *args1 = NULL;
+    Node a, b;
+
+    /* A 2x1x1 torus; node 0's Z ports close on themselves. */
+    args0 = g_strdup_printf("x=0,dim-x=2,link-xp=%s,link-xm=shm:%s,"
+                            "link-zp=%s,link-zm=%s", l0, l1, lz, lz);
+    args1 = g_strdup_printf("x=1,dim-x=2,link-xp=%s,link-xm=%s", l1, l0);
+    node_start(&a, args0);
+    g_assert(wait_state(&a, GEMINI_PORT_ZP, VGEMINI_PORT_UP, 20));
+    g_assert(wait_state(&a, GEMINI_PORT_ZM, VGEMINI_PORT_UP, 20));
+    g_assert_cmpuint(port_state(&a, GEMINI_PORT_XP), ==, VGEMINI_PORT_DOWN);
+
+    node_start(&b, args1);
+    g_assert(wait_state(&a, GEMINI_PORT_XP, VGEMINI_PORT_UP, 20));
+    g_assert(wait_state(&a, GEMINI_PORT_XM, VGEMINI_PORT_UP, 20));
+    g_assert(wait_state(&b, GEMINI_PORT_XP, VGEMINI_PORT_UP, 20));
+    g_assert(wait_state(&b, GEMINI_PORT_XM, VGEMINI_PORT_UP, 20));
+    g_assert_cmphex(rd32(&a, VGEMINI_CTL_PORT(GEMINI_PORT_XP) +
+                         VGEMINI_PORT_PEER), ==, GEMINI_PE(1, 0));
+    g_assert_cmphex(rd32(&b, VGEMINI_CTL_PORT(GEMINI_PORT_XM) +
+                         VGEMINI_PORT_PEER), ==, GEMINI_PE(0, 0));
+    g_assert_cmphex(rd32(&a, VGEMINI_CTL_PORT(GEMINI_PORT_ZP) +
+                         VGEMINI_PORT_PEER), ==, GEMINI_PE(0, 0));
+    g_assert_cmpuint(port_state(&b, GEMINI_PORT_YP), ==, VGEMINI_PORT_UNUSED);
+
+    /* B goes away: A's X ports fall, its Z self-loop stays up. */
+    node_stop(&b);
+    g_assert(wait_state(&a, GEMINI_PORT_XP, VGEMINI_PORT_DOWN, 10));
+    g_assert(wait_state(&a, GEMINI_PORT_XM, VGEMINI_PORT_DOWN, 10));
+    g_assert_cmpuint(port_state(&a, GEMINI_PORT_ZP), ==, VGEMINI_PORT_UP);
+    g_assert_cmpuint(rd32(&a, VGEMINI_CTL_PORT(GEMINI_PORT_XP) +
+                          VGEMINI_PORT_CHANGES), >=, 2);
+
+    /* B returns: the link comes back. */
+    node_start(&b, args1);
+    g_assert(wait_state(&a, GEMINI_PORT_XP, VGEMINI_PORT_UP, 20));
+    node_stop(&b);
+    node_stop(&a);
+    g_unlink(l0);
+    g_unlink(l1);
+    g_unlink(lz);
+    g_rmdir(dir);
+}
+
+/* --- bad properties are refused, not crashed on ------------------------- */
+
+static void test_bad_properties(void)
+{
+    static const char *const bad[] = {
+        "{'dim-x': 0}",
+        "{'dim-y': 256}",
+        "{'x': 2, 'dim-x': 2}",
+        "{'dim-x': 255, 'dim-y': 255, 'dim-z': 2}",
+        "{'link-xp': '/nonexistent/vgemini-link'}",
+        "{'link-xp': 'tcp:localhost:1'}",
+        "{'link-xp': '/dev/null'}",
+    };
+    QTestState *qts = qtest_init("-M q35 -nodefaults");
+
+    for (int i = 0; i < ARRAY_SIZE(bad); i++) {
+        QDict *args = qobject_to(QDict, qobject_from_json(bad[i],
+                                                          &error_abort));
+        QDict *resp;
+
+        qdict_put_str(args, "driver", "cray-gemini");
+        resp = qtest_qmp(qts, "{'execute': 'device_add', 'arguments': %p}",
+                         args);
+        g_assert(qdict_haskey(resp, "error"));
+        qobject_unref(resp);
+    }
+    /* And QEMU still answers. */
+    qtest_qmp_assert_success(qts, "{'execute': 'query-status'}");
+    qtest_quit(qts);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    qtest_add_func("/cray-gemini/identity", test_identity);
+    qtest_add_func("/cray-gemini/scratch-and-reset", test_scratch_and_reset);
+    qtest_add_func("/cray-gemini/irq", test_irq);
+    qtest_add_func("/cray-gemini/dma", test_dma);
+    qtest_add_func("/cray-gemini/garbage", test_garbage);
+    qtest_add_func("/cray-gemini/links", test_links);
+    qtest_add_func("/cray-gemini/bad-properties", test_bad_properties);
+    return g_test_run();
+}
