@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * kgni: driver for the vgemini emulation of the Cray Gemini NIC.
+ *
+ * Shared declarations of the driver's files:
+ *   kgni_main.c      module init and exit, the "gni" class, the char device
+ *   kgni_pci.c       PCI probe and remove, MSI-X vectors and their handler
+ *   kgni_selftest.c  the self-test run at probe
+ *   kgni_port.c      router ports: names, states, link-change interrupt
+ *   kgni_sysfs.c     attributes of /sys/class/gni/kgniN
+ */
+#ifndef KGNI_H
+#define KGNI_H
+
+#include <linux/atomic.h>
+#include <linux/cdev.h>
+#include <linux/completion.h>
+#include <linux/device.h>
+#include <linux/interrupt.h>
+#include <linux/io.h>
+#include <linux/pci.h>
+#include <linux/version.h>
+#include <linux/workqueue.h>
+
+#include "gemini_hw.h"
+#include "vgemini_ctl.h"
+
+/*
+ * Driver version, encoded as GNI_VERSION_CHECK(major, minor, code) is:
+ * (major << 24) | (minor << 16) | code.  Clients such as Lustre's gnilnd
+ * compare kgni_driver_version against 0x004400b9 (Gemini) to enable their
+ * thread-safe mode.
+ */
+#define KGNI_DRV_MAJOR		0x00
+#define KGNI_DRV_MINOR		0x44	/* Gemini */
+#define KGNI_DRV_CODE		0x00b9
+#define KGNI_DRV_VERSION	((KGNI_DRV_MAJOR << 24) | \
+				 (KGNI_DRV_MINOR << 16) | KGNI_DRV_CODE)
+
+/* Minors reserved for /dev/kgniN; N is also the uGNI device id. */
+#define KGNI_MAX_DEVICES	8
+
+/*
+ * struct class callbacks took non-const pointers before these kernels.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#define KGNI_CONST_DEV		const
+#else
+#define KGNI_CONST_DEV
+#endif
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
+#define KGNI_CONST_CLASS	const
+#else
+#define KGNI_CONST_CLASS
+#endif
+
+struct kgni_dev;
+
+/**
+ * struct kgni_vector - one MSI-X vector
+ * @kdev: the device it belongs to
+ * @index: MSI-X vector number; Gemini in-band IRQ GEMINI_IRQ_FIRST + @index
+ * @count: interrupts received since probe
+ */
+struct kgni_vector {
+	struct kgni_dev *kdev;
+	unsigned int index;
+	atomic_t count;
+};
+
+/**
+ * struct kgni_port_cache - last port state logged by the link-change work
+ * @state: enum vgemini_port_state
+ * @peer: PE learnt by handshake, or VGEMINI_PEER_NONE
+ * @changes: the port's change counter
+ */
+struct kgni_port_cache {
+	u32 state;
+	u32 peer;
+	u32 changes;
+};
+
+/**
+ * struct kgni_dev - one Gemini NIC
+ * @dev: the class device /sys/class/gni/kgniN; owns this structure
+ * @cdev: the character device /dev/kgniN
+ * @pdev: the PCI function
+ * @minor: N in kgniN
+ * @ctl: BAR0, the control block (vgemini_ctl.h); NULL once removed
+ * @nvec: MSI-X vectors in use
+ * @link_vector: vector of the link-change interrupt (the last one)
+ * @vec: the vectors
+ * @test_vector: vector the self-test waits for, or -1
+ * @test_done: completed when @test_vector fires
+ * @link_work: logs port state changes after a link-change interrupt
+ * @port: port states as last logged by @link_work
+ */
+struct kgni_dev {
+	struct device dev;
+	struct cdev cdev;
+	struct pci_dev *pdev;
+	int minor;
+	void __iomem *ctl;
+
+	unsigned int nvec;
+	unsigned int link_vector;
+	struct kgni_vector vec[GEMINI_NUM_IRQ];
+
+	int test_vector;
+	struct completion test_done;
+
+	struct work_struct link_work;
+	struct kgni_port_cache port[GEMINI_NUM_TORUS_PORTS];
+};
+
+static inline struct kgni_dev *to_kgni_dev(struct device *dev)
+{
+	return container_of(dev, struct kgni_dev, dev);
+}
+
+static inline u32 kgni_rd(struct kgni_dev *kdev, unsigned int off)
+{
+	return readl(kdev->ctl + off);
+}
+
+static inline void kgni_wr(struct kgni_dev *kdev, unsigned int off, u32 val)
+{
+	writel(val, kdev->ctl + off);
+}
+
+static inline u32 kgni_port_rd(struct kgni_dev *kdev, unsigned int port,
+			       unsigned int reg)
+{
+	return kgni_rd(kdev, VGEMINI_CTL_PORT(port) + reg);
+}
+
+/* kgni_main.c */
+extern const u32 kgni_driver_version;
+struct kgni_dev *kgni_dev_alloc(struct pci_dev *pdev);
+int kgni_dev_add(struct kgni_dev *kdev);
+void kgni_dev_del(struct kgni_dev *kdev);
+
+/* kgni_pci.c */
+int kgni_pci_register(void);
+void kgni_pci_unregister(void);
+
+/* kgni_selftest.c */
+int kgni_selftest_identity(struct kgni_dev *kdev);
+int kgni_selftest(struct kgni_dev *kdev);
+
+/* kgni_port.c */
+const char *kgni_port_state_name(u32 state);
+void kgni_link_init(struct kgni_dev *kdev);
+void kgni_link_start(struct kgni_dev *kdev);
+void kgni_link_stop(struct kgni_dev *kdev);
+
+/* kgni_sysfs.c */
+void kgni_sysfs_init(void);
+extern const struct attribute_group *kgni_dev_groups[];
+extern const struct attribute_group *kgni_class_groups[];
+
+#endif /* KGNI_H */

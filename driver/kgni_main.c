@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * kgni: module init and exit, the "gni" class and the character devices.
+ *
+ * Every NIC gets a class device /sys/class/gni/kgniN and a character device
+ * /dev/kgniN with the same minor; the class device owns struct kgni_dev, so
+ * an open file keeps the structure alive after the PCI function has gone.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/idr.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+
+#include "kgni.h"
+
+/* Read by Lustre's gnilnd with symbol_get() to choose its locking mode. */
+const u32 kgni_driver_version = KGNI_DRV_VERSION;
+EXPORT_SYMBOL(kgni_driver_version);
+
+static unsigned int kgni_major;
+module_param(kgni_major, uint, 0444);
+MODULE_PARM_DESC(kgni_major, "Major number of /dev/kgniN (default 0: dynamic)");
+
+static dev_t kgni_devt;
+static DEFINE_IDA(kgni_ida);
+
+/*
+ * As on a Cray system, any user may open /dev/kgniN: what a process may do
+ * on the network is decided per protection tag, not by the device node.
+ */
+static char *kgni_devnode(KGNI_CONST_DEV struct device *dev, umode_t *mode)
+{
+	if (mode)
+		*mode = 0666;
+	return NULL;
+}
+
+static struct class kgni_class = {
+	.name = "gni",
+	.class_groups = kgni_class_groups,
+	.devnode = kgni_devnode,
+};
+
+static int kgni_open(struct inode *inode, struct file *file)
+{
+	struct kgni_dev *kdev = container_of(inode->i_cdev, struct kgni_dev,
+					     cdev);
+
+	get_device(&kdev->dev);
+	file->private_data = kdev;
+	return nonseekable_open(inode, file);
+}
+
+static int kgni_release(struct inode *inode, struct file *file)
+{
+	struct kgni_dev *kdev = file->private_data;
+
+	put_device(&kdev->dev);
+	return 0;
+}
+
+static const struct file_operations kgni_fops = {
+	.owner = THIS_MODULE,
+	.open = kgni_open,
+	.release = kgni_release,
+};
+
+static void kgni_dev_release(struct device *dev)
+{
+	struct kgni_dev *kdev = to_kgni_dev(dev);
+
+	ida_free(&kgni_ida, kdev->minor);
+	kfree(kdev);
+}
+
+/**
+ * kgni_dev_alloc() - allocate a NIC and reserve its minor
+ * @pdev: the PCI function
+ *
+ * The class device is initialised but not added; drop it with put_device(),
+ * which frees the structure and the minor.
+ *
+ * Return: the new device or an ERR_PTR().
+ */
+struct kgni_dev *kgni_dev_alloc(struct pci_dev *pdev)
+{
+	struct kgni_dev *kdev;
+	int minor, ret;
+
+	kdev = kzalloc(sizeof(*kdev), GFP_KERNEL);
+	if (!kdev)
+		return ERR_PTR(-ENOMEM);
+
+	minor = ida_alloc_max(&kgni_ida, KGNI_MAX_DEVICES - 1, GFP_KERNEL);
+	if (minor < 0) {
+		kfree(kdev);
+		return ERR_PTR(minor);
+	}
+	kdev->minor = minor;
+	kdev->pdev = pdev;
+
+	device_initialize(&kdev->dev);
+	kdev->dev.class = &kgni_class;
+	kdev->dev.parent = &pdev->dev;
+	kdev->dev.devt = MKDEV(MAJOR(kgni_devt), MINOR(kgni_devt) + minor);
+	kdev->dev.groups = kgni_dev_groups;
+	kdev->dev.release = kgni_dev_release;
+	ret = dev_set_name(&kdev->dev, "kgni%d", minor);
+	if (ret) {
+		put_device(&kdev->dev);
+		return ERR_PTR(ret);
+	}
+
+	cdev_init(&kdev->cdev, &kgni_fops);
+	kdev->cdev.owner = THIS_MODULE;
+	return kdev;
+}
+
+/* Make /dev/kgniN and /sys/class/gni/kgniN appear. */
+int kgni_dev_add(struct kgni_dev *kdev)
+{
+	return cdev_device_add(&kdev->cdev, &kdev->dev);
+}
+
+/* Remove them; returns once no sysfs read is in progress. */
+void kgni_dev_del(struct kgni_dev *kdev)
+{
+	cdev_device_del(&kdev->cdev, &kdev->dev);
+}
+
+static int __init kgni_init(void)
+{
+	int ret;
+
+	kgni_sysfs_init();
+
+	if (kgni_major) {
+		kgni_devt = MKDEV(kgni_major, 0);
+		ret = register_chrdev_region(kgni_devt, KGNI_MAX_DEVICES,
+					     KBUILD_MODNAME);
+	} else {
+		ret = alloc_chrdev_region(&kgni_devt, 0, KGNI_MAX_DEVICES,
+					  KBUILD_MODNAME);
+	}
+	if (ret) {
+		pr_err("cannot reserve device numbers: %d\n", ret);
+		return ret;
+	}
+
+	ret = class_register(&kgni_class);
+	if (ret) {
+		pr_err("cannot register class %s: %d\n", kgni_class.name, ret);
+		goto err_unregister_chrdev;
+	}
+
+	ret = kgni_pci_register();
+	if (ret) {
+		pr_err("cannot register PCI driver: %d\n", ret);
+		goto err_unregister_class;
+	}
+	return 0;
+
+err_unregister_class:
+	class_unregister(&kgni_class);
+err_unregister_chrdev:
+	unregister_chrdev_region(kgni_devt, KGNI_MAX_DEVICES);
+	return ret;
+}
+module_init(kgni_init);
+
+static void __exit kgni_exit(void)
+{
+	kgni_pci_unregister();
+	class_unregister(&kgni_class);
+	unregister_chrdev_region(kgni_devt, KGNI_MAX_DEVICES);
+	ida_destroy(&kgni_ida);
+}
+module_exit(kgni_exit);
+
+MODULE_DESCRIPTION("Cray Gemini network interface (vgemini emulation)");
+MODULE_AUTHOR("vgemini developers");
+MODULE_LICENSE("GPL");
