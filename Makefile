@@ -1,0 +1,77 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# vgemini: the one front door.
+#
+#   make          build everything (QEMU with cray-gemini, kgni.ko, the
+#                 selftests, the guest image)
+#   make setup    install the Debian packages vgemini needs
+#   make check    build, then run every test; ends with "N passed, N failed"
+#   make demo     build, boot a 2x2x2 torus, show it, tear it down
+#   make clean    remove every build output
+#
+# The front-door targets run `setup` first and then a sub-make, so that
+# values found from installed packages (the kernel release) are fresh.
+
+REPO  := $(CURDIR)
+BUILD := $(REPO)/build
+
+.PHONY: all setup check demo bench clean
+.PHONY: build qemu test-core module selftests image
+
+all: setup
+	@$(MAKE) --no-print-directory build
+
+check: setup
+	@$(MAKE) --no-print-directory build
+	@scripts/check.sh
+
+demo: setup
+	@$(MAKE) --no-print-directory build
+	@scripts/demo.sh
+
+setup:
+	@scripts/setup.sh
+
+# --- what the front door builds (setup must have run) ---------------------
+
+KVER  ?= $(shell scripts/kver.sh)
+KDIR  ?= /usr/src/linux-headers-$(KVER)
+
+build: qemu module selftests image core-tests
+
+qemu:
+	@scripts/build-qemu.sh
+
+module:
+	@test -n "$(KVER)" || { echo "no linux-headers-amd64: run 'make setup'" >&2; exit 1; }
+	@echo "module: kgni.ko for $(KVER)"
+	@$(MAKE) --no-print-directory -C $(KDIR) M=$(REPO) modules >$(BUILD)/module.log 2>&1 || \
+		{ cat $(BUILD)/module.log >&2; exit 1; }
+	@! grep -i 'warning' $(BUILD)/module.log >&2 || { echo "module: warnings" >&2; exit 1; }
+
+selftests:
+	@$(MAKE) --no-print-directory -C selftests O=$(BUILD)/selftests
+
+image: module selftests
+	@KGNI_KO=$(REPO)/driver/kgni.ko SELFTESTS_DIR=$(BUILD)/selftests \
+		scripts/build-image.sh
+
+# Host unit tests of the device core, under ASan and UBSan.
+CORE_SRC := $(wildcard qemu-device/core/*.c)
+CORE_HDR := $(wildcard qemu-device/core/*.h uapi/*.h)
+CORE_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror -Wshadow \
+	-fsanitize=address,undefined -fno-sanitize-recover=all \
+	-Iuapi -Iqemu-device/core
+
+$(BUILD)/core/test_core: $(CORE_SRC) $(CORE_HDR) qemu-device/core/tests/test_core.c
+	@mkdir -p $(@D)
+	$(CC) $(CORE_CFLAGS) $(CORE_SRC) qemu-device/core/tests/test_core.c -o $@
+
+core-tests: $(BUILD)/core/test_core
+
+test-core: $(BUILD)/core/test_core
+	@$(BUILD)/core/test_core
+
+clean:
+	-@test -d "$(KDIR)" && $(MAKE) --no-print-directory -C $(KDIR) M=$(REPO) clean >/dev/null
+	rm -rf $(BUILD)

@@ -1,0 +1,294 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Build the vgemini guest image: build/image/vmlinuz and build/image/initrd.img
+# (a gzip'd cpio initramfs with busybox, /init, the command agent, kgni.ko,
+# the selftests and the few kernel modules the guest needs).
+#
+# The kernel is Debian's own, the same version as the installed
+# linux-headers-amd64 (which the module is built against).  Its package is
+# downloaded into build/image/cache/ and unpacked there; nothing is installed
+# on the host.
+#
+# Usage: scripts/build-image.sh [--kgni FILE | --no-kgni]
+#            [--selftests DIR | --no-selftests] [--extra SRC:/DST]... [--force]
+# Environment (same meaning): KGNI_KO, SELFTESTS_DIR (either may be "none"),
+# EXTRA_FILES (space separated SRC:/DST pairs), IMAGE_DIR (default
+# build/image).  Without --kgni/KGNI_KO, driver/kgni.ko is used if it
+# exists; without --selftests/SELFTESTS_DIR, build/selftests is used if it
+# exists.
+#
+# The image is rebuilt only when an input changed (a hash of every input is
+# kept in IMAGE_DIR/.stamp).  Dynamically linked programs get the shared
+# libraries they need copied from the host (same Debian release).
+set -euo pipefail
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+cd "$REPO"
+
+KGNI_KO=${KGNI_KO-}
+SELFTESTS_DIR=${SELFTESTS_DIR-}
+EXTRA_FILES=${EXTRA_FILES-}
+IMAGE_DIR=${IMAGE_DIR:-build/image}
+FORCE=0
+
+die() { echo "build-image: $*" >&2; exit 1; }
+say() { echo "build-image: $*"; }
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--kgni) KGNI_KO=${2:?--kgni needs a file}; shift 2 ;;
+	--kgni=*) KGNI_KO=${1#*=}; shift ;;
+	--selftests) SELFTESTS_DIR=${2:?--selftests needs a directory}; shift 2 ;;
+	--selftests=*) SELFTESTS_DIR=${1#*=}; shift ;;
+	--extra) EXTRA_FILES="$EXTRA_FILES ${2:?--extra needs SRC:DST}"; shift 2 ;;
+	--extra=*) EXTRA_FILES="$EXTRA_FILES ${1#*=}"; shift ;;
+	--no-kgni) KGNI_KO=none; shift ;;
+	--no-selftests) SELFTESTS_DIR=none; shift ;;
+	--force) FORCE=1; shift ;;
+	-h|--help) sed -n '3,23p' "$REPO/scripts/build-image.sh" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) die "unknown argument '$1' (see --help)" ;;
+	esac
+done
+
+kgni_explicit=1
+if [ "$KGNI_KO" = none ]; then
+	KGNI_KO=
+elif [ -z "$KGNI_KO" ]; then
+	kgni_explicit=0
+	[ -f driver/kgni.ko ] && KGNI_KO=driver/kgni.ko
+fi
+st_explicit=1
+if [ "$SELFTESTS_DIR" = none ]; then
+	SELFTESTS_DIR=
+elif [ -z "$SELFTESTS_DIR" ]; then
+	st_explicit=0
+	[ -d build/selftests ] && SELFTESTS_DIR=build/selftests
+fi
+if [ -n "$KGNI_KO" ] && [ ! -f "$KGNI_KO" ]; then
+	die "kgni module '$KGNI_KO' not found"
+fi
+if [ -n "$SELFTESTS_DIR" ] && [ ! -d "$SELFTESTS_DIR" ]; then
+	die "selftests directory '$SELFTESTS_DIR' not found"
+fi
+for t in busybox cpio gzip depmod modinfo dpkg-deb dpkg-query apt-get gcc strip sha256sum ldd; do
+	command -v "$t" >/dev/null || die "'$t' missing: run scripts/setup.sh"
+done
+BUSYBOX=$(command -v busybox)
+LC_ALL=C ldd "$BUSYBOX" >/dev/null 2>&1 &&
+	die "$BUSYBOX is not static: install busybox-static"
+
+# --- The kernel: the version of the installed headers -----------------------
+dep=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 2>/dev/null) ||
+	die "linux-headers-amd64 not installed: run scripts/setup.sh"
+# "linux-headers-6.1.0-56-amd64 (= 6.1.192-2)"
+KVER=$(sed -n 's/^linux-headers-\([^ ,]*\).*/\1/p' <<<"$dep")
+PKGVER=$(sed -n 's/^[^(]*(= \([^)]*\)).*/\1/p' <<<"$dep")
+[ -n "$KVER" ] || die "cannot parse the kernel version from '$dep'"
+IMGPKG=linux-image-$KVER
+
+CACHE=${IMAGE_CACHE:-build/image/cache}
+mkdir -p "$CACHE"
+first_deb() {
+	local d
+	for d in "$CACHE/${IMGPKG}"_*.deb; do
+		[ -f "$d" ] && { echo "$d"; return; }
+	done
+}
+deb=$(first_deb)
+if [ -z "$deb" ]; then
+	say "downloading $IMGPKG${PKGVER:+ $PKGVER}"
+	( cd "$CACHE" &&
+	  { apt-get download -q -o APT::Sandbox::User=root "$IMGPKG${PKGVER:+=$PKGVER}" ||
+	    apt-get download -q -o APT::Sandbox::User=root "$IMGPKG"; } ) ||
+		die "apt-get download $IMGPKG failed"
+	deb=$(first_deb)
+	[ -n "$deb" ] || die "apt-get download left no $IMGPKG .deb in $CACHE"
+fi
+KROOT=$CACHE/$IMGPKG
+KMODDIR=$KROOT/lib/modules/$KVER
+VMLINUZ=$KROOT/boot/vmlinuz-$KVER
+unpack() {
+	say "unpacking $(basename "$deb")"
+	rm -rf "$KROOT"
+	mkdir -p "$KROOT"
+	dpkg-deb -x "$deb" "$KROOT"
+	[ -d "$KMODDIR" ] || die "no lib/modules/$KVER in $deb"
+	[ -f "$VMLINUZ" ] || die "no boot/vmlinuz-$KVER in $deb"
+	touch "$KROOT/.unpacked"
+	unpacked=1
+}
+unpacked=0
+if [ ! -e "$KROOT/.unpacked" ] || [ "$deb" -nt "$KROOT/.unpacked" ] ||
+   [ ! -f "$VMLINUZ" ] || [ ! -f "$KMODDIR/modules.order" ] ||
+   [ ! -f "$KMODDIR/modules.builtin" ]; then
+	unpack
+fi
+
+if [ -n "$KGNI_KO" ]; then
+	vm=$(modinfo -F vermagic "$KGNI_KO" 2>/dev/null | awk '{print $1}')
+	[ "$vm" = "$KVER" ] ||
+		die "$KGNI_KO is built for '${vm:-?}', the guest kernel is $KVER"
+fi
+
+# --- Up to date? -----------------------------------------------------------
+GUEST=scripts/guest
+hash_inputs() {
+	{
+		echo "kver $KVER $(basename "$deb")"
+		sha256sum scripts/build-image.sh "$GUEST"/init "$GUEST"/agent.c "$BUSYBOX"
+		[ -n "$KGNI_KO" ] && sha256sum "$KGNI_KO"
+		if [ -n "$SELFTESTS_DIR" ]; then
+			(cd "$SELFTESTS_DIR" && find . -type f -print0 | sort -z |
+				xargs -0r sha256sum)
+		fi
+		for e in $EXTRA_FILES; do
+			echo "extra $e"
+			src=${e%%:*}
+			if [ -d "$src" ]; then
+				(cd "$src" && find . -type f -print0 | sort -z |
+					xargs -0r sha256sum)
+			else
+				sha256sum "$src"
+			fi
+		done
+	} | sha256sum | cut -d' ' -f1
+}
+for e in $EXTRA_FILES; do
+	case "$e" in *:/*) ;; *) die "--extra '$e': want SRC:/guest/path" ;; esac
+	[ -e "${e%%:*}" ] || die "--extra '$e': ${e%%:*} not found"
+done
+STAMP=$IMAGE_DIR/.stamp
+want=$(hash_inputs)
+if [ "$FORCE" = 0 ] && [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$want" ] &&
+   [ -f "$IMAGE_DIR/vmlinuz" ] && [ -f "$IMAGE_DIR/initrd.img" ]; then
+	say "image up to date ($IMAGE_DIR)"
+	exit 0
+fi
+
+# --- Stage the root file system ---------------------------------------------
+ROOT=$IMAGE_DIR/root
+rm -rf "$ROOT"
+mkdir -p "$ROOT"/{bin,sbin,usr/bin,usr/sbin,lib/modules,proc,sys,dev,run,tmp,root,etc,selftests}
+chmod 1777 "$ROOT/tmp"
+# The kernel opens /dev/console for /init before devtmpfs is mounted.
+mknod -m 600 "$ROOT/dev/console" c 5 1 2>/dev/null ||
+	say "note: cannot create dev/console (not root); early boot messages of /init are lost"
+
+cp "$BUSYBOX" "$ROOT/bin/busybox"
+for applet in $("$BUSYBOX" --list-full); do
+	[ -e "$ROOT/$applet" ] || ln -s /bin/busybox "$ROOT/$applet"
+done
+
+install -m 0755 "$GUEST/init" "$ROOT/init"
+gcc -static -O2 -Wall -Wextra -Werror -s -o "$ROOT/sbin/vgemini-agent" "$GUEST/agent.c"
+
+cat >"$ROOT/etc/passwd" <<'EOF'
+root:x:0:0:root:/root:/bin/sh
+EOF
+cat >"$ROOT/etc/group" <<'EOF'
+root:x:0:
+EOF
+
+# Kernel modules: virtio_console and virtio_pci with their dependencies, and
+# whatever kgni.ko depends on; depmod makes busybox modprobe work.
+declare -A seen=()
+mods=()
+find_mod() {
+	local f
+	f=$(find "$KMODDIR/kernel" -name "$1.ko*" -print -quit)
+	[ -n "$f" ] || f=$(find "$KMODDIR/kernel" -name "${1//_/-}.ko*" -print -quit)
+	echo "$f"
+}
+add_mod() {
+	local m=${1//-/_} f d
+	[ -n "$m" ] && [ -z "${seen[$m]-}" ] || return 0
+	seen[$m]=1
+	if grep -qE "/${m}\.ko" "$KMODDIR/modules.builtin"; then
+		return 0
+	fi
+	f=$(find_mod "$m")
+	if [ -z "$f" ] && [ "$unpacked" = 0 ]; then
+		unpack		# the cache lost files: unpack it again
+		f=$(find_mod "$m")
+	fi
+	[ -n "$f" ] || die "kernel module $m not found in $IMGPKG"
+	for d in $(modinfo -F depends "$f" | tr ',' ' '); do
+		add_mod "$d"
+	done
+	mods+=("$f")
+}
+add_mod virtio_pci
+add_mod virtio_console
+if [ -n "$KGNI_KO" ]; then
+	for d in $(modinfo -F depends "$KGNI_KO" | tr ',' ' '); do
+		add_mod "$d"
+	done
+fi
+GMODDIR=$ROOT/lib/modules/$KVER
+mkdir -p "$GMODDIR"
+for f in "${mods[@]}"; do
+	rel=${f#"$KMODDIR"/}
+	mkdir -p "$GMODDIR/$(dirname "$rel")"
+	cp "$f" "$GMODDIR/$rel"
+done
+cp "$KMODDIR"/modules.builtin "$KMODDIR"/modules.builtin.modinfo "$KMODDIR"/modules.order "$GMODDIR/"
+depmod -b "$ROOT" "$KVER"
+
+if [ -n "$KGNI_KO" ]; then
+	cp "$KGNI_KO" "$ROOT/lib/modules/kgni.ko"
+	say "kgni: $KGNI_KO"
+elif [ "$kgni_explicit" = 0 ]; then
+	say "kgni: none (driver/kgni.ko not built; the image has no kgni module)"
+fi
+if [ -n "$SELFTESTS_DIR" ]; then
+	cp -a "$SELFTESTS_DIR"/. "$ROOT/selftests/"
+	# Debug information stays on the host; symbols stay for backtraces.
+	find "$ROOT/selftests" -type f -perm -u+x -print0 |
+		while IFS= read -r -d '' f; do
+			if head -c 4 "$f" | grep -q ELF; then
+				strip --strip-debug "$f"
+			fi
+		done
+	say "selftests: $SELFTESTS_DIR ($(find "$ROOT/selftests" -type f | wc -l) files)"
+elif [ "$st_explicit" = 0 ]; then
+	say "selftests: none (build/selftests does not exist)"
+fi
+for e in $EXTRA_FILES; do
+	src=${e%%:*} dst=${e#*:}
+	mkdir -p "$ROOT$(dirname "$dst")"
+	cp -a "$src" "$ROOT$dst"
+	say "extra: $src -> $dst"
+done
+
+# Shared libraries of dynamically linked programs (selftests, extras).
+copy_lib() {
+	local l=$1 real
+	[ -e "$ROOT$l" ] && return 0
+	real=$(readlink -f "$l")
+	mkdir -p "$ROOT$(dirname "$l")"
+	cp "$real" "$ROOT$l"
+}
+while IFS= read -r -d '' f; do
+	head -c 4 "$f" | grep -q 'ELF' || continue
+	LC_ALL=C ldd "$f" >/dev/null 2>&1 || continue	# static or not ours
+	while read -r line; do
+		case "$line" in
+		*"not found"*) die "$f: shared library ${line%% *} not found on the host" ;;
+		*"=> /"*) lib=${line#*=> }; copy_lib "${lib%% (*}" ;;
+		/*) copy_lib "${line%% (*}" ;;
+		esac
+	done < <(LC_ALL=C ldd "$f")
+done < <(find "$ROOT/selftests" "$ROOT/usr" "$ROOT/opt" -type f -perm -u+x -print0 2>/dev/null)
+
+# --- Pack -------------------------------------------------------------------
+( cd "$ROOT" && find . -mindepth 1 -print0 | LC_ALL=C sort -z |
+	cpio --null --create --format=newc --owner=0:0 --reproducible --quiet ) |
+	gzip -9 -n >"$IMAGE_DIR/initrd.img.tmp"
+mv "$IMAGE_DIR/initrd.img.tmp" "$IMAGE_DIR/initrd.img"
+cp "$VMLINUZ" "$IMAGE_DIR/vmlinuz.tmp"
+mv "$IMAGE_DIR/vmlinuz.tmp" "$IMAGE_DIR/vmlinuz"
+echo "$KVER" >"$IMAGE_DIR/kernel-version"
+echo "$want" >"$STAMP"
+say "$IMAGE_DIR/vmlinuz ($KVER, $(du -k "$IMAGE_DIR/vmlinuz" | cut -f1) KiB)," \
+	"$IMAGE_DIR/initrd.img ($(du -k "$IMAGE_DIR/initrd.img" | cut -f1) KiB)"

@@ -1,0 +1,78 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Run every test of vgemini (after `make build`) and end with one line
+# "N passed, N failed".  Each stage's full output is kept in build/check/.
+#
+# Stages print TAP ("ok N ...", "not ok N ...", "# SKIP") or, for the guest
+# selftests, the launcher's own "N passed, N failed" summary.  A stage that
+# dies or times out counts as a failure even if it printed nothing.
+set -u
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+cd "$REPO" || exit 1
+LOG=$REPO/build/check
+mkdir -p "$LOG"
+VGEMINI=$REPO/scripts/vgemini
+export VGEMINI_FABRIC=check-$$
+
+passed=0
+failed=0
+skipped=0
+t0=$(date +%s)
+
+cleanup() {
+	"$VGEMINI" down >/dev/null 2>&1
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# stage NAME TIMEOUT_SECONDS COMMAND...
+stage() {
+	local name=$1 limit=$2 start rc p f s summary
+	shift 2
+	start=$(date +%s)
+	printf '%-28s ' "$name"
+	timeout --kill-after=30 "$limit" "$@" >"$LOG/$name.log" 2>&1
+	rc=$?
+	summary=$(grep -E '^(# )?[0-9]+ passed, [0-9]+ failed' "$LOG/$name.log" | tail -n 1)
+	if [ -n "$summary" ] && ! grep -qE '^(not )?ok [0-9]+' "$LOG/$name.log"; then
+		p=$(sed -E 's/^(# )?([0-9]+) passed.*/\2/' <<<"$summary")
+		f=$(sed -E 's/^.* ([0-9]+) failed.*/\1/' <<<"$summary")
+		s=$(sed -nE 's/^.* ([0-9]+) skipped.*/\1/p' <<<"$summary")
+		s=${s:-0}
+	else
+		p=$(grep -E '^ok [0-9]+' "$LOG/$name.log" | grep -vc '# SKIP')
+		s=$(grep -E '^ok [0-9]+' "$LOG/$name.log" | grep -c '# SKIP')
+		f=$(grep -cE '^not ok [0-9]+' "$LOG/$name.log")
+	fi
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+	skipped=$((skipped + s))
+	printf '%3d passed, %d failed, %d skipped  (%ds)\n' "$p" "$f" "$s" \
+		$(($(date +%s) - start))
+	if [ "$f" -ne 0 ]; then
+		[ "$rc" -eq 124 ] && echo "    timed out after ${limit}s"
+		[ "$rc" -ne 0 ] && echo "    exit status $rc"
+		grep -E '^(\[[^]]*\] *)?not ok|Bail out|ERROR|FAIL' "$LOG/$name.log" |
+			head -n 20 | sed 's/^/    /'
+		echo "    full output: $LOG/$name.log"
+	fi
+}
+
+QEMU_BUILD=$REPO/build/qemu/build
+export QTEST_QEMU_BINARY=$QEMU_BUILD/qemu-system-x86_64
+
+echo "vgemini check: logs in $LOG"
+stage core-unit 300 "$REPO/build/core/test_core"
+stage qtest 600 "$QEMU_BUILD/tests/qtest/cray-gemini-test" --tap
+for dims in 1x1x1 3x2x1 2x2x2; do
+	stage "guest-selftests-$dims" 1500 "$REPO/scripts/tests/guest-selftests.sh" "$dims"
+done
+stage fabric-faults-2x2x2 1500 "$REPO/scripts/tests/fabric-test.py" 2x2x2
+
+echo "total time $(($(date +%s) - t0))s"
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]

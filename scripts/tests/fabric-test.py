@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Host-side fabric test: boot a torus, check every link and neighbour,
+kill a node and watch its neighbours notice, tear down and check that
+nothing is left.  Prints TAP.
+
+usage: fabric-test.py DIMS     (e.g. 2x2x2)
+"""
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.realpath(__file__))))
+VGEMINI = os.path.join(REPO, "scripts", "vgemini")
+PORTS = ["xp", "xm", "yp", "ym", "zp", "zm"]
+
+results = []
+
+
+def tap(ok, name, diag=""):
+    results.append(ok)
+    print(f"{'ok' if ok else 'not ok'} {len(results)} - {name}", flush=True)
+    for line in diag.splitlines():
+        print(f"#   {line}", flush=True)
+
+
+def vg(*args, timeout=600):
+    p = subprocess.run([VGEMINI, *args], capture_output=True, text=True,
+                       timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def status():
+    rc, out, err = vg("status", "--json", timeout=120)
+    try:
+        return json.loads(out)
+    except ValueError:
+        raise RuntimeError(f"status --json gave no JSON (rc {rc}): {err}")
+
+
+def node_id(c, dims):
+    return c[0] + dims[0] * (c[1] + dims[1] * c[2])
+
+
+def neighbour(c, dims, port):
+    """Coordinates of the neighbour through port, computed here, not read
+    from the device."""
+    d = PORTS.index(port) // 2
+    step = -1 if PORTS.index(port) % 2 else 1
+    n = list(c)
+    n[d] = (n[d] + step) % dims[d]
+    return n
+
+
+def pe_str(c, dims):
+    return "0x%x" % (node_id(c, dims) << 2)
+
+
+def main():
+    dims = [int(v) for v in sys.argv[1].split("x")]
+    total = dims[0] * dims[1] * dims[2]
+    fabric = os.environ.get("VGEMINI_FABRIC", "default")
+    linkdir = f"/dev/shm/vgemini-{fabric}"
+    rundir = os.path.join(os.environ.get("VGEMINI_RUNDIR", "/run/vgemini"),
+                          fabric)
+    print("TAP version 13", flush=True)
+
+    t0 = time.time()
+    rc, out, err = vg("up", "--dims", sys.argv[1])
+    boot = time.time() - t0
+    tap(rc == 0, f"up --dims {sys.argv[1]} ({boot:.1f}s)", out + err)
+    if rc != 0:
+        vg("down")
+        return
+
+    # Every port up, and its peer the neighbour the torus puts there.
+    st = status()
+    bad = []
+    up = 0
+    for node in st["nodes"]:
+        c = node["coord"]
+        for p in PORTS:
+            s = node["ports"][p]
+            want = pe_str(neighbour(c, dims, p), dims)
+            if s["state"] == "up" and s["peer"] == want:
+                up += 1
+            else:
+                bad.append(f"node {node['node']} {c} {p}: {s}, want up {want}")
+    tap(len(st["nodes"]) == total and up == 6 * total,
+        f"{total} nodes, {up} of {6 * total} ports up with the right "
+        "neighbours", "\n".join(bad[:20]))
+
+    # Kill one node; its neighbours must see their ports to it go down
+    # within 10 s, and nothing else may change.
+    victim = [0, 0, 0]
+    rc, out, err = vg("kill", "0")
+    killed = time.time()
+    tap(rc == 0, "kill node 0", out + err)
+    facing = {}
+    for p in PORTS:
+        n = neighbour(victim, dims, p)
+        if n == victim:
+            continue
+        # The port of n that faces the victim is the opposite one.
+        opp = PORTS[PORTS.index(p) ^ 1]
+        facing.setdefault(node_id(n, dims), set()).add(opp)
+        # In a dimension of size 2 both of n's ports face the victim.
+        if dims[PORTS.index(p) // 2] == 2:
+            facing[node_id(n, dims)].add(p)
+    seen_down = None
+    while time.time() - killed < 30:
+        st = status()
+        down = all(st["nodes"][n]["ports"][p]["state"] == "down"
+                   for n, ps in facing.items() for p in ps)
+        if down:
+            seen_down = time.time() - killed
+            break
+        time.sleep(0.5)
+    tap(seen_down is not None and seen_down <= 10,
+        f"neighbours see node 0's links down within 10 s "
+        f"({'never' if seen_down is None else '%.1fs' % seen_down})",
+        json.dumps({n: sorted(ps) for n, ps in facing.items()}))
+
+    wrong = []
+    for node in st["nodes"]:
+        n = node["node"]
+        if n == 0:
+            if node["state"] == "up":
+                wrong.append("node 0 still answers")
+            continue
+        if node["state"] != "up":
+            wrong.append(f"node {n} is {node['state']}: {node.get('error')}")
+            continue
+        for p in PORTS:
+            want = "down" if p in facing.get(n, ()) else "up"
+            if node["ports"][p]["state"] != want:
+                wrong.append(f"node {n} {p}: {node['ports'][p]}, want {want}")
+    tap(not wrong, "the other nodes run on, their other ports stay up",
+        "\n".join(wrong[:20]))
+
+    rc, out, err = vg("exec", "all", "--", "true", timeout=300)
+    tap(rc != 0, "exec all fails for the dead node, not silently",
+        out + err)
+
+    rc, out, err = vg("down")
+    tap(rc == 0, "down", out + err)
+    left = subprocess.run(["pgrep", "-f", rundir + "/"],
+                          capture_output=True, text=True).stdout.split()
+    files = [p for p in (rundir, linkdir) if os.path.exists(p)]
+    tap(not left and not files, "down leaves no process, socket or link file",
+        f"processes {left}, files {files}")
+
+    print(f"# boot of {sys.argv[1]}: {boot:.1f}s", flush=True)
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except Exception as e:  # report, clean up, fail
+        tap(False, f"fabric test raised {type(e).__name__}: {e}")
+        vg("down")
+    print(f"1..{len(results)}")
+    sys.exit(0 if all(results) else 1)
