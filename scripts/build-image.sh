@@ -92,8 +92,9 @@ mkdir -p "$CACHE"
 first_deb() {
 	local d
 	for d in "$CACHE/${IMGPKG}"_*.deb; do
-		[ -f "$d" ] && { echo "$d"; return; }
+		[ -f "$d" ] && { echo "$d"; return 0; }
 	done
+	return 0	# none yet: an empty answer, not a failure under set -e
 }
 deb=$(first_deb)
 if [ -z "$deb" ]; then
