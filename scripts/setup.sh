@@ -24,14 +24,40 @@ need_src=1
 if grep -rqsE '^(deb-src|Types:.*deb-src)' /etc/apt/sources.list /etc/apt/sources.list.d/ 2>/dev/null; then
 	need_src=0
 fi
+# Mirror the machine's own bookworm "deb" entries (deb822 stanzas, or
+# one-line entries) as "deb-src", so that the source package comes from
+# the archive apt already uses.
+mirror_deb_src() {
+	local f
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -f "$f" ] || continue
+		awk 'BEGIN { RS = ""; ORS = "\n\n" }
+		     /(^|\n)Types:[ \t]*(deb-src[ \t]+)?deb([ \t]|\n|$)/ &&
+		     /Suites:[^\n]*bookworm/ &&
+		     !/Suites:[^\n]*security/ {
+			sub(/Types:[^\n]*/, "Types: deb-src"); print
+		     }' "$f"
+	done
+	if [ -f /etc/apt/sources.list ]; then
+		awk '$1 == "deb" && $0 ~ / bookworm / {
+			$1 = "deb-src"; print "# one-line entry"; print
+		     }' /etc/apt/sources.list
+	fi
+}
 if [ "$need_src" -eq 1 ]; then
-	cat >/etc/apt/sources.list.d/vgemini-src.sources <<'SRC'
-Types: deb-src
-URIs: http://deb.debian.org/debian
-Suites: bookworm bookworm-updates
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-SRC
+	entries=$(mirror_deb_src)
+	if [ -z "$entries" ]; then
+		echo "setup: no bookworm 'deb' entry in /etc/apt to mirror as deb-src" >&2
+		exit 1
+	fi
+	if grep -q '^# one-line entry' <<<"$entries"; then
+		grep -v '^# one-line entry' <<<"$entries" |
+			grep '^deb-src ' >/etc/apt/sources.list.d/vgemini-src.list
+	fi
+	grep -v '^# one-line entry' <<<"$entries" | grep -v '^deb-src ' |
+		cat -s >/etc/apt/sources.list.d/vgemini-src.sources
+	[ -s /etc/apt/sources.list.d/vgemini-src.sources ] ||
+		rm -f /etc/apt/sources.list.d/vgemini-src.sources
 fi
 
 missing=()
