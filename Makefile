@@ -16,7 +16,7 @@ REPO  := $(CURDIR)
 BUILD := $(REPO)/build
 
 .PHONY: all setup check demo bench clean
-.PHONY: build qemu test-core module selftests image
+.PHONY: build qemu test-core module selftests image firmware
 
 all: setup
 	@$(MAKE) --no-print-directory build
@@ -37,7 +37,7 @@ setup:
 KVER  ?= $(shell scripts/kver.sh)
 KDIR  ?= /usr/src/linux-headers-$(KVER)
 
-build: qemu module selftests image core-tests
+build: qemu module selftests image core-tests firmware
 
 qemu:
 	@scripts/build-qemu.sh
@@ -62,15 +62,36 @@ CORE_HDR := $(wildcard qemu-device/core/*.h uapi/*.h)
 CORE_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror -Wshadow \
 	-fsanitize=address,undefined -fno-sanitize-recover=all \
 	-Iuapi -Iqemu-device/core
+CORE_TESTS := $(BUILD)/core/test_core $(BUILD)/core/test_packet
 
 $(BUILD)/core/test_core: $(CORE_SRC) $(CORE_HDR) qemu-device/core/tests/test_core.c
 	@mkdir -p $(@D)
 	$(CC) $(CORE_CFLAGS) $(CORE_SRC) qemu-device/core/tests/test_core.c -o $@
 
-core-tests: $(BUILD)/core/test_core
+$(BUILD)/core/test_packet: qemu-device/core/gemini_packet.c $(CORE_HDR) qemu-device/core/tests/test_packet.c
+	@mkdir -p $(@D)
+	$(CC) $(CORE_CFLAGS) qemu-device/core/gemini_packet.c qemu-device/core/tests/test_packet.c -o $@
 
-test-core: $(BUILD)/core/test_core
-	@$(BUILD)/core/test_core
+# The fabric test routes with the real firmware's tables.
+$(BUILD)/core/test_fabric: $(CORE_SRC) $(CORE_HDR) $(FIRMWARE_LIB) $(FIRMWARE_HDR) qemu-device/core/tests/test_fabric.c
+	@mkdir -p $(@D)
+	$(CC) $(CORE_CFLAGS) -Ifirmware $(CORE_SRC) $(FIRMWARE_LIB) qemu-device/core/tests/test_fabric.c -o $@
+
+core-tests: $(CORE_TESTS)
+
+test-core: $(CORE_TESTS)
+	@for t in $(CORE_TESTS); do $$t || exit 1; done
+
+# Libfuzzer target for the packet decoder (clang); not part of check.
+$(BUILD)/core/fuzz_packet: qemu-device/core/gemini_packet.c $(CORE_HDR) qemu-device/core/tests/fuzz_packet.c
+	@mkdir -p $(@D)
+	clang -g -O1 -fsanitize=fuzzer,address,undefined -Iuapi -Iqemu-device/core \
+		qemu-device/core/gemini_packet.c qemu-device/core/tests/fuzz_packet.c -o $@
+
+# Routing-table firmware: the vgemini-routes tool and its tests.
+include firmware/firmware.mk
+
+firmware: $(FIRMWARE_BINS)
 
 clean:
 	-@test -d "$(KDIR)" && $(MAKE) --no-print-directory -C $(KDIR) M=$(REPO) clean >/dev/null

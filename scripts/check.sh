@@ -67,6 +67,9 @@ export QTEST_QEMU_BINARY=$QEMU_BUILD/qemu-system-x86_64
 
 echo "vgemini check: logs in $LOG"
 stage core-unit 300 "$REPO/build/core/test_core"
+stage core-packet 300 "$REPO/build/core/test_packet"
+stage firmware-unit 300 "$REPO/build/firmware/test_routes"
+stage firmware-cli 300 "$REPO/firmware/tests/test_cli.sh" "$REPO/build/firmware/vgemini-routes"
 stage qtest 600 "$QEMU_BUILD/tests/qtest/cray-gemini-test" --tap
 for dims in 1x1x1 3x2x1 2x2x2; do
 	stage "guest-selftests-$dims" 1500 "$REPO/scripts/tests/guest-selftests.sh" "$dims"

@@ -15,7 +15,7 @@
 #define VGEMINI_CTL_H
 
 #define VGEMINI_CTL_MAGIC_VALUE		0x4d454756u	/* "VGEM" */
-#define VGEMINI_CTL_VERSION_VALUE	1u
+#define VGEMINI_CTL_VERSION_VALUE	2u
 
 /* Identity and place (read-only, 32-bit) */
 #define VGEMINI_CTL_MAGIC		0x000
@@ -83,5 +83,107 @@ enum vgemini_port_state {
 };
 
 #define VGEMINI_PEER_NONE		0xffffffffu
+
+/*
+ * Fabric state (read-only).  The supervisor loads routing tables through
+ * QMP; until then the router forwards nothing.
+ */
+#define VGEMINI_CTL_ROUTE_GEN		0x060	/* RO 32: table generation, 0 = none */
+#define VGEMINI_CTL_FABRIC_STATE	0x064	/* RO 32: enum vgemini_fabric_state */
+
+enum vgemini_fabric_state {
+	VGEMINI_FABRIC_NO_TABLE = 0,	/* no routing table loaded */
+	VGEMINI_FABRIC_RUNNING = 1,
+	VGEMINI_FABRIC_QUIESCED = 2,	/* the supervisor holds all traffic */
+};
+
+/*
+ * Diagnostic ping: the fabric's own request/response exchange with any
+ * node, recording the path it takes (Documentation/fabric.rst).  Write
+ * DEST and LEN, then DIAG_CMD_PING to CMD; STATUS reads PENDING until the
+ * response comes back or VGEMINI_DIAG_TIMEOUT_MS pass.  The result stays
+ * until the next ping.
+ */
+#define VGEMINI_CTL_DIAG_DEST		0x070	/* RW 32: destination Gemini id */
+#define VGEMINI_CTL_DIAG_LEN		0x074	/* RW 32: payload bytes 0..64 */
+#define VGEMINI_CTL_DIAG_CMD		0x078	/* WO 32: VGEMINI_DIAG_CMD_PING */
+#define VGEMINI_CTL_DIAG_STATUS		0x07c	/* RO 32: enum vgemini_diag_status */
+#define VGEMINI_CTL_DIAG_HOPS		0x080	/* RO 32: request [7:0], response [15:8] */
+#define VGEMINI_CTL_DIAG_RTT_NS		0x084	/* RO 32: round trip, ns (saturates) */
+#define VGEMINI_CTL_DIAG_IRQ		0x088	/* RW 32: vector on completion */
+#define VGEMINI_CTL_DIAG_SEQ		0x08c	/* RO 32: pings started since reset */
+/* Path records, request path first then response path: one per link. */
+#define VGEMINI_CTL_DIAG_TRACE		0x0c0	/* RO 32 x VGEMINI_DIAG_MAX_TRACE */
+#define VGEMINI_DIAG_MAX_TRACE		15
+
+#define VGEMINI_DIAG_CMD_PING		1
+#define VGEMINI_DIAG_TIMEOUT_MS		2000u
+
+enum vgemini_diag_status {
+	VGEMINI_DIAG_IDLE = 0,
+	VGEMINI_DIAG_PENDING = 1,
+	VGEMINI_DIAG_DONE = 2,
+	VGEMINI_DIAG_ERR_TIMEOUT = 3,	/* no response in time: lost or unreachable */
+	VGEMINI_DIAG_ERR_DEST = 4,	/* no such node in this torus */
+	VGEMINI_DIAG_ERR_LEN = 5,	/* LEN over 64 */
+	VGEMINI_DIAG_ERR_BUSY = 6,	/* a ping is pending, or no room to inject */
+	VGEMINI_DIAG_ERR_NO_ROUTE = 7,	/* no routing table, or the table has no route */
+};
+
+/* A path record: the router a packet left and through which port. */
+#define VGEMINI_TRACE_NODE(r)		((r) & 0xffff)		/* Gemini id */
+#define VGEMINI_TRACE_OUT(r)		(((r) >> 16) & 0xf)	/* enum gemini_port */
+#define VGEMINI_TRACE_IN(r)		(((r) >> 20) & 0xf)	/* port, 6 = NIC */
+#define VGEMINI_TRACE_CLASS(r)		(((r) >> 24) & 0x1)	/* dateline class */
+#define VGEMINI_TRACE_RSP(r)		(((r) >> 25) & 0x1)	/* response path */
+
+/*
+ * Counters (read-only, 64-bit, readable as two 32-bit halves, low first).
+ * Router port p's block is at COUNTERS + p * COUNTER_STRIDE; the NIC's
+ * block follows the six ports.  Phits and packets are counted on input,
+ * as Gemini's tile counters are: traffic that leaves through X+ shows in
+ * the X- counters of the neighbour.
+ */
+#define VGEMINI_CTL_COUNTERS		0x400
+#define VGEMINI_CTL_COUNTER_STRIDE	0x80
+#define VGEMINI_CTL_COUNTER(blk, idx)	(VGEMINI_CTL_COUNTERS + \
+					 (blk) * VGEMINI_CTL_COUNTER_STRIDE + \
+					 (idx) * 8)
+#define VGEMINI_COUNTER_BLK_NIC		6
+#define VGEMINI_COUNTER_BLOCKS		7
+#define VGEMINI_COUNTERS_PER_BLK	16
+
+/* Per router port, in the order of the six static tile counters first. */
+enum vgemini_port_counter {
+	VGEMINI_PC_VC0_PHITS = 0,	/* request-VC phits received */
+	VGEMINI_PC_VC1_PHITS = 1,	/* response-VC phits received */
+	VGEMINI_PC_VC0_PKTS = 2,	/* request-VC packets received */
+	VGEMINI_PC_VC1_PKTS = 3,	/* response-VC packets received */
+	VGEMINI_PC_INQ_STALL = 4,	/* 800 MHz cycles an input waited for an output */
+	VGEMINI_PC_CREDIT_STALL = 5,	/* 800 MHz cycles an output waited for credits */
+	VGEMINI_PC_RETRY = 6,		/* packets this port sent again (link retry) */
+	VGEMINI_PC_CRC_ERR = 7,		/* packets received with a bad CRC */
+	VGEMINI_PC_SEQ_ERR = 8,		/* gaps seen: packets lost on the way in */
+	VGEMINI_PC_NAK = 9,		/* retransmission requests sent */
+	VGEMINI_PC_FAULTS = 10,		/* packets this port's fault injector hit */
+	VGEMINI_PC_DOWN_DROP = 11,	/* packets dropped: this port down */
+	VGEMINI_PC_TX_PKTS = 12,	/* packets sent (first transmissions) */
+	VGEMINI_PC_NUM = 13,
+};
+
+enum vgemini_nic_counter {
+	VGEMINI_NC_REQ_PKTS_OUT = 0,	/* request packets the NIC injected */
+	VGEMINI_NC_REQ_PHITS_OUT = 1,
+	VGEMINI_NC_RSP_PKTS_OUT = 2,	/* response packets the NIC injected */
+	VGEMINI_NC_RSP_PHITS_OUT = 3,
+	VGEMINI_NC_REQ_PKTS_IN = 4,	/* request packets delivered to the NIC */
+	VGEMINI_NC_RSP_PKTS_IN = 5,
+	VGEMINI_NC_NO_ROUTE = 6,	/* packets this router dropped: no route */
+	VGEMINI_NC_MALFORMED = 7,	/* packets dropped: malformed (after CRC) */
+	VGEMINI_NC_STALE_RSP = 8,	/* responses matching no outstanding request */
+	VGEMINI_NC_DIAG_PINGS = 9,	/* diagnostic requests answered */
+	VGEMINI_NC_DIAG_TIMEOUTS = 10,	/* diagnostic requests timed out */
+	VGEMINI_NC_NUM = 11,
+};
 
 #endif /* VGEMINI_CTL_H */

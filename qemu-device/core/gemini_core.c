@@ -4,6 +4,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gemini_core.h"
@@ -79,6 +80,11 @@ int gemini_nic_init(struct gemini_nic *nic, const struct gemini_config *cfg,
 	nic->gemini_id = cfg->coord[0] +
 		cfg->dims[0] * (cfg->coord[1] + cfg->dims[1] * cfg->coord[2]);
 	nic->pe = GEMINI_PE(nic->gemini_id, 0);
+	nic->num_nodes = (uint32_t)nodes;
+	if (!ops->clock_ns) {
+		snprintf(err, errlen, "incomplete ops table");
+		return -1;
+	}
 	for (p = 0; p < GEMINI_NUM_TORUS_PORTS; p++) {
 		nic->port[p].state = VGEMINI_PORT_UNUSED;
 		nic->port[p].peer = VGEMINI_PEER_NONE;
@@ -98,6 +104,16 @@ void gemini_nic_reset(struct gemini_nic *nic)
 	nic->dma_status = VGEMINI_DMA_IDLE;
 	nic->dma_irq = VGEMINI_IRQ_NONE;
 	nic->link_irq = VGEMINI_IRQ_NONE;
+	/* The guest's ping engine; a ping in flight then answers as stale. */
+	memset(&nic->diag[GEMINI_DIAG_GUEST], 0,
+	       sizeof(nic->diag[GEMINI_DIAG_GUEST]));
+	nic->diag[GEMINI_DIAG_GUEST].irq = VGEMINI_IRQ_NONE;
+}
+
+void gemini_nic_fini(struct gemini_nic *nic)
+{
+	free(nic->router.table);
+	nic->router.table = NULL;
 }
 
 uint32_t gemini_neighbour_pe(const struct gemini_nic *nic, unsigned int port)
@@ -216,6 +232,30 @@ static enum gemini_access ctl_read32(struct gemini_nic *nic, uint64_t off,
 		}
 	}
 
+	if (off >= VGEMINI_CTL_COUNTERS &&
+	    off < VGEMINI_CTL_COUNTER(VGEMINI_COUNTER_BLOCKS, 0)) {
+		unsigned int blk = (off - VGEMINI_CTL_COUNTERS) /
+				   VGEMINI_CTL_COUNTER_STRIDE;
+		unsigned int idx = (off - VGEMINI_CTL_COUNTER(blk, 0)) / 8;
+		const uint64_t *ctr = blk == VGEMINI_COUNTER_BLK_NIC ?
+				      nic->nic_ctr : nic->port[blk].ctr;
+		unsigned int num = blk == VGEMINI_COUNTER_BLK_NIC ?
+				   VGEMINI_NC_NUM : VGEMINI_PC_NUM;
+
+		if (idx >= num) {
+			*val = 0;
+			return GEMINI_ACCESS_UNKNOWN;
+		}
+		*val = off & 4 ? (uint32_t)(ctr[idx] >> 32) : (uint32_t)ctr[idx];
+		return GEMINI_ACCESS_OK;
+	}
+	if (off >= VGEMINI_CTL_DIAG_TRACE &&
+	    off < VGEMINI_CTL_DIAG_TRACE + 4 * VGEMINI_DIAG_MAX_TRACE) {
+		*val = nic->diag[GEMINI_DIAG_GUEST].trace[(off -
+					VGEMINI_CTL_DIAG_TRACE) / 4];
+		return GEMINI_ACCESS_OK;
+	}
+
 	switch (off) {
 	case VGEMINI_CTL_MAGIC:
 		*val = VGEMINI_CTL_MAGIC_VALUE;
@@ -271,8 +311,36 @@ static enum gemini_access ctl_read32(struct gemini_nic *nic, uint64_t off,
 	case VGEMINI_CTL_LINK_IRQ:
 		*val = nic->link_irq;
 		break;
+	case VGEMINI_CTL_ROUTE_GEN:
+		*val = nic->router.generation;
+		break;
+	case VGEMINI_CTL_FABRIC_STATE:
+		*val = gemini_fabric_state(nic);
+		break;
+	case VGEMINI_CTL_DIAG_DEST:
+		*val = nic->diag[GEMINI_DIAG_GUEST].dest;
+		break;
+	case VGEMINI_CTL_DIAG_LEN:
+		*val = nic->diag[GEMINI_DIAG_GUEST].len;
+		break;
+	case VGEMINI_CTL_DIAG_STATUS:
+		*val = nic->diag[GEMINI_DIAG_GUEST].status;
+		break;
+	case VGEMINI_CTL_DIAG_HOPS:
+		*val = nic->diag[GEMINI_DIAG_GUEST].hops;
+		break;
+	case VGEMINI_CTL_DIAG_RTT_NS:
+		*val = nic->diag[GEMINI_DIAG_GUEST].rtt_ns;
+		break;
+	case VGEMINI_CTL_DIAG_IRQ:
+		*val = nic->diag[GEMINI_DIAG_GUEST].irq;
+		break;
+	case VGEMINI_CTL_DIAG_SEQ:
+		*val = nic->diag[GEMINI_DIAG_GUEST].seq;
+		break;
 	case VGEMINI_CTL_IRQ_RAISE:
 	case VGEMINI_CTL_DMA_CMD:
+	case VGEMINI_CTL_DIAG_CMD:
 		*val = 0;
 		return GEMINI_ACCESS_WRITE_ONLY;
 	default:
@@ -324,6 +392,29 @@ static enum gemini_access ctl_write32(struct gemini_nic *nic, uint64_t off,
 	case VGEMINI_CTL_LINK_IRQ:
 		nic->link_irq = val;
 		break;
+	case VGEMINI_CTL_DIAG_DEST:
+		nic->diag[GEMINI_DIAG_GUEST].dest = val;
+		break;
+	case VGEMINI_CTL_DIAG_LEN:
+		nic->diag[GEMINI_DIAG_GUEST].len = val;
+		break;
+	case VGEMINI_CTL_DIAG_IRQ:
+		nic->diag[GEMINI_DIAG_GUEST].irq = val;
+		break;
+	case VGEMINI_CTL_DIAG_CMD: {
+		struct gemini_diag *d = &nic->diag[GEMINI_DIAG_GUEST];
+
+		if (val != VGEMINI_DIAG_CMD_PING) {
+			guest_error(nic, "diag: unknown command %u", val);
+			break;
+		}
+		if (d->status == VGEMINI_DIAG_PENDING) {
+			guest_error(nic, "diag: a ping is already in flight");
+			break;
+		}
+		gemini_diag_start(nic, GEMINI_DIAG_GUEST, d->dest, d->len, 1);
+		break;
+	}
 	default: {
 		uint32_t dummy;
 

@@ -13,8 +13,10 @@
 #include <stdint.h>
 
 #include "gemini_hw.h"
+#include "gemini_packet.h"
 #include "vgemini_ctl.h"
 #include "vgemini_link.h"
+#include "vgemini_route.h"
 
 /* How an access to a register window went; the glue traces all but OK. */
 enum gemini_access {
@@ -38,12 +40,67 @@ struct gemini_ops {
 	/* A router port changed state; for tracing, may be NULL. */
 	void (*port_changed)(void *opaque, unsigned int port,
 			     enum vgemini_port_state state, uint32_t peer);
+	/* Monotonic time in nanoseconds. */
+	uint64_t (*clock_ns)(void *opaque);
+	/* Ring the doorbell of the peer on @port's link; may be NULL. */
+	void (*kick_peer)(void *opaque, unsigned int port);
 };
 
 struct gemini_config {
 	uint32_t coord[3];		/* x, y, z */
 	uint32_t dims[3];		/* X, Y, Z */
 	unsigned int num_vectors;	/* MSI-X vectors the glue provides */
+};
+
+/* A bounded FIFO of decoded packets: an input buffer of the router. */
+#define GEMINI_PKTQ_DEPTH	VGEMINI_LINK_SLOTS
+
+struct gemini_pktq {
+	struct gemini_pkt pkt[GEMINI_PKTQ_DEPTH];
+	unsigned int head;
+	unsigned int count;
+	uint64_t stall_ns;		/* head blocked since, 0 = moving */
+	unsigned int stall_port;	/* the output it waits for */
+};
+
+/* Fault injection on what a port sends (rates in parts per million). */
+struct gemini_fault {
+	uint32_t corrupt_ppm;
+	uint32_t drop_ppm;
+	uint32_t delay_ppm;
+	uint32_t delay_ms;
+	bool down;
+	uint64_t rng;
+};
+
+/* Our transmit side of one link channel (one VC and dateline class). */
+struct gemini_tx_chan {
+	uint32_t next;			/* number of the next new packet */
+	uint32_t wire_next;		/* next number to (re)write on the wire */
+	uint32_t acked;			/* peer's ack, as last believed */
+	uint32_t freed;			/* peer's freed: credits come back */
+	uint32_t nak_seen;		/* peer's nak counter, as last acted on */
+	bool synced;			/* peer counts for our current epoch */
+	uint64_t progress_ns;		/* last ack progress or (re)send */
+	uint64_t hold_ns;		/* delay fault: write nothing before */
+	uint32_t delayed_seq;		/* the packet that was delayed */
+	bool delayed_valid;
+	uint32_t gen[VGEMINI_LINK_SLOTS];
+	uint16_t len[VGEMINI_LINK_SLOTS];
+	uint8_t buf[VGEMINI_LINK_SLOTS][VGEMINI_LINK_SLOT_DATA];
+};
+
+/* Our receive side of one of the peer's channels: the input buffer. */
+struct gemini_rx_chan {
+	uint32_t ack;			/* next packet number expected */
+	uint32_t freed;			/* packets taken from @q */
+	uint32_t nak;			/* retransmission requests sent */
+	uint32_t nak_at;		/* @ack when we last asked */
+	bool nak_valid;
+	uint32_t bad_gen;		/* a corrupted copy already refused */
+	bool bad_valid;
+	uint32_t bad_tries;		/* bad copies of the expected packet */
+	struct gemini_pktq q;
 };
 
 struct gemini_router_port {
@@ -53,11 +110,52 @@ struct gemini_router_port {
 	uint32_t peer;			/* PE learnt from the peer's side */
 	uint32_t expected;		/* PE the topology puts there */
 	uint32_t changes;		/* state changes since attach */
+	uint64_t epoch;			/* ours, as published */
 	uint64_t heartbeat;		/* our own counter */
 	uint64_t seen_hb;		/* the peer's counter when last read */
 	uint64_t seen_epoch;		/* the peer's epoch when last read */
 	uint64_t seen_ms;		/* when the peer last showed life */
 	bool seen_valid;		/* seen_* hold a real observation */
+	bool kick;			/* published something for the peer */
+	uint32_t session;		/* of both ends' epochs, see gemini_lcb.c */
+	bool session_valid;
+	struct gemini_fault fault;
+	struct gemini_tx_chan tx[VGEMINI_LINK_CHANS];
+	struct gemini_rx_chan rx[VGEMINI_LINK_CHANS];
+	uint64_t ctr[VGEMINI_COUNTERS_PER_BLK];
+};
+
+/* One diagnostic ping engine: slot 0 is the guest's, slot 1 the host's. */
+enum { GEMINI_DIAG_GUEST = 0, GEMINI_DIAG_HOST = 1, GEMINI_DIAG_SLOTS = 2 };
+
+struct gemini_diag {
+	uint32_t dest;
+	uint32_t len;
+	uint32_t status;		/* enum vgemini_diag_status */
+	uint32_t hops;			/* request [7:0], response [15:8] */
+	uint32_t rtt_ns;
+	uint32_t seq;			/* pings started */
+	uint32_t irq;			/* guest slot: vector on completion */
+	uint32_t trace[VGEMINI_DIAG_MAX_TRACE];
+	unsigned int ntrace;
+	uint16_t tag;			/* of the ping in flight */
+	uint64_t sent_ns;
+	/* Bursts (host slot): @count pings back to back. */
+	uint32_t count;
+	uint32_t done;
+	uint32_t ok;
+	uint32_t failed;
+	uint64_t rtt_min;
+	uint64_t rtt_max;
+	uint64_t rtt_sum;
+};
+
+struct gemini_router {
+	uint8_t *table;			/* entries of the loaded image */
+	uint32_t generation;
+	bool quiesced;
+	struct gemini_pktq inject[2];	/* from the NIC, per VC */
+	unsigned int rr;		/* round-robin start among inputs */
 };
 
 struct gemini_nic {
@@ -66,6 +164,7 @@ struct gemini_nic {
 	struct gemini_config cfg;
 	uint32_t gemini_id;
 	uint32_t pe;
+	uint32_t num_nodes;
 
 	/* Control block registers */
 	uint64_t scratch;
@@ -78,6 +177,9 @@ struct gemini_nic {
 	uint32_t link_irq;
 
 	struct gemini_router_port port[GEMINI_NUM_TORUS_PORTS];
+	struct gemini_router router;
+	struct gemini_diag diag[GEMINI_DIAG_SLOTS];
+	uint64_t nic_ctr[VGEMINI_COUNTERS_PER_BLK];
 };
 
 /*
@@ -89,6 +191,8 @@ int gemini_nic_init(struct gemini_nic *nic, const struct gemini_config *cfg,
 		    char *err, size_t errlen);
 /* Device reset: guest-visible registers only; links stay as cabled. */
 void gemini_nic_reset(struct gemini_nic *nic);
+/* Free what gemini_nic_init() and the router allocated. */
+void gemini_nic_fini(struct gemini_nic *nic);
 
 /* BAR0, the control block.  @size is the guest's access size. */
 enum gemini_access gemini_ctl_read(struct gemini_nic *nic, uint64_t offset,
@@ -121,6 +225,88 @@ void gemini_port_detach(struct gemini_nic *nic, unsigned int port);
  * each neighbour.  The glue calls it every VGEMINI_LINK_HEARTBEAT_MS.
  */
 void gemini_nic_tick(struct gemini_nic *nic, uint64_t now_ms);
+
+/*
+ * Do all the work the links, the router and the NIC have: take packets
+ * in, move them on, send, retry, time out.  The glue calls it when a
+ * doorbell rings, when its deadline timer fires and after anything that
+ * may have given the device work.  Returns the next time (clock_ns) at
+ * which it must be called even if nothing happens, or UINT64_MAX.
+ */
+uint64_t gemini_nic_poll(struct gemini_nic *nic);
+
+/* --- Router (gemini_router.c) --- */
+
+/*
+ * Load a routing-table image (@len bytes at @img) into the router.
+ * Returns 0, or -1 with a message in @err; the old table then stays.
+ */
+int gemini_router_load(struct gemini_nic *nic, const void *img, size_t len,
+		       char *err, size_t errlen);
+/* Hold all traffic (true) or let it go again (false). */
+void gemini_router_quiesce(struct gemini_nic *nic, bool quiesce);
+enum vgemini_fabric_state gemini_fabric_state(const struct gemini_nic *nic);
+/*
+ * Hand a packet from the NIC to the router.  Returns 0, or -1 when the
+ * injection buffer of its VC is full.
+ */
+int gemini_router_inject(struct gemini_nic *nic, const struct gemini_pkt *pkt);
+/* The entry for a packet from the NIC to @dest, or VGEMINI_ROUTE_NONE. */
+unsigned int gemini_router_first_hop(const struct gemini_nic *nic,
+				     uint32_t dest);
+const char *gemini_port_counter_name(unsigned int idx);
+const char *gemini_nic_counter_name(unsigned int idx);
+
+/* --- Link channels (gemini_lcb.c) --- */
+
+/* Room to send one more packet on @port's channel @chan? */
+bool gemini_lcb_can_send(struct gemini_nic *nic, unsigned int port,
+			 unsigned int chan);
+/* Send @pkt on @port (channel from its vc and vclass); caller checked. */
+void gemini_lcb_send(struct gemini_nic *nic, unsigned int port,
+		     const struct gemini_pkt *pkt);
+/* Take what the peer sent and acknowledged; returns true on progress. */
+bool gemini_lcb_poll(struct gemini_nic *nic, unsigned int port,
+		     uint64_t now, uint64_t *deadline);
+/* Return a credit: a packet left @port's input buffer of @chan. */
+void gemini_lcb_freed(struct gemini_nic *nic, unsigned int port,
+		      unsigned int chan);
+/* Forget all link-channel state of @port (attach, retrain, link down). */
+void gemini_lcb_reset(struct gemini_nic *nic, unsigned int port);
+/*
+ * Parse and apply a fault spec ("" / "none", or "corrupt=F,drop=F,
+ * delay=F,delay-ms=N,down=0|1,seed=N").  Returns 0 or -1 with @err.
+ */
+int gemini_fault_set(struct gemini_nic *nic, unsigned int port,
+		     const char *spec, char *err, size_t errlen);
+/* Write the current fault spec of @port into @buf. */
+void gemini_fault_get(const struct gemini_nic *nic, unsigned int port,
+		      char *buf, size_t len);
+
+/* --- Diagnostics (gemini_diag.c) --- */
+
+/* Start a ping from @slot; the result shows in nic->diag[slot]. */
+void gemini_diag_start(struct gemini_nic *nic, unsigned int slot,
+		       uint32_t dest, uint32_t len, uint32_t count);
+/* The NIC's side of diagnostic packets delivered to it. */
+bool gemini_diag_deliver(struct gemini_nic *nic, const struct gemini_pkt *pkt);
+void gemini_diag_poll(struct gemini_nic *nic, uint64_t now, uint64_t *deadline);
+/* Write the result of @slot as JSON into @buf. */
+void gemini_diag_json(const struct gemini_nic *nic, unsigned int slot,
+		      char *buf, size_t len);
+
+/* JSON texts for the supervisor (QMP). */
+void gemini_counters_json(const struct gemini_nic *nic, char *buf, size_t len);
+void gemini_ports_json(const struct gemini_nic *nic, char *buf, size_t len);
+
+/*
+ * Time from @since to @now; 0 if @since is later (a timestamp taken while
+ * a poll that started at @now was running).
+ */
+static inline uint64_t gemini_elapsed(uint64_t now, uint64_t since)
+{
+	return now > since ? now - since : 0;
+}
 
 const char *gemini_port_name(unsigned int port);
 const char *gemini_port_state_name(enum vgemini_port_state state);

@@ -60,6 +60,8 @@ int gemini_port_attach(struct gemini_nic *nic, unsigned int port, void *mem,
 
 	p->shm = mem;
 	p->side = GEMINI_PORT_IS_MINUS(port) ? 1 : 0;
+	p->epoch = epoch;
+	gemini_lcb_reset(nic, port);
 	p->state = VGEMINI_PORT_DOWN;
 	p->peer = VGEMINI_PEER_NONE;
 	p->changes = 0;
@@ -103,6 +105,7 @@ void gemini_port_detach(struct gemini_nic *nic, unsigned int port)
 		return;
 	p = &nic->port[port];
 	STORE(p->shm->side[p->side].magic, 0);
+	gemini_lcb_reset(nic, port);
 	p->shm = NULL;
 	set_state(nic, port, VGEMINI_PORT_UNUSED, VGEMINI_PEER_NONE);
 }
@@ -119,6 +122,12 @@ static void judge_peer(struct gemini_nic *nic, unsigned int port,
 	uint64_t hb = LOAD(peer->heartbeat);
 	bool alive;
 
+	if (p->fault.down) {
+		/* The fault injector holds the link down: see nothing. */
+		p->seen_valid = false;
+		set_state(nic, port, VGEMINI_PORT_DOWN, VGEMINI_PEER_NONE);
+		return;
+	}
 	if (magic != VGEMINI_LINK_MAGIC || version != VGEMINI_LINK_VERSION) {
 		/* Nobody there, or a peer speaking another link version. */
 		p->seen_valid = false;
@@ -151,7 +160,7 @@ void gemini_nic_tick(struct gemini_nic *nic, uint64_t now_ms)
 	for (port = 0; port < GEMINI_NUM_TORUS_PORTS; port++) {
 		struct gemini_router_port *p = &nic->port[port];
 
-		if (!p->shm)
+		if (!p->shm || p->fault.down)
 			continue;
 		p->heartbeat++;
 		STORE(p->shm->side[p->side].heartbeat, p->heartbeat);

@@ -3,19 +3,25 @@
  * cray-gemini: QEMU glue for the emulated Cray Gemini NIC and router.
  *
  * The decisions live in the device core (../core); this file adapts QEMU
- * to it: PCI identity and BARs, MSI-X, DMA, the link heartbeat timer,
- * properties, reset and tracing.  See Documentation/device.rst.
+ * to it: PCI identity and BARs, MSI-X, DMA, the link heartbeat timer, the
+ * link doorbells and the router's deadline timer, properties, the
+ * supervisor's QOM properties (routes, fabric, diag-ping, counters, ports,
+ * fault-*), reset and tracing.  See Documentation/device.rst and
+ * Documentation/fabric.rst.
  *
  *   BAR0  control block (vgemini_ctl.h), 64 KiB
  *   BAR2  Gemini NIC address window (gemini_hw.h), 256 GiB, prefetchable
  *   BAR4  MSI-X table and PBA, 32 vectors
  */
 #include "qemu/osdep.h"
+#include "qemu/cutils.h"
 #include "qemu/log.h"
+#include "qemu/main-loop.h"
 #include "qemu/module.h"
 #include "qemu/notify.h"
 #include "qemu/timer.h"
 #include "qapi/error.h"
+#include "qapi/visitor.h"
 #include "hw/pci/pci.h"
 #include "hw/pci/msix.h"
 #include "hw/qdev-properties.h"
@@ -36,6 +42,8 @@ struct CrayGeminiState {
     MemoryRegion ctl;
     MemoryRegion window;
     QEMUTimer *tick;
+    QEMUTimer *poll_timer;      /* the router's next deadline */
+    QEMUBH *poll_bh;
     Notifier exit_notifier;
 
     struct gemini_nic nic;
@@ -107,13 +115,63 @@ static void gemini_port_changed(void *opaque, unsigned port,
                                  gemini_port_state_name(state), peer);
 }
 
+static uint64_t gemini_clock_ns(void *opaque)
+{
+    return qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
+}
+
+static void gemini_kick_peer(void *opaque, unsigned port)
+{
+    CrayGeminiState *s = opaque;
+
+    gemini_link_ring(&s->links[port]);
+}
+
 static const struct gemini_ops cray_gemini_core_ops = {
     .dma_read = gemini_dma_read,
     .dma_write = gemini_dma_write,
     .raise_irq = gemini_raise_irq,
     .guest_error = gemini_guest_error,
     .port_changed = gemini_port_changed,
+    .clock_ns = gemini_clock_ns,
+    .kick_peer = gemini_kick_peer,
 };
+
+/* --- Router work -------------------------------------------------------- */
+
+/* Run the core until it has nothing to do; re-arm for its next deadline. */
+static void cray_gemini_poll(CrayGeminiState *s)
+{
+    uint64_t deadline = gemini_nic_poll(&s->nic);
+
+    if (deadline == UINT64_MAX) {
+        timer_del(s->poll_timer);
+    } else {
+        timer_mod(s->poll_timer, deadline);
+    }
+}
+
+static void cray_gemini_poll_cb(void *opaque)
+{
+    cray_gemini_poll(opaque);
+}
+
+/* Work arrived from elsewhere: do it soon, outside the caller. */
+static void cray_gemini_kick(CrayGeminiState *s)
+{
+    if (s->poll_bh) {
+        qemu_bh_schedule(s->poll_bh);
+    }
+}
+
+static void cray_gemini_bell(void *opaque)
+{
+    GeminiLink *link = opaque;
+    CrayGeminiState *s = link->owner;
+
+    gemini_link_drain(link);
+    cray_gemini_poll(s);
+}
 
 /* --- BARs --------------------------------------------------------------- */
 
@@ -142,6 +200,7 @@ static void cray_gemini_ctl_write(void *opaque, hwaddr addr, uint64_t val,
     if (r != GEMINI_ACCESS_OK) {
         report_access("ctl", "write", r, addr, size);
     }
+    cray_gemini_kick(s);
 }
 
 static uint64_t cray_gemini_window_read(void *opaque, hwaddr addr,
@@ -211,6 +270,7 @@ static void cray_gemini_tick(void *opaque)
 
     gemini_nic_tick(&s->nic, now);
     timer_mod(s->tick, now + VGEMINI_LINK_HEARTBEAT_MS);
+    cray_gemini_poll(s);
 }
 
 static void cray_gemini_detach_links(CrayGeminiState *s)
@@ -219,6 +279,9 @@ static void cray_gemini_detach_links(CrayGeminiState *s)
 
     for (port = 0; port < GEMINI_NUM_TORUS_PORTS; port++) {
         gemini_port_detach(&s->nic, port);
+        if (s->links[port].bell_rd >= 0) {
+            qemu_set_fd_handler(s->links[port].bell_rd, NULL, NULL, NULL);
+        }
         gemini_link_close(&s->links[port]);
     }
 }
@@ -244,10 +307,14 @@ static bool cray_gemini_attach_links(CrayGeminiState *s, Error **errp)
         if (!spec || !*spec) {
             continue;
         }
-        if (!gemini_link_open(&s->links[port], spec, errp)) {
+        if (!gemini_link_open(&s->links[port], spec,
+                              GEMINI_PORT_IS_MINUS(port), errp)) {
             error_prepend(errp, "port %s: ", gemini_port_name(port));
             return false;
         }
+        s->links[port].owner = s;
+        qemu_set_fd_handler(s->links[port].bell_rd, cray_gemini_bell, NULL,
+                            &s->links[port]);
         if (gemini_port_attach(&s->nic, port, s->links[port].mem,
                                s->links[port].len, epoch, err, sizeof(err))) {
             error_setg(errp, "port %s: %s", gemini_port_name(port), err);
@@ -294,8 +361,16 @@ static void cray_gemini_realize(PCIDevice *pdev, Error **errp)
         msix_vector_use(pdev, v);
     }
 
+    /* Before the links: their doorbells may ring at once. */
+    s->poll_timer = timer_new_ns(QEMU_CLOCK_REALTIME, cray_gemini_poll_cb, s);
+    s->poll_bh = qemu_bh_new(cray_gemini_poll_cb, s);
     if (!cray_gemini_attach_links(s, errp)) {
         cray_gemini_detach_links(s);
+        qemu_bh_delete(s->poll_bh);
+        s->poll_bh = NULL;
+        timer_free(s->poll_timer);
+        s->poll_timer = NULL;
+        gemini_nic_fini(&s->nic);
         msix_uninit_exclusive_bar(pdev);
         return;
     }
@@ -316,6 +391,11 @@ static void cray_gemini_exit(PCIDevice *pdev)
     s->tick = NULL;
     qemu_remove_exit_notifier(&s->exit_notifier);
     cray_gemini_detach_links(s);
+    qemu_bh_delete(s->poll_bh);
+    s->poll_bh = NULL;
+    timer_free(s->poll_timer);
+    s->poll_timer = NULL;
+    gemini_nic_fini(&s->nic);
     msix_uninit_exclusive_bar(pdev);
 }
 
@@ -349,6 +429,214 @@ static Property cray_gemini_properties[] = {
     DEFINE_PROP_END_OF_LIST(),
 };
 
+/* --- Supervisor (QOM properties, reached with QMP qom-set/qom-get) ------- */
+
+/*
+ * These play Cray's hardware supervisor: they exist after realize and are
+ * how the launcher loads routing tables, holds the fabric, pings, reads
+ * counters and injects faults (Documentation/fabric.rst).
+ */
+
+static bool cray_gemini_realized(CrayGeminiState *s, Error **errp)
+{
+    if (!DEVICE(s)->realized) {
+        error_setg(errp, "cray-gemini: the device is not realized yet");
+        return false;
+    }
+    return true;
+}
+
+static char *cray_gemini_get_routes(Object *obj, Error **errp)
+{
+    CrayGeminiState *s = CRAY_GEMINI(obj);
+
+    return g_strdup_printf("{\"generation\": %u, \"loaded\": %s}",
+                           s->nic.router.generation,
+                           s->nic.router.table ? "true" : "false");
+}
+
+static void cray_gemini_set_routes(Object *obj, const char *path,
+                                   Error **errp)
+{
+    CrayGeminiState *s = CRAY_GEMINI(obj);
+    g_autofree gchar *img = NULL;
+    g_autoptr(GError) gerr = NULL;
+    gsize len;
+    char err[200];
+
+    if (!cray_gemini_realized(s, errp)) {
+        return;
+    }
+    if (!g_file_get_contents(path, &img, &len, &gerr)) {
+        error_setg(errp, "routes: %s", gerr->message);
+        return;
+    }
+    if (gemini_router_load(&s->nic, img, len, err, sizeof(err))) {
+        error_setg(errp, "routes '%s': %s", path, err);
+        return;
+    }
+    trace_cray_gemini_routes_loaded(path, s->nic.router.generation);
+    cray_gemini_kick(s);
+}
+
+static const char *const fabric_state_names[] = {
+    [VGEMINI_FABRIC_NO_TABLE] = "no-table",
+    [VGEMINI_FABRIC_RUNNING] = "running",
+    [VGEMINI_FABRIC_QUIESCED] = "quiesced",
+};
+
+static char *cray_gemini_get_fabric(Object *obj, Error **errp)
+{
+    CrayGeminiState *s = CRAY_GEMINI(obj);
+
+    return g_strdup(fabric_state_names[gemini_fabric_state(&s->nic)]);
+}
+
+static void cray_gemini_set_fabric(Object *obj, const char *v, Error **errp)
+{
+    CrayGeminiState *s = CRAY_GEMINI(obj);
+
+    if (!cray_gemini_realized(s, errp)) {
+        return;
+    }
+    if (!strcmp(v, "quiesce")) {
+        gemini_router_quiesce(&s->nic, true);
+    } else if (!strcmp(v, "resume")) {
+        gemini_router_quiesce(&s->nic, false);
+    } else {
+        error_setg(errp, "fabric: '%s': expected 'quiesce' or 'resume'", v);
+        return;
+    }
+    trace_cray_gemini_fabric(v);
+    cray_gemini_kick(s);
+}
+
+static char *cray_gemini_get_diag(Object *obj, Error **errp)
+{
+    CrayGeminiState *s = CRAY_GEMINI(obj);
+    char *buf = g_malloc(4096);
+
+    gemini_diag_json(&s->nic, GEMINI_DIAG_HOST, buf, 4096);
+    return buf;
+}
+
+static void cray_gemini_set_diag(Object *obj, const char *v, Error **errp)
+{
+    CrayGeminiState *s = CRAY_GEMINI(obj);
+    g_auto(GStrv) f = g_strsplit(v, ",", 0);
+    uint64_t dest, len = GEMINI_PKT_MAX_DATA, count = 1;
+    guint n = g_strv_length(f);
+
+    if (!cray_gemini_realized(s, errp)) {
+        return;
+    }
+    if (n < 1 || n > 3 || qemu_strtou64(f[0], NULL, 0, &dest) ||
+        (n > 1 && qemu_strtou64(f[1], NULL, 0, &len)) ||
+        (n > 2 && qemu_strtou64(f[2], NULL, 0, &count))) {
+        error_setg(errp, "diag-ping: '%s': expected DEST[,LEN[,COUNT]]", v);
+        return;
+    }
+    if (dest >= s->nic.num_nodes) {
+        error_setg(errp, "diag-ping: no node %" PRIu64 " in a torus of %u",
+                   dest, s->nic.num_nodes);
+        return;
+    }
+    if (len > GEMINI_PKT_MAX_DATA || count < 1 || count > 1000000) {
+        error_setg(errp, "diag-ping: LEN must be 0..%u, COUNT 1..1000000",
+                   GEMINI_PKT_MAX_DATA);
+        return;
+    }
+    if (s->nic.diag[GEMINI_DIAG_HOST].status == VGEMINI_DIAG_PENDING) {
+        error_setg(errp, "diag-ping: a ping from the host is in flight");
+        return;
+    }
+    trace_cray_gemini_diag_ping(dest, len, count);
+    gemini_diag_start(&s->nic, GEMINI_DIAG_HOST, dest, len, count);
+    cray_gemini_kick(s);
+}
+
+static char *cray_gemini_get_counters(Object *obj, Error **errp)
+{
+    CrayGeminiState *s = CRAY_GEMINI(obj);
+    char *buf = g_malloc(8192);
+
+    gemini_counters_json(&s->nic, buf, 8192);
+    return buf;
+}
+
+static char *cray_gemini_get_ports(Object *obj, Error **errp)
+{
+    CrayGeminiState *s = CRAY_GEMINI(obj);
+    char *buf = g_malloc(1024);
+
+    gemini_ports_json(&s->nic, buf, 1024);
+    return buf;
+}
+
+static const char *const fault_props[GEMINI_NUM_TORUS_PORTS] = {
+    "fault-xp", "fault-xm", "fault-yp", "fault-ym", "fault-zp", "fault-zm",
+};
+
+static int fault_port(const char *name)
+{
+    for (int p = 0; p < GEMINI_NUM_TORUS_PORTS; p++) {
+        if (!strcmp(name, fault_props[p])) {
+            return p;
+        }
+    }
+    return -1;
+}
+
+static void cray_gemini_get_fault(Object *obj, Visitor *v, const char *name,
+                                  void *opaque, Error **errp)
+{
+    CrayGeminiState *s = CRAY_GEMINI(obj);
+    char buf[160];
+    char *p = buf;
+
+    gemini_fault_get(&s->nic, fault_port(name), buf, sizeof(buf));
+    visit_type_str(v, name, &p, errp);
+}
+
+static void cray_gemini_set_fault(Object *obj, Visitor *v, const char *name,
+                                  void *opaque, Error **errp)
+{
+    CrayGeminiState *s = CRAY_GEMINI(obj);
+    g_autofree char *spec = NULL;
+    int port = fault_port(name);
+    char err[160];
+
+    if (!visit_type_str(v, name, &spec, errp) ||
+        !cray_gemini_realized(s, errp)) {
+        return;
+    }
+    if (gemini_fault_set(&s->nic, port, spec, err, sizeof(err))) {
+        error_setg(errp, "%s: %s", name, err);
+        return;
+    }
+    trace_cray_gemini_fault(gemini_port_name(port), spec);
+    cray_gemini_kick(s);
+}
+
+static void cray_gemini_add_supervisor_props(ObjectClass *klass)
+{
+    object_class_property_add_str(klass, "routes", cray_gemini_get_routes,
+                                  cray_gemini_set_routes);
+    object_class_property_add_str(klass, "fabric", cray_gemini_get_fabric,
+                                  cray_gemini_set_fabric);
+    object_class_property_add_str(klass, "diag-ping", cray_gemini_get_diag,
+                                  cray_gemini_set_diag);
+    object_class_property_add_str(klass, "counters",
+                                  cray_gemini_get_counters, NULL);
+    object_class_property_add_str(klass, "ports", cray_gemini_get_ports,
+                                  NULL);
+    for (int p = 0; p < GEMINI_NUM_TORUS_PORTS; p++) {
+        object_class_property_add(klass, fault_props[p], "str",
+                                  cray_gemini_get_fault,
+                                  cray_gemini_set_fault, NULL, NULL);
+    }
+}
+
 static void cray_gemini_class_init(ObjectClass *klass, void *data)
 {
     DeviceClass *dc = DEVICE_CLASS(klass);
@@ -364,6 +652,7 @@ static void cray_gemini_class_init(ObjectClass *klass, void *data)
     dc->reset = cray_gemini_reset;
     dc->vmsd = &vmstate_cray_gemini;
     device_class_set_props(dc, cray_gemini_properties);
+    cray_gemini_add_supervisor_props(klass);
     set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
 }
 

@@ -4,7 +4,8 @@
  *
  * A backend is named by the link property of the port.  The only backend
  * now is shared memory ("shm:PATH" or a bare PATH): a file that both ends
- * map (layout in uapi/vgemini_link.h).
+ * map (layout in uapi/vgemini_link.h), and two doorbell FIFOs beside it,
+ * PATH.bell0 and PATH.bell1, read by side 0 and side 1.
  */
 #ifndef CRAY_GEMINI_LINK_H
 #define CRAY_GEMINI_LINK_H
@@ -13,10 +14,21 @@ typedef struct GeminiLink {
     void *mem;          /* mapped link file, NULL when closed */
     size_t len;
     char *path;
+    int bell_rd;        /* our doorbell, -1 when closed */
+    int bell_wr;        /* the peer's doorbell, -1 when closed */
+    void *owner;        /* the device, for the doorbell handler */
 } GeminiLink;
 
-/* Open the link named @spec; on failure set @errp and return false. */
-bool gemini_link_open(GeminiLink *link, const char *spec, Error **errp);
+/*
+ * Open the link named @spec as side @side (0 for a "+" port, 1 for "-");
+ * on failure set @errp and return false.
+ */
+bool gemini_link_open(GeminiLink *link, const char *spec, unsigned side,
+                      Error **errp);
 void gemini_link_close(GeminiLink *link);
+/* Wake the peer; never blocks (a full FIFO already holds a wake-up). */
+void gemini_link_ring(GeminiLink *link);
+/* Empty our doorbell after it rang. */
+void gemini_link_drain(GeminiLink *link);
 
 #endif

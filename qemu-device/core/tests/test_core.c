@@ -94,12 +94,21 @@ static void fake_port_changed(void *opaque, unsigned int port,
 	n->port_events++;
 }
 
+static uint64_t fake_now_ns = 1000000000ull;
+
+static uint64_t fake_clock(void *opaque)
+{
+	(void)opaque;
+	return fake_now_ns;
+}
+
 static const struct gemini_ops fake_ops = {
 	.dma_read = fake_dma_read,
 	.dma_write = fake_dma_write,
 	.raise_irq = fake_irq,
 	.guest_error = fake_guest_error,
 	.port_changed = fake_port_changed,
+	.clock_ns = fake_clock,
 };
 
 static void make_nic(struct gemini_nic *nic, struct fake_node *node,

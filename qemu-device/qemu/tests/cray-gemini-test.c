@@ -386,6 +386,17 @@ static char *make_link(const char *dir, const char *name)
     return path;
 }
 
+/* A link file and the doorbell FIFOs the devices made beside it. */
+static void remove_link(const char *path)
+{
+    for (int side = 0; side < 2; side++) {
+        g_autofree char *bell = g_strdup_printf("%s.bell%d", path, side);
+
+        g_unlink(bell);
+    }
+    g_unlink(path);
+}
+
 static void test_links(void)
 {
     g_autofree char *dir = g_dir_make_tmp("cray-gemini-XXXXXX", NULL);
@@ -430,10 +441,10 @@ static void test_links(void)
     g_assert(wait_state(&a, GEMINI_PORT_XP, VGEMINI_PORT_UP, 20));
     node_stop(&b);
     node_stop(&a);
-    g_unlink(l0);
-    g_unlink(l1);
-    g_unlink(lz);
-    g_rmdir(dir);
+    remove_link(l0);
+    remove_link(l1);
+    remove_link(lz);
+    g_assert_cmpint(g_rmdir(dir), ==, 0);
 }
 
 /* --- bad properties are refused, not crashed on ------------------------- */

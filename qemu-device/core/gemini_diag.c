@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * cray-gemini device core: diagnostic pings.
+ *
+ * The fabric's own traffic, not IP: a DIAG request travels to any node on
+ * the request VC, that node's NIC answers with a DIAG_RSP on the response
+ * VC, and every router on the way records itself in the payload.  Payload
+ * layout (Documentation/fabric.rst):
+ *
+ *   byte 0     request hops (written by the target's NIC)
+ *   bytes 1-3  zero
+ *   byte 4...  path records, 4 bytes each, little-endian (VGEMINI_TRACE_*),
+ *              request path first, then the response path
+ *
+ * Two engines: slot 0 is driven by the guest through the control block,
+ * slot 1 by the supervisor through QMP (with bursts of many pings).  A
+ * ping is answered once or times out once; a response that matches no
+ * ping in flight is counted as stale and dropped.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "gemini_core.h"
+
+#define TIMEOUT_NS	((uint64_t)VGEMINI_DIAG_TIMEOUT_MS * 1000000)
+#define TAG_SLOT_BIT	0x200u
+#define TAG_SEQ_MASK	0x1ffu
+
+static void diag_finish(struct gemini_nic *nic, unsigned int slot,
+			uint32_t status, uint64_t now);
+
+static void diag_send(struct gemini_nic *nic, unsigned int slot, uint64_t now)
+{
+	struct gemini_diag *d = &nic->diag[slot];
+	struct gemini_pkt pkt = {
+		.vc = GEMINI_VC_REQ,
+		.type = GEMINI_PKT_DIAG,
+		.dst = (uint16_t)d->dest,
+		.src = (uint16_t)nic->gemini_id,
+		.len = (uint8_t)d->len,
+	};
+
+	d->seq++;
+	d->tag = (slot ? TAG_SLOT_BIT : 0) | (d->seq & TAG_SEQ_MASK);
+	pkt.tag = d->tag;
+	d->hops = 0;
+	d->rtt_ns = 0;
+	d->ntrace = 0;
+	memset(d->trace, 0, sizeof(d->trace));
+	if (gemini_router_first_hop(nic, d->dest) == VGEMINI_ROUTE_NONE) {
+		diag_finish(nic, slot, VGEMINI_DIAG_ERR_NO_ROUTE, now);
+		return;
+	}
+	if (gemini_router_inject(nic, &pkt)) {
+		diag_finish(nic, slot, VGEMINI_DIAG_ERR_BUSY, now);
+		return;
+	}
+	d->status = VGEMINI_DIAG_PENDING;
+	d->sent_ns = now;
+}
+
+void gemini_diag_start(struct gemini_nic *nic, unsigned int slot,
+		       uint32_t dest, uint32_t len, uint32_t count)
+{
+	struct gemini_diag *d;
+	uint64_t now;
+
+	if (slot >= GEMINI_DIAG_SLOTS)
+		return;
+	d = &nic->diag[slot];
+	now = nic->ops->clock_ns(nic->opaque);
+	if (d->status == VGEMINI_DIAG_PENDING) {
+		/* One ping at a time per engine; the one in flight goes on. */
+		return;
+	}
+	d->dest = dest;
+	d->len = len;
+	d->count = count ? count : 1;
+	d->done = d->ok = d->failed = 0;
+	d->rtt_min = UINT64_MAX;
+	d->rtt_max = d->rtt_sum = 0;
+	if (dest >= nic->num_nodes) {
+		diag_finish(nic, slot, VGEMINI_DIAG_ERR_DEST, now);
+		d->count = d->done;
+		return;
+	}
+	if (len > GEMINI_PKT_MAX_DATA) {
+		diag_finish(nic, slot, VGEMINI_DIAG_ERR_LEN, now);
+		d->count = d->done;
+		return;
+	}
+	diag_send(nic, slot, now);
+}
+
+/* One ping ended: record it, and start the next one of a burst. */
+static void diag_finish(struct gemini_nic *nic, unsigned int slot,
+			uint32_t status, uint64_t now)
+{
+	struct gemini_diag *d = &nic->diag[slot];
+
+	d->status = status;
+	d->done++;
+	if (status == VGEMINI_DIAG_DONE)
+		d->ok++;
+	else
+		d->failed++;
+	if (status == VGEMINI_DIAG_ERR_TIMEOUT)
+		nic->nic_ctr[VGEMINI_NC_DIAG_TIMEOUTS]++;
+	if (slot == GEMINI_DIAG_GUEST && d->irq != VGEMINI_IRQ_NONE &&
+	    d->irq < nic->cfg.num_vectors)
+		nic->ops->raise_irq(nic->opaque, d->irq);
+	/* A burst stops at errors that the next ping would repeat. */
+	if (d->done < d->count && (status == VGEMINI_DIAG_DONE ||
+				   status == VGEMINI_DIAG_ERR_TIMEOUT))
+		diag_send(nic, slot, now);
+}
+
+static bool diag_answer(struct gemini_nic *nic, const struct gemini_pkt *req)
+{
+	struct gemini_pkt rsp = {
+		.vc = GEMINI_VC_RSP,
+		.type = GEMINI_PKT_DIAG_RSP,
+		.dst = req->src,
+		.dst_nic = req->src_nic,
+		.tag = req->tag,
+		.len = req->len,
+	};
+
+	memcpy(rsp.data, req->data, req->len);
+	if (rsp.len >= 1)
+		rsp.data[0] = req->hops;
+	if (gemini_router_inject(nic, &rsp))
+		return false;	/* no room: the request waits */
+	nic->nic_ctr[VGEMINI_NC_DIAG_PINGS]++;
+	return true;
+}
+
+bool gemini_diag_deliver(struct gemini_nic *nic, const struct gemini_pkt *pkt)
+{
+	unsigned int slot = pkt->tag & TAG_SLOT_BIT ? GEMINI_DIAG_HOST :
+			    GEMINI_DIAG_GUEST;
+	struct gemini_diag *d = &nic->diag[slot];
+	uint64_t now, rtt;
+	unsigned int req_hops, i, n;
+
+	if (pkt->type == GEMINI_PKT_DIAG)
+		return diag_answer(nic, pkt);
+
+	if (d->status != VGEMINI_DIAG_PENDING || pkt->tag != d->tag) {
+		nic->nic_ctr[VGEMINI_NC_STALE_RSP]++;
+		return true;
+	}
+	now = nic->ops->clock_ns(nic->opaque);
+	rtt = gemini_elapsed(now, d->sent_ns);
+	req_hops = pkt->len >= 1 ? pkt->data[0] : 0;
+	d->hops = (req_hops & 0xff) | (uint32_t)(pkt->hops & 0xff) << 8;
+	d->rtt_ns = rtt > UINT32_MAX ? UINT32_MAX : (uint32_t)rtt;
+	n = pkt->len >= 4 ? (pkt->len - 4) / 4 : 0;
+	if (n > req_hops + pkt->hops)
+		n = req_hops + pkt->hops;
+	if (n > VGEMINI_DIAG_MAX_TRACE)
+		n = VGEMINI_DIAG_MAX_TRACE;
+	for (i = 0; i < n; i++) {
+		const uint8_t *r = &pkt->data[4 + 4 * i];
+
+		d->trace[i] = r[0] | r[1] << 8 | r[2] << 16 |
+			      (uint32_t)r[3] << 24;
+	}
+	d->ntrace = n;
+	if (rtt < d->rtt_min)
+		d->rtt_min = rtt;
+	if (rtt > d->rtt_max)
+		d->rtt_max = rtt;
+	d->rtt_sum += rtt;
+	diag_finish(nic, slot, VGEMINI_DIAG_DONE, now);
+	return true;
+}
+
+void gemini_diag_poll(struct gemini_nic *nic, uint64_t now, uint64_t *deadline)
+{
+	unsigned int slot;
+
+	for (slot = 0; slot < GEMINI_DIAG_SLOTS; slot++) {
+		struct gemini_diag *d = &nic->diag[slot];
+
+		if (d->status != VGEMINI_DIAG_PENDING)
+			continue;
+		if (gemini_elapsed(now, d->sent_ns) >= TIMEOUT_NS)
+			diag_finish(nic, slot, VGEMINI_DIAG_ERR_TIMEOUT, now);
+		if (d->status == VGEMINI_DIAG_PENDING &&
+		    d->sent_ns + TIMEOUT_NS < *deadline)
+			*deadline = d->sent_ns + TIMEOUT_NS;
+	}
+}
+
+static const char *status_error(uint32_t status)
+{
+	switch (status) {
+	case VGEMINI_DIAG_ERR_TIMEOUT:
+		return "\"timeout\"";
+	case VGEMINI_DIAG_ERR_DEST:
+		return "\"bad-dest\"";
+	case VGEMINI_DIAG_ERR_LEN:
+		return "\"bad-len\"";
+	case VGEMINI_DIAG_ERR_BUSY:
+		return "\"busy\"";
+	case VGEMINI_DIAG_ERR_NO_ROUTE:
+		return "\"no-route\"";
+	}
+	return "null";
+}
+
+void gemini_diag_json(const struct gemini_nic *nic, unsigned int slot,
+		      char *buf, size_t len)
+{
+	const struct gemini_diag *d = &nic->diag[slot % GEMINI_DIAG_SLOTS];
+	const char *state, *err;
+	size_t off;
+	unsigned int i;
+	int n;
+
+	if (d->status == VGEMINI_DIAG_IDLE)
+		state = "idle";
+	else if (d->status == VGEMINI_DIAG_PENDING)
+		state = "pending";
+	else
+		state = d->failed ? "error" : "done";
+	/* Only timeouts let a burst go on, so an earlier failure was one. */
+	err = d->status != VGEMINI_DIAG_DONE &&
+	      d->status != VGEMINI_DIAG_PENDING ? status_error(d->status) :
+	      d->failed ? status_error(VGEMINI_DIAG_ERR_TIMEOUT) : "null";
+	n = snprintf(buf, len, "{\"state\": \"%s\", \"error\": %s, "
+		     "\"seq\": %u, \"dest\": %u, \"len\": %u, \"count\": %u, "
+		     "\"done\": %u, \"ok\": %u, \"failed\": %u, "
+		     "\"hops\": [%u, %u], \"rtt_ns\": %u, \"rtt_ns_min\": %llu, "
+		     "\"rtt_ns_avg\": %llu, \"rtt_ns_max\": %llu, \"path\": [",
+		     state, err,
+		     d->seq, d->dest, d->len, d->count, d->done, d->ok,
+		     d->failed, d->hops & 0xff, (d->hops >> 8) & 0xff, d->rtt_ns,
+		     (unsigned long long)(d->ok ? d->rtt_min : 0),
+		     (unsigned long long)(d->ok ? d->rtt_sum / d->ok : 0),
+		     (unsigned long long)d->rtt_max);
+	off = n < 0 ? 0 : (size_t)n;
+	for (i = 0; i < d->ntrace && off < len; i++) {
+		uint32_t r = d->trace[i];
+		unsigned int in = VGEMINI_TRACE_IN(r);
+
+		n = snprintf(buf + off, len - off,
+			     "%s{\"node\": %u, \"out\": \"%s\", \"in\": \"%s\", "
+			     "\"class\": %u, \"dir\": \"%s\"}", i ? ", " : "",
+			     VGEMINI_TRACE_NODE(r),
+			     gemini_port_name(VGEMINI_TRACE_OUT(r)),
+			     in == VGEMINI_ROUTE_IN_NIC ? "NIC" :
+			     gemini_port_name(in), VGEMINI_TRACE_CLASS(r),
+			     VGEMINI_TRACE_RSP(r) ? "rsp" : "req");
+		if (n < 0)
+			break;
+		off += (size_t)n;
+	}
+	if (off < len)
+		snprintf(buf + off, len - off, "]}");
+}

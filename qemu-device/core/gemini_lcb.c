@@ -1,0 +1,560 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * cray-gemini device core: the link control block of each router port.
+ *
+ * Moves packets over the shared-memory link (uapi/vgemini_link.h) with
+ * Gemini's link-level reliability: the receiver checks each packet's
+ * CRC-16 and number, acknowledges what arrived intact and asks for the
+ * rest again; the sender keeps every unacknowledged packet in its send
+ * buffer and goes back to the first one on a request or a timeout.
+ * Credits bound what a sender may have in the receiver's input buffer.
+ *
+ * The fault injector sits on the sending side, between the send buffer
+ * and the wire: what it corrupts, drops or delays is the wire copy only,
+ * so the link protocol has to recover it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gemini_core.h"
+
+#define LOAD(p)		__atomic_load_n(&(p), __ATOMIC_ACQUIRE)
+#define STORE(p, v)	__atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
+#define FENCE()		__atomic_thread_fence(__ATOMIC_SEQ_CST)
+
+#define SLOTS		VGEMINI_LINK_SLOTS
+#define RETRY_NS	((uint64_t)VGEMINI_LINK_RETRY_MS * 1000000)
+/* Copies of one packet refused before it counts as malformed, not damaged. */
+#define BAD_TRIES_MAX	64
+
+/* Sequence numbers wrap: compare by signed difference. */
+static inline int32_t seq_diff(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b);
+}
+
+static volatile struct vgemini_link_side *me(struct gemini_router_port *p)
+{
+	return &p->shm->side[p->side];
+}
+
+static volatile struct vgemini_link_side *peer(struct gemini_router_port *p)
+{
+	return &p->shm->side[!p->side];
+}
+
+/* --- Fault injector ----------------------------------------------------- */
+
+static uint32_t fault_rand(struct gemini_fault *f)
+{
+	/* xorshift64*: deterministic for a given seed, good enough here. */
+	f->rng ^= f->rng >> 12;
+	f->rng ^= f->rng << 25;
+	f->rng ^= f->rng >> 27;
+	return (uint32_t)((f->rng * 0x2545f4914f6cdd1dull) >> 32) % 1000000u;
+}
+
+static bool parse_fraction(const char *v, uint32_t *ppm)
+{
+	char *end;
+	double d = strtod(v, &end);
+
+	if (end == v || *end || !(d >= 0.0 && d <= 1.0))
+		return false;
+	*ppm = (uint32_t)(d * 1000000.0 + 0.5);
+	return true;
+}
+
+static bool parse_uint(const char *v, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long n;
+
+	if (!*v || *v == '-')
+		return false;
+	n = strtoull(v, &end, 0);
+	if (*end || n > max)
+		return false;
+	*out = n;
+	return true;
+}
+
+int gemini_fault_set(struct gemini_nic *nic, unsigned int port,
+		     const char *spec, char *err, size_t errlen)
+{
+	struct gemini_fault f = { .rng = 0x9e3779b97f4a7c15ull };
+	struct gemini_router_port *p;
+	char buf[256], *tok, *next;
+	bool was_down;
+
+	if (port >= GEMINI_NUM_TORUS_PORTS) {
+		snprintf(err, errlen, "no port %u", port);
+		return -1;
+	}
+	if (strlen(spec) >= sizeof(buf)) {
+		snprintf(err, errlen, "fault spec too long");
+		return -1;
+	}
+	strcpy(buf, spec);
+	if (strcmp(buf, "none") != 0) {
+		for (tok = buf; tok && *tok; tok = next) {
+			char *eq;
+			uint64_t n;
+			bool ok;
+
+			next = strchr(tok, ',');
+			if (next)
+				*next++ = '\0';
+			eq = strchr(tok, '=');
+			if (!eq) {
+				snprintf(err, errlen, "'%s': expected key=value", tok);
+				return -1;
+			}
+			*eq++ = '\0';
+			if (!strcmp(tok, "corrupt")) {
+				ok = parse_fraction(eq, &f.corrupt_ppm);
+			} else if (!strcmp(tok, "drop")) {
+				ok = parse_fraction(eq, &f.drop_ppm);
+			} else if (!strcmp(tok, "delay")) {
+				ok = parse_fraction(eq, &f.delay_ppm);
+			} else if (!strcmp(tok, "delay-ms")) {
+				ok = parse_uint(eq, 10000, &n);
+				f.delay_ms = (uint32_t)n;
+			} else if (!strcmp(tok, "down")) {
+				ok = parse_uint(eq, 1, &n);
+				f.down = n;
+			} else if (!strcmp(tok, "seed")) {
+				ok = parse_uint(eq, UINT64_MAX, &n);
+				f.rng = n ? n : 1;
+			} else {
+				snprintf(err, errlen, "unknown fault '%s' (corrupt, "
+					 "drop, delay, delay-ms, down, seed)", tok);
+				return -1;
+			}
+			if (!ok) {
+				snprintf(err, errlen, "%s=%s: bad value", tok, eq);
+				return -1;
+			}
+		}
+	}
+	if (f.delay_ppm && !f.delay_ms)
+		f.delay_ms = 10;
+	p = &nic->port[port];
+	was_down = p->fault.down;
+	p->fault = f;
+	if (was_down != f.down && p->shm) {
+		/* Down stops our heartbeat; back up retrains the link. */
+		p->seen_valid = false;
+		gemini_lcb_reset(nic, port);
+		if (!f.down) {
+			p->epoch++;
+			STORE(me(p)->epoch, p->epoch);
+		}
+	}
+	return 0;
+}
+
+void gemini_fault_get(const struct gemini_nic *nic, unsigned int port,
+		      char *buf, size_t len)
+{
+	const struct gemini_fault *f;
+
+	if (port >= GEMINI_NUM_TORUS_PORTS) {
+		snprintf(buf, len, "none");
+		return;
+	}
+	f = &nic->port[port].fault;
+	if (!f->corrupt_ppm && !f->drop_ppm && !f->delay_ppm && !f->down) {
+		snprintf(buf, len, "none");
+		return;
+	}
+	snprintf(buf, len, "corrupt=%g,drop=%g,delay=%g,delay-ms=%u,down=%d",
+		 f->corrupt_ppm / 1e6, f->drop_ppm / 1e6, f->delay_ppm / 1e6,
+		 f->delay_ms, f->down);
+}
+
+/* --- Sending ------------------------------------------------------------ */
+
+/* Forget every packet of @port's channels, counting what is lost. */
+static void lcb_clear(struct gemini_router_port *p)
+{
+	unsigned int c;
+
+	for (c = 0; c < VGEMINI_LINK_CHANS; c++) {
+		p->ctr[VGEMINI_PC_DOWN_DROP] += p->rx[c].q.count +
+			(p->tx[c].next - p->tx[c].acked);
+		memset(&p->tx[c], 0, sizeof(p->tx[c]));
+		memset(&p->rx[c], 0, sizeof(p->rx[c]));
+	}
+}
+
+void gemini_lcb_reset(struct gemini_nic *nic, unsigned int port)
+{
+	struct gemini_router_port *p = &nic->port[port];
+	unsigned int c;
+
+	lcb_clear(p);
+	p->session_valid = false;
+	if (p->shm) {
+		for (c = 0; c < VGEMINI_LINK_CHANS; c++) {
+			STORE(me(p)->rx_epoch[c], 0);
+			STORE(me(p)->ack[c], 0);
+			STORE(me(p)->freed[c], 0);
+			STORE(me(p)->nak[c], 0);
+		}
+	}
+}
+
+/*
+ * Both ends' epochs name the session: when either end attaches again or
+ * retrains, both see a new session and start their channels afresh, and
+ * no slot or acknowledgement of an older session is believed.
+ */
+static uint32_t lcb_session(struct gemini_router_port *p)
+{
+	uint64_t x = p->epoch ^ LOAD(peer(p)->epoch);
+
+	return (uint32_t)(x ^ (x >> 32)) | 1;
+}
+
+static void lcb_new_session(struct gemini_router_port *p, uint32_t session)
+{
+	unsigned int c;
+
+	lcb_clear(p);
+	p->session = session;
+	p->session_valid = true;
+	for (c = 0; c < VGEMINI_LINK_CHANS; c++) {
+		STORE(me(p)->ack[c], 0);
+		STORE(me(p)->freed[c], 0);
+		STORE(me(p)->nak[c], 0);
+		STORE(me(p)->rx_epoch[c], session);
+	}
+	p->kick = true;
+}
+
+/* Believe the peer's acknowledgements of our channel @c, if they are ours. */
+static void tx_sync(struct gemini_router_port *p, unsigned int c)
+{
+	volatile struct vgemini_link_side *pe = peer(p);
+	struct gemini_tx_chan *tx = &p->tx[c];
+	uint32_t e1, ack, freed, nak, e2;
+
+	e1 = LOAD(pe->rx_epoch[c]);
+	ack = LOAD(pe->ack[c]);
+	freed = LOAD(pe->freed[c]);
+	nak = LOAD(pe->nak[c]);
+	e2 = LOAD(pe->rx_epoch[c]);
+	if (!p->session_valid || e1 != p->session || e2 != p->session ||
+	    LOAD(pe->magic) != VGEMINI_LINK_MAGIC) {
+		tx->synced = false;
+		return;
+	}
+	/* A broken peer may publish anything: keep only what can be true. */
+	if (seq_diff(ack, tx->acked) < 0 || seq_diff(ack, tx->next) > 0 ||
+	    seq_diff(freed, tx->freed) < 0 || seq_diff(freed, ack) > 0)
+		return;
+	if (!tx->synced) {
+		tx->synced = true;
+		tx->nak_seen = nak;
+	}
+	tx->acked = ack;
+	tx->freed = freed;
+	if (nak != tx->nak_seen) {
+		tx->nak_seen = nak;
+		if (seq_diff(tx->wire_next, tx->acked) > 0) {
+			/* Go back N: everything from the first missing one. */
+			p->ctr[VGEMINI_PC_RETRY] += tx->wire_next - tx->acked;
+			tx->wire_next = tx->acked;
+		}
+	}
+}
+
+bool gemini_lcb_can_send(struct gemini_nic *nic, unsigned int port,
+			 unsigned int chan)
+{
+	struct gemini_router_port *p = &nic->port[port];
+	struct gemini_tx_chan *tx = &p->tx[chan];
+
+	if (!p->shm || p->state != VGEMINI_PORT_UP || p->fault.down ||
+	    !p->session_valid || p->session != lcb_session(p))
+		return false;
+	tx_sync(p, chan);
+	return tx->synced && seq_diff(tx->next, tx->freed) < SLOTS;
+}
+
+/* Put packet @seq from the send buffer on the wire, through the injector. */
+static bool wire_write(struct gemini_nic *nic, struct gemini_router_port *p,
+		       unsigned int c, uint32_t seq, uint64_t now)
+{
+	struct gemini_tx_chan *tx = &p->tx[c];
+	struct gemini_fault *f = &p->fault;
+	unsigned int i = seq % SLOTS;
+	volatile struct vgemini_link_slot *slot =
+		&p->shm->chan[p->side][c][i];
+	uint8_t bytes[VGEMINI_LINK_SLOT_DATA];
+	uint16_t len = tx->len[i];
+
+	if (f->delay_ppm && !(tx->delayed_valid && tx->delayed_seq == seq) &&
+	    fault_rand(f) < f->delay_ppm) {
+		/* The link holds this packet and all behind it for a while. */
+		tx->hold_ns = now + (uint64_t)f->delay_ms * 1000000;
+		tx->delayed_seq = seq;
+		tx->delayed_valid = true;
+		p->ctr[VGEMINI_PC_FAULTS]++;
+		return false;
+	}
+	if (f->drop_ppm && fault_rand(f) < f->drop_ppm) {
+		p->ctr[VGEMINI_PC_FAULTS]++;
+		return true;	/* gone on the wire; the sender does not know */
+	}
+	memcpy(bytes, tx->buf[i], len);
+	if (f->corrupt_ppm && fault_rand(f) < f->corrupt_ppm) {
+		unsigned int bit = fault_rand(f) % (len * 8u);
+
+		bytes[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+		p->ctr[VGEMINI_PC_FAULTS]++;
+	}
+	(void)nic;
+
+	/* Odd generation while writing, so a reader can tell a torn copy. */
+	tx->gen[i] |= 1;
+	STORE(slot->gen, tx->gen[i]);
+	FENCE();
+	STORE(slot->seq, seq);
+	STORE(slot->epoch, p->session);
+	STORE(slot->len, len);
+	for (unsigned int k = 0; k < len; k++)
+		slot->bytes[k] = bytes[k];
+	tx->gen[i]++;
+	STORE(slot->gen, tx->gen[i]);
+	return true;
+}
+
+/* Write what the wire may take: new packets and any go-back range. */
+static bool tx_pump(struct gemini_nic *nic, struct gemini_router_port *p,
+		    unsigned int c, uint64_t now)
+{
+	struct gemini_tx_chan *tx = &p->tx[c];
+	bool wrote = false;
+
+	while (seq_diff(tx->wire_next, tx->next) < 0) {
+		if (tx->hold_ns && now < tx->hold_ns)
+			break;
+		tx->hold_ns = 0;
+		if (!wire_write(nic, p, c, tx->wire_next, now))
+			break;
+		tx->wire_next++;
+		tx->progress_ns = now;
+		wrote = true;
+	}
+	if (wrote)
+		p->kick = true;
+	return wrote;
+}
+
+void gemini_lcb_send(struct gemini_nic *nic, unsigned int port,
+		     const struct gemini_pkt *pkt)
+{
+	struct gemini_router_port *p = &nic->port[port];
+	unsigned int c = VGEMINI_LINK_CHAN(pkt->vc, pkt->vclass);
+	struct gemini_tx_chan *tx = &p->tx[c];
+	unsigned int i = tx->next % SLOTS;
+	uint64_t now = nic->ops->clock_ns(nic->opaque);
+	int n;
+
+	n = gemini_pkt_encode(pkt, tx->buf[i], sizeof(tx->buf[i]));
+	if (n <= 0)
+		return;		/* cannot happen for a decoded packet */
+	tx->len[i] = (uint16_t)n;
+	if (tx->next == tx->acked)
+		tx->progress_ns = now;
+	tx->next++;
+	p->ctr[VGEMINI_PC_TX_PKTS]++;
+	tx_pump(nic, p, c, now);
+}
+
+/* --- Receiving ---------------------------------------------------------- */
+
+static void rx_publish(struct gemini_router_port *p, unsigned int c)
+{
+	struct gemini_rx_chan *rx = &p->rx[c];
+
+	STORE(me(p)->ack[c], rx->ack);
+	STORE(me(p)->freed[c], rx->freed);
+	STORE(me(p)->nak[c], rx->nak);
+	p->kick = true;
+}
+
+static void rx_nak(struct gemini_router_port *p, unsigned int c)
+{
+	struct gemini_rx_chan *rx = &p->rx[c];
+
+	if (rx->nak_valid && rx->nak_at == rx->ack)
+		return;		/* asked already; the sender's timer covers it */
+	rx->nak++;
+	rx->nak_at = rx->ack;
+	rx->nak_valid = true;
+	p->ctr[VGEMINI_PC_NAK]++;
+	rx_publish(p, c);
+}
+
+/* Copy slot @seq of the peer's channel @c; false if not (yet) there. */
+static bool rx_copy(struct gemini_router_port *p, unsigned int c, uint32_t seq,
+		    uint32_t epoch32, uint8_t *buf, uint16_t *len,
+		    uint32_t *gen)
+{
+	volatile struct vgemini_link_slot *slot =
+		&p->shm->chan[!p->side][c][seq % SLOTS];
+	uint32_t g1, g2;
+	uint16_t n;
+
+	g1 = LOAD(slot->gen);
+	if (g1 & 1 || LOAD(slot->seq) != seq || LOAD(slot->epoch) != epoch32)
+		return false;
+	n = LOAD(slot->len);
+	if (n > VGEMINI_LINK_SLOT_DATA)
+		n = VGEMINI_LINK_SLOT_DATA;	/* decode will refuse it */
+	for (unsigned int k = 0; k < n; k++)
+		buf[k] = slot->bytes[k];
+	FENCE();
+	g2 = LOAD(slot->gen);
+	if (g1 != g2 || LOAD(slot->seq) != seq)
+		return false;
+	*len = n;
+	*gen = g1;
+	return true;
+}
+
+static bool rx_chan(struct gemini_nic *nic, struct gemini_router_port *p,
+		    unsigned int c, uint32_t epoch32)
+{
+	struct gemini_rx_chan *rx = &p->rx[c];
+	bool progress = false;
+
+	while (rx->q.count < GEMINI_PKTQ_DEPTH) {
+		uint8_t buf[VGEMINI_LINK_SLOT_DATA];
+		struct gemini_pkt *pkt;
+		uint16_t len;
+		uint32_t gen;
+		int r;
+
+		if (!rx_copy(p, c, rx->ack, epoch32, buf, &len, &gen)) {
+			uint8_t nb[VGEMINI_LINK_SLOT_DATA];
+			uint16_t nl;
+			uint32_t ng;
+
+			/* A later packet but not this one: it was lost. */
+			if (rx_copy(p, c, rx->ack + 1, epoch32, nb, &nl, &ng)) {
+				p->ctr[VGEMINI_PC_SEQ_ERR] +=
+					!(rx->nak_valid && rx->nak_at == rx->ack);
+				rx_nak(p, c);
+			}
+			break;
+		}
+		if (rx->bad_valid && rx->bad_gen == gen)
+			break;		/* the same bad copy: wait for a new one */
+		pkt = &rx->q.pkt[(rx->q.head + rx->q.count) % GEMINI_PKTQ_DEPTH];
+		r = gemini_pkt_decode(buf, len, pkt);
+		if (r < 0 && rx->bad_tries < BAD_TRIES_MAX) {
+			/*
+			 * A flip in a length or type bit fails before the CRC
+			 * is looked at: on a link every bad packet is a
+			 * corrupted one, sent again until it arrives intact.
+			 */
+			rx->bad_gen = gen;
+			rx->bad_valid = true;
+			rx->bad_tries++;
+			p->ctr[VGEMINI_PC_CRC_ERR]++;
+			rx->nak_valid = false;	/* ask again for this copy */
+			rx_nak(p, c);
+			break;
+		}
+		rx->bad_valid = false;
+		rx->bad_tries = 0;
+		rx->ack++;
+		progress = true;
+		if (r < 0 || (unsigned int)VGEMINI_LINK_CHAN(pkt->vc, pkt->vclass) != c) {
+			/*
+			 * The same packet bad every time, or a good packet on
+			 * the wrong channel: the sender is broken; drop it.
+			 */
+			nic->nic_ctr[VGEMINI_NC_MALFORMED]++;
+			rx->freed++;
+			continue;
+		}
+		rx->q.count++;
+		if (pkt->vc == GEMINI_VC_REQ) {
+			p->ctr[VGEMINI_PC_VC0_PHITS] += len / GEMINI_PHIT_BYTES;
+			p->ctr[VGEMINI_PC_VC0_PKTS]++;
+		} else {
+			p->ctr[VGEMINI_PC_VC1_PHITS] += len / GEMINI_PHIT_BYTES;
+			p->ctr[VGEMINI_PC_VC1_PKTS]++;
+		}
+	}
+	if (progress)
+		rx_publish(p, c);
+	return progress;
+}
+
+void gemini_lcb_freed(struct gemini_nic *nic, unsigned int port,
+		      unsigned int chan)
+{
+	struct gemini_router_port *p = &nic->port[port];
+
+	p->rx[chan].freed++;
+	if (p->shm) {
+		STORE(me(p)->freed[chan], p->rx[chan].freed);
+		p->kick = true;
+	}
+}
+
+bool gemini_lcb_poll(struct gemini_nic *nic, unsigned int port, uint64_t now,
+		     uint64_t *deadline)
+{
+	struct gemini_router_port *p = &nic->port[port];
+	bool progress = false;
+	uint32_t session;
+	unsigned int c;
+
+	if (!p->shm || p->state != VGEMINI_PORT_UP || p->fault.down)
+		return false;
+	session = lcb_session(p);
+	if (!p->session_valid || session != p->session) {
+		lcb_new_session(p, session);
+		progress = true;
+	}
+
+	for (c = 0; c < VGEMINI_LINK_CHANS; c++) {
+		struct gemini_tx_chan *tx = &p->tx[c];
+		uint32_t old_acked = tx->acked, old_freed = tx->freed;
+
+		progress |= rx_chan(nic, p, c, session);
+
+		tx_sync(p, c);
+		if (tx->acked != old_acked || tx->freed != old_freed) {
+			progress = true;
+			tx->progress_ns = now;
+		}
+		if (tx->acked != tx->next && tx->synced &&
+		    seq_diff(tx->wire_next, tx->acked) > 0 &&
+		    gemini_elapsed(now, tx->progress_ns) >= RETRY_NS) {
+			/* Nothing acknowledged for a while: send it all again. */
+			p->ctr[VGEMINI_PC_RETRY] += tx->wire_next - tx->acked;
+			tx->wire_next = tx->acked;
+		} else if (seq_diff(tx->wire_next, tx->acked) < 0) {
+			tx->wire_next = tx->acked;
+		}
+		if (seq_diff(tx->wire_next, tx->next) < 0)
+			progress |= tx_pump(nic, p, c, now);
+		if (tx->acked != tx->next && deadline) {
+			uint64_t t = tx->hold_ns ? tx->hold_ns :
+				     tx->progress_ns + RETRY_NS;
+
+			if (t < *deadline)
+				*deadline = t;
+		}
+	}
+	return progress;
+}

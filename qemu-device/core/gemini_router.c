@@ -1,0 +1,501 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * cray-gemini device core: the router.
+ *
+ * Every packet that enters the router (from a link's input buffer or from
+ * the NIC) is looked up in the routing table the supervisor loaded, by
+ * input port, dateline class and destination, and moves to the output the
+ * entry names: a link, whose credits it must wait for, or the local NIC.
+ * Until a table is loaded, and while the supervisor holds the fabric
+ * quiesced, nothing moves.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gemini_core.h"
+
+static const char *const port_ctr_names[VGEMINI_PC_NUM] = {
+	[VGEMINI_PC_VC0_PHITS] = "vc0_phits",
+	[VGEMINI_PC_VC1_PHITS] = "vc1_phits",
+	[VGEMINI_PC_VC0_PKTS] = "vc0_pkts",
+	[VGEMINI_PC_VC1_PKTS] = "vc1_pkts",
+	[VGEMINI_PC_INQ_STALL] = "inq_stall",
+	[VGEMINI_PC_CREDIT_STALL] = "credit_stall",
+	[VGEMINI_PC_RETRY] = "retry",
+	[VGEMINI_PC_CRC_ERR] = "crc_err",
+	[VGEMINI_PC_SEQ_ERR] = "seq_err",
+	[VGEMINI_PC_NAK] = "nak",
+	[VGEMINI_PC_FAULTS] = "faults",
+	[VGEMINI_PC_DOWN_DROP] = "down_drop",
+	[VGEMINI_PC_TX_PKTS] = "tx_pkts",
+};
+
+static const char *const nic_ctr_names[VGEMINI_NC_NUM] = {
+	[VGEMINI_NC_REQ_PKTS_OUT] = "req_pkts_out",
+	[VGEMINI_NC_REQ_PHITS_OUT] = "req_phits_out",
+	[VGEMINI_NC_RSP_PKTS_OUT] = "rsp_pkts_out",
+	[VGEMINI_NC_RSP_PHITS_OUT] = "rsp_phits_out",
+	[VGEMINI_NC_REQ_PKTS_IN] = "req_pkts_in",
+	[VGEMINI_NC_RSP_PKTS_IN] = "rsp_pkts_in",
+	[VGEMINI_NC_NO_ROUTE] = "no_route",
+	[VGEMINI_NC_MALFORMED] = "malformed",
+	[VGEMINI_NC_STALE_RSP] = "stale_rsp",
+	[VGEMINI_NC_DIAG_PINGS] = "diag_pings",
+	[VGEMINI_NC_DIAG_TIMEOUTS] = "diag_timeouts",
+};
+
+const char *gemini_port_counter_name(unsigned int idx)
+{
+	return idx < VGEMINI_PC_NUM ? port_ctr_names[idx] : NULL;
+}
+
+const char *gemini_nic_counter_name(unsigned int idx)
+{
+	return idx < VGEMINI_NC_NUM ? nic_ctr_names[idx] : NULL;
+}
+
+/* --- Routing tables ----------------------------------------------------- */
+
+static uint32_t crc32_ieee(const uint8_t *p, size_t len)
+{
+	uint32_t crc = 0xffffffffu;
+
+	while (len--) {
+		crc ^= *p++;
+		for (int k = 0; k < 8; k++)
+			crc = (crc >> 1) ^ (0xedb88320u & -(crc & 1));
+	}
+	return ~crc;
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+int gemini_router_load(struct gemini_nic *nic, const void *img, size_t len,
+		       char *err, size_t errlen)
+{
+	const uint8_t *b = img;
+	uint64_t n = VGEMINI_ROUTE_ENTRIES(nic->num_nodes);
+	uint8_t *table;
+	uint32_t gen;
+	unsigned int d, i;
+
+	if (len < VGEMINI_ROUTE_HDR_SIZE) {
+		snprintf(err, errlen, "routing table: %zu bytes, not an image", len);
+		return -1;
+	}
+	if (le32(b) != VGEMINI_ROUTE_MAGIC) {
+		snprintf(err, errlen, "routing table: bad magic 0x%08x", le32(b));
+		return -1;
+	}
+	if (le32(b + 4) != VGEMINI_ROUTE_VERSION) {
+		snprintf(err, errlen, "routing table: version %u, this router "
+			 "loads version %u", le32(b + 4), VGEMINI_ROUTE_VERSION);
+		return -1;
+	}
+	if (le32(b + 8) != VGEMINI_ROUTE_HDR_SIZE) {
+		snprintf(err, errlen, "routing table: header size %u", le32(b + 8));
+		return -1;
+	}
+	if (le32(b + 12) != nic->gemini_id) {
+		snprintf(err, errlen, "routing table is for router %u, this is %u",
+			 le32(b + 12), nic->gemini_id);
+		return -1;
+	}
+	for (d = 0; d < 3; d++) {
+		if (b[16 + d] != nic->cfg.dims[d]) {
+			snprintf(err, errlen, "routing table is for a %ux%ux%u "
+				 "torus, this is %ux%ux%u", b[16], b[17], b[18],
+				 nic->cfg.dims[0], nic->cfg.dims[1],
+				 nic->cfg.dims[2]);
+			return -1;
+		}
+	}
+	if (b[19] || le32(b + 20) != nic->num_nodes) {
+		snprintf(err, errlen, "routing table: %u nodes, torus has %u",
+			 le32(b + 20), nic->num_nodes);
+		return -1;
+	}
+	for (i = 36; i < VGEMINI_ROUTE_HDR_SIZE; i++) {
+		if (b[i]) {
+			snprintf(err, errlen, "routing table: reserved header "
+				 "byte %u is not zero", i);
+			return -1;
+		}
+	}
+	if (len != VGEMINI_ROUTE_HDR_SIZE + n) {
+		snprintf(err, errlen, "routing table: %zu bytes, expected %llu",
+			 len, (unsigned long long)(VGEMINI_ROUTE_HDR_SIZE + n));
+		return -1;
+	}
+	if (crc32_ieee(b + VGEMINI_ROUTE_HDR_SIZE, n) != le32(b + 28)) {
+		snprintf(err, errlen, "routing table: CRC mismatch");
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		if (b[VGEMINI_ROUTE_HDR_SIZE + i] & VGEMINI_ROUTE_RESERVED_MASK) {
+			snprintf(err, errlen, "routing table: entry %u has "
+				 "reserved bits set", i);
+			return -1;
+		}
+	}
+	gen = le32(b + 24);
+	if (!gen) {
+		snprintf(err, errlen, "routing table: generation 0 is reserved");
+		return -1;
+	}
+	table = malloc(n);
+	if (!table) {
+		snprintf(err, errlen, "routing table: out of memory");
+		return -1;
+	}
+	memcpy(table, b + VGEMINI_ROUTE_HDR_SIZE, n);
+	free(nic->router.table);
+	nic->router.table = table;
+	nic->router.generation = gen;
+	return 0;
+}
+
+void gemini_router_quiesce(struct gemini_nic *nic, bool quiesce)
+{
+	nic->router.quiesced = quiesce;
+}
+
+enum vgemini_fabric_state gemini_fabric_state(const struct gemini_nic *nic)
+{
+	if (!nic->router.table)
+		return VGEMINI_FABRIC_NO_TABLE;
+	return nic->router.quiesced ? VGEMINI_FABRIC_QUIESCED :
+	       VGEMINI_FABRIC_RUNNING;
+}
+
+static unsigned int route(const struct gemini_nic *nic, unsigned int in_port,
+			  unsigned int vclass, uint32_t dest)
+{
+	if (!nic->router.table || dest >= nic->num_nodes ||
+	    in_port >= VGEMINI_ROUTE_IN_PORTS || vclass >= VGEMINI_ROUTE_CLASSES)
+		return VGEMINI_ROUTE_NONE;
+	return nic->router.table[(in_port * VGEMINI_ROUTE_CLASSES + vclass) *
+				 (uint64_t)nic->num_nodes + dest];
+}
+
+unsigned int gemini_router_first_hop(const struct gemini_nic *nic,
+				     uint32_t dest)
+{
+	return route(nic, VGEMINI_ROUTE_IN_NIC, 0, dest) &
+	       VGEMINI_ROUTE_PORT_MASK;
+}
+
+/* --- Queues ------------------------------------------------------------- */
+
+static struct gemini_pkt *q_head(struct gemini_pktq *q)
+{
+	return q->count ? &q->pkt[q->head] : NULL;
+}
+
+static void q_pop(struct gemini_pktq *q)
+{
+	q->head = (q->head + 1) % GEMINI_PKTQ_DEPTH;
+	q->count--;
+}
+
+int gemini_router_inject(struct gemini_nic *nic, const struct gemini_pkt *pkt)
+{
+	struct gemini_pktq *q;
+	unsigned int phits = gemini_pkt_phits(pkt);
+
+	if (pkt->vc > GEMINI_VC_RSP || !phits)
+		return -1;
+	q = &nic->router.inject[pkt->vc];
+	if (q->count >= GEMINI_PKTQ_DEPTH)
+		return -1;
+	q->pkt[(q->head + q->count) % GEMINI_PKTQ_DEPTH] = *pkt;
+	q->pkt[(q->head + q->count) % GEMINI_PKTQ_DEPTH].vclass = 0;
+	q->count++;
+	if (pkt->vc == GEMINI_VC_REQ) {
+		nic->nic_ctr[VGEMINI_NC_REQ_PKTS_OUT]++;
+		nic->nic_ctr[VGEMINI_NC_REQ_PHITS_OUT] += phits;
+	} else {
+		nic->nic_ctr[VGEMINI_NC_RSP_PKTS_OUT]++;
+		nic->nic_ctr[VGEMINI_NC_RSP_PHITS_OUT] += phits;
+	}
+	return 0;
+}
+
+/* --- The NIC's side of delivered packets -------------------------------- */
+
+/* Answer a request the NIC does not implement yet: an error response. */
+static bool nic_refuse(struct gemini_nic *nic, const struct gemini_pkt *req)
+{
+	struct gemini_pkt rsp = {
+		.vc = GEMINI_VC_RSP,
+		.type = GEMINI_PKT_ERR,
+		.dst = req->src,
+		.dst_nic = req->src_nic,
+		.tag = req->tag,
+		.status = GEMINI_STATUS_INV_CMD,
+	};
+
+	return gemini_router_inject(nic, &rsp) == 0;
+}
+
+/* Returns false if the NIC cannot take the packet now (it stays queued). */
+static bool nic_deliver(struct gemini_nic *nic, const struct gemini_pkt *pkt)
+{
+	if (pkt->type == GEMINI_PKT_DIAG || pkt->type == GEMINI_PKT_DIAG_RSP) {
+		if (!gemini_diag_deliver(nic, pkt))
+			return false;
+	} else if (pkt->vc == GEMINI_VC_REQ) {
+		if (!nic_refuse(nic, pkt))
+			return false;
+	} else {
+		nic->nic_ctr[VGEMINI_NC_STALE_RSP]++;
+	}
+	nic->nic_ctr[pkt->vc == GEMINI_VC_REQ ? VGEMINI_NC_REQ_PKTS_IN :
+		     VGEMINI_NC_RSP_PKTS_IN]++;
+	return true;
+}
+
+/* --- Forwarding --------------------------------------------------------- */
+
+/* 800 MHz router cycles in @ns nanoseconds. */
+static uint64_t cycles(uint64_t ns)
+{
+	return ns * 4 / 5;
+}
+
+static void stall_end(struct gemini_nic *nic, struct gemini_pktq *q,
+		      unsigned int in_port, uint64_t now)
+{
+	uint64_t c;
+
+	if (!q->stall_ns)
+		return;
+	c = cycles(gemini_elapsed(now, q->stall_ns));
+	if (in_port < GEMINI_NUM_TORUS_PORTS)
+		nic->port[in_port].ctr[VGEMINI_PC_INQ_STALL] += c;
+	if (q->stall_port < GEMINI_NUM_TORUS_PORTS)
+		nic->port[q->stall_port].ctr[VGEMINI_PC_CREDIT_STALL] += c;
+	q->stall_ns = 0;
+}
+
+/* Append a path record to a diagnostic packet leaving through @out. */
+static void diag_trace(struct gemini_nic *nic, struct gemini_pkt *pkt,
+		       unsigned int in_port, unsigned int out, unsigned int oc)
+{
+	bool rsp = pkt->type == GEMINI_PKT_DIAG_RSP;
+	unsigned int idx = pkt->hops + (rsp ? pkt->data[0] : 0);
+	unsigned int at = 4 + 4 * idx;
+	uint32_t rec;
+
+	if (at + 4 > pkt->len)
+		return;
+	rec = (nic->gemini_id & 0xffff) | (out & 0xf) << 16 |
+	      (in_port & 0xf) << 20 | (oc & 1) << 24 | (uint32_t)rsp << 25;
+	pkt->data[at] = rec & 0xff;
+	pkt->data[at + 1] = (rec >> 8) & 0xff;
+	pkt->data[at + 2] = (rec >> 16) & 0xff;
+	pkt->data[at + 3] = (rec >> 24) & 0xff;
+}
+
+/*
+ * Try to move the head of @q (which arrived on @in_port) one step.
+ * Returns true if it left the queue.
+ */
+static bool forward_one(struct gemini_nic *nic, struct gemini_pktq *q,
+			unsigned int in_port, uint64_t now)
+{
+	struct gemini_pkt *pkt = q_head(q);
+	unsigned int e, out, oc, chan;
+	struct gemini_router_port *op;
+
+	e = route(nic, in_port, pkt->vclass, pkt->dst);
+	out = e & VGEMINI_ROUTE_PORT_MASK;
+	oc = !!(e & VGEMINI_ROUTE_CLASS_BIT);
+	if (out == VGEMINI_ROUTE_NONE) {
+		nic->nic_ctr[VGEMINI_NC_NO_ROUTE]++;
+		stall_end(nic, q, in_port, now);
+		return true;
+	}
+	if (out == VGEMINI_ROUTE_OUT_NIC) {
+		if (!nic_deliver(nic, pkt))
+			return false;
+		stall_end(nic, q, in_port, now);
+		return true;
+	}
+	op = &nic->port[out];
+	if (!op->shm || op->state != VGEMINI_PORT_UP || op->fault.down) {
+		/* A dead link: drop, the source's timeout reports it. */
+		op->ctr[VGEMINI_PC_DOWN_DROP]++;
+		stall_end(nic, q, in_port, now);
+		return true;
+	}
+	chan = VGEMINI_LINK_CHAN(pkt->vc, oc);
+	if (!gemini_lcb_can_send(nic, out, chan)) {
+		if (!q->stall_ns) {
+			q->stall_ns = now ? now : 1;
+			q->stall_port = out;
+		}
+		return false;
+	}
+	if (pkt->type == GEMINI_PKT_DIAG || pkt->type == GEMINI_PKT_DIAG_RSP)
+		diag_trace(nic, pkt, in_port, out, oc);
+	pkt->vclass = oc;
+	/* An acknowledgement has no room to count hops. */
+	if (pkt->type != GEMINI_PKT_ACK && pkt->hops < GEMINI_PKT_HOPS_MAX)
+		pkt->hops++;
+	gemini_lcb_send(nic, out, pkt);
+	stall_end(nic, q, in_port, now);
+	return true;
+}
+
+static bool forward_all(struct gemini_nic *nic, uint64_t now)
+{
+	/* Inputs: 6 ports x 4 channels, then the NIC's two VCs. */
+	const unsigned int ninputs = GEMINI_NUM_TORUS_PORTS *
+				     VGEMINI_LINK_CHANS + 2;
+	bool progress = false;
+	unsigned int k;
+
+	if (!nic->router.table || nic->router.quiesced)
+		return false;
+	for (k = 0; k < ninputs; k++) {
+		unsigned int i = (nic->router.rr + k) % ninputs;
+		unsigned int in_port, chan = 0;
+		struct gemini_pktq *q;
+
+		if (i < GEMINI_NUM_TORUS_PORTS * VGEMINI_LINK_CHANS) {
+			in_port = i / VGEMINI_LINK_CHANS;
+			chan = i % VGEMINI_LINK_CHANS;
+			q = &nic->port[in_port].rx[chan].q;
+		} else {
+			in_port = VGEMINI_ROUTE_IN_NIC;
+			q = &nic->router.inject[i - GEMINI_NUM_TORUS_PORTS *
+						VGEMINI_LINK_CHANS];
+		}
+		while (q->count && forward_one(nic, q, in_port, now)) {
+			q_pop(q);
+			if (in_port < GEMINI_NUM_TORUS_PORTS)
+				gemini_lcb_freed(nic, in_port, chan);
+			progress = true;
+		}
+	}
+	nic->router.rr = (nic->router.rr + 1) % ninputs;
+	return progress;
+}
+
+uint64_t gemini_nic_poll(struct gemini_nic *nic)
+{
+	uint64_t deadline = UINT64_MAX;
+	uint64_t now = nic->ops->clock_ns(nic->opaque);
+	unsigned int port, rounds;
+	bool progress;
+
+	/* Bounded, so a flood cannot keep the caller here for ever. */
+	for (rounds = 0; rounds < 64; rounds++) {
+		progress = false;
+		for (port = 0; port < GEMINI_NUM_TORUS_PORTS; port++)
+			progress |= gemini_lcb_poll(nic, port, now, NULL);
+		progress |= forward_all(nic, now);
+		if (!progress)
+			break;
+	}
+	gemini_diag_poll(nic, now, &deadline);
+	for (port = 0; port < GEMINI_NUM_TORUS_PORTS; port++) {
+		struct gemini_router_port *p = &nic->port[port];
+
+		gemini_lcb_poll(nic, port, now, &deadline);
+		if (p->kick && p->shm) {
+			p->kick = false;
+			/* Ring only a peer that waits for it. */
+			if (__atomic_exchange_n(&p->shm->side[!p->side].armed, 0,
+						__ATOMIC_SEQ_CST) &&
+			    nic->ops->kick_peer)
+				nic->ops->kick_peer(nic->opaque, port);
+		}
+		if (p->shm)
+			__atomic_store_n(&p->shm->side[p->side].armed, 1,
+					 __ATOMIC_SEQ_CST);
+	}
+	if (rounds == 64)
+		deadline = now;		/* more to do: come back at once */
+	return deadline;
+}
+
+/* --- JSON for the supervisor -------------------------------------------- */
+
+struct jbuf {
+	char *p;
+	size_t left;
+};
+
+static void jprintf(struct jbuf *j, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#include <stdarg.h>
+static void jprintf(struct jbuf *j, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (j->left <= 1)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(j->p, j->left, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= j->left)
+		n = (int)j->left - 1;
+	j->p += n;
+	j->left -= n;
+}
+
+void gemini_counters_json(const struct gemini_nic *nic, char *buf, size_t len)
+{
+	struct jbuf j = { buf, len };
+	unsigned int p, i;
+
+	jprintf(&j, "{\"node\": %u, \"coord\": [%u, %u, %u], "
+		"\"generation\": %u, \"ports\": {", nic->gemini_id,
+		nic->cfg.coord[0], nic->cfg.coord[1], nic->cfg.coord[2],
+		nic->router.generation);
+	for (p = 0; p < GEMINI_NUM_TORUS_PORTS; p++) {
+		jprintf(&j, "%s\"%s\": {", p ? ", " : "", gemini_port_name(p));
+		for (i = 0; i < VGEMINI_PC_NUM; i++)
+			jprintf(&j, "%s\"%s\": %llu", i ? ", " : "",
+				port_ctr_names[i],
+				(unsigned long long)nic->port[p].ctr[i]);
+		jprintf(&j, "}");
+	}
+	jprintf(&j, "}, \"nic\": {");
+	for (i = 0; i < VGEMINI_NC_NUM; i++)
+		jprintf(&j, "%s\"%s\": %llu", i ? ", " : "", nic_ctr_names[i],
+			(unsigned long long)nic->nic_ctr[i]);
+	jprintf(&j, "}}");
+}
+
+void gemini_ports_json(const struct gemini_nic *nic, char *buf, size_t len)
+{
+	struct jbuf j = { buf, len };
+	unsigned int p;
+
+	jprintf(&j, "[");
+	for (p = 0; p < GEMINI_NUM_TORUS_PORTS; p++) {
+		const struct gemini_router_port *rp = &nic->port[p];
+		bool has_peer = rp->state == VGEMINI_PORT_UP ||
+				rp->state == VGEMINI_PORT_MISWIRED;
+
+		jprintf(&j, "%s{\"port\": \"%s\", \"state\": \"%s\", ",
+			p ? ", " : "", gemini_port_name(p),
+			gemini_port_state_name(rp->state));
+		if (has_peer)
+			jprintf(&j, "\"peer\": %u}", rp->peer);
+		else
+			jprintf(&j, "\"peer\": null}");
+	}
+	jprintf(&j, "]");
+}
