@@ -62,7 +62,8 @@ CORE_HDR := $(wildcard qemu-device/core/*.h uapi/*.h)
 CORE_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror -Wshadow \
 	-fsanitize=address,undefined -fno-sanitize-recover=all \
 	-Iuapi -Iqemu-device/core
-CORE_TESTS := $(BUILD)/core/test_core $(BUILD)/core/test_packet
+CORE_TESTS := $(BUILD)/core/test_core $(BUILD)/core/test_packet \
+	$(BUILD)/core/test_fabric
 
 $(BUILD)/core/test_core: $(CORE_SRC) $(CORE_HDR) qemu-device/core/tests/test_core.c
 	@mkdir -p $(@D)

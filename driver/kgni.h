@@ -8,6 +8,9 @@
  *   kgni_selftest.c  the self-test run at probe
  *   kgni_port.c      router ports: names, states, link-change interrupt
  *   kgni_sysfs.c     attributes of /sys/class/gni/kgniN
+ *   kgni_ioctl.c     ioctls of /dev/kgniN: checks and dispatch, removal
+ *   kgni_diag.c      the diagnostic ping and its interrupt
+ *   kgni_counters.c  router and NIC counters: ioctls, sysfs and debugfs
  */
 #ifndef KGNI_H
 #define KGNI_H
@@ -18,11 +21,15 @@
 #include <linux/device.h>
 #include <linux/interrupt.h>
 #include <linux/io.h>
+#include <linux/mutex.h>
 #include <linux/pci.h>
+#include <linux/rwsem.h>
 #include <linux/version.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 
 #include "gemini_hw.h"
+#include "kgni_ioctl.h"
 #include "vgemini_ctl.h"
 
 /*
@@ -89,11 +96,19 @@ struct kgni_port_cache {
  * @ctl: BAR0, the control block (vgemini_ctl.h); NULL once removed
  * @nvec: MSI-X vectors in use
  * @link_vector: vector of the link-change interrupt (the last one)
+ * @diag_vector: vector of the diagnostic ping's completion (the one
+ *               before the last; the last one too when there is only one)
  * @vec: the vectors
  * @test_vector: vector the self-test waits for, or -1
  * @test_done: completed when @test_vector fires
  * @link_work: logs port state changes after a link-change interrupt
  * @port: port states as last logged by @link_work
+ * @ctl_rwsem: held for reading by every ioctl while it uses the device,
+ *             taken for writing by remove to wait for them
+ * @gone: set by remove; ioctls that see it fail with -ENODEV
+ * @diag_lock: serialises diagnostic pings: the device has one slot
+ * @diag_wq: woken by the diagnostic interrupt and by remove
+ * @debugfs: the device's debugfs directory, kgniN
  */
 struct kgni_dev {
 	struct device dev;
@@ -104,6 +119,7 @@ struct kgni_dev {
 
 	unsigned int nvec;
 	unsigned int link_vector;
+	unsigned int diag_vector;
 	struct kgni_vector vec[GEMINI_NUM_IRQ];
 
 	int test_vector;
@@ -111,6 +127,28 @@ struct kgni_dev {
 
 	struct work_struct link_work;
 	struct kgni_port_cache port[GEMINI_NUM_TORUS_PORTS];
+
+	struct rw_semaphore ctl_rwsem;
+	bool gone;
+	struct mutex diag_lock;		/* one ping at a time */
+	wait_queue_head_t diag_wq;
+
+	struct dentry *debugfs;
+};
+
+/**
+ * struct kgni_ucmd - one ioctl call, as its handler sees it
+ * @kdev: the device of the file
+ * @ubuffer: the caller's structure
+ * @user_size: its size as the caller gave it, at least the handler's
+ * @cmd: the structure copied in (struct kgni_diag_ping, ...), zero-filled
+ *       past @user_size
+ */
+struct kgni_ucmd {
+	struct kgni_dev *kdev;
+	void __user *ubuffer;
+	u32 user_size;
+	void *cmd;
 };
 
 static inline struct kgni_dev *to_kgni_dev(struct device *dev)
@@ -149,6 +187,7 @@ int kgni_selftest_identity(struct kgni_dev *kdev);
 int kgni_selftest(struct kgni_dev *kdev);
 
 /* kgni_port.c */
+const char *kgni_port_name(unsigned int port);
 const char *kgni_port_state_name(u32 state);
 void kgni_link_init(struct kgni_dev *kdev);
 void kgni_link_start(struct kgni_dev *kdev);
@@ -158,5 +197,22 @@ void kgni_link_stop(struct kgni_dev *kdev);
 void kgni_sysfs_init(void);
 extern const struct attribute_group *kgni_dev_groups[];
 extern const struct attribute_group *kgni_class_groups[];
+
+/* kgni_ioctl.c */
+long kgni_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+int kgni_ucmd_respond(struct kgni_ucmd *ucmd, size_t len);
+void kgni_ioctl_shutdown(struct kgni_dev *kdev);
+
+/* kgni_diag.c */
+void kgni_diag_start(struct kgni_dev *kdev);
+void kgni_diag_stop(struct kgni_dev *kdev);
+int kgni_ioctl_diag_ping(struct kgni_ucmd *ucmd);
+
+/* kgni_counters.c */
+int kgni_ioctl_counter_read(struct kgni_ucmd *ucmd);
+int kgni_ioctl_counter_snapshot(struct kgni_ucmd *ucmd);
+ssize_t kgni_counters_emit(struct kgni_dev *kdev, char *buf);
+void kgni_counters_debugfs_add(struct kgni_dev *kdev);
+void kgni_counters_debugfs_del(struct kgni_dev *kdev);
 
 #endif /* KGNI_H */

@@ -65,6 +65,8 @@ static const struct file_operations kgni_fops = {
 	.owner = THIS_MODULE,
 	.open = kgni_open,
 	.release = kgni_release,
+	.unlocked_ioctl = kgni_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
 };
 
 static void kgni_dev_release(struct device *dev)
@@ -100,6 +102,9 @@ struct kgni_dev *kgni_dev_alloc(struct pci_dev *pdev)
 	}
 	kdev->minor = minor;
 	kdev->pdev = pdev;
+	init_rwsem(&kdev->ctl_rwsem);
+	mutex_init(&kdev->diag_lock);
+	init_waitqueue_head(&kdev->diag_wq);
 
 	device_initialize(&kdev->dev);
 	kdev->dev.class = &kgni_class;

@@ -25,12 +25,17 @@ static irqreturn_t kgni_irq(int irq, void *data)
 	atomic_inc(&v->count);
 	if (v->index == kdev->link_vector)
 		schedule_work(&kdev->link_work);
+	if (v->index == kdev->diag_vector)
+		wake_up(&kdev->diag_wq);
 	if (READ_ONCE(kdev->test_vector) == (int)v->index)
 		complete(&kdev->test_done);
 	return IRQ_HANDLED;
 }
 
-/* One vector per Gemini in-band interrupt; the last one for link changes. */
+/*
+ * One vector per Gemini in-band interrupt; the last one for link changes,
+ * the one before for diagnostic pings (the same one if there is only one).
+ */
 static int kgni_irq_setup(struct kgni_dev *kdev)
 {
 	struct pci_dev *pdev = kdev->pdev;
@@ -47,6 +52,7 @@ static int kgni_irq_setup(struct kgni_dev *kdev)
 	}
 	kdev->nvec = nvec;
 	kdev->link_vector = nvec - 1;
+	kdev->diag_vector = nvec > 1 ? nvec - 2 : nvec - 1;
 
 	for (i = 0; i < kdev->nvec; i++) {
 		struct kgni_vector *v = &kdev->vec[i];
@@ -187,6 +193,7 @@ static int kgni_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	/* Whatever an earlier driver left behind: no interrupt until asked. */
 	kgni_wr(kdev, VGEMINI_CTL_LINK_IRQ, VGEMINI_IRQ_NONE);
 	kgni_wr(kdev, VGEMINI_CTL_DMA_IRQ, VGEMINI_IRQ_NONE);
+	kgni_wr(kdev, VGEMINI_CTL_DIAG_IRQ, VGEMINI_IRQ_NONE);
 	kgni_link_init(kdev);
 
 	ret = kgni_irq_setup(kdev);
@@ -198,12 +205,14 @@ static int kgni_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		goto err_irq_teardown;
 
 	kgni_link_start(kdev);
+	kgni_diag_start(kdev);
 
 	ret = kgni_dev_add(kdev);
 	if (ret) {
 		dev_err(dev, "cannot add %s: %d\n", dev_name(&kdev->dev), ret);
-		goto err_link_stop;
+		goto err_diag_stop;
 	}
+	kgni_counters_debugfs_add(kdev);
 
 	pe = kgni_rd(kdev, VGEMINI_CTL_NODE_PE);
 	coord = kgni_rd(kdev, VGEMINI_CTL_COORD);
@@ -217,7 +226,8 @@ static int kgni_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		 kgni_ports_up(kdev), GEMINI_NUM_TORUS_PORTS);
 	return 0;
 
-err_link_stop:
+err_diag_stop:
+	kgni_diag_stop(kdev);
 	kgni_link_stop(kdev);
 err_irq_teardown:
 	kgni_irq_teardown(kdev);
@@ -240,7 +250,10 @@ static void kgni_remove(struct pci_dev *pdev)
 {
 	struct kgni_dev *kdev = pci_get_drvdata(pdev);
 
+	kgni_counters_debugfs_del(kdev);
 	kgni_dev_del(kdev);
+	kgni_ioctl_shutdown(kdev);
+	kgni_diag_stop(kdev);
 	kgni_link_stop(kdev);
 	kgni_irq_teardown(kdev);
 	pci_clear_master(pdev);

@@ -24,7 +24,8 @@ static const char * const kgni_port_state_names[] = {
 	[VGEMINI_PORT_MISWIRED] = "miswired",
 };
 
-static const char *kgni_port_name(unsigned int port)
+/* "X+" ... "Z-": in the kernel log and in counter names. */
+const char *kgni_port_name(unsigned int port)
 {
 	return port < ARRAY_SIZE(kgni_port_names) ? kgni_port_names[port] : "?";
 }

@@ -7,6 +7,9 @@
  *   /sys/class/gni/kgniN/gemini_id    decimal
  *   /sys/class/gni/kgniN/coord        "x y z"
  *   /sys/class/gni/kgniN/dims         "X Y Z"
+ *   /sys/class/gni/kgniN/route_gen    routing table generation, decimal
+ *   /sys/class/gni/kgniN/fabric_state "no-table", "running" or "quiesced"
+ *   /sys/class/gni/kgniN/counters     one line per counter block
  *   /sys/class/gni/kgniN/ports/<p>_{state,peer,expected,changes}
  *
  * Every value is read from the control block when the file is read.  The
@@ -82,11 +85,46 @@ static ssize_t dims_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(dims);
 
+static ssize_t route_gen_show(struct device *dev,
+			      struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n",
+			  kgni_rd(to_kgni_dev(dev), VGEMINI_CTL_ROUTE_GEN));
+}
+static DEVICE_ATTR_RO(route_gen);
+
+static const char * const kgni_fabric_state_names[] = {
+	[VGEMINI_FABRIC_NO_TABLE] = "no-table",
+	[VGEMINI_FABRIC_RUNNING] = "running",
+	[VGEMINI_FABRIC_QUIESCED] = "quiesced",
+};
+
+static ssize_t fabric_state_show(struct device *dev,
+				 struct device_attribute *attr, char *buf)
+{
+	u32 state = kgni_rd(to_kgni_dev(dev), VGEMINI_CTL_FABRIC_STATE);
+
+	if (state < ARRAY_SIZE(kgni_fabric_state_names))
+		return sysfs_emit(buf, "%s\n", kgni_fabric_state_names[state]);
+	return sysfs_emit(buf, "unknown\n");
+}
+static DEVICE_ATTR_RO(fabric_state);
+
+static ssize_t counters_show(struct device *dev,
+			     struct device_attribute *attr, char *buf)
+{
+	return kgni_counters_emit(to_kgni_dev(dev), buf);
+}
+static DEVICE_ATTR_RO(counters);
+
 static struct attribute *kgni_dev_attrs[] = {
 	&dev_attr_nic_address.attr,
 	&dev_attr_gemini_id.attr,
 	&dev_attr_coord.attr,
 	&dev_attr_dims.attr,
+	&dev_attr_route_gen.attr,
+	&dev_attr_fabric_state.attr,
+	&dev_attr_counters.attr,
 	NULL
 };
 

@@ -68,6 +68,7 @@ export QTEST_QEMU_BINARY=$QEMU_BUILD/qemu-system-x86_64
 echo "vgemini check: logs in $LOG"
 stage core-unit 300 "$REPO/build/core/test_core"
 stage core-packet 300 "$REPO/build/core/test_packet"
+stage core-fabric 600 "$REPO/build/core/test_fabric"
 stage firmware-unit 300 "$REPO/build/firmware/test_routes"
 stage firmware-cli 300 "$REPO/firmware/tests/test_cli.sh" "$REPO/build/firmware/vgemini-routes"
 stage qtest 600 "$QEMU_BUILD/tests/qtest/cray-gemini-test" --tap
@@ -75,6 +76,11 @@ for dims in 1x1x1 3x2x1 2x2x2; do
 	stage "guest-selftests-$dims" 1500 "$REPO/scripts/tests/guest-selftests.sh" "$dims"
 done
 stage fabric-faults-2x2x2 1500 "$REPO/scripts/tests/fabric-test.py" 2x2x2
+for dims in 2x2x2 4x2x1 3x3x1; do
+	stage "fabric-routing-$dims" 1500 "$REPO/scripts/tests/fabric-routing.py" "$dims"
+done
+stage fabric-counters 1500 "$REPO/scripts/tests/fabric-counters.py"
+stage fabric-link-retry 1800 "$REPO/scripts/tests/fabric-faults.py"
 
 echo "total time $(($(date +%s) - t0))s"
 echo "$passed passed, $failed failed, $skipped skipped"

@@ -102,7 +102,8 @@ enum vgemini_fabric_state {
  * node, recording the path it takes (Documentation/fabric.rst).  Write
  * DEST and LEN, then DIAG_CMD_PING to CMD; STATUS reads PENDING until the
  * response comes back or VGEMINI_DIAG_TIMEOUT_MS pass.  The result stays
- * until the next ping.
+ * until the next ping.  A CMD while a ping is pending is ignored (and
+ * logged as a guest error); the pending ping goes on.
  */
 #define VGEMINI_CTL_DIAG_DEST		0x070	/* RW 32: destination Gemini id */
 #define VGEMINI_CTL_DIAG_LEN		0x074	/* RW 32: payload bytes 0..64 */
@@ -112,6 +113,8 @@ enum vgemini_fabric_state {
 #define VGEMINI_CTL_DIAG_RTT_NS		0x084	/* RO 32: round trip, ns (saturates) */
 #define VGEMINI_CTL_DIAG_IRQ		0x088	/* RW 32: vector on completion */
 #define VGEMINI_CTL_DIAG_SEQ		0x08c	/* RO 32: pings started since reset */
+/* Records in DIAG_TRACE: as many as the hops, if LEN had room for them. */
+#define VGEMINI_CTL_DIAG_NTRACE		0x090	/* RO 32: 0..VGEMINI_DIAG_MAX_TRACE */
 /* Path records, request path first then response path: one per link. */
 #define VGEMINI_CTL_DIAG_TRACE		0x0c0	/* RO 32 x VGEMINI_DIAG_MAX_TRACE */
 #define VGEMINI_DIAG_MAX_TRACE		15
@@ -126,9 +129,15 @@ enum vgemini_diag_status {
 	VGEMINI_DIAG_ERR_TIMEOUT = 3,	/* no response in time: lost or unreachable */
 	VGEMINI_DIAG_ERR_DEST = 4,	/* no such node in this torus */
 	VGEMINI_DIAG_ERR_LEN = 5,	/* LEN over 64 */
-	VGEMINI_DIAG_ERR_BUSY = 6,	/* a ping is pending, or no room to inject */
+	VGEMINI_DIAG_ERR_BUSY = 6,	/* no room to inject the request */
 	VGEMINI_DIAG_ERR_NO_ROUTE = 7,	/* no routing table, or the table has no route */
 };
+
+/* DIAG_HOPS fields */
+#define VGEMINI_DIAG_HOPS_REQ(v)	((v) & 0xff)
+#define VGEMINI_DIAG_HOPS_RSP(v)	(((v) >> 8) & 0xff)
+/* Path records a payload of @len bytes has room for (4-byte header). */
+#define VGEMINI_DIAG_TRACE_ROOM(len)	((len) >= 4 ? ((len) - 4) / 4 : 0)
 
 /* A path record: the router a packet left and through which port. */
 #define VGEMINI_TRACE_NODE(r)		((r) & 0xffff)		/* Gemini id */

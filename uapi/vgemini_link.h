@@ -9,8 +9,9 @@
  * (X-, Y- or Z-).  In a dimension of size 1 the two ends are the "+" and
  * "-" ports of the same node: the ring closes on itself.
  *
- * Each side writes only its own struct vgemini_link_side and its own
- * transmit channels, and reads the other's.  Liveness: a side is alive
+ * Each side writes its own struct vgemini_link_side and its own transmit
+ * channels, and reads the other's; the one exception is the peer's
+ * "armed" word, which a side clears when it rings the peer.  Liveness: a side is alive
  * while its heartbeat counter keeps changing; the reader judges that with
  * its own clock, so the two processes need no common time.  A side that
  * attaches again (a restarted QEMU, a retrained link) writes a new epoch,
@@ -19,8 +20,12 @@
  * Packets (version 2): each side transmits on VGEMINI_LINK_CHANS channels,
  * one per virtual channel and dateline class (request class 0 and 1,
  * response class 0 and 1).  A channel is a ring of VGEMINI_LINK_SLOTS
- * slots; packet number s of the sender's current epoch goes in slot
- * s % VGEMINI_LINK_SLOTS.  The receiver copies each packet out, checks its
+ * slots; packet number s goes in slot s % VGEMINI_LINK_SLOTS.  Packets are
+ * numbered within a session: a 32-bit value made from both sides' epochs
+ * (epoch0 ^ epoch1, folded to 32 bits; 0 stands for none).  When either side
+ * attaches again or retrains, both see a new session, start again from
+ * packet 0 and believe no slot or acknowledgement stamped with another
+ * session.  The receiver copies each packet out, checks its
  * CRC and its number, and publishes in its own side block:
  *
  *   ack[c]    the next packet number it expects: all before were received
@@ -31,8 +36,8 @@
  *   nak[c]    bumped when a packet arrived corrupted or missing: the sender
  *             then sends again everything from ack[c] on (go-back-N from
  *             its send buffer, the sliding-window retry of Gemini's links);
- *   rx_epoch[c]  the sender epoch that these three count for; the sender
- *             believes them only while it equals its own epoch.
+ *   rx_epoch[c]  the session these three count for; the sender believes
+ *             them only while it equals the current session.
  *
  * A sender also sends again from ack[c] when no acknowledgement has come
  * for VGEMINI_LINK_RETRY_MS (a lost last packet has no successor to
@@ -40,9 +45,9 @@
  *
  * Wake-ups: each end has a doorbell, a FIFO next to the link file named
  * "<link file>.bell0" (side 0 reads it) or ".bell1".  A side that has
- * nothing to do sets its "armed" word and re-checks the link; a side that
- * publishes anything for the peer clears the peer's armed word and, if it
- * was set, writes one byte to the peer's doorbell.  So busy links cost no
+ * nothing to do sets its "armed" word and then looks at the link once
+ * more; a side that publishes anything for the peer clears the peer's
+ * armed word and, if it was set, writes one byte to the peer's doorbell.  So busy links cost no
  * system call per packet and idle ones cost nothing.
  *
  * Every value read from the peer is checked before use: the peer is
@@ -79,8 +84,8 @@
  * struct vgemini_link_slot - one packet on the wire
  * @gen: bumped (odd while writing, even when done) on every write, so
  *       that a reader can tell a torn copy and a rewritten slot
- * @seq: packet number within the writer's epoch
- * @epoch: low 32 bits of the writer's epoch
+ * @seq: packet number within the session
+ * @epoch: the session (see above) the packet belongs to
  * @len: bytes of the packet in @bytes (3 per phit)
  * @reserved: zero
  * @bytes: the packet as phits (uapi/gemini_pkt.h)
@@ -108,7 +113,7 @@ struct vgemini_link_slot {
  * @ack: per channel of the peer: next packet number expected
  * @freed: per channel of the peer: packets taken from the input buffer
  * @nak: per channel of the peer: retransmission requests made
- * @rx_epoch: per channel of the peer: the peer epoch the above count for
+ * @rx_epoch: per channel of the peer: the session the above count for
  * @reserved: zero
  */
 struct vgemini_link_side {

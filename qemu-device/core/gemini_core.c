@@ -338,6 +338,9 @@ static enum gemini_access ctl_read32(struct gemini_nic *nic, uint64_t off,
 	case VGEMINI_CTL_DIAG_SEQ:
 		*val = nic->diag[GEMINI_DIAG_GUEST].seq;
 		break;
+	case VGEMINI_CTL_DIAG_NTRACE:
+		*val = nic->diag[GEMINI_DIAG_GUEST].ntrace;
+		break;
 	case VGEMINI_CTL_IRQ_RAISE:
 	case VGEMINI_CTL_DMA_CMD:
 	case VGEMINI_CTL_DIAG_CMD:

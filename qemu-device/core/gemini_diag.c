@@ -10,7 +10,12 @@
  *   byte 0     request hops (written by the target's NIC)
  *   bytes 1-3  zero
  *   byte 4...  path records, 4 bytes each, little-endian (VGEMINI_TRACE_*),
- *              request path first, then the response path
+ *              request path first, then the response path; a payload too
+ *              short for them all keeps the first ones, and the response
+ *              path is recorded only after a whole request path
+ *
+ * The response carries the request's payload, and at least the 4-byte
+ * header, so that even a 0-byte ping learns its request's hop count.
  *
  * Two engines: slot 0 is driven by the guest through the control block,
  * slot 1 by the supervisor through QMP (with bursts of many pings).  A
@@ -25,6 +30,7 @@
 #define TIMEOUT_NS	((uint64_t)VGEMINI_DIAG_TIMEOUT_MS * 1000000)
 #define TAG_SLOT_BIT	0x200u
 #define TAG_SEQ_MASK	0x1ffu
+#define DIAG_HDR_BYTES	4	/* before the path records */
 
 static void diag_finish(struct gemini_nic *nic, unsigned int slot,
 			uint32_t status, uint64_t now);
@@ -106,9 +112,13 @@ static void diag_finish(struct gemini_nic *nic, unsigned int slot,
 		d->failed++;
 	if (status == VGEMINI_DIAG_ERR_TIMEOUT)
 		nic->nic_ctr[VGEMINI_NC_DIAG_TIMEOUTS]++;
-	if (slot == GEMINI_DIAG_GUEST && d->irq != VGEMINI_IRQ_NONE &&
-	    d->irq < nic->cfg.num_vectors)
-		nic->ops->raise_irq(nic->opaque, d->irq);
+	if (slot == GEMINI_DIAG_GUEST && d->irq != VGEMINI_IRQ_NONE) {
+		if (d->irq < nic->cfg.num_vectors)
+			nic->ops->raise_irq(nic->opaque, d->irq);
+		else if (nic->ops->guest_error)
+			nic->ops->guest_error(nic->opaque, "diag: interrupt "
+					      "vector out of range");
+	}
 	/* A burst stops at errors that the next ping would repeat. */
 	if (d->done < d->count && (status == VGEMINI_DIAG_DONE ||
 				   status == VGEMINI_DIAG_ERR_TIMEOUT))
@@ -123,12 +133,12 @@ static bool diag_answer(struct gemini_nic *nic, const struct gemini_pkt *req)
 		.dst = req->src,
 		.dst_nic = req->src_nic,
 		.tag = req->tag,
-		.len = req->len,
+		/* Room for the header at least, to carry the request's hops. */
+		.len = req->len < DIAG_HDR_BYTES ? DIAG_HDR_BYTES : req->len,
 	};
 
 	memcpy(rsp.data, req->data, req->len);
-	if (rsp.len >= 1)
-		rsp.data[0] = req->hops;
+	rsp.data[0] = req->hops;
 	if (gemini_router_inject(nic, &rsp))
 		return false;	/* no room: the request waits */
 	nic->nic_ctr[VGEMINI_NC_DIAG_PINGS]++;
@@ -141,7 +151,7 @@ bool gemini_diag_deliver(struct gemini_nic *nic, const struct gemini_pkt *pkt)
 			    GEMINI_DIAG_GUEST;
 	struct gemini_diag *d = &nic->diag[slot];
 	uint64_t now, rtt;
-	unsigned int req_hops, i, n;
+	unsigned int req_hops, room, i, n;
 
 	if (pkt->type == GEMINI_PKT_DIAG)
 		return diag_answer(nic, pkt);
@@ -155,9 +165,13 @@ bool gemini_diag_deliver(struct gemini_nic *nic, const struct gemini_pkt *pkt)
 	req_hops = pkt->len >= 1 ? pkt->data[0] : 0;
 	d->hops = (req_hops & 0xff) | (uint32_t)(pkt->hops & 0xff) << 8;
 	d->rtt_ns = rtt > UINT32_MAX ? UINT32_MAX : (uint32_t)rtt;
-	n = pkt->len >= 4 ? (pkt->len - 4) / 4 : 0;
-	if (n > req_hops + pkt->hops)
-		n = req_hops + pkt->hops;
+	/* The records the routers had room for (see the layout above). */
+	room = VGEMINI_DIAG_TRACE_ROOM(pkt->len);
+	if (req_hops > room)
+		n = room;
+	else
+		n = req_hops + (pkt->hops < room - req_hops ? pkt->hops :
+				room - req_hops);
 	if (n > VGEMINI_DIAG_MAX_TRACE)
 		n = VGEMINI_DIAG_MAX_TRACE;
 	for (i = 0; i < n; i++) {

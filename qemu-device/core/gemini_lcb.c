@@ -214,8 +214,10 @@ void gemini_lcb_reset(struct gemini_nic *nic, unsigned int port)
 static uint32_t lcb_session(struct gemini_router_port *p)
 {
 	uint64_t x = p->epoch ^ LOAD(peer(p)->epoch);
+	uint32_t session = (uint32_t)(x ^ (x >> 32));
 
-	return (uint32_t)(x ^ (x >> 32)) | 1;
+	/* Keep every bit (a retrain changes only the low one); 0 is "none". */
+	return session ? session : 0x80000000u;
 }
 
 static void lcb_new_session(struct gemini_router_port *p, uint32_t session)
@@ -365,8 +367,11 @@ void gemini_lcb_send(struct gemini_nic *nic, unsigned int port,
 	int n;
 
 	n = gemini_pkt_encode(pkt, tx->buf[i], sizeof(tx->buf[i]));
-	if (n <= 0)
-		return;		/* cannot happen for a decoded packet */
+	if (n <= 0) {
+		/* The router checked it at injection; count it if not. */
+		nic->nic_ctr[VGEMINI_NC_MALFORMED]++;
+		return;
+	}
 	tx->len[i] = (uint16_t)n;
 	if (tx->next == tx->acked)
 		tx->progress_ns = now;
@@ -548,7 +553,8 @@ bool gemini_lcb_poll(struct gemini_nic *nic, unsigned int port, uint64_t now,
 		}
 		if (seq_diff(tx->wire_next, tx->next) < 0)
 			progress |= tx_pump(nic, p, c, now);
-		if (tx->acked != tx->next && deadline) {
+		/* Unsynced, the peer's doorbell or the heartbeat wakes us. */
+		if (tx->acked != tx->next && tx->synced && deadline) {
 			uint64_t t = tx->hold_ns ? tx->hold_ns :
 				     tx->progress_ns + RETRY_NS;
 

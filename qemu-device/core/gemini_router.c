@@ -204,10 +204,13 @@ static void q_pop(struct gemini_pktq *q)
 
 int gemini_router_inject(struct gemini_nic *nic, const struct gemini_pkt *pkt)
 {
+	uint8_t wire[GEMINI_PKT_MAX_BYTES];
 	struct gemini_pktq *q;
 	unsigned int phits = gemini_pkt_phits(pkt);
 
-	if (pkt->vc > GEMINI_VC_RSP || !phits)
+	/* Only packets that can go on a link enter the router. */
+	if (pkt->vc > GEMINI_VC_RSP || !phits ||
+	    gemini_pkt_encode(pkt, wire, sizeof(wire)) < 0)
 		return -1;
 	q = &nic->router.inject[pkt->vc];
 	if (q->count >= GEMINI_PKTQ_DEPTH)
@@ -335,10 +338,10 @@ static bool forward_one(struct gemini_nic *nic, struct gemini_pktq *q,
 	}
 	chan = VGEMINI_LINK_CHAN(pkt->vc, oc);
 	if (!gemini_lcb_can_send(nic, out, chan)) {
-		if (!q->stall_ns) {
-			q->stall_ns = now ? now : 1;
-			q->stall_port = out;
-		}
+		/* Count as it goes, so a stall shows while it lasts. */
+		stall_end(nic, q, in_port, now);
+		q->stall_ns = now ? now : 1;
+		q->stall_port = out;
 		return false;
 	}
 	if (pkt->type == GEMINI_PKT_DIAG || pkt->type == GEMINI_PKT_DIAG_RSP)
@@ -387,40 +390,69 @@ static bool forward_all(struct gemini_nic *nic, uint64_t now)
 	return progress;
 }
 
+/* Ring the doorbell of every peer we published something for. */
+static void kick_peers(struct gemini_nic *nic)
+{
+	unsigned int port;
+
+	for (port = 0; port < GEMINI_NUM_TORUS_PORTS; port++) {
+		struct gemini_router_port *p = &nic->port[port];
+
+		if (!p->kick || !p->shm)
+			continue;
+		p->kick = false;
+		/* Ring only a peer that waits for it. */
+		if (__atomic_exchange_n(&p->shm->side[!p->side].armed, 0,
+					__ATOMIC_SEQ_CST) && nic->ops->kick_peer)
+			nic->ops->kick_peer(nic->opaque, port);
+	}
+}
+
+/* One pass over everything; *deadline gets the earliest timer wanted. */
+static bool poll_once(struct gemini_nic *nic, uint64_t now, uint64_t *deadline)
+{
+	bool progress = false;
+	unsigned int port;
+
+	*deadline = UINT64_MAX;
+	for (port = 0; port < GEMINI_NUM_TORUS_PORTS; port++)
+		progress |= gemini_lcb_poll(nic, port, now, deadline);
+	progress |= forward_all(nic, now);
+	gemini_diag_poll(nic, now, deadline);
+	return progress;
+}
+
 uint64_t gemini_nic_poll(struct gemini_nic *nic)
 {
 	uint64_t deadline = UINT64_MAX;
 	uint64_t now = nic->ops->clock_ns(nic->opaque);
-	unsigned int port, rounds;
-	bool progress;
+	unsigned int port, rounds = 0;
+	bool armed = false;
 
-	/* Bounded, so a flood cannot keep the caller here for ever. */
-	for (rounds = 0; rounds < 64; rounds++) {
-		progress = false;
-		for (port = 0; port < GEMINI_NUM_TORUS_PORTS; port++)
-			progress |= gemini_lcb_poll(nic, port, now, NULL);
-		progress |= forward_all(nic, now);
-		if (!progress)
-			break;
-	}
+	/* Time pings out first, so that the next of a burst goes out now. */
 	gemini_diag_poll(nic, now, &deadline);
-	for (port = 0; port < GEMINI_NUM_TORUS_PORTS; port++) {
-		struct gemini_router_port *p = &nic->port[port];
+	/* Bounded, so a flood cannot keep the caller here for ever. */
+	while (rounds++ < 64) {
+		if (poll_once(nic, now, &deadline))
+			continue;
+		kick_peers(nic);
+		if (armed)
+			break;
+		/*
+		 * Arm our doorbells, then look once more: what a peer
+		 * published before it saw us armed would otherwise wait.
+		 */
+		for (port = 0; port < GEMINI_NUM_TORUS_PORTS; port++) {
+			struct gemini_router_port *p = &nic->port[port];
 
-		gemini_lcb_poll(nic, port, now, &deadline);
-		if (p->kick && p->shm) {
-			p->kick = false;
-			/* Ring only a peer that waits for it. */
-			if (__atomic_exchange_n(&p->shm->side[!p->side].armed, 0,
-						__ATOMIC_SEQ_CST) &&
-			    nic->ops->kick_peer)
-				nic->ops->kick_peer(nic->opaque, port);
+			if (p->shm)
+				__atomic_store_n(&p->shm->side[p->side].armed, 1,
+						 __ATOMIC_SEQ_CST);
 		}
-		if (p->shm)
-			__atomic_store_n(&p->shm->side[p->side].armed, 1,
-					 __ATOMIC_SEQ_CST);
+		armed = true;
 	}
-	if (rounds == 64)
+	kick_peers(nic);
+	if (rounds > 64)
 		deadline = now;		/* more to do: come back at once */
 	return deadline;
 }

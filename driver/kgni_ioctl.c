@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * kgni: the ioctls of /dev/kgniN (uapi/kgni_ioctl.h, Documentation/abi.rst).
+ *
+ * Every command takes a structure that starts with its size.  The checks
+ * common to all of them are made here, in the order of the errno table:
+ * the command number (ENOTTY), the size (EFAULT, EINVAL, E2BIG), then the
+ * structure is copied in and the command's handler checks its own fields.
+ *
+ * An open file outlives the PCI function: remove marks the device gone and
+ * waits, on ctl_rwsem, for the ioctls that still use BAR0; those that come
+ * after see it gone and fail with ENODEV.
+ */
+#include <linux/fs.h>
+#include <linux/nospec.h>
+#include <linux/uaccess.h>
+
+#include "kgni.h"
+
+/* Largest structure size accepted from user space, whatever the command. */
+#define KGNI_IOCTL_MAX_SIZE	4096
+
+union kgni_ioctl_buf {
+	struct kgni_diag_ping diag_ping;
+	struct kgni_counter_read counter_read;
+	struct kgni_counter_snapshot counter_snapshot;
+};
+
+/**
+ * struct kgni_ioctl_op - one command
+ * @size: size of the structure this driver knows
+ * @min_size: size of the structure's first version
+ * @ioctl_num: the full ioctl number
+ * @execute: the handler; called with ctl_rwsem held for reading
+ */
+struct kgni_ioctl_op {
+	unsigned int size;
+	unsigned int min_size;
+	unsigned int ioctl_num;
+	int (*execute)(struct kgni_ucmd *ucmd);
+};
+
+/* KGNI_IOCTL_OP(DIAG_PING, ...): KGNI_CMD_DIAG_PING and KGNI_IOC_DIAG_PING */
+#define KGNI_IOCTL_OP(_name, _fn, _struct, _last)			\
+	[KGNI_CMD_##_name - KGNI_CMD_BASE] = {				\
+		.size = sizeof(_struct) +				\
+			BUILD_BUG_ON_ZERO(sizeof(union kgni_ioctl_buf) < \
+					  sizeof(_struct)),		\
+		.min_size = offsetofend(_struct, _last),		\
+		.ioctl_num = KGNI_IOC_##_name,				\
+		.execute = _fn,						\
+	}
+
+/* The first version of each structure is the whole of it. */
+static const struct kgni_ioctl_op kgni_ioctl_ops[] = {
+	KGNI_IOCTL_OP(DIAG_PING, kgni_ioctl_diag_ping,
+		      struct kgni_diag_ping, trace),
+	KGNI_IOCTL_OP(COUNTER_READ, kgni_ioctl_counter_read,
+		      struct kgni_counter_read, value),
+	KGNI_IOCTL_OP(COUNTER_SNAPSHOT, kgni_ioctl_counter_snapshot,
+		      struct kgni_counter_snapshot, values),
+};
+
+/**
+ * kgni_ucmd_respond() - write the structure back to the caller
+ * @ucmd: the call
+ * @len: size of the kernel's structure
+ *
+ * Writes no more than the caller's size.
+ *
+ * Return: 0 or -EFAULT.
+ */
+int kgni_ucmd_respond(struct kgni_ucmd *ucmd, size_t len)
+{
+	if (copy_to_user(ucmd->ubuffer, ucmd->cmd,
+			 min_t(size_t, ucmd->user_size, len)))
+		return -EFAULT;
+	return 0;
+}
+
+long kgni_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct kgni_dev *kdev = file->private_data;
+	const struct kgni_ioctl_op *op;
+	union kgni_ioctl_buf buf;
+	struct kgni_ucmd ucmd;
+	unsigned int nr;
+	int ret;
+
+	nr = _IOC_NR(cmd);
+	if (_IOC_TYPE(cmd) != KGNI_IOC_MAGIC || nr < KGNI_CMD_BASE ||
+	    nr - KGNI_CMD_BASE >= ARRAY_SIZE(kgni_ioctl_ops))
+		return -ENOTTY;
+	nr = array_index_nospec(nr - KGNI_CMD_BASE,
+				ARRAY_SIZE(kgni_ioctl_ops));
+	op = &kgni_ioctl_ops[nr];
+	if (!op->execute || op->ioctl_num != cmd)
+		return -ENOTTY;
+
+	ucmd.kdev = kdev;
+	ucmd.ubuffer = (void __user *)arg;
+	ret = get_user(ucmd.user_size, (u32 __user *)ucmd.ubuffer);
+	if (ret)
+		return ret;
+	if (ucmd.user_size < op->min_size)
+		return -EINVAL;
+	if (ucmd.user_size > KGNI_IOCTL_MAX_SIZE)
+		return -E2BIG;
+	ucmd.cmd = &buf;
+	ret = copy_struct_from_user(ucmd.cmd, op->size, ucmd.ubuffer,
+				    ucmd.user_size);
+	if (ret)
+		return ret;
+
+	down_read(&kdev->ctl_rwsem);
+	if (READ_ONCE(kdev->gone))
+		ret = -ENODEV;
+	else
+		ret = op->execute(&ucmd);
+	up_read(&kdev->ctl_rwsem);
+	return ret;
+}
+
+/**
+ * kgni_ioctl_shutdown() - stop ioctls from using the device
+ * @kdev: the device being removed
+ *
+ * Marks the device gone, wakes a ping that waits for the device, and waits
+ * until no ioctl that saw the device alive still runs.  After this no ioctl
+ * touches BAR0.
+ */
+void kgni_ioctl_shutdown(struct kgni_dev *kdev)
+{
+	WRITE_ONCE(kdev->gone, true);
+	wake_up_all(&kdev->diag_wq);
+	down_write(&kdev->ctl_rwsem);
+	up_write(&kdev->ctl_rwsem);
+}

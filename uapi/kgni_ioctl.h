@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * kgni_ioctl.h: the ioctl interface of /dev/kgniN (Documentation/abi.rst).
+ *
+ * This header builds both in the kernel and in user space; it needs only
+ * <linux/types.h> and <linux/ioctl.h>.
+ */
+#ifndef KGNI_IOCTL_H
+#define KGNI_IOCTL_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+/**
+ * DOC: General ioctl format
+ *
+ * Every ioctl takes a pointer to a structure whose first __u32, @size, the
+ * caller sets to the size of the structure it was compiled with, and whose
+ * second __u32, @flags, selects options (0 unless the ioctl defines a
+ * flag).  The ioctl numbers do not encode the size: a structure grows at
+ * its end only, and a field added later means "as before" when it is 0.
+ * So:
+ *
+ *  - a caller built against an older header passes a smaller @size (at
+ *    least the first version's); the kernel reads the fields it got and
+ *    takes the missing ones as 0;
+ *  - a caller built against a newer header passes a larger @size; the
+ *    kernel accepts it if every byte it does not know is 0;
+ *  - on return the kernel writes back at most @size bytes.
+ *
+ * Fields are "in" (read by the kernel), "out" (written by the kernel; their
+ * value on input is ignored) or "in/out".  Fields named reserved must be 0
+ * on input and are written as 0.
+ *
+ * Every ioctl uses these errnos with these meanings, and no other meaning:
+ *
+ *  - ENOTTY: the ioctl number is not one of /dev/kgniN's.
+ *  - EFAULT: the argument, or a user pointer in it, cannot be read or
+ *    written.
+ *  - EINVAL: @size is smaller than the first version of the structure; a
+ *    bit of @flags is unknown; a reserved field is not 0; an in field is
+ *    out of its range.
+ *  - E2BIG: @size is larger than the structure the kernel knows and the
+ *    bytes beyond it are not all 0, or @size is over 4096.
+ *  - ENODEV: the NIC has been removed (unbind, hot unplug) while the file
+ *    was open; every later ioctl on the file fails so.
+ *  - EINTR: a signal came while the ioctl waited.
+ *  - ENOENT: the counter named by id or by name does not exist.
+ *  - EMSGSIZE: the caller's array is too small; the needed count is
+ *    written back.
+ *  - EIO: the device did not behave as specified, e.g. a ping still
+ *    pending after the device's timeout (logged in the kernel log).
+ *
+ * KGNI_IOC_DIAG_PING adds the fabric's answers, which the device gives
+ * at the end of a ping; the ioctl writes the result structure back with
+ * them (struct kgni_diag_ping tells exactly when it writes it):
+ *
+ *  - ETIMEDOUT: no response came back within the fabric's timeout.
+ *  - ENXIO: the destination is not a node of this torus.
+ *  - EHOSTUNREACH: no route: no routing table is loaded, or the table has
+ *    no route to the destination.
+ *  - EBUSY: the device's diagnostic slot is taken, or the router had no
+ *    room to inject the request.
+ *  - EINVAL: the device refused the payload length (the driver's own
+ *    EINVAL, above, writes nothing back).
+ */
+
+#define KGNI_IOC_MAGIC			'G'
+
+/*
+ * Numbers 1 to 36 of magic 'G' are those of Cray's private uGNI-kGNI
+ * interface (GNI_IOC_*); kgni's own commands start at 0x80.
+ */
+enum {
+	KGNI_CMD_BASE = 0x80,
+	KGNI_CMD_DIAG_PING = KGNI_CMD_BASE,
+	KGNI_CMD_COUNTER_READ = 0x81,
+	KGNI_CMD_COUNTER_SNAPSHOT = 0x82,
+};
+
+/**
+ * enum kgni_port - router ports, as in trace records and counter blocks
+ * @KGNI_PORT_XP: X+
+ * @KGNI_PORT_XM: X-
+ * @KGNI_PORT_YP: Y+
+ * @KGNI_PORT_YM: Y-
+ * @KGNI_PORT_ZP: Z+
+ * @KGNI_PORT_ZM: Z-
+ * @KGNI_PORT_NIC: the router's port to its own NIC
+ *
+ * A packet leaving through a "+" port of one node enters the next node
+ * through its "-" port of the same dimension, and the other way round.
+ */
+enum kgni_port {
+	KGNI_PORT_XP = 0,
+	KGNI_PORT_XM = 1,
+	KGNI_PORT_YP = 2,
+	KGNI_PORT_YM = 3,
+	KGNI_PORT_ZP = 4,
+	KGNI_PORT_ZM = 5,
+	KGNI_PORT_NIC = 6,
+};
+
+/* Diagnostic ping */
+
+#define KGNI_DIAG_MAX_LEN		64
+#define KGNI_DIAG_MAX_TRACE		16
+
+/**
+ * enum kgni_diag_status - how a diagnostic ping ended
+ * @KGNI_DIAG_OK: the response came back; the ioctl returns 0
+ * @KGNI_DIAG_TIMEOUT: no response in time (lost, or the destination did
+ *                     not answer); ETIMEDOUT
+ * @KGNI_DIAG_NO_NODE: the destination is not a node of this torus; ENXIO
+ * @KGNI_DIAG_BAD_LEN: the device refused the length; EINVAL
+ * @KGNI_DIAG_BUSY: the device's diagnostic slot was taken or the router had
+ *                  no room to inject the request; EBUSY
+ * @KGNI_DIAG_NO_ROUTE: no routing table, or no route to the destination;
+ *                      EHOSTUNREACH
+ */
+enum kgni_diag_status {
+	KGNI_DIAG_OK = 0,
+	KGNI_DIAG_TIMEOUT = 1,
+	KGNI_DIAG_NO_NODE = 2,
+	KGNI_DIAG_BAD_LEN = 3,
+	KGNI_DIAG_BUSY = 4,
+	KGNI_DIAG_NO_ROUTE = 5,
+};
+
+/**
+ * struct kgni_diag_hop - one link crossed by a diagnostic packet
+ * @node: Gemini id of the router the packet left
+ * @out_port: port it left that router through (enum kgni_port, 0 to 5)
+ * @in_port: port it had entered that router through (enum kgni_port);
+ *           KGNI_PORT_NIC on the first hop of the request and of the
+ *           response
+ * @vclass: dateline class the packet had on this link, 0 or 1
+ * @response: 0 for a hop of the request, 1 for a hop of the response
+ * @reserved: 0
+ */
+struct kgni_diag_hop {
+	__u16 node;
+	__u8 out_port;
+	__u8 in_port;
+	__u8 vclass;
+	__u8 response;
+	__u16 reserved;
+};
+
+/**
+ * struct kgni_diag_ping - ioctl(KGNI_IOC_DIAG_PING)
+ * @size: in: sizeof(struct kgni_diag_ping)
+ * @flags: in: 0
+ * @dest: in: Gemini id of the node to ping; this node's own id is allowed
+ *        (the request then crosses no link)
+ * @len: in: payload bytes of the request and of the response, 0 to
+ *       KGNI_DIAG_MAX_LEN
+ * @status: out: enum kgni_diag_status
+ * @req_hops: out: links the request crossed
+ * @rsp_hops: out: links the response crossed
+ * @rtt_ns: out: round-trip time measured by the device, in ns; 0xffffffff
+ *          for 4.29 s or more
+ * @seq: out: pings the device has started since its reset
+ * @num_trace: out: entries of @trace filled: @req_hops + @rsp_hops when
+ *             @len had room for them (4 bytes, then 4 per hop), else
+ *             the first ones that fit; at most KGNI_DIAG_MAX_TRACE
+ * @reserved: in: 0; out: 0
+ * @trace: out: the path, request hops then response hops; entries from
+ *         @num_trace on are 0
+ *
+ * Sends one diagnostic request through the fabric to @dest, whose router
+ * answers it, and waits for the answer.  Pings of one NIC take turns: a
+ * caller waits until the ping before it has ended.
+ *
+ * The structure is written back exactly when the device has ended the
+ * ping, with any enum kgni_diag_status: the ioctl then returns 0 for
+ * KGNI_DIAG_OK and the status's errno otherwise, the other out fields as
+ * the device reported them.  When the ioctl fails before that (EINVAL for
+ * @flags, @reserved or a @len over KGNI_DIAG_MAX_LEN; ENXIO for a @dest
+ * over 0xffff, which is no Gemini id; E2BIG; EFAULT; EINTR; ENODEV; EIO)
+ * user memory is not written.  EBUSY, ETIMEDOUT and EHOSTUNREACH come only
+ * with the structure written back.
+ *
+ * A signal ends the wait with EINTR; the ping may still complete in the
+ * device, and the next ping of the NIC waits for it to end first.
+ */
+struct kgni_diag_ping {
+	__u32 size;
+	__u32 flags;
+	__u32 dest;
+	__u32 len;
+	__u32 status;
+	__u16 req_hops;
+	__u16 rsp_hops;
+	__u32 rtt_ns;
+	__u32 seq;
+	__u32 num_trace;
+	__u32 reserved;
+	struct kgni_diag_hop trace[KGNI_DIAG_MAX_TRACE];
+};
+
+#define KGNI_IOC_DIAG_PING		_IO(KGNI_IOC_MAGIC, KGNI_CMD_DIAG_PING)
+
+/* Counters */
+
+/*
+ * Counter blocks: block 0 to 5 are the router ports (enum kgni_port), block
+ * KGNI_PORT_NIC is the NIC.  Counter index i of a block is the device's
+ * counter i (enum vgemini_port_counter for ports, enum vgemini_nic_counter
+ * for the NIC, in uapi/vgemini_ctl.h).
+ *
+ * A counter's name is "<block>:<counter>": the block is one of "X+", "X-",
+ * "Y+", "Y-", "Z+", "Z-" and "NIC", the counter is the enum constant's name
+ * without its VGEMINI_PC_ or VGEMINI_NC_ prefix.  For example
+ * "X+:VC0_PHITS", "Z-:CRC_ERR", "NIC:REQ_PKTS_OUT".  Names are matched
+ * exactly (case included).
+ */
+#define KGNI_COUNTER_BLOCKS		7
+#define KGNI_COUNTER_NAME_LEN		32
+
+/* struct kgni_counter_read flags */
+#define KGNI_COUNTER_BY_NAME		0x1u
+
+/**
+ * struct kgni_counter_read - ioctl(KGNI_IOC_COUNTER_READ)
+ * @size: in: sizeof(struct kgni_counter_read)
+ * @flags: in: 0 to choose the counter by @block and @index,
+ *         KGNI_COUNTER_BY_NAME to choose it by @name
+ * @block: in (by id), out: the counter's block, 0 to KGNI_COUNTER_BLOCKS - 1
+ * @index: in (by id), out: the counter's index in its block
+ * @name: in (by name): a NUL-terminated name; out: the counter's name,
+ *        NUL-padded
+ * @value: out: the counter's value
+ *
+ * Reads one 64-bit counter.  The fields not used to choose the counter are
+ * ignored on input; all of @block, @index and @name are written back, so
+ * that each way of naming a counter can be translated into the other.
+ * ENOENT when no counter has that id or that name; EINVAL when @name has
+ * no NUL.
+ */
+struct kgni_counter_read {
+	__u32 size;
+	__u32 flags;
+	__u32 block;
+	__u32 index;
+	char name[KGNI_COUNTER_NAME_LEN];
+	__aligned_u64 value;
+};
+
+#define KGNI_IOC_COUNTER_READ		_IO(KGNI_IOC_MAGIC, KGNI_CMD_COUNTER_READ)
+
+/**
+ * struct kgni_counter_snapshot - ioctl(KGNI_IOC_COUNTER_SNAPSHOT)
+ * @size: in: sizeof(struct kgni_counter_snapshot)
+ * @flags: in: 0
+ * @num_blocks: out: counter blocks (KGNI_COUNTER_BLOCKS)
+ * @per_block: out: slots per block in @values
+ * @count: in: __u64 slots at @values; out: slots the kernel has to fill,
+ *         @num_blocks * @per_block
+ * @reserved: in: 0; out: 0
+ * @values: in: user pointer to an array of @count __u64; counter (b, i)
+ *          goes in slot b * @per_block + i, and slots that no counter has
+ *          are written 0
+ *
+ * Reads every counter, one after the other (not at one instant).  The
+ * kernel fills the first min(@count in, @count out) slots and writes the
+ * structure back; if @count was too small the ioctl then fails with
+ * EMSGSIZE.  @count 0 (and any @values) asks for the sizes only.
+ */
+struct kgni_counter_snapshot {
+	__u32 size;
+	__u32 flags;
+	__u32 num_blocks;
+	__u32 per_block;
+	__u32 count;
+	__u32 reserved;
+	__aligned_u64 values;
+};
+
+#define KGNI_IOC_COUNTER_SNAPSHOT	_IO(KGNI_IOC_MAGIC, KGNI_CMD_COUNTER_SNAPSHOT)
+
+#endif /* KGNI_IOCTL_H */
