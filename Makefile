@@ -7,6 +7,7 @@
 #   make setup    install the Debian packages vgemini needs
 #   make check    build, then run every test; ends with "N passed, N failed"
 #   make demo     build, boot a 2x2x2 torus, show it, tear it down
+#   make bench    fabric latency per hop next to a baseline of the same run
 #   make clean    remove every build output
 #
 # The front-door targets run `setup` first and then a sub-make, so that
@@ -28,6 +29,10 @@ check: setup
 demo: setup
 	@$(MAKE) --no-print-directory build
 	@scripts/demo.sh
+
+bench: setup
+	@$(MAKE) --no-print-directory build
+	@scripts/bench.sh
 
 setup:
 	@scripts/setup.sh

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # The demo behind `make demo`: boot a 2x2x2 torus, show its links, read
-# every node's sysfs through kgni, tear down.
+# every node's sysfs through kgni, ping across the fabric, watch the
+# counters, break a link and let the supervisor route around it, tear down.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,6 +29,29 @@ step "vgemini exec all -- (read /sys/class/gni/kgni0 on every node)"
 		printf " %s:%s>%s" $p "$(cat $d/ports/${p}_state)" "$(cat $d/ports/${p}_peer)"
 	done
 	echo'
+
+step "vgemini ping 0 7   (a diagnostic ping through two routers and back)"
+"$VGEMINI" ping 0 7
+
+step "vgemini ping --all   (hops there/back between every pair)"
+"$VGEMINI" ping --all
+
+step "vgemini counters 0 --diff 2   (what node 0's links saw while node 0 pings node 3)"
+"$VGEMINI" ping 0 3 --count 200 >/dev/null &
+"$VGEMINI" counters 0 --diff 2
+wait
+
+step "vgemini exec 0 -- (the routing state as the guest's kgni reads it: fabric_state, route_gen)"
+"$VGEMINI" exec 0 -- sh -c 'cat /sys/class/gni/kgni0/fabric_state /sys/class/gni/kgni0/route_gen'
+
+step "vgemini fault 0 X+ down=1   (cut a cable; the supervisor reroutes in ~5 s)"
+"$VGEMINI" fault 0 X+ down=1
+for _ in $(seq 60); do
+	"$VGEMINI" status | grep -q 'avoiding 1 failed link' && break
+	sleep 1
+done
+"$VGEMINI" status | tail -n 2
+"$VGEMINI" ping 0 1
 
 step "vgemini down"
 "$VGEMINI" down

@@ -1,0 +1,50 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# `make bench`: fabric figures next to a baseline measured in the same run.
+#
+#   diagnostic ping round trip per hop count on a 4x2x1 torus (the device's
+#   own clock, bursts of host pings through QMP: no guest involved);
+#   the issue rate of back-to-back pings;
+#   baseline: a 64-byte UDP round trip between two host processes on
+#   loopback (what a socket-based link would pay per hop).
+set -euo pipefail
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+VGEMINI=$REPO/scripts/vgemini
+OUT=$REPO/build/bench
+COUNT=${BENCH_COUNT:-2000}
+export VGEMINI_FABRIC=${VGEMINI_FABRIC:-bench-$$}
+mkdir -p "$OUT"
+
+gcc -O2 -Wall -Wextra -Werror -o "$OUT/udp_rtt" "$REPO/scripts/bench/udp_rtt.c"
+
+trap '"$VGEMINI" down >/dev/null 2>&1 || true' EXIT
+"$VGEMINI" up --dims 4x2x1 >"$OUT/up.log" 2>&1 || { cat "$OUT/up.log"; exit 1; }
+
+read -r bmin bavg bmax < <("$OUT/udp_rtt" "$COUNT")
+
+us() { awk -v n="$1" 'BEGIN { printf "%.1f", n / 1000 }'; }
+
+echo "vgemini bench: 4x2x1 torus, $COUNT pings of 64 bytes per row, TCG guests idle"
+printf '%-34s %10s %10s %10s %12s\n' "" "min us" "avg us" "max us" "pings/s"
+# Node 0 to nodes at torus distance 0, 1, 2 and 3: 0, 1, 2 (X), 6 (X2 Y1).
+for pair in "0 0" "0 1" "0 2" "0 6"; do
+	set -- $pair
+	t0=$(date +%s.%N)
+	json=$("$VGEMINI" ping "$1" "$2" --count "$COUNT" --json)
+	t1=$(date +%s.%N)
+	python3 - "$json" "$t0" "$t1" "$COUNT" <<'PY'
+import json, sys
+r = json.loads(sys.argv[1])["result"]
+hops = r["hops"][0]
+if r["ok"] != int(sys.argv[4]):
+    sys.exit(f"bench: only {r['ok']} of {sys.argv[4]} pings answered")
+rate = r["ok"] / (float(sys.argv[3]) - float(sys.argv[2]))
+print(f"{'ping, ' + str(hops) + ' hop' + ('' if hops == 1 else 's') + ' each way':<34} "
+      f"{r['rtt_ns_min'] / 1000:10.1f} {r['rtt_ns_avg'] / 1000:10.1f} "
+      f"{r['rtt_ns_max'] / 1000:10.1f} {rate:12.0f}")
+PY
+done
+printf '%-34s %10s %10s %10s %12s\n' "baseline: UDP loopback round trip" \
+	"$(us "$bmin")" "$(us "$bavg")" "$(us "$bmax")" "-"
+echo "(pings/s includes the launcher's QMP polling; the round trips are the device's)"
