@@ -97,8 +97,8 @@ int gemini_fault_set(struct gemini_nic *nic, unsigned int port,
 		return -1;
 	}
 	strcpy(buf, spec);
-	if (strcmp(buf, "none") != 0) {
-		for (tok = buf; tok && *tok; tok = next) {
+	if (buf[0] && strcmp(buf, "none") != 0) {
+		for (tok = buf; tok; tok = next) {
 			char *eq;
 			uint64_t n;
 			bool ok;
@@ -106,6 +106,10 @@ int gemini_fault_set(struct gemini_nic *nic, unsigned int port,
 			next = strchr(tok, ',');
 			if (next)
 				*next++ = '\0';
+			if (!*tok) {
+				snprintf(err, errlen, "empty item in fault spec");
+				return -1;
+			}
 			eq = strchr(tok, '=');
 			if (!eq) {
 				snprintf(err, errlen, "'%s': expected key=value", tok);

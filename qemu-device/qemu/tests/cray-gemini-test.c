@@ -10,6 +10,7 @@
 #include "libqos/libqos-pc.h"
 #include "libqos/pci-pc.h"
 #include "libqos/malloc-pc.h"
+#include "qemu/bswap.h"
 #include "qapi/error.h"
 #include "qapi/qmp/qdict.h"
 #include "qapi/qmp/qjson.h"
@@ -18,6 +19,7 @@
 #include "hw/vgemini/uapi/gemini_hw.h"
 #include "hw/vgemini/uapi/vgemini_ctl.h"
 #include "hw/vgemini/uapi/vgemini_link.h"
+#include "hw/vgemini/uapi/vgemini_route.h"
 
 /* Where the test places the 256 GiB NIC window (it must be aligned). */
 #define WINDOW_ADDR 0x10000000000ull
@@ -447,6 +449,209 @@ static void test_links(void)
     g_assert_cmpint(g_rmdir(dir), ==, 0);
 }
 
+/* --- the supervisor's properties ---------------------------------------- */
+
+#define GEMINI_PATH "/machine/peripheral/g0"
+
+static QDict *qom_set(QTestState *qts, const char *prop, const char *val)
+{
+    return qtest_qmp(qts, "{'execute': 'qom-set', 'arguments': {"
+                     "'path': " "'" GEMINI_PATH "'" ", 'property': %s, "
+                     "'value': %s}}", prop, val);
+}
+
+static void qom_set_ok(QTestState *qts, const char *prop, const char *val)
+{
+    QDict *resp = qom_set(qts, prop, val);
+
+    g_assert(!qdict_haskey(resp, "error"));
+    qobject_unref(resp);
+}
+
+static void qom_set_bad(QTestState *qts, const char *prop, const char *val)
+{
+    QDict *resp = qom_set(qts, prop, val);
+
+    if (!qdict_haskey(resp, "error")) {
+        g_test_message("%s = '%s' was accepted", prop, val);
+        g_assert_not_reached();
+    }
+    qobject_unref(resp);
+}
+
+static char *qom_get(QTestState *qts, const char *prop)
+{
+    QDict *resp = qtest_qmp(qts, "{'execute': 'qom-get', 'arguments': {"
+                            "'path': " "'" GEMINI_PATH "'" ", "
+                            "'property': %s}}", prop);
+    char *v;
+
+    g_assert(qdict_haskey(resp, "return"));
+    v = g_strdup(qdict_get_str(resp, "return"));
+    qobject_unref(resp);
+    return v;
+}
+
+static uint32_t crc32_ieee(const uint8_t *p, size_t len)
+{
+    uint32_t crc = 0xffffffff;
+
+    while (len--) {
+        crc ^= *p++;
+        for (int k = 0; k < 8; k++) {
+            crc = (crc >> 1) ^ (0xedb88320 & -(crc & 1));
+        }
+    }
+    return ~crc;
+}
+
+/* A routing-table image for a 1x1x1 torus: everything goes to the NIC. */
+static char *write_table(const char *dir, const char *name, uint32_t gen)
+{
+    enum { N = VGEMINI_ROUTE_IN_PORTS * VGEMINI_ROUTE_CLASSES };
+    uint8_t img[VGEMINI_ROUTE_HDR_SIZE + N] = { 0 };
+    struct vgemini_route_hdr *h = (void *)img;
+    char *path = g_build_filename(dir, name, NULL);
+
+    memset(img + VGEMINI_ROUTE_HDR_SIZE, VGEMINI_ROUTE_OUT_NIC, N);
+    h->magic = cpu_to_le32(VGEMINI_ROUTE_MAGIC);
+    h->version = cpu_to_le32(VGEMINI_ROUTE_VERSION);
+    h->hdr_size = cpu_to_le32(VGEMINI_ROUTE_HDR_SIZE);
+    h->dims[0] = h->dims[1] = h->dims[2] = 1;
+    h->num_nodes = cpu_to_le32(1);
+    h->generation = cpu_to_le32(gen);
+    h->entries_crc32 = cpu_to_le32(crc32_ieee(img + VGEMINI_ROUTE_HDR_SIZE,
+                                              N));
+    g_assert(g_file_set_contents(path, (char *)img, sizeof(img), NULL));
+    return path;
+}
+
+static bool json_has(const char *json, const char *needle)
+{
+    return strstr(json, needle) != NULL;
+}
+
+static void test_supervisor(void)
+{
+    static const char *const bad_pings[] = {
+        "", "x", "1", "0,65", "0,1,0", "0,1,2000000", "0,1,2,3", "-1",
+        "0,,", "99999999999999999999",
+    };
+    static const char *const bad_faults[] = {
+        "bogus=1", "corrupt", "corrupt=2", "corrupt=-0.1", "drop=x",
+        "down=7", "delay-ms=999999", "seed=", ",,=", "corrupt=0.1,",
+    };
+    g_autofree char *dir = g_dir_make_tmp("cray-gemini-XXXXXX", NULL);
+    g_autofree char *table = write_table(dir, "t1", 5);
+    g_autofree char *table0 = write_table(dir, "t0", 0);
+    g_autofree char *junk = g_build_filename(dir, "junk", NULL);
+    g_autofree char *long_spec = g_strnfill(400, 'a');
+    char *v;
+    Node n;
+
+    g_assert(g_file_set_contents(junk, "not a table", -1, NULL));
+    node_start(&n, "id=g0");
+
+    v = qom_get(n.qts, "fabric");
+    g_assert_cmpstr(v, ==, "no-table");
+    g_free(v);
+    g_assert_cmpuint(rd32(&n, VGEMINI_CTL_FABRIC_STATE), ==,
+                     VGEMINI_FABRIC_NO_TABLE);
+
+    /* Bad tables are refused; the router keeps forwarding nothing. */
+    qom_set_bad(n.qts, "routes", "/nonexistent/vgemini-table");
+    qom_set_bad(n.qts, "routes", junk);
+    qom_set_bad(n.qts, "routes", table0);
+    qom_set_bad(n.qts, "routes", dir);
+    g_assert_cmpuint(rd32(&n, VGEMINI_CTL_ROUTE_GEN), ==, 0);
+
+    /* Without a table a ping has no route. */
+    wr32(&n, VGEMINI_CTL_DIAG_DEST, 0);
+    wr32(&n, VGEMINI_CTL_DIAG_LEN, 64);
+    wr32(&n, VGEMINI_CTL_DIAG_CMD, VGEMINI_DIAG_CMD_PING);
+    g_assert_cmpuint(rd32(&n, VGEMINI_CTL_DIAG_STATUS), ==,
+                     VGEMINI_DIAG_ERR_NO_ROUTE);
+
+    qom_set_ok(n.qts, "routes", table);
+    g_assert_cmpuint(rd32(&n, VGEMINI_CTL_ROUTE_GEN), ==, 5);
+    v = qom_get(n.qts, "routes");
+    g_assert(json_has(v, "\"generation\": 5"));
+    g_free(v);
+
+    qom_set_bad(n.qts, "fabric", "stop");
+    qom_set_ok(n.qts, "fabric", "quiesce");
+    g_assert_cmpuint(rd32(&n, VGEMINI_CTL_FABRIC_STATE), ==,
+                     VGEMINI_FABRIC_QUIESCED);
+    qom_set_ok(n.qts, "fabric", "resume");
+    g_assert_cmpuint(rd32(&n, VGEMINI_CTL_FABRIC_STATE), ==,
+                     VGEMINI_FABRIC_RUNNING);
+
+    /* The guest pings itself through the control block ... */
+    wr32(&n, VGEMINI_CTL_DIAG_CMD, 0x1234);         /* ignored */
+    wr32(&n, VGEMINI_CTL_DIAG_DEST, 0);
+    wr32(&n, VGEMINI_CTL_DIAG_LEN, 64);
+    wr32(&n, VGEMINI_CTL_DIAG_CMD, VGEMINI_DIAG_CMD_PING);
+    for (int i = 0; i < 100 && rd32(&n, VGEMINI_CTL_DIAG_STATUS) ==
+         VGEMINI_DIAG_PENDING; i++) {
+        g_usleep(10 * 1000);
+    }
+    g_assert_cmpuint(rd32(&n, VGEMINI_CTL_DIAG_STATUS), ==, VGEMINI_DIAG_DONE);
+    g_assert_cmpuint(rd32(&n, VGEMINI_CTL_DIAG_HOPS), ==, 0);
+    g_assert_cmpuint(rd32(&n, VGEMINI_CTL_DIAG_NTRACE), ==, 0);
+    wr32(&n, VGEMINI_CTL_DIAG_DEST, 1);             /* no node 1 */
+    wr32(&n, VGEMINI_CTL_DIAG_CMD, VGEMINI_DIAG_CMD_PING);
+    g_assert_cmpuint(rd32(&n, VGEMINI_CTL_DIAG_STATUS), ==,
+                     VGEMINI_DIAG_ERR_DEST);
+
+    /* ... and the host through the diag-ping property. */
+    for (int i = 0; i < ARRAY_SIZE(bad_pings); i++) {
+        qom_set_bad(n.qts, "diag-ping", bad_pings[i]);
+    }
+    qom_set_ok(n.qts, "diag-ping", "0,64,50");
+    for (int i = 0; i < 100; i++) {
+        v = qom_get(n.qts, "diag-ping");
+        if (!json_has(v, "\"state\": \"pending\"")) {
+            break;
+        }
+        g_free(v);
+        g_usleep(10 * 1000);
+    }
+    g_assert(json_has(v, "\"state\": \"done\""));
+    g_assert(json_has(v, "\"ok\": 50"));
+    g_free(v);
+
+    /* Fault specs are checked; a bad one leaves the old one in force. */
+    qom_set_ok(n.qts, "fault-xp", "corrupt=0.5,seed=3");
+    for (int i = 0; i < ARRAY_SIZE(bad_faults); i++) {
+        qom_set_bad(n.qts, "fault-xp", bad_faults[i]);
+    }
+    qom_set_bad(n.qts, "fault-zm", long_spec);
+    v = qom_get(n.qts, "fault-xp");
+    g_assert(json_has(v, "corrupt=0.5"));
+    g_free(v);
+    qom_set_ok(n.qts, "fault-xp", "none");
+    v = qom_get(n.qts, "fault-xp");
+    g_assert_cmpstr(v, ==, "none");
+    g_free(v);
+
+    /* Read-only ones refuse writes. */
+    qom_set_bad(n.qts, "counters", "0");
+    qom_set_bad(n.qts, "ports", "0");
+    v = qom_get(n.qts, "counters");
+    g_assert(json_has(v, "\"diag_pings\": 51"));
+    g_free(v);
+    v = qom_get(n.qts, "ports");
+    g_assert(json_has(v, "\"port\": \"Z-\""));
+    g_free(v);
+
+    qtest_qmp_assert_success(n.qts, "{'execute': 'query-status'}");
+    node_stop(&n);
+    g_unlink(table);
+    g_unlink(table0);
+    g_unlink(junk);
+    g_assert_cmpint(g_rmdir(dir), ==, 0);
+}
+
 /* --- bad properties are refused, not crashed on ------------------------- */
 
 static void test_bad_properties(void)
@@ -487,6 +692,7 @@ int main(int argc, char **argv)
     qtest_add_func("/cray-gemini/dma", test_dma);
     qtest_add_func("/cray-gemini/garbage", test_garbage);
     qtest_add_func("/cray-gemini/links", test_links);
+    qtest_add_func("/cray-gemini/supervisor", test_supervisor);
     qtest_add_func("/cray-gemini/bad-properties", test_bad_properties);
     return g_test_run();
 }
