@@ -63,7 +63,7 @@ image: module selftests
 
 # Host unit tests of the device core, under ASan and UBSan.
 CORE_SRC := $(wildcard qemu-device/core/*.c)
-CORE_HDR := $(wildcard qemu-device/core/*.h uapi/*.h)
+CORE_HDR := $(wildcard qemu-device/core/*.h qemu-device/core/tests/*.h uapi/*.h)
 CORE_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror -Wshadow \
 	-fsanitize=address,undefined -fno-sanitize-recover=all \
 	-Iuapi -Iqemu-device/core

@@ -9,27 +9,7 @@
 #include <string.h>
 
 #include "gemini_core.h"
-
-static int failures_in_test;
-
-#define CHECK(cond)							\
-	do {								\
-		if (!(cond)) {						\
-			printf("#   %s:%d: check failed: %s\n",		\
-			       __FILE__, __LINE__, #cond);		\
-			failures_in_test++;				\
-		}							\
-	} while (0)
-
-#define CHECK_EQ(a, b)							\
-	do {								\
-		unsigned long long a_ = (a), b_ = (b);			\
-		if (a_ != b_) {						\
-			printf("#   %s:%d: %s == 0x%llx, expected 0x%llx\n", \
-			       __FILE__, __LINE__, #a, a_, b_);		\
-			failures_in_test++;				\
-		}							\
-	} while (0)
+#include "tap.h"
 
 /* A fake node: 64 KiB of memory at MEM_BASE, a log of interrupts. */
 #define MEM_BASE	0x100000ull
@@ -637,10 +617,7 @@ static void test_reset_keeps_links(void)
 
 /* ---------------------------------------------------------------------- */
 
-static const struct {
-	const char *name;
-	void (*fn)(void);
-} tests[] = {
+static const struct tap_test tests[] = {
 	{ "init rejects bad configuration", test_init_rejects_bad_config },
 	{ "identity registers", test_identity },
 	{ "torus neighbours", test_neighbours },
@@ -659,17 +636,5 @@ static const struct {
 
 int main(void)
 {
-	size_t n = sizeof(tests) / sizeof(tests[0]), i;
-	unsigned int failed = 0;
-
-	printf("TAP version 13\n1..%zu\n", n);
-	for (i = 0; i < n; i++) {
-		failures_in_test = 0;
-		tests[i].fn();
-		printf("%s %zu - %s\n", failures_in_test ? "not ok" : "ok",
-		       i + 1, tests[i].name);
-		failed += failures_in_test != 0;
-	}
-	printf("# %zu passed, %u failed\n", n - failed, failed);
-	return failed ? 1 : 0;
+	return TAP_RUN(tests);
 }

@@ -14,40 +14,8 @@
 #include <string.h>
 
 #include "gemini_core.h"
+#include "tap.h"
 #include "routes.h"
-
-static int failures_in_test;
-
-/* Print the first few failures of a test only; count all of them. */
-#define FAIL_PRINT_MAX	30
-
-#define CHECK(cond)							\
-	do {								\
-		if (!(cond)) {						\
-			if (failures_in_test < FAIL_PRINT_MAX)		\
-				printf("#   %s:%d: check failed: %s\n",	\
-				       __FILE__, __LINE__, #cond);	\
-			failures_in_test++;				\
-		}							\
-	} while (0)
-
-#define CHECK_EQ(a, b)							\
-	do {								\
-		unsigned long long a_ = (a), b_ = (b);			\
-		if (a_ != b_) {						\
-			if (failures_in_test < FAIL_PRINT_MAX)		\
-				printf("#   %s:%d: %s == 0x%llx, expected " \
-				       "0x%llx\n", __FILE__, __LINE__, #a, \
-				       a_, b_);				\
-			failures_in_test++;				\
-		}							\
-	} while (0)
-
-#define NOTE(...)							\
-	do {								\
-		if (failures_in_test < FAIL_PRINT_MAX)			\
-			printf("#     " __VA_ARGS__);			\
-	} while (0)
 
 #define MS(x)		((uint64_t)(x) * 1000000u)
 /* A round in which something moved advances the clock by this much ... */
@@ -2199,10 +2167,7 @@ static void test_no_busy_poll(void)
 
 /* ---------------------------------------------------------------------- */
 
-static const struct {
-	const char *name;
-	void (*fn)(void);
-} tests[] = {
+static const struct tap_test tests[] = {
 	{ "links come up as cabled (sizes 1, 2 and more)", test_links_up },
 	{ "no table, no forwarding; bad tables refused", test_tables },
 	{ "all-pairs pings: hops, paths and datelines", test_all_pairs },
@@ -2224,18 +2189,5 @@ static const struct {
 
 int main(void)
 {
-	size_t n = sizeof(tests) / sizeof(tests[0]), i;
-	unsigned int failed = 0;
-
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("TAP version 13\n1..%zu\n", n);
-	for (i = 0; i < n; i++) {
-		failures_in_test = 0;
-		tests[i].fn();
-		printf("%s %zu - %s\n", failures_in_test ? "not ok" : "ok",
-		       i + 1, tests[i].name);
-		failed += failures_in_test != 0;
-	}
-	printf("# %zu passed, %u failed\n", n - failed, failed);
-	return failed ? 1 : 0;
+	return TAP_RUN(tests);
 }

@@ -11,27 +11,7 @@
 #include <string.h>
 
 #include "gemini_packet.h"
-
-static int failures_in_test;
-
-#define CHECK(cond)							\
-	do {								\
-		if (!(cond)) {						\
-			printf("#   %s:%d: check failed: %s\n",		\
-			       __FILE__, __LINE__, #cond);		\
-			failures_in_test++;				\
-		}							\
-	} while (0)
-
-#define CHECK_EQ(a, b)							\
-	do {								\
-		long long a_ = (a), b_ = (b);				\
-		if (a_ != b_) {						\
-			printf("#   %s:%d: %s == %lld, expected %lld\n", \
-			       __FILE__, __LINE__, #a, a_, b_);		\
-			failures_in_test++;				\
-		}							\
-	} while (0)
+#include "tap.h"
 
 /* Deterministic PRNG (xorshift64*), so that failures repeat. */
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
@@ -1146,10 +1126,7 @@ static void test_names(void)
 
 /* ---------------------------------------------------------------------- */
 
-static const struct {
-	const char *name;
-	void (*fn)(void);
-} tests[] = {
+static const struct tap_test tests[] = {
 	{ "CRC-16/CCITT-FALSE check value and table", test_crc },
 	{ "phit counts of the spec's examples", test_spec_sizes },
 	{ "wire layout matches the table in gemini_pkt.h", test_wire_layout },
@@ -1174,17 +1151,5 @@ static const struct {
 
 int main(void)
 {
-	size_t n = sizeof(tests) / sizeof(tests[0]), i;
-	unsigned int failed = 0;
-
-	printf("TAP version 13\n1..%zu\n", n);
-	for (i = 0; i < n; i++) {
-		failures_in_test = 0;
-		tests[i].fn();
-		printf("%s %zu - %s\n", failures_in_test ? "not ok" : "ok",
-		       i + 1, tests[i].name);
-		failed += failures_in_test != 0;
-	}
-	printf("# %zu passed, %u failed\n", n - failed, failed);
-	return failed ? 1 : 0;
+	return TAP_RUN(tests);
 }
