@@ -68,7 +68,7 @@ CORE_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror -Wshadow \
 	-fsanitize=address,undefined -fno-sanitize-recover=all \
 	-Iuapi -Iqemu-device/core
 CORE_TESTS := $(BUILD)/core/test_core $(BUILD)/core/test_packet \
-	$(BUILD)/core/test_fabric
+	$(BUILD)/core/test_fabric $(BUILD)/core/test_nic
 
 $(BUILD)/core/test_core: $(CORE_SRC) $(CORE_HDR) qemu-device/core/tests/test_core.c
 	@mkdir -p $(@D)
@@ -82,6 +82,11 @@ $(BUILD)/core/test_packet: qemu-device/core/gemini_packet.c $(CORE_HDR) qemu-dev
 $(BUILD)/core/test_fabric: $(CORE_SRC) $(CORE_HDR) $(FIRMWARE_LIB) $(FIRMWARE_HDR) qemu-device/core/tests/test_fabric.c
 	@mkdir -p $(@D)
 	$(CC) $(CORE_CFLAGS) -Ifirmware $(CORE_SRC) $(FIRMWARE_LIB) qemu-device/core/tests/test_fabric.c -o $@
+
+# The NIC's target side: translation, completion queues, requests.
+$(BUILD)/core/test_nic: $(CORE_SRC) $(CORE_HDR) $(FIRMWARE_LIB) $(FIRMWARE_HDR) qemu-device/core/tests/test_nic.c
+	@mkdir -p $(@D)
+	$(CC) $(CORE_CFLAGS) -Ifirmware $(CORE_SRC) $(FIRMWARE_LIB) qemu-device/core/tests/test_nic.c -o $@
 
 core-tests: $(CORE_TESTS)
 

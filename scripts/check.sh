@@ -69,6 +69,7 @@ echo "vgemini check: logs in $LOG"
 stage core-unit 300 "$REPO/build/core/test_core"
 stage core-packet 300 "$REPO/build/core/test_packet"
 stage core-fabric 600 "$REPO/build/core/test_fabric"
+stage core-nic 300 "$REPO/build/core/test_nic"
 stage firmware-unit 300 "$REPO/build/firmware/test_routes"
 stage firmware-cli 300 "$REPO/firmware/tests/test_cli.sh" "$REPO/build/firmware/vgemini-routes"
 stage qtest 600 "$QEMU_BUILD/tests/qtest/cray-gemini-test" --tap

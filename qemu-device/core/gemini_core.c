@@ -9,10 +9,7 @@
 
 #include "gemini_core.h"
 
-static void guest_error(struct gemini_nic *nic, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void guest_error(struct gemini_nic *nic, const char *fmt, ...)
+void gemini_guest_error(struct gemini_nic *nic, const char *fmt, ...)
 {
 	char msg[160];
 	va_list ap;
@@ -30,8 +27,8 @@ static void raise_irq(struct gemini_nic *nic, uint32_t vector)
 	if (vector == VGEMINI_IRQ_NONE)
 		return;
 	if (vector >= nic->cfg.num_vectors) {
-		guest_error(nic, "interrupt vector %u out of range (%u vectors)",
-			    vector, nic->cfg.num_vectors);
+		gemini_guest_error(nic, "interrupt vector %u out of range "
+				   "(%u vectors)", vector, nic->cfg.num_vectors);
 		return;
 	}
 	nic->ops->raise_irq(nic->opaque, vector);
@@ -108,6 +105,9 @@ void gemini_nic_reset(struct gemini_nic *nic)
 	memset(&nic->diag[GEMINI_DIAG_GUEST], 0,
 	       sizeof(nic->diag[GEMINI_DIAG_GUEST]));
 	nic->diag[GEMINI_DIAG_GUEST].irq = VGEMINI_IRQ_NONE;
+	/* The driver programs the tables again after a reset. */
+	gemini_nat_reset(nic);
+	gemini_cq_reset(nic);
 }
 
 void gemini_nic_fini(struct gemini_nic *nic)
@@ -143,18 +143,18 @@ static uint32_t dma_run(struct gemini_nic *nic, uint32_t cmd)
 
 	if (cmd != VGEMINI_DMA_CMD_FILL && cmd != VGEMINI_DMA_CMD_COPY &&
 	    cmd != VGEMINI_DMA_CMD_INVERT) {
-		guest_error(nic, "test DMA: unknown command %u", cmd);
+		gemini_guest_error(nic, "test DMA: unknown command %u", cmd);
 		return VGEMINI_DMA_ERR_CMD;
 	}
 	if (nic->dma_len == 0 || nic->dma_len > VGEMINI_DMA_MAX_LEN) {
-		guest_error(nic, "test DMA: length %u not in 1..%u",
-			    nic->dma_len, VGEMINI_DMA_MAX_LEN);
+		gemini_guest_error(nic, "test DMA: length %u not in 1..%u",
+				   nic->dma_len, VGEMINI_DMA_MAX_LEN);
 		return VGEMINI_DMA_ERR_LEN;
 	}
 	if (nic->dma_addr + nic->dma_len < nic->dma_addr ||
 	    (cmd == VGEMINI_DMA_CMD_COPY &&
 	     nic->dma_dst + nic->dma_len < nic->dma_dst)) {
-		guest_error(nic, "test DMA: address range wraps");
+		gemini_guest_error(nic, "test DMA: address range wraps");
 		return VGEMINI_DMA_ERR_BUS;
 	}
 
@@ -182,8 +182,8 @@ static uint32_t dma_run(struct gemini_nic *nic, uint32_t cmd)
 	return VGEMINI_DMA_DONE;
 
 bus_error:
-	guest_error(nic, "test DMA: bus refused access near 0x%llx",
-		    (unsigned long long)(nic->dma_addr + done));
+	gemini_guest_error(nic, "test DMA: bus refused access near 0x%llx",
+			   (unsigned long long)(nic->dma_addr + done));
 	return VGEMINI_DMA_ERR_BUS;
 }
 
@@ -408,11 +408,12 @@ static enum gemini_access ctl_write32(struct gemini_nic *nic, uint64_t off,
 		struct gemini_diag *d = &nic->diag[GEMINI_DIAG_GUEST];
 
 		if (val != VGEMINI_DIAG_CMD_PING) {
-			guest_error(nic, "diag: unknown command %u", val);
+			gemini_guest_error(nic, "diag: unknown command %u", val);
 			break;
 		}
 		if (d->status == VGEMINI_DIAG_PENDING) {
-			guest_error(nic, "diag: a ping is already in flight");
+			gemini_guest_error(nic, "diag: a ping is already "
+					   "in flight");
 			break;
 		}
 		gemini_diag_start(nic, GEMINI_DIAG_GUEST, d->dest, d->len, 1);
@@ -471,28 +472,47 @@ enum gemini_access gemini_ctl_write(struct gemini_nic *nic, uint64_t offset,
 
 /* --- NIC window --------------------------------------------------------- */
 
+/*
+ * The tables live in gemini_nat.c and gemini_cq.c; each claims its own
+ * offsets and answers GEMINI_ACCESS_UNKNOWN for the others.
+ */
+static enum gemini_access window_access(struct gemini_nic *nic,
+					uint64_t offset, unsigned int size,
+					uint64_t *val, bool write)
+{
+	enum gemini_access r;
+
+	if ((offset & ~7ull) == GEMINI_MMR_NL_NODE_ID) {
+		if (write)
+			return GEMINI_ACCESS_READ_ONLY;
+		*val = offset & 4 ? 0 : nic->gemini_id;
+		return GEMINI_ACCESS_OK;
+	}
+	r = gemini_nat_access(nic, offset, size, val, write);
+	if (r != GEMINI_ACCESS_UNKNOWN)
+		return r;
+	return gemini_cq_access(nic, offset, size, val, write);
+}
+
 enum gemini_access gemini_window_read(struct gemini_nic *nic, uint64_t offset,
 				      unsigned int size, uint64_t *val)
 {
+	enum gemini_access r;
+
 	*val = 0;
 	if (!size_ok(offset, size, GEMINI_BAR_NIC_SIZE))
 		return GEMINI_ACCESS_BAD_SIZE;
-	if (offset == GEMINI_MMR_NL_NODE_ID) {
-		*val = nic->gemini_id;
-		return GEMINI_ACCESS_OK;
-	}
-	return GEMINI_ACCESS_UNKNOWN;
+	r = window_access(nic, offset, size, val, false);
+	if (r != GEMINI_ACCESS_OK)
+		*val = 0;
+	return r;
 }
 
 enum gemini_access gemini_window_write(struct gemini_nic *nic,
 				       uint64_t offset, unsigned int size,
 				       uint64_t val)
 {
-	(void)val;
 	if (!size_ok(offset, size, GEMINI_BAR_NIC_SIZE))
 		return GEMINI_ACCESS_BAD_SIZE;
-	if (offset == GEMINI_MMR_NL_NODE_ID)
-		return GEMINI_ACCESS_READ_ONLY;
-	(void)nic;
-	return GEMINI_ACCESS_UNKNOWN;
+	return window_access(nic, offset, size, &val, true);
 }

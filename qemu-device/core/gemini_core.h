@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "gemini_hw.h"
+#include "gemini_nic.h"
 #include "gemini_packet.h"
 #include "vgemini_ctl.h"
 #include "vgemini_link.h"
@@ -44,6 +45,13 @@ struct gemini_ops {
 	uint64_t (*clock_ns)(void *opaque);
 	/* Ring the doorbell of the peer on @port's link; may be NULL. */
 	void (*kick_peer)(void *opaque, unsigned int port);
+	/*
+	 * A response delivered to the NIC that no engine of the core waits
+	 * for: it is counted as stale and dropped after this call.  For
+	 * tracing (and for tests, until FMA and BTE claim their responses);
+	 * may be NULL.
+	 */
+	void (*stale_rsp)(void *opaque, const struct gemini_pkt *pkt);
 };
 
 struct gemini_config {
@@ -158,6 +166,39 @@ struct gemini_router {
 	unsigned int rr;		/* round-robin start among inputs */
 };
 
+/*
+ * Memory translation tables (gemini_nat.c), as the driver wrote them
+ * (bits no field names are kept 0).
+ */
+struct gemini_nat {
+	uint64_t mdd[GEMINI_NUM_MDD][2];
+	uint32_t mrt[GEMINI_NUM_MRT];
+	uint64_t mrt_page_size;		/* GEMINI_MRT_PS_* code */
+	uint64_t ntt[GEMINI_NTT_BANKS][GEMINI_NTT_BANK_ENTRIES];
+	uint64_t ntt_config;
+};
+
+/* One completion queue (gemini_cq.c). */
+struct gemini_cq {
+	uint64_t qw[GEMINI_CQ_DESC_QWORDS];	/* descriptor; wr_index is ours */
+	uint32_t irq_count;		/* events since the last interrupt */
+	bool overrun;			/* an overrun entry waits at wr_index */
+};
+
+/*
+ * Counters of the NIC's target side.  Not yet in the control block
+ * (vgemini_ctl.h has no slots named for them); the supervisor's JSON and
+ * the tests read them here.
+ */
+struct gemini_rmt_stats {
+	uint64_t req_done;		/* requests executed, answered ACK/DATA */
+	uint64_t req_refused;		/* requests answered with ERR */
+	uint64_t req_waits;		/* deliveries postponed: no room to answer */
+	uint64_t cq_events;		/* CQ entries written (overrun ones too) */
+	uint64_t cq_overruns;		/* events that found their CQ full */
+	uint64_t cq_lost;		/* events not written (see gemini_cq.c) */
+};
+
 struct gemini_nic {
 	const struct gemini_ops *ops;
 	void *opaque;
@@ -180,6 +221,11 @@ struct gemini_nic {
 	struct gemini_router router;
 	struct gemini_diag diag[GEMINI_DIAG_SLOTS];
 	uint64_t nic_ctr[VGEMINI_COUNTERS_PER_BLK];
+
+	/* Target side: translation tables, completion queues, counters */
+	struct gemini_nat nat;
+	struct gemini_cq cq[GEMINI_NUM_CQ];
+	struct gemini_rmt_stats rmt;
 };
 
 /*
@@ -206,6 +252,34 @@ enum gemini_access gemini_window_read(struct gemini_nic *nic, uint64_t offset,
 enum gemini_access gemini_window_write(struct gemini_nic *nic,
 				       uint64_t offset, unsigned int size,
 				       uint64_t val);
+
+/* Report a guest programming error (ops->guest_error), printf-style. */
+void gemini_guest_error(struct gemini_nic *nic, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * A 4- or 8-byte access (@size, already checked aligned) at byte @at (0
+ * or 4) of the 64-bit register @reg whose defined bits are @mask: a read
+ * fills *@val, a write merges *@val into the half or whole qword.
+ */
+static inline void gemini_reg_access(uint64_t *reg, uint64_t mask,
+				     unsigned int at, unsigned int size,
+				     uint64_t *val, bool write)
+{
+	unsigned int shift = at * 8;
+
+	if (size == 8) {
+		if (write)
+			*reg = *val & mask;
+		else
+			*val = *reg;
+	} else if (write) {
+		*reg = ((*reg & ~(0xffffffffull << shift)) |
+			((*val & 0xffffffffull) << shift)) & mask;
+	} else {
+		*val = (*reg >> shift) & 0xffffffffull;
+	}
+}
 
 /* The PE of @nic's neighbour through @port in a healthy torus. */
 uint32_t gemini_neighbour_pe(const struct gemini_nic *nic, unsigned int port);
@@ -256,6 +330,84 @@ unsigned int gemini_router_first_hop(const struct gemini_nic *nic,
 				     uint32_t dest);
 const char *gemini_port_counter_name(unsigned int idx);
 const char *gemini_nic_counter_name(unsigned int idx);
+
+/* Room in the NIC's injection buffer of @vc for one more packet? */
+bool gemini_router_can_inject(const struct gemini_nic *nic, unsigned int vc);
+/* A response nobody waits for: count it as stale, show it to the glue. */
+void gemini_nic_stale_rsp(struct gemini_nic *nic, const struct gemini_pkt *pkt);
+
+/* --- Memory translation (gemini_nat.c) --- */
+
+/* A run of node-physical memory that one request touches. */
+struct gemini_dma_piece {
+	uint64_t addr;
+	uint64_t len;
+};
+
+/* A packet (at most 64 bytes) spans at most two MRT pages. */
+#define GEMINI_NAT_MAX_PIECES	2
+
+/*
+ * MDD, MRT, MRT page size, NTT and NTT config registers; @val is read or
+ * written as @write says.  GEMINI_ACCESS_UNKNOWN if @off is none of them.
+ */
+enum gemini_access gemini_nat_access(struct gemini_nic *nic, uint64_t off,
+				     unsigned int size, uint64_t *val,
+				     bool write);
+/*
+ * May a request with @ptag use memory domain @mdh at all?  Returns
+ * GEMINI_STATUS_OK, MDD_INV or PROTECTION.
+ */
+unsigned int gemini_nat_check(const struct gemini_nic *nic, unsigned int ptag,
+			      unsigned int mdh);
+/*
+ * Check a request with @ptag for [@offset, @offset + @len) of memory domain
+ * @mdh (@write: it modifies memory) and translate the range into node-
+ * physical pieces, at most @max.  Returns GEMINI_STATUS_OK with the pieces
+ * in @piece[0..*npieces), or the status of the first check that failed
+ * (MDD_INV, PROTECTION, BOUNDS, WRITE_PERM, TRANSLATION; MALFORMED for
+ * @len 0 or a range needing more than @max pieces).  Touches no memory.
+ */
+unsigned int gemini_nat_translate(const struct gemini_nic *nic,
+				  unsigned int ptag, unsigned int mdh,
+				  uint64_t offset, uint64_t len, bool write,
+				  struct gemini_dma_piece *piece,
+				  unsigned int max, unsigned int *npieces);
+/* The CQ handle of remote events of memory domain @mdh. */
+unsigned int gemini_nat_cqh(const struct gemini_nic *nic, unsigned int mdh);
+/* Copy between @buf and the pieces, in order; 0, or -1 if the bus refused. */
+int gemini_nat_dma_read(struct gemini_nic *nic,
+			const struct gemini_dma_piece *piece, unsigned int n,
+			void *buf);
+int gemini_nat_dma_write(struct gemini_nic *nic,
+			 const struct gemini_dma_piece *piece, unsigned int n,
+			 const void *buf);
+void gemini_nat_reset(struct gemini_nic *nic);
+
+/* --- Completion queues (gemini_cq.c) --- */
+
+/* CQ descriptors and CQ user alias pages; UNKNOWN if @off is neither. */
+enum gemini_access gemini_cq_access(struct gemini_nic *nic, uint64_t off,
+				    unsigned int size, uint64_t *val,
+				    bool write);
+/*
+ * Write one event (GEMINI_CQE_SRC_*, GEMINI_STATUS_*, 56 bits of @data)
+ * into CQ @cqh.  Returns true if an entry was written (with the overrun
+ * bit if the queue was full), false if the event was lost: CQ disabled or
+ * badly programmed, bus error, or an overrun entry still unread.
+ */
+bool gemini_cq_event(struct gemini_nic *nic, unsigned int cqh,
+		     unsigned int source, unsigned int status, uint64_t data);
+void gemini_cq_reset(struct gemini_nic *nic);
+
+/* --- Requests at the target (gemini_rmt.c) --- */
+
+/*
+ * Execute a PUT, GET, AMO or CQWRITE delivered to the NIC and inject its
+ * response.  Returns false, having done nothing, when the response could
+ * not be injected now: the request then waits in its input buffer.
+ */
+bool gemini_rmt_deliver(struct gemini_nic *nic, const struct gemini_pkt *req);
 
 /* --- Link channels (gemini_lcb.c) --- */
 

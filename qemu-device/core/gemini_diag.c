@@ -157,7 +157,7 @@ bool gemini_diag_deliver(struct gemini_nic *nic, const struct gemini_pkt *pkt)
 		return diag_answer(nic, pkt);
 
 	if (d->status != VGEMINI_DIAG_PENDING || pkt->tag != d->tag) {
-		nic->nic_ctr[VGEMINI_NC_STALE_RSP]++;
+		gemini_nic_stale_rsp(nic, pkt);
 		return true;
 	}
 	now = nic->ops->clock_ns(nic->opaque);

@@ -228,9 +228,22 @@ int gemini_router_inject(struct gemini_nic *nic, const struct gemini_pkt *pkt)
 	return 0;
 }
 
+bool gemini_router_can_inject(const struct gemini_nic *nic, unsigned int vc)
+{
+	return vc <= GEMINI_VC_RSP &&
+	       nic->router.inject[vc].count < GEMINI_PKTQ_DEPTH;
+}
+
 /* --- The NIC's side of delivered packets -------------------------------- */
 
-/* Answer a request the NIC does not implement yet: an error response. */
+void gemini_nic_stale_rsp(struct gemini_nic *nic, const struct gemini_pkt *pkt)
+{
+	nic->nic_ctr[VGEMINI_NC_STALE_RSP]++;
+	if (nic->ops->stale_rsp)
+		nic->ops->stale_rsp(nic->opaque, pkt);
+}
+
+/* Answer a request the NIC does not implement: an error response. */
 static bool nic_refuse(struct gemini_nic *nic, const struct gemini_pkt *req)
 {
 	struct gemini_pkt rsp = {
@@ -248,14 +261,28 @@ static bool nic_refuse(struct gemini_nic *nic, const struct gemini_pkt *req)
 /* Returns false if the NIC cannot take the packet now (it stays queued). */
 static bool nic_deliver(struct gemini_nic *nic, const struct gemini_pkt *pkt)
 {
-	if (pkt->type == GEMINI_PKT_DIAG || pkt->type == GEMINI_PKT_DIAG_RSP) {
+	switch (pkt->type) {
+	case GEMINI_PKT_DIAG:
+	case GEMINI_PKT_DIAG_RSP:
 		if (!gemini_diag_deliver(nic, pkt))
 			return false;
-	} else if (pkt->vc == GEMINI_VC_REQ) {
-		if (!nic_refuse(nic, pkt))
+		break;
+	case GEMINI_PKT_PUT:
+	case GEMINI_PKT_GET:
+	case GEMINI_PKT_AMO:
+	case GEMINI_PKT_CQWRITE:
+		if (!gemini_rmt_deliver(nic, pkt))
 			return false;
-	} else {
-		nic->nic_ctr[VGEMINI_NC_STALE_RSP]++;
+		break;
+	default:
+		if (pkt->vc == GEMINI_VC_REQ) {
+			if (!nic_refuse(nic, pkt))
+				return false;
+		} else {
+			/* No source engine yet waits for ACK, ERR or DATA. */
+			gemini_nic_stale_rsp(nic, pkt);
+		}
+		break;
 	}
 	nic->nic_ctr[pkt->vc == GEMINI_VC_REQ ? VGEMINI_NC_REQ_PKTS_IN :
 		     VGEMINI_NC_RSP_PKTS_IN]++;
@@ -507,7 +534,15 @@ void gemini_counters_json(const struct gemini_nic *nic, char *buf, size_t len)
 	for (i = 0; i < VGEMINI_NC_NUM; i++)
 		jprintf(&j, "%s\"%s\": %llu", i ? ", " : "", nic_ctr_names[i],
 			(unsigned long long)nic->nic_ctr[i]);
-	jprintf(&j, "}}");
+	jprintf(&j, "}, \"rmt\": {\"req_done\": %llu, \"req_refused\": %llu, "
+		"\"req_waits\": %llu, \"cq_events\": %llu, "
+		"\"cq_overruns\": %llu, \"cq_lost\": %llu}}",
+		(unsigned long long)nic->rmt.req_done,
+		(unsigned long long)nic->rmt.req_refused,
+		(unsigned long long)nic->rmt.req_waits,
+		(unsigned long long)nic->rmt.cq_events,
+		(unsigned long long)nic->rmt.cq_overruns,
+		(unsigned long long)nic->rmt.cq_lost);
 }
 
 void gemini_ports_json(const struct gemini_nic *nic, char *buf, size_t len)

@@ -102,7 +102,7 @@ static void gemini_raise_irq(void *opaque, unsigned vector)
     msix_notify(pdev, vector);
 }
 
-static void gemini_guest_error(void *opaque, const char *msg)
+static void cray_gemini_guest_error(void *opaque, const char *msg)
 {
     trace_cray_gemini_guest_error(msg);
     qemu_log_mask(LOG_GUEST_ERROR, "cray-gemini: %s\n", msg);
@@ -131,7 +131,7 @@ static const struct gemini_ops cray_gemini_core_ops = {
     .dma_read = gemini_dma_read,
     .dma_write = gemini_dma_write,
     .raise_irq = gemini_raise_irq,
-    .guest_error = gemini_guest_error,
+    .guest_error = cray_gemini_guest_error,
     .port_changed = gemini_port_changed,
     .clock_ns = gemini_clock_ns,
     .kick_peer = gemini_kick_peer,

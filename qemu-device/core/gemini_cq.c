@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * cray-gemini device core: completion queues.
+ *
+ * A CQ is a ring of 8-byte entries in node memory that the driver
+ * describes in a CQ descriptor (uapi/gemini_nic.h): base_addr, max_index
+ * (the ring has max_index + 1 entries), the read index rd_index that the
+ * consumer advances (through the descriptor or its CQ's user alias page)
+ * and the write index wr_index that the device advances.  The device
+ * writes entry wr_index at base_addr + 8 * wr_index and moves wr_index to
+ * (wr_index + 1) mod (max_index + 1).  Consumers find new entries by their
+ * non-zero source field and report progress by writing rd_index: the
+ * index of the next entry they will read, i.e. every entry before it has
+ * been consumed.
+ *
+ * One slot is always kept free, so that rd_index == wr_index means empty:
+ * the ring is full when (wr_index + 1) mod (max_index + 1) == rd_index.
+ * An event that finds the ring full is written into that last free slot
+ * with the overrun bit set, and wr_index stays on it: the consumer reads
+ * it after the entries before it and learns that events may have been
+ * lost from then on.  Until the consumer reports progress past that
+ * point, later events are lost (counted in cq_lost).  The first write of
+ * a rd_index that differs from the one in place moves wr_index past the
+ * overrun entry and the ring carries on.  (A rewrite of an unchanged
+ * rd_index cannot be told from a consumer that went a whole lap, so it
+ * does not release the overrun entry: events stay lost, not overwritten.)
+ *
+ * The device checks the descriptor at every event: the CQ must be enabled,
+ * base_addr 4 KiB aligned, max_index at least 1, the ring within 48 bits
+ * of address, and both indices at most max_index.  Otherwise, or if the
+ * bus refuses the entry's write, the event is lost: counted (cq_lost) and
+ * reported as a guest error.
+ *
+ * Interrupts: with irq_req set, the CQ raises Gemini IRQ irq_req_index
+ * (MSI-X vector irq_req_index - 21) on every (irq_thresh_index + 1)-th
+ * entry it writes; the count restarts when the driver writes QW1 (both
+ * indices or wr_index) or QW2.  An index below 21 or past the vectors is a
+ * guest error and raises nothing.
+ */
+#include <string.h>
+
+#include "gemini_core.h"
+
+static uint64_t field(uint64_t qw, unsigned int shift, uint64_t mask)
+{
+	return (qw >> shift) & mask;
+}
+
+static uint32_t rd_index(const struct gemini_cq *cq)
+{
+	return (uint32_t)field(cq->qw[0], GEMINI_CQ_RD_INDEX_SHIFT,
+			       GEMINI_CQ_INDEX_MASK);
+}
+
+static uint32_t wr_index(const struct gemini_cq *cq)
+{
+	return (uint32_t)field(cq->qw[0], GEMINI_CQ_WR_INDEX_SHIFT,
+			       GEMINI_CQ_INDEX_MASK);
+}
+
+static uint32_t max_index(const struct gemini_cq *cq)
+{
+	return (uint32_t)field(cq->qw[1], GEMINI_CQ_MAX_INDEX_SHIFT,
+			       GEMINI_CQ_INDEX_MASK);
+}
+
+static void set_wr_index(struct gemini_cq *cq, uint32_t wr)
+{
+	cq->qw[0] = (cq->qw[0] & ~(GEMINI_CQ_INDEX_MASK <<
+				   GEMINI_CQ_WR_INDEX_SHIFT)) |
+		    ((uint64_t)wr << GEMINI_CQ_WR_INDEX_SHIFT);
+}
+
+/* The driver (re)programs the indices: forget the ring's history. */
+static void cq_restart(struct gemini_cq *cq)
+{
+	cq->overrun = false;
+	cq->irq_count = 0;
+}
+
+/* The consumer reports that every entry before @rd has been consumed. */
+static void cq_set_rd(struct gemini_cq *cq, uint64_t rd)
+{
+	uint32_t old = rd_index(cq), max = max_index(cq);
+
+	rd &= GEMINI_CQ_INDEX_MASK;
+	cq->qw[0] = (cq->qw[0] & ~(GEMINI_CQ_INDEX_MASK <<
+				   GEMINI_CQ_RD_INDEX_SHIFT)) |
+		    (rd << GEMINI_CQ_RD_INDEX_SHIFT);
+	if (!cq->overrun || rd == old)
+		return;
+	/* The consumer moved on: the overrun entry becomes a plain one. */
+	cq->overrun = false;
+	if (max >= GEMINI_CQ_MIN_MAX_INDEX && wr_index(cq) <= max)
+		set_wr_index(cq, (wr_index(cq) + 1) % (max + 1));
+}
+
+static enum gemini_access desc_access(struct gemini_nic *nic, uint64_t rel,
+				      unsigned int size, uint64_t *val,
+				      bool write)
+{
+	static const uint64_t mask[GEMINI_CQ_DESC_QWORDS] = {
+		GEMINI_CQ_QW1_MASK, GEMINI_CQ_QW2_MASK, GEMINI_CQ_QW3_MASK,
+	};
+	struct gemini_cq *cq = &nic->cq[rel / GEMINI_CQ_DESC_BYTES];
+	unsigned int qw = (rel % GEMINI_CQ_DESC_BYTES) / 8;
+	unsigned int at = rel & 4;
+
+	if (qw >= GEMINI_CQ_DESC_QWORDS) {
+		/* The slot's fourth qword holds nothing. */
+		if (!write)
+			*val = 0;
+		return GEMINI_ACCESS_UNKNOWN;
+	}
+	if (qw == 0 && write && size == 4 && at == 0) {
+		cq_set_rd(cq, *val);
+		return GEMINI_ACCESS_OK;
+	}
+	gemini_reg_access(&cq->qw[qw], mask[qw], at, size, val, write);
+	if (write && qw < 2)
+		cq_restart(cq);
+	return GEMINI_ACCESS_OK;
+}
+
+static enum gemini_access alias_access(struct gemini_nic *nic, uint64_t rel,
+				       unsigned int size, uint64_t *val,
+				       bool write)
+{
+	struct gemini_cq *cq = &nic->cq[rel >> 12];
+	uint64_t in = rel & 0xfff;
+
+	if (in == GEMINI_CQ_READ_INDEX_OFFSET) {
+		if (write)
+			cq_set_rd(cq, *val);
+		else
+			*val = size == 8 ? cq->qw[0] : (uint32_t)cq->qw[0];
+		return GEMINI_ACCESS_OK;
+	}
+	if (in == GEMINI_CQ_READ_INDEX_OFFSET + 4) {
+		if (write)
+			return GEMINI_ACCESS_READ_ONLY;
+		*val = wr_index(cq);
+		return GEMINI_ACCESS_OK;
+	}
+	if (!write)
+		*val = 0;
+	return GEMINI_ACCESS_UNKNOWN;
+}
+
+enum gemini_access gemini_cq_access(struct gemini_nic *nic, uint64_t off,
+				    unsigned int size, uint64_t *val,
+				    bool write)
+{
+	const uint64_t desc_end = GEMINI_MMR_CQ_DESC +
+				  (uint64_t)GEMINI_NUM_CQ * GEMINI_CQ_DESC_BYTES;
+	const uint64_t alias_end = GEMINI_CQ_USER_PAGE(GEMINI_NUM_CQ);
+
+	if (off >= GEMINI_MMR_CQ_DESC && off < desc_end)
+		return desc_access(nic, off - GEMINI_MMR_CQ_DESC, size, val,
+				   write);
+	if (off >= GEMINI_CQ_USER_ALIAS && off < alias_end)
+		return alias_access(nic, off - GEMINI_CQ_USER_ALIAS, size, val,
+				    write);
+	return GEMINI_ACCESS_UNKNOWN;
+}
+
+void gemini_cq_reset(struct gemini_nic *nic)
+{
+	memset(nic->cq, 0, sizeof(nic->cq));
+}
+
+/* --- Events ------------------------------------------------------------- */
+
+static void cq_irq(struct gemini_nic *nic, unsigned int cqh,
+		   struct gemini_cq *cq)
+{
+	uint32_t thresh = (uint32_t)field(cq->qw[1], GEMINI_CQ_IRQ_THRESH_SHIFT,
+					  GEMINI_CQ_IRQ_THRESH_MASK);
+	unsigned int index = (unsigned int)field(cq->qw[1],
+						 GEMINI_CQ_IRQ_INDEX_SHIFT,
+						 GEMINI_CQ_IRQ_INDEX_MASK);
+
+	if (!(cq->qw[2] & GEMINI_CQ_IRQ_REQ))
+		return;
+	if (++cq->irq_count <= thresh)
+		return;
+	cq->irq_count = 0;
+	if (index < GEMINI_IRQ_FIRST ||
+	    GEMINI_IRQ_VECTOR(index) >= nic->cfg.num_vectors) {
+		gemini_guest_error(nic, "CQ %u: IRQ index %u has no vector",
+				   cqh, index);
+		return;
+	}
+	nic->ops->raise_irq(nic->opaque, GEMINI_IRQ_VECTOR(index));
+}
+
+bool gemini_cq_event(struct gemini_nic *nic, unsigned int cqh,
+		     unsigned int source, unsigned int status, uint64_t data)
+{
+	struct gemini_cq *cq;
+	uint64_t base, entry;
+	uint32_t rd, wr, max;
+	uint8_t le[GEMINI_CQ_ENTRY_BYTES];
+	unsigned int i;
+	bool full;
+
+	if (cqh >= GEMINI_NUM_CQ) {
+		nic->rmt.cq_lost++;
+		gemini_guest_error(nic, "CQ %u: no such CQ, event lost", cqh);
+		return false;
+	}
+	cq = &nic->cq[cqh];
+	if (!(cq->qw[1] & GEMINI_CQ_ENABLE)) {
+		nic->rmt.cq_lost++;
+		gemini_guest_error(nic, "CQ %u: disabled, event lost", cqh);
+		return false;
+	}
+	base = field(cq->qw[2], GEMINI_CQ_BASE_SHIFT, GEMINI_CQ_BASE_MASK);
+	max = max_index(cq);
+	rd = rd_index(cq);
+	wr = wr_index(cq);
+	if ((base & (GEMINI_CQ_ALIGN - 1)) || max < GEMINI_CQ_MIN_MAX_INDEX ||
+	    (base + ((uint64_t)max + 1) * GEMINI_CQ_ENTRY_BYTES - 1) >
+	    GEMINI_CQ_BASE_MASK || rd > max || wr > max) {
+		nic->rmt.cq_lost++;
+		gemini_guest_error(nic, "CQ %u: bad descriptor (base 0x%llx, "
+				   "max_index %u, rd %u, wr %u), event lost",
+				   cqh, (unsigned long long)base, max, rd, wr);
+		return false;
+	}
+	if (cq->overrun) {
+		/* Its overrun entry is unread: the consumer knows already. */
+		nic->rmt.cq_overruns++;
+		nic->rmt.cq_lost++;
+		return false;
+	}
+
+	full = (wr + 1) % (max + 1) == rd;
+	entry = GEMINI_CQE(source, status, data) |
+		(full ? GEMINI_CQE_OVERRUN : 0);
+	for (i = 0; i < GEMINI_CQ_ENTRY_BYTES; i++)
+		le[i] = (uint8_t)(entry >> (8 * i));
+	if (nic->ops->dma_write(nic->opaque,
+				base + (uint64_t)wr * GEMINI_CQ_ENTRY_BYTES,
+				le, sizeof(le))) {
+		nic->rmt.cq_lost++;
+		gemini_guest_error(nic, "CQ %u: bus refused entry %u at 0x%llx, "
+				   "event lost", cqh, wr,
+				   (unsigned long long)base);
+		return false;
+	}
+	nic->rmt.cq_events++;
+	if (full) {
+		nic->rmt.cq_overruns++;
+		cq->overrun = true;
+	} else {
+		set_wr_index(cq, (wr + 1) % (max + 1));
+	}
+	cq_irq(nic, cqh, cq);
+	return true;
+}

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * cray-gemini device core: NAT, the NIC's address translation.
+ *
+ * A request names memory by (ptag, MDH, 40-bit offset).  The MDH selects a
+ * memory domain descriptor (MDD) that the driver programmed; the MDD says
+ * which ptag may use the domain, where it lies and whether it may be
+ * written.  Layouts are in uapi/gemini_nic.h.  How vgemini reads the MDD
+ * (the references give the fields, not the arithmetic):
+ *
+ *  - The domain is a range of a 48-bit "domain address" space:
+ *    byte @offset of the domain is at domain address mem_base + @offset,
+ *    where mem_base is the MDD field << 12.  The last valid byte is
+ *    (max_base << 12) | 0xfff: max_base holds bits 47..12 of the highest
+ *    valid address, so the domain ends at the end of that 4 KiB page.  A
+ *    request for [offset, offset + len) is within bounds when offset + len
+ *    fits in 40 bits and mem_base + offset + len - 1 <= that last byte;
+ *    a domain whose max_base is below its mem_base has no valid byte.
+ *  - Without mrt_enable, domain addresses are node-physical addresses:
+ *    the domain is physically contiguous.
+ *  - With mrt_enable, domain addresses are addresses in the MRT's space:
+ *    the MRT cuts that space into pages of the global MRT page size, and
+ *    entry i maps page i (domain addresses [i << shift, (i + 1) << shift))
+ *    to the node-physical page the entry holds.  So the driver places a
+ *    registration at MRT entries i..j by setting mem_base to
+ *    (i << shift) plus the 4 KiB-aligned start of the buffer in its first
+ *    page, and max_base to the address of its last byte.  An entry without
+ *    its valid bit, or a page index past the table, is a translation
+ *    error.  Entry bits below the page size are ignored (the page address
+ *    is the entry's address rounded down to the page size).
+ *
+ * Every check is made, and every page translated, before anything moves:
+ * a refused request leaves memory untouched.  Checks run in this order and
+ * the first failure is the status: MDD not valid (MDD_INV), ptag 0 or not
+ * the MDD's (PROTECTION), out of bounds (BOUNDS), a write to a domain
+ * without WRITABLE (WRITE_PERM), an MRT miss (TRANSLATION).
+ *
+ * The NTT is only stored: it translates PEs on output, at the source.
+ */
+#include <string.h>
+
+#include "gemini_core.h"
+
+#define OFFSET_LIMIT	(1ull << GEMINI_PKT_ADDR_BITS)
+#define PAGE_4K_MASK	((1ull << GEMINI_MDD_ADDR_SHIFT) - 1)
+
+/* --- Registers ---------------------------------------------------------- */
+
+static enum gemini_access mdd_access(struct gemini_nic *nic, uint64_t rel,
+				     unsigned int size, uint64_t *val,
+				     bool write)
+{
+	uint64_t *mdd = nic->nat.mdd[rel / GEMINI_MDD_BYTES];
+	unsigned int qw = (rel % GEMINI_MDD_BYTES) / 8;
+
+	gemini_reg_access(&mdd[qw], qw ? GEMINI_MDD_QW2_MASK :
+			  GEMINI_MDD_QW1_MASK, rel & 4, size, val, write);
+	return GEMINI_ACCESS_OK;
+}
+
+static enum gemini_access mrt_access(struct gemini_nic *nic, uint64_t rel,
+				     unsigned int size, uint64_t *val,
+				     bool write)
+{
+	uint32_t *e = &nic->nat.mrt[rel / GEMINI_MRT_BYTES];
+
+	/* An aligned qword covers two entries, the lower one first. */
+	if (write) {
+		e[0] = (uint32_t)*val & GEMINI_MRT_ENTRY_MASK;
+		if (size == 8)
+			e[1] = (uint32_t)(*val >> 32) & GEMINI_MRT_ENTRY_MASK;
+	} else {
+		*val = e[0] | (size == 8 ? (uint64_t)e[1] << 32 : 0);
+	}
+	return GEMINI_ACCESS_OK;
+}
+
+static enum gemini_access ntt_access(struct gemini_nic *nic, unsigned int bank,
+				     uint64_t rel, unsigned int size,
+				     uint64_t *val, bool write)
+{
+	unsigned int idx = (rel & (GEMINI_NTT_WRITE_BOTH - 1)) / 8;
+	unsigned int b;
+
+	if (!write || !(rel & GEMINI_NTT_WRITE_BOTH)) {
+		gemini_reg_access(&nic->nat.ntt[bank][idx],
+				  GEMINI_NTT_ENTRY_MASK, rel & 4, size, val,
+				  write);
+		return GEMINI_ACCESS_OK;
+	}
+	for (b = 0; b < GEMINI_NTT_BANKS; b++) {
+		uint64_t v = *val;
+
+		gemini_reg_access(&nic->nat.ntt[b][idx], GEMINI_NTT_ENTRY_MASK,
+				  rel & 4, size, &v, true);
+	}
+	return GEMINI_ACCESS_OK;
+}
+
+enum gemini_access gemini_nat_access(struct gemini_nic *nic, uint64_t off,
+				     unsigned int size, uint64_t *val,
+				     bool write)
+{
+	const uint64_t mdd_end = GEMINI_MMR_MDD +
+				 (uint64_t)GEMINI_NUM_MDD * GEMINI_MDD_BYTES;
+	const uint64_t mrt_end = GEMINI_MMR_MRT +
+				 (uint64_t)GEMINI_NUM_MRT * GEMINI_MRT_BYTES;
+	const uint64_t ntt_end = GEMINI_MMR_NTT0 +
+				 GEMINI_NTT_BANKS * GEMINI_NTT_BANK_STRIDE;
+
+	if (off >= GEMINI_MMR_MDD && off < mdd_end)
+		return mdd_access(nic, off - GEMINI_MMR_MDD, size, val, write);
+	if (off >= GEMINI_MMR_MRT && off < mrt_end)
+		return mrt_access(nic, off - GEMINI_MMR_MRT, size, val, write);
+	if ((off & ~7ull) == GEMINI_MMR_MRT_PAGE_SIZE) {
+		gemini_reg_access(&nic->nat.mrt_page_size,
+				  GEMINI_MRT_PAGE_SIZE_MASK, off & 4, size, val,
+				  write);
+		return GEMINI_ACCESS_OK;
+	}
+	if (off >= GEMINI_MMR_NTT0 && off < ntt_end) {
+		unsigned int bank = (off - GEMINI_MMR_NTT0) /
+				    GEMINI_NTT_BANK_STRIDE;
+
+		return ntt_access(nic, bank, (off - GEMINI_MMR_NTT0) %
+				  GEMINI_NTT_BANK_STRIDE, size, val, write);
+	}
+	if ((off & ~7ull) == GEMINI_MMR_NTT_CONFIG) {
+		gemini_reg_access(&nic->nat.ntt_config, GEMINI_NTT_CFG_MASK,
+				  off & 4, size, val, write);
+		return GEMINI_ACCESS_OK;
+	}
+	return GEMINI_ACCESS_UNKNOWN;
+}
+
+void gemini_nat_reset(struct gemini_nic *nic)
+{
+	memset(&nic->nat, 0, sizeof(nic->nat));
+}
+
+/* --- Translation -------------------------------------------------------- */
+
+static uint64_t field(uint64_t qw, unsigned int shift, uint64_t mask)
+{
+	return (qw >> shift) & mask;
+}
+
+unsigned int gemini_nat_check(const struct gemini_nic *nic, unsigned int ptag,
+			      unsigned int mdh)
+{
+	const uint64_t *mdd;
+
+	if (mdh >= GEMINI_NUM_MDD)
+		return GEMINI_STATUS_MDD_INV;
+	mdd = nic->nat.mdd[mdh];
+	if (!(field(mdd[1], GEMINI_MDD_MODES_SHIFT, GEMINI_MDD_MODES_MASK) &
+	      GEMINI_MDD_MODE_VALID))
+		return GEMINI_STATUS_MDD_INV;
+	/* Ptag 0 is no job's: it never matches, even a zeroed MDD. */
+	if (!ptag || ptag != field(mdd[0], GEMINI_MDD_PTAG_SHIFT,
+				   GEMINI_MDD_PTAG_MASK))
+		return GEMINI_STATUS_PROTECTION;
+	return GEMINI_STATUS_OK;
+}
+
+unsigned int gemini_nat_cqh(const struct gemini_nic *nic, unsigned int mdh)
+{
+	if (mdh >= GEMINI_NUM_MDD)
+		return 0;
+	return (unsigned int)field(nic->nat.mdd[mdh][1], GEMINI_MDD_CQH_SHIFT,
+				   GEMINI_MDD_CQH_MASK);
+}
+
+unsigned int gemini_nat_translate(const struct gemini_nic *nic,
+				  unsigned int ptag, unsigned int mdh,
+				  uint64_t offset, uint64_t len, bool write,
+				  struct gemini_dma_piece *piece,
+				  unsigned int max, unsigned int *npieces)
+{
+	const uint64_t *mdd;
+	uint64_t base, last, addr, page, left;
+	unsigned int status, shift, n = 0;
+
+	*npieces = 0;
+	status = gemini_nat_check(nic, ptag, mdh);
+	if (status != GEMINI_STATUS_OK)
+		return status;
+	if (!len || !max)
+		return GEMINI_STATUS_MALFORMED;
+	mdd = nic->nat.mdd[mdh];
+
+	/* Both are below 2^48 and offset + len below 2^40: no overflow. */
+	if (offset >= OFFSET_LIMIT || len > OFFSET_LIMIT - offset)
+		return GEMINI_STATUS_BOUNDS;
+	base = field(mdd[0], GEMINI_MDD_MEM_BASE_SHIFT,
+		     GEMINI_MDD_MEM_BASE_MASK) << GEMINI_MDD_ADDR_SHIFT;
+	last = (field(mdd[1], GEMINI_MDD_MAX_BASE_SHIFT,
+		      GEMINI_MDD_MAX_BASE_MASK) << GEMINI_MDD_ADDR_SHIFT) |
+	       PAGE_4K_MASK;
+	addr = base + offset;
+	if (addr + len - 1 > last)
+		return GEMINI_STATUS_BOUNDS;
+
+	if (write && !(field(mdd[1], GEMINI_MDD_MODES_SHIFT,
+			     GEMINI_MDD_MODES_MASK) & GEMINI_MDD_MODE_WRITABLE))
+		return GEMINI_STATUS_WRITE_PERM;
+
+	if (!(mdd[0] & GEMINI_MDD_MRT_ENABLE)) {
+		piece[0].addr = addr;
+		piece[0].len = len;
+		*npieces = 1;
+		return GEMINI_STATUS_OK;
+	}
+
+	shift = GEMINI_MRT_PAGE_SHIFT(nic->nat.mrt_page_size &
+				      GEMINI_MRT_PAGE_SIZE_MASK);
+	page = 1ull << shift;
+	for (left = len; left; ) {
+		uint64_t idx = addr >> shift, in = addr & (page - 1);
+		uint64_t chunk = page - in < left ? page - in : left;
+		uint32_t e;
+
+		if (idx >= GEMINI_NUM_MRT)
+			return GEMINI_STATUS_TRANSLATION;
+		e = nic->nat.mrt[idx];
+		if (!(e & GEMINI_MRT_VALID))
+			return GEMINI_STATUS_TRANSLATION;
+		if (n == max)
+			return GEMINI_STATUS_MALFORMED;
+		piece[n].addr = (GEMINI_MRT_DECODE(e) & ~(page - 1)) | in;
+		piece[n].len = chunk;
+		n++;
+		addr += chunk;
+		left -= chunk;
+	}
+	*npieces = n;
+	return GEMINI_STATUS_OK;
+}
+
+int gemini_nat_dma_read(struct gemini_nic *nic,
+			const struct gemini_dma_piece *piece, unsigned int n,
+			void *buf)
+{
+	uint8_t *p = buf;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (nic->ops->dma_read(nic->opaque, piece[i].addr, p,
+				       piece[i].len))
+			return -1;
+		p += piece[i].len;
+	}
+	return 0;
+}
+
+int gemini_nat_dma_write(struct gemini_nic *nic,
+			 const struct gemini_dma_piece *piece, unsigned int n,
+			 const void *buf)
+{
+	const uint8_t *p = buf;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (nic->ops->dma_write(nic->opaque, piece[i].addr, p,
+					piece[i].len))
+			return -1;
+		p += piece[i].len;
+	}
+	return 0;
+}

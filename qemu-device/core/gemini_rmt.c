@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * cray-gemini device core: requests at the target (Gemini's RMT side).
+ *
+ * A PUT, GET, AMO or CQWRITE delivered to the NIC is checked and
+ * translated by the NAT (gemini_nat.c), executed against node memory and
+ * answered with exactly one response to its source: ACK (PUT, CQWRITE,
+ * non-fetching AMO), DATA (GET, fetching AMO: the 8-byte old value) or
+ * ERR with a status code.  Every check comes before the first byte moves,
+ * so a refused request leaves memory as it was.
+ *
+ *  - AMOs operate on a little-endian 8-byte word at an offset aligned to
+ *    8 bytes, 16 for AX (GHAL_AAX_ALIGNMENT); a misaligned AMO is refused
+ *    with MALFORMED.  Every AMO needs a WRITABLE domain, a failing CSWAP
+ *    included.  The device does one thing at a time, so the read, modify
+ *    and write of an AMO cannot interleave with any other NIC operation:
+ *    AMOs are atomic with respect to each other and to PUTs and GETs of
+ *    every NIC.  As on Gemini they are not atomic with respect to the
+ *    node's CPUs.
+ *  - CQWRITE names a memory domain (mdh; the address is ignored): after
+ *    the MDD and ptag checks, the low 56 bits of its 8-byte payload go as
+ *    an event with source RMT_SREQ to the CQ of that MDD (its cqh).  If
+ *    the CQ cannot take it (disabled, badly programmed, an overrun entry
+ *    still unread) the answer is ERR with status 0xf, "CQ error".
+ *  - A PUT, GET or AMO with GEMINI_PKT_F_REMOTE_EVENT raises, once it has
+ *    succeeded, an event with source RMT_SREQ, status OK and data 0 on the
+ *    MDD's CQ.  Provisional: on Gemini the data comes from the source's
+ *    sync packet, which arrives with the FMA source side.  A remote event
+ *    the CQ cannot take is lost at the target (gemini_cq_event() counts
+ *    and reports it); the request's answer does not change, since its
+ *    data already moved.
+ *  - A bus error while moving data (no memory at the translated address)
+ *    answers HT_DATA; a PUT may then have written its first page.
+ *
+ * A request is executed only when its response can be injected at once;
+ * otherwise it waits, untouched, in its input buffer and is delivered
+ * again later.  So no request is ever executed twice.
+ */
+#include <string.h>
+
+#include "gemini_core.h"
+
+static uint64_t get_le64(const uint8_t *p)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static void put_le64(uint8_t *p, uint64_t v)
+{
+	int i;
+
+	for (i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static unsigned int bus_error(struct gemini_nic *nic,
+			      const struct gemini_pkt *req,
+			      const struct gemini_dma_piece *piece)
+{
+	gemini_guest_error(nic, "RMT: bus refused %s from node %u at 0x%llx "
+			   "(MDH %u, offset 0x%llx)",
+			   gemini_pkt_type_name(req->type), req->src,
+			   (unsigned long long)piece->addr, req->mdh,
+			   (unsigned long long)req->addr);
+	return GEMINI_STATUS_HT_DATA;
+}
+
+/* After a request succeeded: its remote event, if it asked for one. */
+static void remote_event(struct gemini_nic *nic, const struct gemini_pkt *req)
+{
+	if (!(req->flags & GEMINI_PKT_F_REMOTE_EVENT))
+		return;
+	gemini_cq_event(nic, gemini_nat_cqh(nic, req->mdh),
+			GEMINI_CQE_SRC_RMT_SREQ, GEMINI_STATUS_OK, 0);
+}
+
+static unsigned int rmt_put(struct gemini_nic *nic,
+			    const struct gemini_pkt *req,
+			    struct gemini_pkt *rsp)
+{
+	struct gemini_dma_piece piece[GEMINI_NAT_MAX_PIECES];
+	unsigned int n, status;
+
+	status = gemini_nat_translate(nic, req->ptag, req->mdh, req->addr,
+				      req->len, true, piece,
+				      GEMINI_NAT_MAX_PIECES, &n);
+	if (status != GEMINI_STATUS_OK)
+		return status;
+	if (gemini_nat_dma_write(nic, piece, n, req->data))
+		return bus_error(nic, req, piece);
+	remote_event(nic, req);
+	rsp->type = GEMINI_PKT_ACK;
+	return GEMINI_STATUS_OK;
+}
+
+static unsigned int rmt_get(struct gemini_nic *nic,
+			    const struct gemini_pkt *req,
+			    struct gemini_pkt *rsp)
+{
+	struct gemini_dma_piece piece[GEMINI_NAT_MAX_PIECES];
+	unsigned int n, status;
+
+	status = gemini_nat_translate(nic, req->ptag, req->mdh, req->addr,
+				      req->len, false, piece,
+				      GEMINI_NAT_MAX_PIECES, &n);
+	if (status != GEMINI_STATUS_OK)
+		return status;
+	if (gemini_nat_dma_read(nic, piece, n, rsp->data))
+		return bus_error(nic, req, piece);
+	remote_event(nic, req);
+	rsp->type = GEMINI_PKT_DATA;
+	rsp->len = req->len;
+	return GEMINI_STATUS_OK;
+}
+
+static unsigned int rmt_amo(struct gemini_nic *nic,
+			    const struct gemini_pkt *req,
+			    struct gemini_pkt *rsp)
+{
+	struct gemini_dma_piece piece[GEMINI_NAT_MAX_PIECES];
+	uint64_t align = req->amo_op == GEMINI_AMO_AX ? GEMINI_AMO_AX_ALIGN :
+			 GEMINI_AMO_ALIGN;
+	uint64_t op1 = get_le64(req->data), op2 = 0, old, val;
+	uint8_t buf[GEMINI_AMO_OPERAND_BYTES];
+	unsigned int n, status;
+	bool store = true;
+
+	if (req->len >= 2 * GEMINI_AMO_OPERAND_BYTES)
+		op2 = get_le64(req->data + GEMINI_AMO_OPERAND_BYTES);
+	status = gemini_nat_translate(nic, req->ptag, req->mdh, req->addr,
+				      GEMINI_AMO_OPERAND_BYTES, true, piece,
+				      GEMINI_NAT_MAX_PIECES, &n);
+	if (status != GEMINI_STATUS_OK)
+		return status;
+	if (req->addr & (align - 1))
+		return GEMINI_STATUS_MALFORMED;
+	/* Aligned 8 bytes never cross a page: n is 1. */
+	if (gemini_nat_dma_read(nic, piece, n, buf))
+		return bus_error(nic, req, piece);
+	old = get_le64(buf);
+	switch (req->amo_op) {
+	case GEMINI_AMO_ADD:
+		val = old + op1;
+		break;
+	case GEMINI_AMO_AND:
+		val = old & op1;
+		break;
+	case GEMINI_AMO_OR:
+		val = old | op1;
+		break;
+	case GEMINI_AMO_XOR:
+		val = old ^ op1;
+		break;
+	case GEMINI_AMO_AX:
+		val = (old & op1) ^ op2;
+		break;
+	case GEMINI_AMO_CSWAP:
+		val = op2;
+		store = old == op1;
+		break;
+	default:
+		/* The decoder lets no other operation through. */
+		return GEMINI_STATUS_INV_CMD;
+	}
+	if (store) {
+		put_le64(buf, val);
+		if (gemini_nat_dma_write(nic, piece, n, buf))
+			return bus_error(nic, req, piece);
+	}
+	remote_event(nic, req);
+	if (req->flags & GEMINI_PKT_F_FETCH) {
+		rsp->type = GEMINI_PKT_DATA;
+		rsp->len = GEMINI_AMO_OPERAND_BYTES;
+		put_le64(rsp->data, old);
+	} else {
+		rsp->type = GEMINI_PKT_ACK;
+	}
+	return GEMINI_STATUS_OK;
+}
+
+static unsigned int rmt_cqwrite(struct gemini_nic *nic,
+				const struct gemini_pkt *req,
+				struct gemini_pkt *rsp)
+{
+	unsigned int status = gemini_nat_check(nic, req->ptag, req->mdh);
+
+	if (status != GEMINI_STATUS_OK)
+		return status;
+	if (!gemini_cq_event(nic, gemini_nat_cqh(nic, req->mdh),
+			     GEMINI_CQE_SRC_RMT_SREQ, GEMINI_STATUS_OK,
+			     get_le64(req->data) & GEMINI_CQE_DATA_MASK))
+		return GEMINI_STATUS_OVERRUN;	/* "CQ error" */
+	rsp->type = GEMINI_PKT_ACK;
+	return GEMINI_STATUS_OK;
+}
+
+bool gemini_rmt_deliver(struct gemini_nic *nic, const struct gemini_pkt *req)
+{
+	struct gemini_pkt rsp = {
+		.vc = GEMINI_VC_RSP,
+		.dst = req->src,
+		.dst_nic = req->src_nic,
+		.tag = req->tag,
+	};
+	unsigned int status;
+
+	/* Execute only what can be answered at once (see above). */
+	if (!gemini_router_can_inject(nic, GEMINI_VC_RSP)) {
+		nic->rmt.req_waits++;
+		return false;
+	}
+	/* The decoder lets no such packet through; callers could. */
+	if (req->len > GEMINI_PKT_MAX_DATA ||
+	    (req->type == GEMINI_PKT_AMO &&
+	     req->len != GEMINI_AMO_LEN(req->amo_op)) ||
+	    (req->type == GEMINI_PKT_CQWRITE &&
+	     req->len != GEMINI_AMO_OPERAND_BYTES)) {
+		status = GEMINI_STATUS_MALFORMED;
+		goto answer;
+	}
+	switch (req->type) {
+	case GEMINI_PKT_PUT:
+		status = rmt_put(nic, req, &rsp);
+		break;
+	case GEMINI_PKT_GET:
+		status = rmt_get(nic, req, &rsp);
+		break;
+	case GEMINI_PKT_AMO:
+		status = rmt_amo(nic, req, &rsp);
+		break;
+	case GEMINI_PKT_CQWRITE:
+		status = rmt_cqwrite(nic, req, &rsp);
+		break;
+	default:
+		status = GEMINI_STATUS_INV_CMD;
+		break;
+	}
+answer:
+	if (status != GEMINI_STATUS_OK) {
+		rsp.type = GEMINI_PKT_ERR;
+		rsp.status = (uint8_t)status;
+		rsp.len = 0;
+		memset(rsp.data, 0, sizeof(rsp.data));
+		nic->rmt.req_refused++;
+	} else {
+		nic->rmt.req_done++;
+	}
+	/* Room was checked and the response is well-formed: it goes. */
+	gemini_router_inject(nic, &rsp);
+	return true;
+}

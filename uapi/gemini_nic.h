@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * Cray Gemini NIC tables shared by the cray-gemini device model, the kgni
+ * driver and libugni: memory domain descriptors (MDD), the memory
+ * relocation table (MRT), the node translation table (NTT), completion
+ * queue (CQ) descriptors and CQ entries.
+ *
+ * Every table is programmed through the NIC address window (BAR2, see
+ * gemini_hw.h) at the Gemini offsets below, with 4- or 8-byte accesses
+ * aligned to their size, little-endian; a qword may be written as two
+ * 32-bit halves.  A field is (qword >> SHIFT) & MASK; bits that no field
+ * names read 0 and are ignored when written.  Where vgemini had to choose
+ * a meaning the references do not give, the comment says "vgemini";
+ * Documentation/device.rst describes the semantics.
+ */
+#ifndef VGEMINI_GEMINI_NIC_H
+#define VGEMINI_GEMINI_NIC_H
+
+#include "gemini_hw.h"
+
+/* --- MDD: memory domain descriptor, 16 bytes (2 qwords) per MDH ---------- */
+
+#define GEMINI_MDD_BYTES		16
+#define GEMINI_MMR_MDD_ENTRY(mdh)	(GEMINI_MMR_MDD + \
+					 ((unsigned long long)(mdh) << 4))
+
+/* QW1 (byte 0) */
+#define GEMINI_MDD_PTAG_SHIFT		0
+#define GEMINI_MDD_PTAG_MASK		0xffull
+#define GEMINI_MDD_MEM_BASE_SHIFT	12	/* bits 47..12 of the base */
+#define GEMINI_MDD_MEM_BASE_MASK	0xfffffffffull
+#define GEMINI_MDD_MRT_ENABLE		(1ull << 56)
+#define GEMINI_MDD_QW1_MASK		0x0100fffffffff0ffull
+
+/* QW2 (byte 8) */
+#define GEMINI_MDD_MODES_SHIFT		0
+#define GEMINI_MDD_MODES_MASK		0xfffull	/* the 12-bit field */
+#define GEMINI_MDD_MAX_BASE_SHIFT	12	/* bits 47..12 of the last byte */
+#define GEMINI_MDD_MAX_BASE_MASK	0xfffffffffull
+#define GEMINI_MDD_CQH_SHIFT		54	/* CQ of remote events */
+#define GEMINI_MDD_CQH_MASK		0x3ffull
+/* only the defined modes are kept; the other mode bits read 0 */
+#define GEMINI_MDD_QW2_MASK		0xffc0fffffffff03full
+
+/* MDD modes (QW2 bits 11..0) */
+#define GEMINI_MDD_MODE_COHERENT	0x0001
+#define GEMINI_MDD_MODE_P_PASSPW	0x0002	/* relaxed posted writes */
+#define GEMINI_MDD_MODE_NP_PASSPW	0x0004	/* relaxed non-posted */
+#define GEMINI_MDD_MODE_FLUSH		0x0008	/* flush before responding */
+#define GEMINI_MDD_MODE_VALID		0x0010
+#define GEMINI_MDD_MODE_WRITABLE	0x0020
+#define GEMINI_MDD_MODES_DEFINED	0x003f
+
+/* Addresses in mem_base and max_base have 4 KiB granularity. */
+#define GEMINI_MDD_ADDR_SHIFT		12
+#define GEMINI_MDD_ADDR_BITS		48
+
+/* Build the two qwords of an MDD (arguments are byte addresses). */
+#define GEMINI_MDD_QW1(ptag, mem_base, mrt) \
+	((((unsigned long long)(ptag) & GEMINI_MDD_PTAG_MASK) << \
+	  GEMINI_MDD_PTAG_SHIFT) | \
+	 ((((unsigned long long)(mem_base) >> GEMINI_MDD_ADDR_SHIFT) & \
+	   GEMINI_MDD_MEM_BASE_MASK) << GEMINI_MDD_MEM_BASE_SHIFT) | \
+	 ((mrt) ? GEMINI_MDD_MRT_ENABLE : 0))
+#define GEMINI_MDD_QW2(modes, max_addr, cqh) \
+	((((unsigned long long)(modes) & GEMINI_MDD_MODES_DEFINED) << \
+	  GEMINI_MDD_MODES_SHIFT) | \
+	 ((((unsigned long long)(max_addr) >> GEMINI_MDD_ADDR_SHIFT) & \
+	   GEMINI_MDD_MAX_BASE_MASK) << GEMINI_MDD_MAX_BASE_SHIFT) | \
+	 (((unsigned long long)(cqh) & GEMINI_MDD_CQH_MASK) << \
+	  GEMINI_MDD_CQH_SHIFT))
+
+/* --- MRT: memory relocation table, 4 bytes per entry -------------------- */
+
+#define GEMINI_MRT_BYTES		4
+#define GEMINI_MMR_MRT_ENTRY(idx)	(GEMINI_MMR_MRT + \
+					 ((unsigned long long)(idx) << 2))
+
+/*
+ * An entry holds bits 46..17 of a node-physical page address in its bits
+ * 31..2, and the valid bit 0; bit 1 is unused.
+ */
+#define GEMINI_MRT_VALID		0x1u
+#define GEMINI_MRT_ADDR_SHIFT		15
+#define GEMINI_MRT_ADDR_MASK		0xfffffffcu	/* entry bits */
+#define GEMINI_MRT_ENTRY_MASK		0xfffffffdu
+#define GEMINI_MRT_ENCODE(addr) \
+	((unsigned int)(((unsigned long long)(addr) >> \
+			 GEMINI_MRT_ADDR_SHIFT) & GEMINI_MRT_ADDR_MASK) | \
+	 GEMINI_MRT_VALID)
+#define GEMINI_MRT_DECODE(entry) \
+	((unsigned long long)((entry) & GEMINI_MRT_ADDR_MASK) << \
+	 GEMINI_MRT_ADDR_SHIFT)
+
+/* MRT page-size register (GEMINI_MMR_MRT_PAGE_SIZE): a 3-bit code */
+#define GEMINI_MRT_PAGE_SIZE_MASK	0x7ull
+#define GEMINI_MRT_PS_128K		0	/* 1 << 17 */
+#define GEMINI_MRT_PS_512K		1	/* 1 << 19 */
+#define GEMINI_MRT_PS_2M		2	/* 1 << 21 */
+#define GEMINI_MRT_PS_8M		3	/* 1 << 23 */
+#define GEMINI_MRT_PS_16M		4	/* 1 << 24 */
+#define GEMINI_MRT_PS_64M		5	/* 1 << 26 */
+#define GEMINI_MRT_PS_256M		6	/* 1 << 28 */
+#define GEMINI_MRT_PS_1G		7	/* 1 << 30 */
+/* log2 of the page size of a code: 17, 19, 21, 23, 24, 26, 28, 30 */
+#define GEMINI_MRT_PAGE_SHIFT(code) \
+	((code) == 0 ? 17 : (code) == 1 ? 19 : (code) == 2 ? 21 : \
+	 (code) == 3 ? 23 : (code) == 4 ? 24 : (code) == 5 ? 26 : \
+	 (code) == 6 ? 28 : 30)
+
+/* --- NTT: node translation table ---------------------------------------- */
+
+/*
+ * Two banks of GEMINI_NTT_BANK_ENTRIES 8-byte entries; an entry holds the
+ * physical PEs of two consecutive virtual indices (nic_pe0, nic_pe1).  A
+ * write at an entry's offset plus GEMINI_NTT_WRITE_BOTH writes the entry
+ * of both banks; a read there reads the bank addressed.  The device only
+ * stores the NTT: it translates PEs at the source.
+ */
+#define GEMINI_NTT_BANKS		2
+#define GEMINI_NTT_BANK_ENTRIES		(GEMINI_NUM_NTT / GEMINI_NTT_BANKS)
+#define GEMINI_NTT_BANK_STRIDE		(GEMINI_MMR_NTT1 - GEMINI_MMR_NTT0)
+#define GEMINI_NTT_WRITE_BOTH		0x8000ull
+#define GEMINI_MMR_NTT_ENTRY(bank, idx) \
+	(GEMINI_MMR_NTT0 + (bank) * GEMINI_NTT_BANK_STRIDE + \
+	 ((unsigned long long)(idx) << 3))
+
+#define GEMINI_NTT_PE0_SHIFT		0	/* nic_pe0 */
+#define GEMINI_NTT_PE1_SHIFT		18	/* nic_pe1: the next index's PE */
+#define GEMINI_NTT_PE_MASK		0x3ffffull
+#define GEMINI_NTT_CHECK_SHIFT		36
+#define GEMINI_NTT_CHECK_MASK		0xffull
+#define GEMINI_NTT_SYNDROME_SHIFT	44	/* read-only: reads 0 (vgemini) */
+#define GEMINI_NTT_SYNDROME_MASK	0xffull
+#define GEMINI_NTT_WR_CHECKBITS		(1ull << 63)
+#define GEMINI_NTT_ENTRY_MASK		0x80000fffffffffffull
+
+/* NTT config register (GEMINI_MMR_NTT_CONFIG) */
+#define GEMINI_NTT_CFG_GRAN0_SHIFT	0
+#define GEMINI_NTT_CFG_GRAN1_SHIFT	8
+#define GEMINI_NTT_CFG_GRAN_MASK	0xfull
+#define GEMINI_NTT_CFG_WRITE_GRN0	(1ull << 4)
+#define GEMINI_NTT_CFG_WRITE_GRN1	(1ull << 12)
+#define GEMINI_NTT_CFG_MASK		0x1f1full
+
+/* --- CQ descriptor: 3 qwords in a 32-byte slot per CQ ------------------- */
+
+#define GEMINI_CQ_DESC_BYTES		32
+#define GEMINI_CQ_DESC_QWORDS		3
+#define GEMINI_MMR_CQ_DESC_ENTRY(cq)	(GEMINI_MMR_CQ_DESC + \
+					 ((unsigned long long)(cq) << 5))
+
+/* QW1 (byte 0): the ring indices */
+#define GEMINI_CQ_RD_INDEX_SHIFT	0
+#define GEMINI_CQ_WR_INDEX_SHIFT	32	/* the device's; reads live */
+#define GEMINI_CQ_INDEX_MASK		0x1fffffffull
+#define GEMINI_CQ_QW1_MASK		0x1fffffff1fffffffull
+
+/* QW2 (byte 8) */
+#define GEMINI_CQ_MAX_INDEX_SHIFT	0	/* last index: max_index + 1 entries */
+#define GEMINI_CQ_IRQ_THRESH_SHIFT	32	/* events before an interrupt, - 1 */
+#define GEMINI_CQ_IRQ_THRESH_MASK	0x1fffull
+#define GEMINI_CQ_IRQ_INDEX_SHIFT	48	/* Gemini IRQ index to raise */
+#define GEMINI_CQ_IRQ_INDEX_MASK	0x1full
+#define GEMINI_CQ_ENABLE		(1ull << 53)
+#define GEMINI_CQ_QW2_MASK		0x003f1fff1fffffffull
+
+/* QW3 (byte 16) */
+#define GEMINI_CQ_BASE_SHIFT		0	/* node address of entry 0 */
+#define GEMINI_CQ_BASE_MASK		0xffffffffffffull
+#define GEMINI_CQ_IRQ_REQ		(1ull << 48)	/* interrupts enabled */
+#define GEMINI_CQ_QW3_MASK		0x0001ffffffffffffull
+
+#define GEMINI_CQ_ALIGN			4096	/* base_addr alignment */
+#define GEMINI_CQ_ENTRY_BYTES		8
+/* vgemini: a ring has at least 2 entries (max_index >= 1) */
+#define GEMINI_CQ_MIN_MAX_INDEX		1
+
+/*
+ * CQ user alias: one 4 KiB page per CQ.  Its first qword reads as QW1 of
+ * the descriptor; the consumer writes its read index into bits 28..0
+ * (a 4-byte write at +0 does the same; +4, the write index, is read-only).
+ */
+#define GEMINI_CQ_USER_PAGE(cq)		(GEMINI_CQ_USER_ALIAS + \
+					 ((unsigned long long)(cq) << 12))
+#define GEMINI_CQ_READ_INDEX_OFFSET	0
+
+/*
+ * CQ interrupts: a CQ raises Gemini in-band IRQ irq_req_index, which is
+ * MSI-X vector irq_req_index - GEMINI_IRQ_FIRST (gemini_hw.h).  Gemini
+ * gives CQs indices 29 to 31, after the BTE channels' 21 to 28 (32 is
+ * flow control); vgemini accepts any index from 21 whose vector exists.
+ */
+#define GEMINI_IRQ_FIRST_CQ		(GEMINI_IRQ_FIRST + 2 * GEMINI_NUM_BTE_VC)
+#define GEMINI_IRQ_NUM_CQ		3
+#define GEMINI_IRQ_VECTOR(index)	((index) - GEMINI_IRQ_FIRST)
+
+/* --- CQ entry: 8 bytes ------------------------------------------------- */
+
+#define GEMINI_CQE_OVERRUN		(1ull << 63)
+#define GEMINI_CQE_STATUS_SHIFT		59
+#define GEMINI_CQE_STATUS_MASK		0xfull	/* GEMINI_STATUS_*, gemini_pkt.h */
+#define GEMINI_CQE_SOURCE_SHIFT		56
+#define GEMINI_CQE_SOURCE_MASK		0x7ull
+#define GEMINI_CQE_DATA_MASK		0x00ffffffffffffffull	/* 56 bits */
+
+#define GEMINI_CQE(source, status, data) \
+	((((unsigned long long)(source) & GEMINI_CQE_SOURCE_MASK) << \
+	  GEMINI_CQE_SOURCE_SHIFT) | \
+	 (((unsigned long long)(status) & GEMINI_CQE_STATUS_MASK) << \
+	  GEMINI_CQE_STATUS_SHIFT) | \
+	 ((unsigned long long)(data) & GEMINI_CQE_DATA_MASK))
+
+/* CQ entry sources; 0 means the entry has not been written */
+#define GEMINI_CQE_SRC_NONE		0
+#define GEMINI_CQE_SRC_SSID_SREQ	1	/* local: request side */
+#define GEMINI_CQE_SRC_SSID_DREQ	2	/* local: destination request */
+#define GEMINI_CQE_SRC_SSID_SRSP	3	/* local: response */
+#define GEMINI_CQE_SRC_BTE		4
+#define GEMINI_CQE_SRC_RMT_SREQ		5	/* remote: PUT/GET/AMO/CQWRITE */
+#define GEMINI_CQE_SRC_RMT_DREQ		6	/* remote: BTE SEND (later) */
+#define GEMINI_CQE_SRC_RMT_SRSP		7
+
+/* --- Alignment of AMO targets ------------------------------------------- */
+
+#define GEMINI_AMO_ALIGN		8
+#define GEMINI_AMO_AX_ALIGN		16	/* GHAL_AAX_ALIGNMENT */
+
+#endif /* VGEMINI_GEMINI_NIC_H */
