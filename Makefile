@@ -8,6 +8,7 @@
 #   make check    build, then run every test; ends with "N passed, N failed"
 #   make demo     build, boot a 2x2x2 torus, show it, tear it down
 #   make bench    fabric latency per hop next to a baseline of the same run
+#   make test-core, make test-lib   host unit tests only, in seconds
 #   make clean    remove every build output
 #
 # The front-door targets run `setup` first and then a sub-make, so that
@@ -42,7 +43,7 @@ setup:
 KVER  ?= $(shell scripts/kver.sh)
 KDIR  ?= /usr/src/linux-headers-$(KVER)
 
-build: qemu module selftests image core-tests firmware
+build: qemu module selftests lib image core-tests firmware
 
 qemu:
 	@scripts/build-qemu.sh
@@ -57,9 +58,9 @@ module:
 selftests:
 	@$(MAKE) --no-print-directory -C selftests O=$(BUILD)/selftests
 
-image: module selftests
+image: module selftests lib
 	@KGNI_KO=$(REPO)/driver/kgni.ko SELFTESTS_DIR=$(BUILD)/selftests \
-		scripts/build-image.sh
+		LIB_GUEST=$(LIB_OUT)/guest scripts/build-image.sh
 
 # Host unit tests of the device core, under ASan and UBSan.
 CORE_SRC := $(wildcard qemu-device/core/*.c)
@@ -101,6 +102,9 @@ $(BUILD)/core/fuzz_packet: qemu-device/core/gemini_packet.c $(CORE_HDR) qemu-dev
 
 # Routing-table firmware: the vgemini-routes tool and its tests.
 include firmware/firmware.mk
+
+# User-space libraries for the guests (PMI); built on the host.
+include lib/lib.mk
 
 firmware: $(FIRMWARE_BINS)
 

@@ -3,7 +3,8 @@
 #
 # Build the vgemini guest image: build/image/vmlinuz and build/image/initrd.img
 # (a gzip'd cpio initramfs with busybox, /init, the command agent, kgni.ko,
-# the selftests and the few kernel modules the guest needs).
+# the selftests, the job programs of lib/ and the few kernel modules the
+# guest needs).
 #
 # The kernel is Debian's own, the same version as the installed
 # linux-headers-amd64 (which the module is built against).  Its package is
@@ -11,11 +12,14 @@
 # on the host.
 #
 # Usage: scripts/build-image.sh [--kgni FILE | --no-kgni]
-#            [--selftests DIR | --no-selftests] [--extra SRC:/DST]... [--force]
-# Environment (same meaning): KGNI_KO, SELFTESTS_DIR (either may be "none"),
-# EXTRA_FILES (space separated SRC:/DST pairs), IMAGE_DIR (default
-# build/image).  Without --kgni/KGNI_KO, driver/kgni.ko is used if it
-# exists; without --selftests/SELFTESTS_DIR, build/selftests is used if it
+#            [--selftests DIR | --no-selftests] [--lib DIR | --no-lib]
+#            [--extra SRC:/DST]... [--force]
+# Environment (same meaning): KGNI_KO, SELFTESTS_DIR, LIB_GUEST (each may
+# be "none"), EXTRA_FILES (space separated SRC:/DST pairs), IMAGE_DIR
+# (default build/image).  Without --kgni/KGNI_KO, driver/kgni.ko is used if
+# it exists; without --selftests/SELFTESTS_DIR, build/selftests is used if
+# it exists; without --lib/LIB_GUEST, build/lib/guest (a tree made by
+# lib/lib.mk, copied onto the image's root: usr/bin/pmi_test) is used if it
 # exists.
 #
 # The image is rebuilt only when an input changed (a hash of every input is
@@ -28,6 +32,7 @@ cd "$REPO"
 
 KGNI_KO=${KGNI_KO-}
 SELFTESTS_DIR=${SELFTESTS_DIR-}
+LIB_GUEST=${LIB_GUEST-}
 EXTRA_FILES=${EXTRA_FILES-}
 IMAGE_DIR=${IMAGE_DIR:-build/image}
 FORCE=0
@@ -41,12 +46,15 @@ while [ $# -gt 0 ]; do
 	--kgni=*) KGNI_KO=${1#*=}; shift ;;
 	--selftests) SELFTESTS_DIR=${2:?--selftests needs a directory}; shift 2 ;;
 	--selftests=*) SELFTESTS_DIR=${1#*=}; shift ;;
+	--lib) LIB_GUEST=${2:?--lib needs a directory}; shift 2 ;;
+	--lib=*) LIB_GUEST=${1#*=}; shift ;;
+	--no-lib) LIB_GUEST=none; shift ;;
 	--extra) EXTRA_FILES="$EXTRA_FILES ${2:?--extra needs SRC:DST}"; shift 2 ;;
 	--extra=*) EXTRA_FILES="$EXTRA_FILES ${1#*=}"; shift ;;
 	--no-kgni) KGNI_KO=none; shift ;;
 	--no-selftests) SELFTESTS_DIR=none; shift ;;
 	--force) FORCE=1; shift ;;
-	-h|--help) sed -n '3,23p' "$REPO/scripts/build-image.sh" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,27p' "$REPO/scripts/build-image.sh" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown argument '$1' (see --help)" ;;
 	esac
 done
@@ -64,6 +72,16 @@ if [ "$SELFTESTS_DIR" = none ]; then
 elif [ -z "$SELFTESTS_DIR" ]; then
 	st_explicit=0
 	[ -d build/selftests ] && SELFTESTS_DIR=build/selftests
+fi
+lib_explicit=1
+if [ "$LIB_GUEST" = none ]; then
+	LIB_GUEST=
+elif [ -z "$LIB_GUEST" ]; then
+	lib_explicit=0
+	[ -d build/lib/guest ] && LIB_GUEST=build/lib/guest
+fi
+if [ -n "$LIB_GUEST" ] && [ ! -d "$LIB_GUEST" ]; then
+	die "lib directory '$LIB_GUEST' not found"
 fi
 if [ -n "$KGNI_KO" ] && [ ! -f "$KGNI_KO" ]; then
 	die "kgni module '$KGNI_KO' not found"
@@ -141,6 +159,11 @@ hash_inputs() {
 		[ -n "$KGNI_KO" ] && sha256sum "$KGNI_KO"
 		if [ -n "$SELFTESTS_DIR" ]; then
 			(cd "$SELFTESTS_DIR" && find . -type f -print0 | sort -z |
+				xargs -0r sha256sum)
+		fi
+		if [ -n "$LIB_GUEST" ]; then
+			echo lib
+			(cd "$LIB_GUEST" && find . -type f -print0 | sort -z |
 				xargs -0r sha256sum)
 		fi
 		for e in $EXTRA_FILES; do
@@ -254,6 +277,21 @@ if [ -n "$SELFTESTS_DIR" ]; then
 	say "selftests: $SELFTESTS_DIR ($(find "$ROOT/selftests" -type f | wc -l) files)"
 elif [ "$st_explicit" = 0 ]; then
 	say "selftests: none (build/selftests does not exist)"
+fi
+if [ -n "$LIB_GUEST" ]; then
+	# Files only (directories are made as needed): the tree may not
+	# replace the image's own directories or links.
+	(cd "$LIB_GUEST" && find . -type f -print0) |
+		while IFS= read -r -d '' f; do
+			mkdir -p "$ROOT/$(dirname "$f")"
+			cp --remove-destination "$LIB_GUEST/$f" "$ROOT/$f"
+			if head -c 4 "$ROOT/$f" | grep -q ELF; then
+				strip --strip-debug "$ROOT/$f"
+			fi
+		done
+	say "lib: $LIB_GUEST ($(find "$LIB_GUEST" -type f | wc -l) files)"
+elif [ "$lib_explicit" = 0 ]; then
+	say "lib: none (build/lib/guest does not exist)"
 fi
 for e in $EXTRA_FILES; do
 	src=${e%%:*} dst=${e#*:}

@@ -72,6 +72,7 @@ stage core-fabric 600 "$REPO/build/core/test_fabric"
 stage core-nic 300 "$REPO/build/core/test_nic"
 stage firmware-unit 300 "$REPO/build/firmware/test_routes"
 stage firmware-cli 300 "$REPO/firmware/tests/test_cli.sh" "$REPO/build/firmware/vgemini-routes"
+stage lib-host 300 "$REPO/lib/pmi/tests/host-test.py" "$REPO/build/lib"
 stage qtest 600 "$QEMU_BUILD/tests/qtest/cray-gemini-test" --tap
 for dims in 1x1x1 3x2x1 2x2x2; do
 	stage "guest-selftests-$dims" 1500 "$REPO/scripts/tests/guest-selftests.sh" "$dims"
@@ -82,6 +83,7 @@ for dims in 2x2x2 4x2x1 3x3x1; do
 done
 stage fabric-counters 1500 "$REPO/scripts/tests/fabric-counters.py"
 stage fabric-link-retry 1800 "$REPO/scripts/tests/fabric-faults.py"
+stage jobs 1500 "$REPO/scripts/tests/jobs.py"
 
 echo "total time $(($(date +%s) - t0))s"
 echo "$passed passed, $failed failed, $skipped skipped"

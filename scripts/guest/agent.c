@@ -4,7 +4,8 @@
  *
  * The agent serves one virtio-serial port (named "vgemini.agent"), which the
  * host sees as a unix socket (QEMU -chardev socket).  One host client is
- * connected at a time and runs one request at a time.
+ * connected at a time; it may run several requests at once (a job's ranks
+ * on this node), told apart by their ids.
  *
  * Protocol.  Both directions carry frames; all integers are little-endian.
  *
@@ -18,19 +19,27 @@
  *   16     len  payload
  *
  * Host to agent:
- *   HELLO  0x01  u32 version.  Aborts what the agent was doing (a running
- *                command is killed and reported ABORTED under its old id);
- *                answered by HELLO_ACK with the same id.  A client sends it
- *                first.
- *   EXEC   0x02  u32 timeout_ms (0: none), u32 flags (EXEC_F_STDIN: stdin
- *                frames follow, else stdin is /dev/null), u32 argc, then argc
- *                NUL-terminated strings filling the rest of the payload.
- *                argv[0] is looked up in PATH.
+ *   HELLO  0x01  u32 version.  Aborts what the agent was doing (every
+ *                running command is killed and reported ABORTED under its
+ *                old id); answered by HELLO_ACK with the same id.  A client
+ *                sends it first.
+ *   EXEC   0x02  u32 timeout_ms (0: none), u32 flags, u32 argc, then argc
+ *                NUL-terminated strings, then (EXEC_F_ENV) NUL-terminated
+ *                NAME=VALUE strings added to the environment, filling the
+ *                rest of the payload.  argv[0] is looked up in PATH.
+ *                Flags: EXEC_F_STDIN (0x1) stdin frames follow, else stdin
+ *                is /dev/null; EXEC_F_PMI (0x2) the command gets a stream
+ *                socket on descriptor 3, and PMI_FD=3, whose bytes travel
+ *                in PMI frames; EXEC_F_ENV (0x4) environment strings
+ *                follow argv.  A request id must not be one that runs; at
+ *                most AGENT_MAX_REQUESTS run at once.
  *   STDIN  0x03  bytes for the command's stdin; an empty one closes it.
  *   SIGNAL 0x04  u32 signal number, sent to the command's process group.
+ *   PMI    0x05  bytes for the command's PMI socket (EXEC_F_PMI).
  *
  * Agent to host (id = the request's id):
- *   HELLO_ACK 0x81  u32 version, u32 AGENT_MAX_PAYLOAD.
+ *   HELLO_ACK 0x81  u32 version, u32 AGENT_MAX_PAYLOAD, u32
+ *                   AGENT_MAX_REQUESTS.
  *   STDOUT    0x82  bytes the command wrote to stdout.
  *   STDERR    0x83  bytes the command wrote to stderr.
  *   EXIT      0x84  u32 how, i32 value: 0 EXITED (exit code), 1 SIGNALED
@@ -41,19 +50,24 @@
  *                   request.
  *   ERROR     0x85  text: the request was refused (busy, malformed); the
  *                   last frame of that request.
+ *   PMI_OUT   0x86  bytes the command wrote to its PMI socket.
+ *
+ * Frames of several requests interleave; the frames of one request keep
+ * the order in which the agent read the command's descriptors, and every
+ * STDOUT, STDERR and PMI_OUT frame of a request comes before its EXIT.
  *
  * A command that cannot be executed prints a message on its stderr and
  * exits with status 127, as a shell does.  The command runs in its own
  * session and process group; the timeout, a SIGNAL and a disconnect act on
- * the whole group.  The request ends when the command has exited and its
- * stdout and stderr reached end of file, or DRAIN_MS after its exit if
- * something it left behind (a background job) keeps them open and writes
- * nothing more for DRAIN_MS.
+ * the whole group.  A request ends when its command has exited and its
+ * stdout, stderr and PMI socket reached end of file, or DRAIN_MS after its
+ * exit if something it left behind (a background job) keeps them open and
+ * writes nothing more for DRAIN_MS.
  *
  * Resynchronisation.  Frames that do not start with the magic, carry a
  * non-zero flags/reserved field or an oversized length are skipped byte by
  * byte until a plausible header is found.  When the host side disconnects
- * the agent kills the running command; it discards nothing, since the
+ * the agent kills the running commands; it discards nothing, since the
  * guest may learn of the disconnection after the next client's first bytes
  * arrived.  So a new client may receive stale frames of an earlier request:
  * it ignores everything before the HELLO_ACK carrying its own HELLO id.  A
@@ -74,19 +88,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #define AGENT_MAGIC		0x47414756u
-#define AGENT_VERSION		1u
+#define AGENT_VERSION		2u
 #define AGENT_MAX_PAYLOAD	65536u
+#define AGENT_MAX_REQUESTS	64u
 #define HDR_LEN			16u
 
 enum {
 	T_HELLO = 0x01, T_EXEC = 0x02, T_STDIN = 0x03, T_SIGNAL = 0x04,
+	T_PMI = 0x05,
 	T_HELLO_ACK = 0x81, T_STDOUT = 0x82, T_STDERR = 0x83, T_EXIT = 0x84,
-	T_ERROR = 0x85,
+	T_ERROR = 0x85, T_PMI_OUT = 0x86,
 };
 
 enum {
@@ -95,12 +112,18 @@ enum {
 };
 
 #define EXEC_F_STDIN		0x1u
+#define EXEC_F_PMI		0x2u
+#define EXEC_F_ENV		0x4u
+#define EXEC_F_ALL		(EXEC_F_STDIN | EXEC_F_PMI | EXEC_F_ENV)
 #define MAX_ARGC		4096u
+#define MAX_ENVC		4096u
+#define PMI_CHILD_FD		3
 
 #define PORT_NAME		"vgemini.agent"
 #define IN_CAP			(2 * (HDR_LEN + AGENT_MAX_PAYLOAD))
-#define OUT_HIGH		(256u * 1024)	/* stop reading the child above */
+#define OUT_HIGH		(256u * 1024)	/* stop reading the children above */
 #define STDIN_HIGH		(256u * 1024)	/* stop reading the port above */
+#define PMI_HIGH		(64u * 1024 * 1024)	/* a rank that never reads */
 #define READ_CHUNK		32768u
 #define DRAIN_MS		500
 #define IDLE_RECHECK_MS		2000		/* while disconnected */
@@ -112,6 +135,21 @@ struct buf {
 	size_t cap;
 };
 
+/* One running request (command). */
+struct req {
+	bool busy;
+	uint32_t id;
+	pid_t pid;		/* 0 once reaped */
+	int status;
+	int fd_out, fd_err, fd_in, fd_pmi;	/* -1 when closed */
+	struct buf stdin_buf;
+	bool stdin_close;	/* close fd_in once stdin_buf is written */
+	struct buf pmi_buf;	/* bytes for the command's PMI socket */
+	bool timed_out;
+	int64_t deadline;	/* ms, 0: none */
+	int64_t quiet_since;	/* ms: exit or last output after it */
+};
+
 static struct {
 	int port;
 	int sigfd;
@@ -119,18 +157,7 @@ static struct {
 	unsigned char in[IN_CAP];
 	size_t in_len;
 	struct buf out;		/* frames for the host */
-
-	/* the running request */
-	bool busy;
-	uint32_t id;
-	pid_t pid;		/* 0 once reaped */
-	int status;
-	int fd_out, fd_err, fd_in;	/* -1 when closed */
-	struct buf stdin_buf;
-	bool stdin_close;	/* close fd_in once stdin_buf is written */
-	bool timed_out;
-	int64_t deadline;	/* ms, 0: none */
-	int64_t quiet_since;	/* ms: exit or last output after it */
+	struct req req[AGENT_MAX_REQUESTS];
 } ag;
 
 static bool debug;
@@ -174,6 +201,12 @@ static void buf_clear(struct buf *b)
 {
 	b->len = 0;
 	b->off = 0;
+}
+
+static void buf_free(struct buf *b)
+{
+	free(b->p);
+	*b = (struct buf){ 0 };
 }
 
 static void buf_reserve(struct buf *b, size_t more)
@@ -246,78 +279,123 @@ static void close_fd(int *fd)
 	}
 }
 
+static struct req *find_req(uint32_t id)
+{
+	unsigned int i;
+
+	for (i = 0; i < AGENT_MAX_REQUESTS; i++)
+		if (ag.req[i].busy && ag.req[i].id == id)
+			return &ag.req[i];
+	return NULL;
+}
+
+static struct req *free_req(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < AGENT_MAX_REQUESTS; i++)
+		if (!ag.req[i].busy)
+			return &ag.req[i];
+	return NULL;
+}
+
+/* Bytes of stdin held for all commands: above STDIN_HIGH, stop reading. */
+static size_t stdin_held(void)
+{
+	size_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < AGENT_MAX_REQUESTS; i++)
+		if (ag.req[i].busy)
+			n += buf_used(&ag.req[i].stdin_buf);
+	return n;
+}
+
 /* Reap the command if it has exited; true once it is reaped. */
-static bool reap(bool block)
+static bool reap(struct req *r, bool block)
 {
 	int st;
-	pid_t r;
+	pid_t p;
 
-	if (!ag.pid)
+	if (!r->pid)
 		return true;
 	do {
-		r = waitpid(ag.pid, &st, block ? 0 : WNOHANG);
-	} while (r < 0 && errno == EINTR);
-	if (r == ag.pid || (r < 0 && errno == ECHILD)) {
-		ag.status = r == ag.pid ? st : 0;
-		ag.pid = 0;
-		ag.quiet_since = now_ms();
-		close_fd(&ag.fd_in);
-		buf_clear(&ag.stdin_buf);
+		p = waitpid(r->pid, &st, block ? 0 : WNOHANG);
+	} while (p < 0 && errno == EINTR);
+	if (p == r->pid || (p < 0 && errno == ECHILD)) {
+		r->status = p == r->pid ? st : 0;
+		r->pid = 0;
+		r->quiet_since = now_ms();
+		close_fd(&r->fd_in);
+		buf_clear(&r->stdin_buf);
 		return true;
 	}
 	return false;
 }
 
-/* Kill the running request (reset or disconnect); report it if asked. */
-static void abort_request(bool report)
+static void release(struct req *r)
+{
+	close_fd(&r->fd_out);
+	close_fd(&r->fd_err);
+	close_fd(&r->fd_in);
+	close_fd(&r->fd_pmi);
+	buf_free(&r->stdin_buf);
+	buf_free(&r->pmi_buf);
+	r->busy = false;
+}
+
+/* Kill a running request (reset or disconnect); report it if asked. */
+static void abort_request(struct req *r, bool report)
 {
 	unsigned char p[8];
 
-	if (!ag.busy)
-		return;
-	dbg("aborting request %#x", ag.id);
-	if (ag.pid) {
-		kill(-ag.pid, SIGKILL);
-		reap(true);
+	dbg("aborting request %#x", r->id);
+	if (r->pid) {
+		kill(-r->pid, SIGKILL);
+		reap(r, true);
 	}
-	close_fd(&ag.fd_out);
-	close_fd(&ag.fd_err);
-	close_fd(&ag.fd_in);
-	buf_clear(&ag.stdin_buf);
-	ag.busy = false;
+	release(r);
 	if (report) {
 		put32(p, EXIT_ABORTED);
 		put32(p + 4, 0);
-		send_frame(T_EXIT, ag.id, p, sizeof(p));
+		send_frame(T_EXIT, r->id, p, sizeof(p));
 	}
 }
 
-static void finish_request(void)
+static void abort_all(bool report)
+{
+	unsigned int i;
+
+	for (i = 0; i < AGENT_MAX_REQUESTS; i++)
+		if (ag.req[i].busy)
+			abort_request(&ag.req[i], report);
+}
+
+static void finish_request(struct req *r)
 {
 	unsigned char p[8];
 	uint32_t how;
 	int32_t val;
 
-	if (ag.timed_out) {
+	if (r->timed_out) {
 		how = EXIT_TIMEOUT;
 		val = SIGKILL;
-	} else if (WIFSIGNALED(ag.status)) {
+	} else if (WIFSIGNALED(r->status)) {
 		how = EXIT_SIGNALED;
-		val = WTERMSIG(ag.status);
+		val = WTERMSIG(r->status);
 	} else {
 		how = EXIT_EXITED;
-		val = WEXITSTATUS(ag.status);
+		val = WEXITSTATUS(r->status);
 	}
-	close_fd(&ag.fd_out);
-	close_fd(&ag.fd_err);
+	release(r);
 	put32(p, how);
 	put32(p + 4, (uint32_t)val);
-	dbg("request %#x done: how %u value %d", ag.id, how, val);
-	send_frame(T_EXIT, ag.id, p, sizeof(p));
-	ag.busy = false;
+	dbg("request %#x done: how %u value %d", r->id, how, val);
+	send_frame(T_EXIT, r->id, p, sizeof(p));
 }
 
-static void child_exec(char **argv, int in, int out, int err)
+static void child_exec(char **argv, char **env, int in, int out, int err,
+		       int pmi)
 {
 	sigset_t none;
 	int sig;
@@ -330,6 +408,15 @@ static void child_exec(char **argv, int in, int out, int err)
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
 		_exit(127);
+	for (; env && *env; env++)
+		putenv(*env);
+	if (pmi >= 0) {
+		/* dup2 onto itself would keep close-on-exec */
+		if (pmi == PMI_CHILD_FD ? fcntl(pmi, F_SETFD, 0) < 0 :
+		    dup2(pmi, PMI_CHILD_FD) < 0)
+			_exit(127);
+		setenv("PMI_FD", "3", 1);
+	}
 	/* Every other descriptor of the agent is close-on-exec. */
 	execvp(argv[0], argv);
 	dprintf(2, "vgemini-agent: cannot run '%s': %s\n", argv[0],
@@ -337,16 +424,48 @@ static void child_exec(char **argv, int in, int out, int err)
 	_exit(127);
 }
 
+/*
+ * Split n NUL-terminated strings from p[*at] on into v (n + 1 slots, NULL
+ * terminated); n = 0: as many as there are up to len.  False if one is
+ * unterminated or there are too many.
+ */
+static bool take_strings(const unsigned char *p, uint32_t len, uint32_t *at,
+			 char **v, uint32_t n, uint32_t max)
+{
+	uint32_t i;
+
+	for (i = 0; n ? i < n : *at < len; i++) {
+		const unsigned char *nul;
+
+		if (i >= max)
+			return false;
+		nul = memchr(p + *at, 0, len - *at);
+		if (!nul)
+			return false;
+		v[i] = (char *)p + *at;
+		*at = nul - p + 1;
+	}
+	v[i] = NULL;
+	return true;
+}
+
 static void start_exec(uint32_t id, const unsigned char *p, uint32_t len)
 {
 	int po[2] = { -1, -1 }, pe[2] = { -1, -1 }, pi[2] = { -1, -1 };
-	uint32_t timeout_ms, flags, argc, i, at;
+	int sp[2] = { -1, -1 };
+	uint32_t timeout_ms, flags, argc, i, at = 12;
 	unsigned char nostart[8];
-	char **argv;
+	char **argv = NULL, **env = NULL;
+	struct req *r;
 	pid_t pid;
 
-	if (ag.busy) {
-		send_error(id, "busy: a request is running");
+	if (find_req(id)) {
+		send_error(id, "busy: a request with this id is running");
+		return;
+	}
+	r = free_req();
+	if (!r) {
+		send_error(id, "busy: too many requests are running");
 		return;
 	}
 	if (len < 12) {
@@ -356,7 +475,7 @@ static void start_exec(uint32_t id, const unsigned char *p, uint32_t len)
 	timeout_ms = get32(p);
 	flags = get32(p + 4);
 	argc = get32(p + 8);
-	if (flags & ~EXEC_F_STDIN) {
+	if (flags & ~EXEC_F_ALL) {
 		send_error(id, "malformed EXEC: unknown flags");
 		return;
 	}
@@ -365,35 +484,38 @@ static void start_exec(uint32_t id, const unsigned char *p, uint32_t len)
 		return;
 	}
 	argv = calloc(argc + 1, sizeof(*argv));
-	if (!argv) {
+	env = calloc(MAX_ENVC + 1, sizeof(*env));
+	if (!argv || !env) {
 		send_error(id, "out of memory");
-		return;
+		goto out;
 	}
-	for (i = 0, at = 12; i < argc; i++) {
-		const unsigned char *nul = memchr(p + at, 0, len - at);
-
-		if (!nul) {
-			free(argv);
-			send_error(id, "malformed EXEC: unterminated argument");
-			return;
-		}
-		argv[i] = (char *)p + at;
-		at = nul - p + 1;
+	if (!take_strings(p, len, &at, argv, argc, MAX_ARGC)) {
+		send_error(id, "malformed EXEC: unterminated argument");
+		goto out;
+	}
+	if ((flags & EXEC_F_ENV) &&
+	    !take_strings(p, len, &at, env, 0, MAX_ENVC)) {
+		send_error(id, "malformed EXEC: unterminated or too many "
+			   "environment strings");
+		goto out;
 	}
 	if (at != len || !argv[0][0]) {
-		free(argv);
 		send_error(id, "malformed EXEC: trailing bytes or empty argv[0]");
-		return;
+		goto out;
+	}
+	for (i = 0; env[i]; i++) {
+		if (env[i][0] == '=' || !strchr(env[i], '=')) {
+			send_error(id, "malformed EXEC: environment string "
+				   "without NAME=");
+			goto out;
+		}
 	}
 
-	ag.busy = true;
-	ag.id = id;
-	ag.timed_out = false;
-	ag.quiet_since = 0;
-	ag.status = 0;
-	ag.stdin_close = false;
-	buf_clear(&ag.stdin_buf);
-	ag.deadline = timeout_ms ? now_ms() + timeout_ms : 0;
+	*r = (struct req){
+		.busy = true, .id = id,
+		.fd_out = -1, .fd_err = -1, .fd_in = -1, .fd_pmi = -1,
+		.deadline = timeout_ms ? now_ms() + timeout_ms : 0,
+	};
 
 	if (pipe2(po, O_CLOEXEC) || pipe2(pe, O_CLOEXEC))
 		goto fail;
@@ -405,49 +527,61 @@ static void start_exec(uint32_t id, const unsigned char *p, uint32_t len)
 		if (pi[0] < 0)
 			goto fail;
 	}
+	if ((flags & EXEC_F_PMI) &&
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp))
+		goto fail;
 	pid = fork();
 	if (pid < 0)
 		goto fail;
 	if (pid == 0)
-		child_exec(argv, pi[0], po[1], pe[1]);
-	free(argv);
+		child_exec(argv, env, pi[0], po[1], pe[1], sp[1]);
 	close(po[1]);
 	close(pe[1]);
 	close(pi[0]);
-	ag.pid = pid;
-	ag.fd_out = po[0];
-	ag.fd_err = pe[0];
-	ag.fd_in = pi[1];
-	set_nonblock(ag.fd_out);
-	set_nonblock(ag.fd_err);
-	if (ag.fd_in >= 0)
-		set_nonblock(ag.fd_in);
-	return;
+	if (sp[1] >= 0)
+		close(sp[1]);
+	r->pid = pid;
+	r->fd_out = po[0];
+	r->fd_err = pe[0];
+	r->fd_in = pi[1];
+	r->fd_pmi = sp[0];
+	set_nonblock(r->fd_out);
+	set_nonblock(r->fd_err);
+	if (r->fd_in >= 0)
+		set_nonblock(r->fd_in);
+	if (r->fd_pmi >= 0)
+		set_nonblock(r->fd_pmi);
+	goto out;
 
 fail:
 	put32(nostart, EXIT_NOSTART);
 	put32(nostart + 4, errno);
-	free(argv);
 	for (i = 0; i < 2; i++) {
 		close_fd(&po[i]);
 		close_fd(&pe[i]);
 		close_fd(&pi[i]);
+		close_fd(&sp[i]);
 	}
-	ag.busy = false;
+	r->busy = false;
 	send_frame(T_EXIT, id, nostart, sizeof(nostart));
+out:
+	free(argv);
+	free(env);
 }
 
 static void handle_frame(uint8_t type, uint32_t id, const unsigned char *p,
 			 uint32_t len)
 {
-	unsigned char ack[8];
+	unsigned char ack[12];
+	struct req *r;
 
 	dbg("frame type %#x id %#x len %u", type, id, len);
 	switch (type) {
 	case T_HELLO:
-		abort_request(true);
+		abort_all(true);
 		put32(ack, AGENT_VERSION);
 		put32(ack + 4, AGENT_MAX_PAYLOAD);
+		put32(ack + 8, AGENT_MAX_REQUESTS);
 		send_frame(T_HELLO_ACK, id, ack, sizeof(ack));
 		break;
 	case T_EXEC:
@@ -455,20 +589,34 @@ static void handle_frame(uint8_t type, uint32_t id, const unsigned char *p,
 		break;
 	case T_STDIN:
 		/* Stdin of an earlier or unknown request: ignore it. */
-		if (!ag.busy || id != ag.id || ag.fd_in < 0 || ag.stdin_close)
+		r = find_req(id);
+		if (!r || r->fd_in < 0 || r->stdin_close)
 			break;
 		if (len)
-			buf_append(&ag.stdin_buf, p, len);
+			buf_append(&r->stdin_buf, p, len);
 		else
-			ag.stdin_close = true;
+			r->stdin_close = true;
 		break;
 	case T_SIGNAL:
-		if (ag.busy && id == ag.id && ag.pid && len == 4) {
+		r = find_req(id);
+		if (r && r->pid && len == 4) {
 			uint32_t sig = get32(p);
 
 			if (sig >= 1 && sig < (uint32_t)NSIG)
-				kill(-ag.pid, sig);
+				kill(-r->pid, sig);
 		}
+		break;
+	case T_PMI:
+		r = find_req(id);
+		if (!r || r->fd_pmi < 0 || !len)
+			break;
+		if (buf_used(&r->pmi_buf) + len > PMI_HIGH) {
+			/* The command does not read it: its channel breaks. */
+			close_fd(&r->fd_pmi);
+			buf_clear(&r->pmi_buf);
+			break;
+		}
+		buf_append(&r->pmi_buf, p, len);
 		break;
 	default:
 		/* Unknown type: skipped, for forward compatibility. */
@@ -532,33 +680,35 @@ static void write_port(void)
 		buf_clear(&ag.out);
 }
 
-static void read_child(int *fd, uint8_t type)
+static void read_child(struct req *r, int *fd, uint8_t type)
 {
 	unsigned char data[READ_CHUNK];
 	ssize_t n = read(*fd, data, sizeof(data));
 
 	if (n > 0) {
-		send_frame(type, ag.id, data, n);
-		if (!ag.pid)
-			ag.quiet_since = now_ms();
+		send_frame(type, r->id, data, n);
+		if (!r->pid)
+			r->quiet_since = now_ms();
 	} else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
 		close_fd(fd);
+		if (fd == &r->fd_pmi)
+			buf_clear(&r->pmi_buf);
 	}
 }
 
-static void write_child_stdin(void)
+/* Write what b holds to *fd; an error (EPIPE: not read) drops it all. */
+static void write_child(int *fd, struct buf *b, bool close_on_error)
 {
-	ssize_t n = write(ag.fd_in, ag.stdin_buf.p + ag.stdin_buf.off,
-			  buf_used(&ag.stdin_buf));
+	ssize_t n = write(*fd, b->p + b->off, buf_used(b));
 
 	if (n > 0) {
-		ag.stdin_buf.off += n;
-		if (ag.stdin_buf.off == ag.stdin_buf.len)
-			buf_clear(&ag.stdin_buf);
+		b->off += n;
+		if (b->off == b->len)
+			buf_clear(b);
 	} else if (n < 0 && errno != EAGAIN && errno != EINTR) {
-		/* EPIPE: the command does not read its stdin; drop it. */
-		close_fd(&ag.fd_in);
-		buf_clear(&ag.stdin_buf);
+		buf_clear(b);
+		if (close_on_error)
+			close_fd(fd);
 	}
 }
 
@@ -571,7 +721,7 @@ static void write_child_stdin(void)
 static void host_lost(void)
 {
 	dbg("host disconnected");
-	abort_request(true);
+	abort_all(true);
 	ag.connected = false;
 }
 
@@ -616,20 +766,28 @@ static int find_port(char *path, size_t size)
 	return found;
 }
 
+/* Where each request's descriptors sit in the poll array (-1: absent). */
+struct slots {
+	int out, err, in, pmi;
+};
+
 static void serve(void)
 {
+	static struct pollfd pfd[2 + 4 * AGENT_MAX_REQUESTS];
+	static struct slots sl[AGENT_MAX_REQUESTS];
+
 	for (;;) {
-		struct pollfd pfd[5];
-		int n = 0, i_port = -1, i_out = -1, i_err = -1, i_in = -1;
+		int n = 0, i_port = -1, timeout;
 		int64_t now = now_ms(), wake = -1;
-		int timeout;
+		bool reading = buf_used(&ag.out) < OUT_HIGH;
+		unsigned int i;
 
 		pfd[n] = (struct pollfd){ .fd = ag.sigfd, .events = POLLIN };
 		n++;
 		if (ag.connected) {
 			short ev = 0;
 
-			if (buf_used(&ag.stdin_buf) < STDIN_HIGH &&
+			if (stdin_held() < STDIN_HIGH &&
 			    ag.in_len < sizeof(ag.in))
 				ev |= POLLIN;
 			if (buf_used(&ag.out))
@@ -639,34 +797,50 @@ static void serve(void)
 		} else {
 			wake = now + IDLE_RECHECK_MS;
 		}
-		if (ag.busy && buf_used(&ag.out) < OUT_HIGH) {
-			if (ag.fd_out >= 0) {
-				i_out = n;
-				pfd[n++] = (struct pollfd){ .fd = ag.fd_out,
-							    .events = POLLIN };
-			}
-			if (ag.fd_err >= 0) {
-				i_err = n;
-				pfd[n++] = (struct pollfd){ .fd = ag.fd_err,
-							    .events = POLLIN };
-			}
-		}
-		if (ag.busy && ag.fd_in >= 0 &&
-		    (buf_used(&ag.stdin_buf) || ag.stdin_close)) {
-			i_in = n;
-			pfd[n++] = (struct pollfd){ .fd = ag.fd_in,
-						    .events = POLLOUT };
-		}
-		if (ag.busy && ag.pid && ag.deadline && !ag.timed_out)
-			wake = wake < 0 || ag.deadline < wake ? ag.deadline : wake;
-		if (ag.busy && !ag.pid) {
-			int64_t t;
+		for (i = 0; i < AGENT_MAX_REQUESTS; i++) {
+			struct req *r = &ag.req[i];
+			struct slots *s = &sl[i];
 
-			/* Output we do not read for now does not count. */
-			if (buf_used(&ag.out) >= OUT_HIGH)
-				ag.quiet_since = now;
-			t = ag.quiet_since + DRAIN_MS;
-			wake = wake < 0 || t < wake ? t : wake;
+			*s = (struct slots){ -1, -1, -1, -1 };
+			if (!r->busy)
+				continue;
+			if (reading && r->fd_out >= 0) {
+				s->out = n;
+				pfd[n++] = (struct pollfd){ .fd = r->fd_out,
+							    .events = POLLIN };
+			}
+			if (reading && r->fd_err >= 0) {
+				s->err = n;
+				pfd[n++] = (struct pollfd){ .fd = r->fd_err,
+							    .events = POLLIN };
+			}
+			if (r->fd_in >= 0 &&
+			    (buf_used(&r->stdin_buf) || r->stdin_close)) {
+				s->in = n;
+				pfd[n++] = (struct pollfd){ .fd = r->fd_in,
+							    .events = POLLOUT };
+			}
+			if (r->fd_pmi >= 0) {
+				short ev = reading ? POLLIN : 0;
+
+				if (buf_used(&r->pmi_buf))
+					ev |= POLLOUT;
+				s->pmi = n;
+				pfd[n++] = (struct pollfd){ .fd = r->fd_pmi,
+							    .events = ev };
+			}
+			if (r->pid && r->deadline && !r->timed_out)
+				wake = wake < 0 || r->deadline < wake ?
+					r->deadline : wake;
+			if (!r->pid) {
+				int64_t t;
+
+				/* Output we do not read for now does not count. */
+				if (!reading)
+					r->quiet_since = now;
+				t = r->quiet_since + DRAIN_MS;
+				wake = wake < 0 || t < wake ? t : wake;
+			}
 		}
 		timeout = wake < 0 ? -1 : wake > now ? (int)(wake - now) : 0;
 
@@ -706,29 +880,55 @@ static void serve(void)
 				exit(1);
 			}
 		}
-		if (!ag.busy)
-			continue;
-		if (i_out >= 0 && pfd[i_out].revents && ag.fd_out >= 0)
-			read_child(&ag.fd_out, T_STDOUT);
-		if (i_err >= 0 && pfd[i_err].revents && ag.fd_err >= 0)
-			read_child(&ag.fd_err, T_STDERR);
-		if (i_in >= 0 && pfd[i_in].revents && ag.fd_in >= 0) {
-			if (buf_used(&ag.stdin_buf))
-				write_child_stdin();
-			if (!buf_used(&ag.stdin_buf) && ag.stdin_close)
-				close_fd(&ag.fd_in);
-		}
-		if (ag.pid)
-			reap(false);
+		/*
+		 * A frame read from the port may have ended or started
+		 * requests: a slot is used only for the request it was made
+		 * for and while the descriptor is still open.
+		 */
 		now = now_ms();
-		if (ag.pid && ag.deadline && !ag.timed_out && now >= ag.deadline) {
-			kill(-ag.pid, SIGKILL);
-			ag.timed_out = true;
+		for (i = 0; i < AGENT_MAX_REQUESTS; i++) {
+			struct req *r = &ag.req[i];
+			struct slots *s = &sl[i];
+
+			if (!r->busy)
+				continue;
+			if (s->out >= 0 && pfd[s->out].revents &&
+			    pfd[s->out].fd == r->fd_out)
+				read_child(r, &r->fd_out, T_STDOUT);
+			if (s->err >= 0 && pfd[s->err].revents &&
+			    pfd[s->err].fd == r->fd_err)
+				read_child(r, &r->fd_err, T_STDERR);
+			if (s->in >= 0 && pfd[s->in].revents &&
+			    pfd[s->in].fd == r->fd_in) {
+				if (buf_used(&r->stdin_buf))
+					write_child(&r->fd_in, &r->stdin_buf,
+						    true);
+				if (!buf_used(&r->stdin_buf) && r->stdin_close)
+					close_fd(&r->fd_in);
+			}
+			if (s->pmi >= 0 && pfd[s->pmi].revents &&
+			    pfd[s->pmi].fd == r->fd_pmi) {
+				short re = pfd[s->pmi].revents;
+
+				if ((re & POLLOUT) && buf_used(&r->pmi_buf))
+					write_child(&r->fd_pmi, &r->pmi_buf,
+						    false);
+				if (re & (POLLIN | POLLHUP | POLLERR))
+					read_child(r, &r->fd_pmi, T_PMI_OUT);
+			}
+			if (r->pid)
+				reap(r, false);
+			if (r->pid && r->deadline && !r->timed_out &&
+			    now >= r->deadline) {
+				kill(-r->pid, SIGKILL);
+				r->timed_out = true;
+			}
+			if (!r->pid &&
+			    ((r->fd_out < 0 && r->fd_err < 0 && r->fd_pmi < 0) ||
+			     (buf_used(&ag.out) < OUT_HIGH &&
+			      now >= r->quiet_since + DRAIN_MS)))
+				finish_request(r);
 		}
-		if (!ag.pid && ((ag.fd_out < 0 && ag.fd_err < 0) ||
-				(buf_used(&ag.out) < OUT_HIGH &&
-				 now >= ag.quiet_since + DRAIN_MS)))
-			finish_request();
 	}
 }
 
@@ -757,9 +957,6 @@ int main(int argc, char **argv)
 		logmsg("signalfd: %s", strerror(errno));
 		return 1;
 	}
-	ag.fd_out = -1;
-	ag.fd_err = -1;
-	ag.fd_in = -1;
 
 	if (argc == 2) {
 		snprintf(path, sizeof(path), "%s", argv[1]);

@@ -1,0 +1,431 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * pmi_test: checks a PMI implementation through pmi.h alone.  Run it as
+ * every rank of a job ("vgemini run -n 8 pmi_test --expect-size 8") or
+ * alone (a singleton job).  Each rank prints TAP-style lines
+ * ("ok N - what", "not ok N - what") and a last line
+ *
+ *     pmi_test: rank R of N: M checks passed
+ *
+ * or "... K of M checks FAILED", and exits 0 when every check passed.
+ *
+ *   --expect-size N    the job has N ranks
+ *   --ppn K            ranks are placed K per node, in rank order
+ *   --barriers N       how many barriers the barrier loop does (20)
+ *   --exit-rank R --exit-code C
+ *                      after the checks' first barrier, rank R exits with
+ *                      status C; the others go on into a barrier
+ *   --abort-rank R     after that barrier, rank R calls PMI_Abort(7, ...);
+ *                      the others go on into a barrier
+ *   --sleep S          after PMI_Init, sleep S seconds before the checks
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <pmi.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static int checks, failures, rank = -1, size = -1;
+
+static int check(int cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	checks++;
+	if (!cond)
+		failures++;
+	printf("%s %d - ", cond ? "ok" : "not ok", checks);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+	return cond;
+}
+
+/*
+ * The byte of rank r's contribution at offset i (never the same pattern
+ * for two ranks, and not just the rank number).
+ */
+static unsigned char pattern(int r, int i, int salt)
+{
+	return (unsigned char)(r * 131 + i * 7 + salt * 29 + (i >> 8) + 1);
+}
+
+/* A value for rank r's key: length and bytes depend on r. */
+static void value_of(int r, char *buf, size_t max)
+{
+	size_t len = 1 + ((size_t)r * 37) % (max - 1);
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		buf[i] = 'A' + (r + i) % 26;
+	buf[len - 1] = '0' + r % 10;
+	buf[len] = 0;
+}
+
+static void test_job(int expect_size, int spawned)
+{
+	int universe = -1, appnum = -1, r2 = -1, s2 = -1;
+
+	check(PMI_Get_size(&size) == PMI_SUCCESS && size >= 1,
+	      "PMI_Get_size: %d", size);
+	check(PMI_Get_rank(&rank) == PMI_SUCCESS && rank >= 0 && rank < size,
+	      "PMI_Get_rank: %d", rank);
+	if (expect_size > 0)
+		check(size == expect_size, "size %d is the expected %d", size,
+		      expect_size);
+	else
+		check(spawned || size == 1, "a singleton has size 1");
+	check(PMI_Get_universe_size(&universe) == PMI_SUCCESS &&
+	      universe >= size, "PMI_Get_universe_size: %d", universe);
+	check(PMI_Get_appnum(&appnum) == PMI_SUCCESS && appnum >= 0,
+	      "PMI_Get_appnum: %d", appnum);
+	check(PMI_Get_rank(&r2) == PMI_SUCCESS && r2 == rank &&
+	      PMI_Get_size(&s2) == PMI_SUCCESS && s2 == size,
+	      "rank and size are stable");
+	check(PMI_Get_rank(NULL) == PMI_ERR_INVALID_ARG,
+	      "PMI_Get_rank(NULL) is PMI_ERR_INVALID_ARG");
+}
+
+static void test_kvs(void)
+{
+	int name_max = 0, key_max = 0, val_max = 0, r, bad = 0, rc;
+	char *kvs, *key, *val, *want, *got, *longkey;
+
+	check(PMI_KVS_Get_name_length_max(&name_max) == PMI_SUCCESS &&
+	      name_max > 1, "name length max %d", name_max);
+	check(PMI_KVS_Get_key_length_max(&key_max) == PMI_SUCCESS &&
+	      key_max >= 32, "key length max %d", key_max);
+	check(PMI_KVS_Get_value_length_max(&val_max) == PMI_SUCCESS &&
+	      val_max >= 256, "value length max %d", val_max);
+	if (name_max <= 1 || key_max < 32 || val_max < 256)
+		return;
+	kvs = calloc(1, name_max);
+	key = calloc(1, key_max);
+	val = calloc(1, val_max);
+	want = calloc(1, val_max);
+	got = calloc(1, val_max);
+	longkey = calloc(1, key_max + 1);
+	if (!kvs || !key || !val || !want || !got || !longkey) {
+		check(0, "out of memory");
+		goto out;
+	}
+	check(PMI_KVS_Get_my_name(kvs, name_max) == PMI_SUCCESS &&
+	      kvs[0], "PMI_KVS_Get_my_name: '%s'", kvs);
+	check(PMI_KVS_Get_my_name(kvs, 1) == PMI_ERR_INVALID_LENGTH ||
+	      kvs[0] == 0, "PMI_KVS_Get_my_name into 1 byte refused");
+	PMI_KVS_Get_my_name(kvs, name_max);
+
+	snprintf(key, key_max, "pmi_test.rank.%d", rank);
+	value_of(rank, val, val_max);
+	check(PMI_KVS_Put(kvs, key, val) == PMI_SUCCESS, "put '%s' (%zu bytes)",
+	      key, strlen(val));
+	/* The longest value allowed, once per job. */
+	if (rank == 0) {
+		memset(want, 'z', val_max - 1);
+		want[val_max - 1] = 0;
+		check(PMI_KVS_Put(kvs, "pmi_test.longest", want) == PMI_SUCCESS,
+		      "put a value of %d bytes", val_max - 1);
+	}
+	check(PMI_KVS_Put(kvs, key, val) != PMI_SUCCESS,
+	      "a second put of the same key fails");
+	memset(longkey, 'k', key_max);
+	check(PMI_KVS_Put(kvs, longkey, "x") == PMI_ERR_INVALID_KEY_LENGTH,
+	      "a key of %d bytes is refused", key_max);
+	check(PMI_KVS_Put(kvs, "", "x") == PMI_ERR_INVALID_KEY_LENGTH,
+	      "an empty key is refused");
+	{
+		/* val_max bytes and the NUL: one byte too many */
+		char *toolong = malloc(val_max + 1);
+
+		if (toolong) {
+			memset(toolong, 'v', val_max);
+			toolong[val_max] = 0;
+			check(PMI_KVS_Put(kvs, "pmi_test.toolong", toolong) ==
+			      PMI_ERR_INVALID_VAL_LENGTH,
+			      "a value of %d bytes is refused", val_max);
+			free(toolong);
+		}
+	}
+	check(PMI_KVS_Put("no-such-kvs", "pmi_test.other", "x") != PMI_SUCCESS,
+	      "a put into another KVS name fails");
+	check(PMI_KVS_Commit(kvs) == PMI_SUCCESS, "commit");
+	check(PMI_Barrier() == PMI_SUCCESS, "barrier after the puts");
+
+	for (r = 0; r < size; r++) {
+		snprintf(key, key_max, "pmi_test.rank.%d", r);
+		value_of(r, want, val_max);
+		memset(got, 0, val_max);
+		rc = PMI_KVS_Get(kvs, key, got, val_max);
+		if (rc != PMI_SUCCESS || strcmp(got, want)) {
+			if (bad++ < 3)
+				printf("# get '%s': rc %d, value '%.40s...'\n",
+				       key, rc, got);
+		}
+	}
+	check(bad == 0, "get the values of all %d ranks", size);
+	memset(want, 'z', val_max - 1);
+	want[val_max - 1] = 0;
+	check(PMI_KVS_Get(kvs, "pmi_test.longest", got, val_max) ==
+	      PMI_SUCCESS && !strcmp(got, want),
+	      "get the longest value");
+	check(PMI_KVS_Get(kvs, "pmi_test.longest", got, 10) ==
+	      PMI_ERR_INVALID_LENGTH,
+	      "get into too small a buffer is PMI_ERR_INVALID_LENGTH");
+	check(PMI_KVS_Get(kvs, "pmi_test.no.such.key", got, val_max) !=
+	      PMI_SUCCESS, "get of a key nobody put fails");
+out:
+	free(kvs);
+	free(key);
+	free(val);
+	free(want);
+	free(got);
+	free(longkey);
+}
+
+static void test_allgather(void)
+{
+	static const int lens[] = { 1, 37, 4096 };
+	unsigned int li;
+	int *ranks, r, i;
+
+	ranks = calloc(size, sizeof(int));
+	if (!ranks) {
+		check(0, "out of memory");
+		return;
+	}
+	check(PMI_Allgather(&rank, ranks, sizeof(int)) == PMI_SUCCESS,
+	      "allgather of the rank numbers");
+	for (r = 0; r < size && ranks[r] == r; r++)
+		;
+	check(r == size, "allgather returns the ranks in rank order");
+	free(ranks);
+
+	for (li = 0; li < ARRAY_SIZE(lens); li++) {
+		int len = lens[li], bad = -1;
+		unsigned char *in = malloc(len), *out = malloc((size_t)len * size);
+
+		if (!in || !out) {
+			check(0, "out of memory");
+			free(in);
+			free(out);
+			return;
+		}
+		for (i = 0; i < len; i++)
+			in[i] = pattern(rank, i, li);
+		memset(out, 0xee, (size_t)len * size);
+		check(PMI_Allgather(in, out, len) == PMI_SUCCESS,
+		      "allgather of %d bytes per rank", len);
+		for (r = 0; r < size && bad < 0; r++)
+			for (i = 0; i < len; i++)
+				if (out[(size_t)r * len + i] != pattern(r, i, li)) {
+					bad = r * len + i;
+					break;
+				}
+		check(bad < 0, "allgather of %d bytes: every byte of every "
+		      "rank (first bad byte %d)", len, bad);
+		free(in);
+		free(out);
+	}
+	check(PMI_Allgather(NULL, NULL, -1) == PMI_ERR_INVALID_LENGTH,
+	      "allgather with a negative length is refused");
+}
+
+static void test_clique(int ppn)
+{
+	int n = 0, i, bad = 0, *mine, *all, r;
+
+	check(PMI_Get_clique_size(&n) == PMI_SUCCESS && n >= 1 && n <= size,
+	      "clique size %d", n);
+	if (n < 1 || n > size)
+		return;
+	mine = calloc(size, sizeof(int));
+	all = calloc((size_t)size * size, sizeof(int));
+	if (!mine || !all) {
+		check(0, "out of memory");
+		goto out;
+	}
+	if (n > 1)
+		check(PMI_Get_clique_ranks(mine, n - 1) ==
+		      PMI_ERR_INVALID_LENGTH,
+		      "clique ranks into too short an array refused");
+	for (i = 0; i < size; i++)
+		mine[i] = -1;
+	check(PMI_Get_clique_ranks(mine, n) == PMI_SUCCESS, "clique ranks");
+	for (i = 0; i < n; i++)
+		if (mine[i] < 0 || mine[i] >= size ||
+		    (i && mine[i] <= mine[i - 1]))
+			bad++;
+	for (i = 0; i < n && mine[i] != rank; i++)
+		;
+	check(!bad && i < n, "clique ranks sorted, in range, with me");
+	if (ppn > 0) {
+		int first = rank / ppn * ppn;
+		int count = size - first < ppn ? size - first : ppn;
+
+		bad = n != count;
+		for (i = 0; i < n && !bad; i++)
+			bad = mine[i] != first + i;
+		check(!bad, "clique is ranks %d..%d (ppn %d)", first,
+		      first + count - 1, ppn);
+	}
+	/* Every rank's view: the cliques partition the job. */
+	check(PMI_Allgather(mine, all, size * sizeof(int)) == PMI_SUCCESS,
+	      "allgather of the cliques");
+	bad = 0;
+	for (r = 0; r < size; r++) {
+		int in_mine = 0;
+
+		for (i = 0; i < n; i++)
+			in_mine |= mine[i] == r;
+		/* r's clique equals mine iff r is in mine */
+		if (in_mine != !memcmp(all + (size_t)r * size, mine,
+				       size * sizeof(int)))
+			bad++;
+	}
+	check(!bad, "every rank of my clique sees the same clique, no other "
+	      "rank does (%d disagree)", bad);
+out:
+	free(mine);
+	free(all);
+}
+
+static void test_barriers(int count)
+{
+	int i, bad = 0, *seen = calloc(size, sizeof(int)), r;
+
+	if (!seen) {
+		check(0, "out of memory");
+		return;
+	}
+	for (i = 0; i < count; i++) {
+		int tag = i * 1000 + 17;
+
+		if (PMI_Barrier() != PMI_SUCCESS) {
+			bad++;
+			break;
+		}
+		/* Nobody runs ahead: everyone is in the same round. */
+		if (i % 5 == 4) {
+			if (PMI_Allgather(&tag, seen, sizeof(int)) !=
+			    PMI_SUCCESS) {
+				bad++;
+				break;
+			}
+			for (r = 0; r < size; r++)
+				bad += seen[r] != tag;
+		}
+	}
+	check(!bad, "%d barriers, every rank in step", count);
+	free(seen);
+}
+
+static long arg_num(const char *opt, const char *s)
+{
+	char *end;
+	long v = strtol(s ? s : "", &end, 10);
+
+	if (!s || !*s || *end) {
+		fprintf(stderr, "pmi_test: %s needs a number\n", opt);
+		exit(2);
+	}
+	return v;
+}
+
+static int usage(const char *arg)
+{
+	fprintf(stderr, "pmi_test: unknown argument '%s'\n", arg);
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	long expect_size = 0, ppn = 0, barriers = 20, exit_rank = -1;
+	long exit_code = 0, abort_rank = -1, sleep_s = 0;
+	int spawned = -1, init = -1, i;
+	PMI_BOOL inited = PMI_TRUE;
+
+	for (i = 1; i < argc; i++) {
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(argv[i], "--expect-size"))
+			expect_size = arg_num(argv[i], v);
+		else if (!strcmp(argv[i], "--ppn"))
+			ppn = arg_num(argv[i], v);
+		else if (!strcmp(argv[i], "--barriers"))
+			barriers = arg_num(argv[i], v);
+		else if (!strcmp(argv[i], "--exit-rank"))
+			exit_rank = arg_num(argv[i], v);
+		else if (!strcmp(argv[i], "--exit-code"))
+			exit_code = arg_num(argv[i], v);
+		else if (!strcmp(argv[i], "--abort-rank"))
+			abort_rank = arg_num(argv[i], v);
+		else if (!strcmp(argv[i], "--sleep"))
+			sleep_s = arg_num(argv[i], v);
+		else
+			return usage(argv[i]);
+		i++;
+	}
+
+	check(PMI_Initialized(&inited) == PMI_SUCCESS && inited == PMI_FALSE,
+	      "not initialised before PMI_Init");
+	check(PMI_Get_size(&i) == PMI_ERR_INIT,
+	      "PMI_Get_size before PMI_Init is PMI_ERR_INIT");
+	init = PMI_Init(&spawned);
+	if (!check(init == PMI_SUCCESS, "PMI_Init: %d (spawned %d)", init,
+		   spawned)) {
+		printf("pmi_test: PMI_Init failed: %d checks FAILED\n",
+		       failures);
+		return 1;
+	}
+	check(spawned == (getenv("PMI_FD") ? PMI_TRUE : PMI_FALSE),
+	      "spawned is %s", spawned ? "PMI_TRUE" : "PMI_FALSE");
+	check(PMI_Init(&i) == PMI_SUCCESS, "a second PMI_Init succeeds");
+	check(PMI_Initialized(&inited) == PMI_SUCCESS && inited == PMI_TRUE,
+	      "initialised");
+	if (sleep_s > 0)
+		sleep(sleep_s);
+
+	test_job(expect_size, spawned);
+	check(PMI_Barrier() == PMI_SUCCESS, "first barrier");
+	if (rank == exit_rank) {
+		printf("pmi_test: rank %d exits with status %ld\n", rank,
+		       exit_code);
+		fflush(stdout);
+		return exit_code;
+	}
+	if (rank == abort_rank) {
+		printf("pmi_test: rank %d calls PMI_Abort\n", rank);
+		fflush(stdout);
+		PMI_Abort(7, "pmi_test: abort requested");
+		check(0, "PMI_Abort returned");
+		return 1;
+	}
+	test_kvs();
+	test_allgather();
+	test_clique(ppn);
+	test_barriers(barriers);
+
+	check(PMI_Finalize() == PMI_SUCCESS, "PMI_Finalize");
+	check(PMI_Initialized(&inited) == PMI_SUCCESS && inited == PMI_FALSE,
+	      "not initialised after PMI_Finalize");
+	check(PMI_Barrier() == PMI_ERR_INIT,
+	      "PMI_Barrier after PMI_Finalize is PMI_ERR_INIT");
+	check(PMI_Init(&i) == PMI_ERR_INIT,
+	      "PMI_Init after PMI_Finalize is PMI_ERR_INIT");
+
+	if (failures)
+		printf("pmi_test: rank %d of %d: %d of %d checks FAILED\n",
+		       rank, size, failures, checks);
+	else
+		printf("pmi_test: rank %d of %d: %d checks passed\n", rank,
+		       size, checks);
+	return failures ? 1 : 0;
+}

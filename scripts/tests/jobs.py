@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Host-side job tests: "vgemini run" with PMI across real guests.
+
+Boots a fabric of its own (2x2x2, then 2x1x1), runs the image's pmi_test
+(lib/pmi/tests/pmi_test.c, built against pmi.h only) as every rank and
+checks its results, the "[rank] " prefixes, each rank's environment
+against the node it runs on, the exit status of a failing rank, of
+PMI_Abort and of --timeout, that no rank is left running in any guest
+afterwards ("vgemini exec all -- ps"), and usage errors; always tears the
+fabric down.  Prints TAP.
+
+usage: jobs.py [DIMS...]      (default: 2x2x2 2x1x1)
+"""
+
+import os
+import re
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+import fabric_lib as fl  # noqa: E402
+
+PROG = "pmi_test"       # in the image's /usr/bin (lib/lib.mk)
+
+
+def run(*args, timeout=600):
+    t0 = time.time()
+    rc, out, err = fl.vg("run", *args, timeout=timeout)
+    return rc, out, err, time.time() - t0
+
+
+def by_rank(out, n):
+    """{rank: [lines]}, or None when a line lacks a valid "[r] " prefix."""
+    lines = {r: [] for r in range(n)}
+    for line in out.splitlines():
+        m = re.match(r"\[(\d+)\] (.*)$", line)
+        if not m or int(m.group(1)) not in lines:
+            return None
+        lines[int(m.group(1))].append(m.group(2))
+    return lines
+
+
+def passed(out, n):
+    """'' when every rank of n printed its pass line and no failure."""
+    lines = by_rank(out, n)
+    if lines is None:
+        return "a line without a valid [rank] prefix"
+    for r in range(n):
+        if not any(re.fullmatch(rf"pmi_test: rank {r} of {n}: \d+ checks "
+                                "passed", ln) for ln in lines[r]):
+            return f"rank {r} did not pass"
+        bad = [ln for ln in lines[r] if ln.startswith("not ok")]
+        if bad:
+            return f"rank {r}: {bad[0]}"
+    return ""
+
+
+def nothing_left(tap, what):
+    """No pmi_test process in any guest."""
+    rc, out, err = fl.vg("exec", "all", "--", "ps", timeout=300)
+    left = [ln for ln in out.splitlines() if PROG in ln]
+    tap.ok(rc == 0 and not left, f"{what}: no rank left running in any "
+           "guest", out + err if rc else "\n".join(left))
+
+
+def pmi_job(tap, n, ppn, nodes):
+    args = ["-n", n] + (["--ppn", ppn] if ppn > 1 else [])
+    rc, out, err, t = run(*args, PROG, "--expect-size", n, "--ppn", ppn)
+    why = passed(out, n)
+    tap.ok(rc == 0 and not why, f"run {' '.join(map(str, args))} {PROG}: "
+           f"every rank passed ({t:.1f}s)", f"exit {rc}: {why}\n{out}{err}")
+
+    # Each rank's environment, against its node's own sysfs.
+    rc, out, err, t = run(*args, "--", "sh", "-c",
+                          'echo "$PMI_RANK $PMI_SIZE $VGEMINI_NODE '
+                          '$PMI_GNI_DEV_ID $PMI_GNI_LOC_ADDR '
+                          '$(cat /sys/class/gni/kgni0/nic_address) '
+                          '$PMI_GNI_PTAG $PMI_GNI_COOKIE $PMI_FD"')
+    lines = by_rank(out, n)
+    bad = []
+    creds = set()
+    if rc != 0 or lines is None:
+        bad.append(f"exit {rc}")
+    else:
+        for r in range(n):
+            f = lines[r][0].split() if len(lines[r]) == 1 else []
+            if len(f) != 9:
+                bad.append(f"rank {r}: {lines[r]}")
+                continue
+            node = r // ppn
+            if f[:4] != [str(r), str(n), str(node), "0"] or \
+                    int(f[4]) != node << 2 or int(f[5], 16) != node << 2 \
+                    or f[8] != "3":
+                bad.append(f"rank {r}: {f}")
+            creds.add((f[6], f[7]))
+        if len(creds) != 1:
+            bad.append(f"ptag/cookie differ between ranks: {creds}")
+        else:
+            ptag, cookie = map(int, creds.pop())
+            if not 3 <= ptag <= 253 or not 0 < cookie < 1 << 32:
+                bad.append(f"ptag {ptag} cookie {cookie}")
+    tap.ok(not bad, f"run {' '.join(map(str, args))}: ranks {ppn} per node "
+           f"on nodes 0..{nodes - 1}, PMI_GNI_LOC_ADDR = the node's "
+           "nic_address, one ptag and cookie", "\n".join(bad) + "\n" + out +
+           err)
+
+
+def test_2x2x2(tap, fab):
+    if not fab.up(tap, "2x2x2"):
+        return
+    pmi_job(tap, 8, 1, 8)
+
+    rc, out, err, t = run("-n", 8, PROG, "--exit-rank", 5, "--exit-code", 3)
+    tap.ok(rc == 3 and "rank 5 (node 5): exit status 3" in err,
+           f"rank 5 exits with status 3: run exits 3 ({t:.1f}s)",
+           f"exit {rc}\n{out}{err}")
+    nothing_left(tap, "after a failed rank")
+
+    rc, out, err, t = run("-n", 8, PROG, "--abort-rank", 2)
+    tap.ok(rc == 7 and "rank 2 (node 2) called PMI_Abort(7)" in err,
+           f"PMI_Abort(7) in rank 2: run exits 7 ({t:.1f}s)",
+           f"exit {rc}\n{out}{err}")
+    nothing_left(tap, "after PMI_Abort")
+
+    rc, out, err, t = run("-n", 8, "--timeout", 10, PROG, "--sleep", 1000)
+    tap.ok(rc == 124 and re.search(r"timed out after 10 s; still running: "
+                                   r"ranks 0-7 \(nodes 0-7\)", err),
+           f"--timeout 10 on sleeping ranks: exit 124, names them "
+           f"({t:.1f}s)", f"exit {rc}\n{out}{err}")
+    nothing_left(tap, "after --timeout")
+
+    for args, what in ((["-n", 0], "-n 0"), (["-n", 9], "-n 9 > 8 nodes"),
+                       (["-n", 17, "--ppn", 2], "-n 17 > 8 nodes x 2")):
+        rc, out, err, t = run(*args, PROG)
+        tap.ok(rc == 2 and "bad -n" in err, f"usage error: {what} (exit 2)",
+               f"exit {rc}\n{out}{err}")
+
+
+def test_2x1x1(tap, fab):
+    if not fab.up(tap, "2x1x1"):
+        return
+    pmi_job(tap, 4, 2, 2)
+    rc, out, err, t = run("-n", 3, "--ppn", 2, PROG, "--expect-size", 3,
+                          "--ppn", 2, "--barriers", 100)
+    why = passed(out, 3)
+    tap.ok(rc == 0 and not why, f"run -n 3 --ppn 2: cliques of 2 and 1, "
+           f"100 barriers ({t:.1f}s)", f"exit {rc}: {why}\n{out}{err}")
+    rc, out, err, t = run("-n", 5, "--ppn", 2, PROG)
+    tap.ok(rc == 2 and "bad -n" in err, "usage error: -n 5 > 2 nodes x 2",
+           f"exit {rc}\n{out}{err}")
+    nothing_left(tap, "after the jobs")
+
+
+TESTS = {"2x2x2": test_2x2x2, "2x1x1": test_2x1x1}
+
+
+def main():
+    dims = sys.argv[1:] or list(TESTS)
+    for d in dims:
+        if d not in TESTS:
+            print(f"usage: jobs.py [{'|'.join(TESTS)}]...", file=sys.stderr)
+            return 2
+
+    def body(tap, fab):
+        for i, d in enumerate(dims):
+            if i:
+                fab.down(tap)
+            TESTS[d](tap, fab)
+    fl.run_test("jobs", body)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
