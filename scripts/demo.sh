@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The demo behind `make demo`: boot a 2x2x2 torus, show its links, read
 # every node's sysfs through kgni, ping across the fabric, watch the
-# counters, break a link and let the supervisor route around it, tear down.
+# counters, run a PMI job on every node, break a link and let the
+# supervisor route around it, tear down.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -43,6 +44,9 @@ wait
 
 step "vgemini exec 0 -- (the routing state as the guest's kgni reads it: fabric_state, route_gen)"
 "$VGEMINI" exec 0 -- sh -c 'cat /sys/class/gni/kgni0/fabric_state /sys/class/gni/kgni0/route_gen'
+
+step "vgemini run -n 8 pmi_test --expect-size 8   (a job: one rank per node; the launcher serves PMI)"
+"$VGEMINI" run -n 8 pmi_test --expect-size 8 | grep -E 'pmi_test: rank|not ok'
 
 step "vgemini fault 0 X+ down=1   (cut a cable; the supervisor reroutes in ~5 s)"
 "$VGEMINI" fault 0 X+ down=1
