@@ -69,7 +69,7 @@ CORE_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror -Wshadow \
 	-fsanitize=address,undefined -fno-sanitize-recover=all \
 	-Iuapi -Iqemu-device/core
 CORE_TESTS := $(BUILD)/core/test_core $(BUILD)/core/test_packet \
-	$(BUILD)/core/test_fabric $(BUILD)/core/test_nic
+	$(BUILD)/core/test_fabric $(BUILD)/core/test_nic $(BUILD)/core/test_fma
 
 $(BUILD)/core/test_core: $(CORE_SRC) $(CORE_HDR) qemu-device/core/tests/test_core.c
 	@mkdir -p $(@D)
@@ -88,6 +88,11 @@ $(BUILD)/core/test_fabric: $(CORE_SRC) $(CORE_HDR) $(FIRMWARE_LIB) $(FIRMWARE_HD
 $(BUILD)/core/test_nic: $(CORE_SRC) $(CORE_HDR) $(FIRMWARE_LIB) $(FIRMWARE_HDR) qemu-device/core/tests/test_nic.c
 	@mkdir -p $(@D)
 	$(CC) $(CORE_CFLAGS) -Ifirmware $(CORE_SRC) $(FIRMWARE_LIB) qemu-device/core/tests/test_nic.c -o $@
+
+# The NIC's source side: FMA descriptors, windows, completion.
+$(BUILD)/core/test_fma: $(CORE_SRC) $(CORE_HDR) $(FIRMWARE_LIB) $(FIRMWARE_HDR) qemu-device/core/tests/test_fma.c
+	@mkdir -p $(@D)
+	$(CC) $(CORE_CFLAGS) -Ifirmware $(CORE_SRC) $(FIRMWARE_LIB) qemu-device/core/tests/test_fma.c -o $@
 
 core-tests: $(CORE_TESTS)
 

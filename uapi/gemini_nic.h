@@ -221,6 +221,159 @@
 #define GEMINI_CQE_SRC_RMT_DREQ		6	/* remote: BTE SEND (later) */
 #define GEMINI_CQE_SRC_RMT_SRSP		7
 
+/* --- FMA descriptors ---------------------------------------------------- */
+
+/*
+ * GEMINI_NUM_FMA general descriptors (ids 0..63) and GEMINI_NUM_FMA_OS
+ * descriptors for the OS (vgemini: ids 64..67).  Each has a 4 KiB control
+ * page twice: the privileged page (the kernel's view, every field, and the
+ * privilege mask at +0x80) and the user alias (what libugni maps; fields
+ * the privilege mask does not give to the user cannot be changed there).
+ * General descriptor d has PUT (WC and UC) and GET windows of 1 GiB at
+ * GEMINI_FMA_PUT_WC + (d << 30) etc.; OS descriptor 64 + k has them at
+ * GEMINI_OS_FMA_PUT_WC + (k << 30) etc.
+ */
+#define GEMINI_FMA_NUM_DESC		(GEMINI_NUM_FMA + GEMINI_NUM_FMA_OS)
+#define GEMINI_FMA_OS_FIRST		GEMINI_NUM_FMA	/* vgemini */
+#define GEMINI_FMA_PRIV_PAGE(d)		(GEMINI_FMA_PRIV + \
+					 ((unsigned long long)(d) << 12))
+#define GEMINI_FMA_USER_PAGE(d)		(GEMINI_FMA_USER_ALIAS + \
+					 ((unsigned long long)(d) << 12))
+#define GEMINI_FMA_WINDOW_SHIFT		30
+#define GEMINI_FMA_WINDOW(base, d)	((base) + ((unsigned long long)(d) << \
+					 GEMINI_FMA_WINDOW_SHIFT))
+
+/* Byte offsets of the qwords in a control page (QW1 is at 0) */
+#define GEMINI_FMA_QW_BASE_OFFSET	0x00	/* QW1 */
+#define GEMINI_FMA_QW_CMD		0x08	/* QW2 */
+#define GEMINI_FMA_QW_PE		0x10	/* QW3 */
+#define GEMINI_FMA_QW_STATUS		0x18	/* QW4 */
+#define GEMINI_FMA_QW_SCRATCH0		0x20	/* QW5 */
+#define GEMINI_FMA_QW_SCRATCH1		0x28	/* QW6 */
+#define GEMINI_FMA_QW_ALLOC_SYNCID	0x30	/* QW7, doorbell */
+#define GEMINI_FMA_QW_SYNCCMP		0x38	/* QW8, doorbell */
+#define GEMINI_FMA_QW_CQ_WRITE		0x40	/* QW9, doorbell */
+#define GEMINI_FMA_PRIV_MASK_REG	0x80	/* privileged page only */
+
+/* QW1: base offset, remote PE and offset interleaved (bits 5..0 unused) */
+#define GEMINI_FMA_BASE_OFFSET_MASK	0x03ffffffffffffc0ull
+#define GEMINI_FMA_ADDR_BITS		58
+
+/* QW2 */
+#define GEMINI_FMA_CMD_SHIFT		0
+#define GEMINI_FMA_CMD_MASK		0x1full
+#define GEMINI_FMA_REM_MDH_SHIFT	8
+#define GEMINI_FMA_SRC_MDH_SHIFT	20
+#define GEMINI_FMA_MDH_MASK		0xfffull
+#define GEMINI_FMA_PE_MASK_MODE_SHIFT	32
+#define GEMINI_FMA_PE_MASK_MODE_MASK	0x7ull
+#define GEMINI_FMA_MODE2_SHIFT		58
+#define GEMINI_FMA_MODE2_MASK		0x3full
+#define GEMINI_FMA_QW2_MASK		0xfc000007ffffff1full
+
+/* mode2 bits (QW2 bits 63..58) */
+#define GEMINI_FMA_MODE2_VMDH		0x01
+#define GEMINI_FMA_MODE2_DT		0x02
+#define GEMINI_FMA_MODE2_FMA_ENABLE	0x04
+#define GEMINI_FMA_MODE2_RADP		0x08	/* response adaptive */
+#define GEMINI_FMA_MODE2_ADP		0x10	/* request adaptive */
+#define GEMINI_FMA_MODE2_HASH		0x20
+
+/* QW3 */
+#define GEMINI_FMA_NUM_PES_SHIFT	0
+#define GEMINI_FMA_PE_BASE_SHIFT	18
+#define GEMINI_FMA_NPES_MASK		0x3ffffull	/* num_pes and pe_base */
+#define GEMINI_FMA_CQH_SHIFT		36
+#define GEMINI_FMA_CQH_MASK		0x3ffull
+#define GEMINI_FMA_SRC_PTAG_SHIFT	46
+#define GEMINI_FMA_DEST_PTAG_SHIFT	54
+#define GEMINI_FMA_PTAG_MASK		0xffull
+#define GEMINI_FMA_MODE3_SHIFT		62
+#define GEMINI_FMA_MODE3_NTT_ENABLE	0x1ull
+#define GEMINI_FMA_QW3_MASK		0x7fffffffffffffffull	/* mode3 bit 1 undefined */
+
+/* QW4: the status word */
+#define GEMINI_FMA_STAT_WC_SHIFT	0	/* outstanding PUT-like requests */
+#define GEMINI_FMA_STAT_RC_SHIFT	16	/* outstanding GET-like requests */
+#define GEMINI_FMA_STAT_COUNT_MASK	0xffffull
+#define GEMINI_FMA_STAT_SSID_SHIFT	32	/* SSIDs this descriptor holds */
+#define GEMINI_FMA_STAT_SSID_MASK	0xffull
+#define GEMINI_FMA_STAT_FLAGS_SHIFT	48
+#define GEMINI_FMA_STAT_FLAGS_MASK	0x7ull
+#define GEMINI_FMA_FLAG_SYNCID_ALLOC	0x1	/* no SSID could be had */
+#define GEMINI_FMA_FLAG_NPES		0x2	/* NTT group violation */
+#define GEMINI_FMA_FLAG_HT_REQ		0x4	/* a store was refused */
+
+/* QW7: the value that allocates an SSID */
+#define GEMINI_FMA_ALLOC_SYNCID_VALUE	0xffull
+
+/* QW8: sync-complete */
+#define GEMINI_FMA_SYNC_DATA_MASK	0x00ffffffffffffffull
+#define GEMINI_FMA_SYNC_TYPE_SHIFT	56
+#define GEMINI_FMA_SYNC_NO_EVENT	0x00
+#define GEMINI_FMA_SYNC_LOCAL_EVENT	0x01
+#define GEMINI_FMA_SYNC_REMOTE_EVENT	0x02
+#define GEMINI_FMA_SYNC_WITH_FLAG	0x04
+#define GEMINI_FMA_SYNC_TYPES		0x07
+
+/* Commands (QW2 command, GCW cmd): the low 5 bits of the HAL's codes */
+#define GEMINI_FMA_CMD_GET		0x00	/* GET window */
+#define GEMINI_FMA_CMD_PUT		0x00	/* PUT window */
+#define GEMINI_FMA_CMD_PUT_MSG		0x10	/* PUT window */
+#define GEMINI_FMA_CMD_CACHED		0x10	/* AMO codes: cached variant */
+#define GEMINI_FMA_CMD_AMO_MASK		0x0f	/* enum gemini_amo_op */
+
+/* The privilege mask (+0x80 of the privileged page): 1 = user may write */
+#define GEMINI_FMA_PRIV_CQWRITE		0x00001
+#define GEMINI_FMA_PRIV_SYNCCMP		0x00002
+#define GEMINI_FMA_PRIV_ALLOCSYNCID	0x00004
+#define GEMINI_FMA_PRIV_SCRATCH1	0x00008
+#define GEMINI_FMA_PRIV_SCRATCH0	0x00010
+#define GEMINI_FMA_PRIV_NPES		0x00020
+#define GEMINI_FMA_PRIV_PEBASE		0x00040
+#define GEMINI_FMA_PRIV_CQHNDL		0x00080
+#define GEMINI_FMA_PRIV_PTAG		0x00100	/* src_ptag and dest_ptag */
+#define GEMINI_FMA_PRIV_NTTENABLE	0x00200
+#define GEMINI_FMA_PRIV_VMDHENABLE	0x00400
+#define GEMINI_FMA_PRIV_CMD		0x00800
+#define GEMINI_FMA_PRIV_REMOTEMDH	0x01000
+#define GEMINI_FMA_PRIV_SOURCEMDH	0x02000
+#define GEMINI_FMA_PRIV_PEMASKMODE	0x04000
+#define GEMINI_FMA_PRIV_FMAENABLE	0x08000	/* and DT_ENABLE (vgemini) */
+#define GEMINI_FMA_PRIV_HARA		0x10000	/* hash, req/rsp adaptive */
+#define GEMINI_FMA_PRIV_BASEOFFSET	0x20000
+#define GEMINI_FMA_PRIV_ALL		0x3ffffull
+/* Gemini's default: NPES, PE base, CQ handle, PTAG, NTT and FMA enable
+ * are the kernel's. */
+#define GEMINI_FMA_PRIV_DEFAULT		0x37c1full
+
+/* --- GET control word: the 8-byte store into a GET window ------------- */
+
+#define GEMINI_GCW_LOCAL_OFFSET_MASK	0xffffffffffull	/* bits 39..0 */
+#define GEMINI_GCW_COUNT_SHIFT		48
+#define GEMINI_GCW_COUNT_MASK		0xfull
+#define GEMINI_GCW_GB			(1ull << 58)	/* ignored (vgemini) */
+#define GEMINI_GCW_CMD_SHIFT		59
+#define GEMINI_GCW_CMD_MASK		0x1full
+/*
+ * vgemini: count is the length of a GET in 4-byte words minus one, so a
+ * GET moves 4..64 bytes, a multiple of 4 (Gemini's 4-byte granularity);
+ * it is ignored for AMOs, which always fetch 8 bytes.
+ */
+#define GEMINI_GCW_GRAIN		4
+#define GEMINI_GCW(cmd, count, local_offset) \
+	((((unsigned long long)(cmd) & GEMINI_GCW_CMD_MASK) << \
+	  GEMINI_GCW_CMD_SHIFT) | \
+	 (((unsigned long long)(count) & GEMINI_GCW_COUNT_MASK) << \
+	  GEMINI_GCW_COUNT_SHIFT) | \
+	 ((unsigned long long)(local_offset) & GEMINI_GCW_LOCAL_OFFSET_MASK))
+#define GEMINI_GCW_GET(len, local_offset) \
+	GEMINI_GCW(GEMINI_FMA_CMD_GET, ((len) / GEMINI_GCW_GRAIN) - 1, \
+		   (local_offset))
+
+/* Alignment the FMA requires (GHAL_ADDR_ALIGNMENT and friends) */
+#define GEMINI_FMA_GET_ALIGN		4	/* GET: remote, local, length */
+
 /* --- Alignment of AMO targets ------------------------------------------- */
 
 #define GEMINI_AMO_ALIGN		8

@@ -108,6 +108,7 @@ void gemini_nic_reset(struct gemini_nic *nic)
 	/* The driver programs the tables again after a reset. */
 	gemini_nat_reset(nic);
 	gemini_cq_reset(nic);
+	gemini_fma_reset(nic);
 }
 
 void gemini_nic_fini(struct gemini_nic *nic)
@@ -491,6 +492,9 @@ static enum gemini_access window_access(struct gemini_nic *nic,
 	r = gemini_nat_access(nic, offset, size, val, write);
 	if (r != GEMINI_ACCESS_UNKNOWN)
 		return r;
+	r = gemini_fma_access(nic, offset, size, val, write);
+	if (r != GEMINI_ACCESS_UNKNOWN)
+		return r;
 	return gemini_cq_access(nic, offset, size, val, write);
 }
 
@@ -502,6 +506,7 @@ enum gemini_access gemini_window_read(struct gemini_nic *nic, uint64_t offset,
 	*val = 0;
 	if (!size_ok(offset, size, GEMINI_BAR_NIC_SIZE))
 		return GEMINI_ACCESS_BAD_SIZE;
+	/* The FMA windows take stores only: no register to read there. */
 	r = window_access(nic, offset, size, val, false);
 	if (r != GEMINI_ACCESS_OK)
 		*val = 0;
@@ -512,6 +517,9 @@ enum gemini_access gemini_window_write(struct gemini_nic *nic,
 				       uint64_t offset, unsigned int size,
 				       uint64_t val)
 {
+	/* FMA window stores come in 1, 2, 4 and 8 bytes (gemini_fma.c). */
+	if (gemini_fma_is_window(offset))
+		return gemini_fma_window_store(nic, offset, size, val);
 	if (!size_ok(offset, size, GEMINI_BAR_NIC_SIZE))
 		return GEMINI_ACCESS_BAD_SIZE;
 	return window_access(nic, offset, size, &val, true);

@@ -28,8 +28,6 @@
 #include "gemini_core.h"
 
 #define TIMEOUT_NS	((uint64_t)VGEMINI_DIAG_TIMEOUT_MS * 1000000)
-#define TAG_SLOT_BIT	0x200u
-#define TAG_SEQ_MASK	0x1ffu
 #define DIAG_HDR_BYTES	4	/* before the path records */
 
 static void diag_finish(struct gemini_nic *nic, unsigned int slot,
@@ -47,7 +45,9 @@ static void diag_send(struct gemini_nic *nic, unsigned int slot, uint64_t now)
 	};
 
 	d->seq++;
-	d->tag = (slot ? TAG_SLOT_BIT : 0) | (d->seq & TAG_SEQ_MASK);
+	/* The diagnostic part of the tag space (gemini_core.h). */
+	d->tag = GEMINI_TAG_DIAG | (slot ? GEMINI_TAG_DIAG_SLOT : 0) |
+		 (d->seq & GEMINI_TAG_DIAG_SEQ);
 	pkt.tag = d->tag;
 	d->hops = 0;
 	d->rtt_ns = 0;
@@ -147,7 +147,7 @@ static bool diag_answer(struct gemini_nic *nic, const struct gemini_pkt *req)
 
 bool gemini_diag_deliver(struct gemini_nic *nic, const struct gemini_pkt *pkt)
 {
-	unsigned int slot = pkt->tag & TAG_SLOT_BIT ? GEMINI_DIAG_HOST :
+	unsigned int slot = pkt->tag & GEMINI_TAG_DIAG_SLOT ? GEMINI_DIAG_HOST :
 			    GEMINI_DIAG_GUEST;
 	struct gemini_diag *d = &nic->diag[slot];
 	uint64_t now, rtt;

@@ -263,7 +263,6 @@ static bool nic_deliver(struct gemini_nic *nic, const struct gemini_pkt *pkt)
 {
 	switch (pkt->type) {
 	case GEMINI_PKT_DIAG:
-	case GEMINI_PKT_DIAG_RSP:
 		if (!gemini_diag_deliver(nic, pkt))
 			return false;
 		break;
@@ -278,9 +277,18 @@ static bool nic_deliver(struct gemini_nic *nic, const struct gemini_pkt *pkt)
 		if (pkt->vc == GEMINI_VC_REQ) {
 			if (!nic_refuse(nic, pkt))
 				return false;
-		} else {
-			/* No source engine yet waits for ACK, ERR or DATA. */
+			break;
+		}
+		/* Responses go to the engine that owns their tag. */
+		if (pkt->tag & GEMINI_TAG_DIAG) {
+			if (pkt->type != GEMINI_PKT_DIAG_RSP)
+				gemini_nic_stale_rsp(nic, pkt);
+			else if (!gemini_diag_deliver(nic, pkt))
+				return false;
+		} else if (pkt->type == GEMINI_PKT_DIAG_RSP) {
 			gemini_nic_stale_rsp(nic, pkt);
+		} else {
+			gemini_fma_response(nic, pkt);
 		}
 		break;
 	}
@@ -444,6 +452,7 @@ static bool poll_once(struct gemini_nic *nic, uint64_t now, uint64_t *deadline)
 	*deadline = UINT64_MAX;
 	for (port = 0; port < GEMINI_NUM_TORUS_PORTS; port++)
 		progress |= gemini_lcb_poll(nic, port, now, deadline);
+	progress |= gemini_fma_poll(nic, now, deadline);
 	progress |= forward_all(nic, now);
 	gemini_diag_poll(nic, now, deadline);
 	return progress;

@@ -229,6 +229,8 @@ static void cray_gemini_window_write(void *opaque, hwaddr addr, uint64_t val,
     if (r != GEMINI_ACCESS_OK) {
         report_access("window", "write", r, addr, size);
     }
+    /* An FMA store may have queued a request: send it soon. */
+    cray_gemini_kick(s);
 }
 
 /*

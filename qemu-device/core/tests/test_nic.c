@@ -677,7 +677,8 @@ static void test_registers(void)
 			GEMINI_MMR_NTT_CONFIG + 8, GEMINI_MMR_CQ_DESC - 8,
 			GEMINI_MMR_CQ_DESC_ENTRY(GEMINI_NUM_CQ),
 			GEMINI_CQ_USER_ALIAS - 8,
-			GEMINI_CQ_USER_PAGE(GEMINI_NUM_CQ),
+			/* the FMA user alias follows the CQ pages at once */
+			GEMINI_FMA_USER_PAGE(GEMINI_FMA_NUM_DESC),
 		};
 
 		for (i = 0; i < sizeof(none) / sizeof(none[0]); i++) {

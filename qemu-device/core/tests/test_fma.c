@@ -1,0 +1,1341 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Host unit tests of the NIC's source side, FMA: descriptors programmed
+ * through the NIC window as the kernel (privileged page) and libugni (user
+ * alias) would, stores into the PUT and GET windows, AMOs, sync-complete
+ * with local and remote events, CQ writes, and the ways a transaction can
+ * fail: protection, NTT group, ORB and SSID exhaustion, dead links, stale
+ * and out-of-order responses.
+ *
+ * Several NICs are cabled in memory and routed with the firmware's tables
+ * (the harness of test_nic.c); node memory is a fake.  Prints TAP; run
+ * under ASan and UBSan.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gemini_core.h"
+#include "routes.h"
+#include "tap.h"
+
+#define MS(x)		((uint64_t)(x) * 1000000u)
+#define STEP_NS		2000u
+#define IDLE_STEP_NS	MS(VGEMINI_LINK_RETRY_MS)
+
+/* --- fake nodes --------------------------------------------------------- */
+
+/* 2 MiB of node memory at 2 MiB: whole MRT pages of 128 KiB and 2 MiB. */
+#define MEM_BASE	0x200000ull
+#define MEM_SIZE	0x200000u
+#define IRQ_LOG		256
+#define RSP_LOG		512
+
+struct node {
+	struct gemini_nic nic;
+	uint8_t *mem;
+	unsigned int irqs[IRQ_LOG];
+	unsigned int nirq;
+	unsigned int guest_errors;
+	struct gemini_pkt rsp[RSP_LOG];	/* responses seen by stale_rsp */
+	unsigned int nrsp;
+};
+
+static uint64_t clock_ns = 1000000000ull;
+
+static int fake_dma_read(void *opaque, uint64_t addr, void *buf, size_t len)
+{
+	struct node *n = opaque;
+
+	if (addr < MEM_BASE || addr - MEM_BASE > MEM_SIZE ||
+	    len > MEM_SIZE - (addr - MEM_BASE))
+		return -1;
+	memcpy(buf, n->mem + (addr - MEM_BASE), len);
+	return 0;
+}
+
+static int fake_dma_write(void *opaque, uint64_t addr, const void *buf,
+			  size_t len)
+{
+	struct node *n = opaque;
+
+	if (addr < MEM_BASE || addr - MEM_BASE > MEM_SIZE ||
+	    len > MEM_SIZE - (addr - MEM_BASE))
+		return -1;
+	memcpy(n->mem + (addr - MEM_BASE), buf, len);
+	return 0;
+}
+
+static void fake_irq(void *opaque, unsigned int vector)
+{
+	struct node *n = opaque;
+
+	if (n->nirq < IRQ_LOG)
+		n->irqs[n->nirq] = vector;
+	n->nirq++;
+}
+
+static void fake_guest_error(void *opaque, const char *msg)
+{
+	struct node *n = opaque;
+
+	(void)msg;
+	n->guest_errors++;
+}
+
+static uint64_t fake_clock(void *opaque)
+{
+	(void)opaque;
+	return clock_ns;
+}
+
+static void fake_stale_rsp(void *opaque, const struct gemini_pkt *pkt)
+{
+	struct node *n = opaque;
+
+	if (n->nrsp < RSP_LOG)
+		n->rsp[n->nrsp] = *pkt;
+	n->nrsp++;
+}
+
+static const struct gemini_ops fake_ops = {
+	.dma_read = fake_dma_read,
+	.dma_write = fake_dma_write,
+	.raise_irq = fake_irq,
+	.guest_error = fake_guest_error,
+	.clock_ns = fake_clock,
+	.stale_rsp = fake_stale_rsp,
+};
+
+/* --- the fabric (the pattern of test_fabric.c, cut down) ---------------- */
+
+struct fabric {
+	struct torus t;
+	uint32_t n;
+	struct node *node;
+	void **link;			/* [n * 3 + dim] */
+	uint64_t next_tick_ms;
+};
+
+static struct gemini_nic *nic_of(struct fabric *f, uint32_t id)
+{
+	return &f->node[id].nic;
+}
+
+static void node_init(struct node *nd, const unsigned int coord[3],
+		      const unsigned int dims[3], unsigned int vectors)
+{
+	struct gemini_config cfg = { .num_vectors = vectors };
+	char err[128];
+	unsigned int d;
+
+	for (d = 0; d < 3; d++) {
+		cfg.coord[d] = coord[d];
+		cfg.dims[d] = dims[d];
+	}
+	nd->mem = calloc(1, MEM_SIZE);
+	if (!nd->mem)
+		abort();
+	if (gemini_nic_init(&nd->nic, &cfg, &fake_ops, nd, err, sizeof(err))) {
+		printf("#   init failed: %s\n", err);
+		failures_in_test++;
+	}
+}
+
+static void advance(struct fabric *f, uint64_t ns)
+{
+	uint64_t now_ms;
+	uint32_t i;
+
+	clock_ns += ns;
+	now_ms = clock_ns / 1000000;
+	if (now_ms >= f->next_tick_ms) {
+		for (i = 0; i < f->n; i++)
+			gemini_nic_tick(nic_of(f, i), now_ms);
+		f->next_tick_ms = now_ms + VGEMINI_LINK_HEARTBEAT_MS;
+	}
+}
+
+static uint64_t signature(const struct fabric *f)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	unsigned int p, c, k;
+	uint32_t i;
+
+#define MIX(v)	(h = (h ^ (uint64_t)(v)) * 0x100000001b3ull)
+	for (i = 0; i < f->n; i++) {
+		const struct gemini_nic *nic = &f->node[i].nic;
+
+		for (p = 0; p < GEMINI_NUM_TORUS_PORTS; p++)
+			for (c = 0; c < VGEMINI_LINK_CHANS; c++) {
+				MIX(nic->port[p].tx[c].next);
+				MIX(nic->port[p].tx[c].acked);
+				MIX(nic->port[p].tx[c].freed);
+				MIX(nic->port[p].rx[c].ack);
+				MIX(nic->port[p].rx[c].freed);
+			}
+		for (k = 0; k < VGEMINI_COUNTERS_PER_BLK; k++)
+			MIX(nic->nic_ctr[k]);
+		MIX(nic->router.inject[0].count);
+		MIX(nic->router.inject[1].count);
+		MIX(nic->rmt.req_waits);
+	}
+#undef MIX
+	return h;
+}
+
+static bool busy(const struct fabric *f)
+{
+	unsigned int p, c;
+	uint32_t i;
+
+	for (i = 0; i < f->n; i++) {
+		const struct gemini_nic *nic = &f->node[i].nic;
+
+		if (nic->router.inject[0].count || nic->router.inject[1].count)
+			return true;
+		for (p = 0; p < GEMINI_NUM_TORUS_PORTS; p++)
+			for (c = 0; c < VGEMINI_LINK_CHANS; c++)
+				if (nic->port[p].rx[c].q.count ||
+				    nic->port[p].tx[c].next !=
+				    nic->port[p].tx[c].freed)
+					return true;
+	}
+	return false;
+}
+
+/* One round: every node polls once. */
+static void step(struct fabric *f)
+{
+	uint64_t before = signature(f);
+	uint32_t i;
+
+	for (i = 0; i < f->n; i++)
+		gemini_nic_poll(nic_of(f, i));
+	advance(f, signature(f) != before ? STEP_NS : IDLE_STEP_NS);
+}
+
+/* Poll until nothing moves and nothing is in flight. */
+static void run(struct fabric *f)
+{
+	unsigned int r;
+
+	for (r = 0; r < 20000; r++) {
+		uint64_t before = signature(f);
+		uint32_t i;
+
+		for (i = 0; i < f->n; i++)
+			gemini_nic_poll(nic_of(f, i));
+		if (signature(f) != before)
+			advance(f, STEP_NS);
+		else if (!busy(f))
+			return;
+		else
+			advance(f, IDLE_STEP_NS);
+	}
+	printf("#   the fabric did not settle\n");
+	failures_in_test++;
+}
+
+static struct fabric *fab_new(unsigned int dx, unsigned int dy,
+			      unsigned int dz)
+{
+	const unsigned int dims[3] = { dx, dy, dz };
+	char err[ROUTES_ERR_LEN];
+	struct check_result res;
+	struct route_plan plan;
+	struct fabric *f = calloc(1, sizeof(*f));
+	unsigned int c[3], d;
+	uint32_t i;
+
+	if (!f || torus_init(&f->t, dims, err))
+		abort();
+	f->n = f->t.num_nodes;
+	f->node = calloc(f->n, sizeof(*f->node));
+	f->link = calloc((size_t)f->n * 3, sizeof(*f->link));
+	if (!f->node || !f->link)
+		abort();
+	for (i = 0; i < f->n * 3; i++) {
+		f->link[i] = calloc(1, VGEMINI_LINK_FILE_SIZE);
+		if (!f->link[i])
+			abort();
+	}
+	for (i = 0; i < f->n; i++) {
+		torus_coords(&f->t, i, c);
+		node_init(&f->node[i], c, dims, GEMINI_NUM_IRQ);
+	}
+	/* Cable as the launcher does: node n's "+" and its neighbour's "-". */
+	for (i = 0; i < f->n; i++) {
+		for (d = 0; d < 3; d++) {
+			uint32_t minus = torus_neighbour(&f->t, i, 2 * d + 1);
+			uint64_t epoch = ((uint64_t)(i + 1) << 32) | 0x51;
+
+			if (gemini_port_attach(nic_of(f, i), 2 * d,
+					       f->link[i * 3 + d],
+					       VGEMINI_LINK_FILE_SIZE, epoch, err,
+					       sizeof(err)) ||
+			    gemini_port_attach(nic_of(f, i), 2 * d + 1,
+					       f->link[minus * 3 + d],
+					       VGEMINI_LINK_FILE_SIZE, epoch, err,
+					       sizeof(err)))
+				abort();
+		}
+	}
+	f->next_tick_ms = clock_ns / 1000000;
+	for (i = 0; i < 3; i++)
+		advance(f, MS(VGEMINI_LINK_HEARTBEAT_MS));
+
+	if (plan_choose(&plan, &f->t, &res, err)) {
+		printf("#   plan_choose: %s\n", err);
+		abort();
+	}
+	for (i = 0; i < f->n; i++) {
+		size_t len = image_size(f->n);
+		uint8_t *img = calloc(1, len);
+
+		if (!img)
+			abort();
+		plan_fill(&plan, i, img + VGEMINI_ROUTE_HDR_SIZE);
+		image_build(img, &f->t, i, 1);
+		if (gemini_router_load(nic_of(f, i), img, len, err,
+				       sizeof(err))) {
+			printf("#   load %u: %s\n", i, err);
+			failures_in_test++;
+		}
+		free(img);
+	}
+	plan_free(&plan);
+	run(f);
+	return f;
+}
+
+static void fab_free(struct fabric *f)
+{
+	uint32_t i;
+
+	for (i = 0; i < f->n; i++) {
+		gemini_nic_fini(nic_of(f, i));
+		free(f->node[i].mem);
+	}
+	for (i = 0; i < f->n * 3; i++)
+		free(f->link[i]);
+	free(f->link);
+	free(f->node);
+	torus_free(&f->t);
+	free(f);
+}
+
+/* A NIC on its own (1x1x1, no links) for register and CQ tests. */
+static struct node *solo_new(unsigned int vectors)
+{
+	static const unsigned int zero[3] = { 0, 0, 0 }, one[3] = { 1, 1, 1 };
+	struct node *nd = calloc(1, sizeof(*nd));
+
+	if (!nd)
+		abort();
+	node_init(nd, zero, one, vectors);
+	return nd;
+}
+
+static void solo_free(struct node *nd)
+{
+	gemini_nic_fini(&nd->nic);
+	free(nd->mem);
+	free(nd);
+}
+
+/* --- the driver's side: the NIC window ---------------------------------- */
+
+static void win_wr(struct gemini_nic *nic, uint64_t off, unsigned int size,
+		   uint64_t v)
+{
+	CHECK_EQ(gemini_window_write(nic, off, size, v), GEMINI_ACCESS_OK);
+}
+
+static uint64_t win_rd(struct gemini_nic *nic, uint64_t off, unsigned int size)
+{
+	uint64_t v;
+
+	CHECK_EQ(gemini_window_read(nic, off, size, &v), GEMINI_ACCESS_OK);
+	return v;
+}
+
+#define PTAG		7
+#define RW		(GEMINI_MDD_MODE_VALID | GEMINI_MDD_MODE_WRITABLE)
+#define RO		GEMINI_MDD_MODE_VALID
+
+/* Register memory domain @mdh: bytes [@base, @last] of domain space. */
+static void mdd_set(struct gemini_nic *nic, unsigned int mdh,
+		    unsigned int ptag, uint64_t base, uint64_t last, bool mrt,
+		    unsigned int modes, unsigned int cqh)
+{
+	/* The second qword holds VALID: written last, as a driver does. */
+	win_wr(nic, GEMINI_MMR_MDD_ENTRY(mdh), 8,
+	       GEMINI_MDD_QW1(ptag, base, mrt));
+	win_wr(nic, GEMINI_MMR_MDD_ENTRY(mdh) + 8, 8,
+	       GEMINI_MDD_QW2(modes, last, cqh));
+}
+
+struct cq_cfg {
+	uint64_t base;
+	uint32_t max_index;
+	uint32_t thresh;
+	uint32_t irq_index;
+	bool irq;
+	bool enable;
+};
+
+static void cq_set(struct gemini_nic *nic, unsigned int cq,
+		   const struct cq_cfg *c)
+{
+	uint64_t d = GEMINI_MMR_CQ_DESC_ENTRY(cq);
+
+	win_wr(nic, d + 16, 8, c->base | (c->irq ? GEMINI_CQ_IRQ_REQ : 0));
+	win_wr(nic, d, 8, 0);
+	win_wr(nic, d + 8, 8, (uint64_t)c->max_index |
+	       (uint64_t)c->thresh << GEMINI_CQ_IRQ_THRESH_SHIFT |
+	       (uint64_t)c->irq_index << GEMINI_CQ_IRQ_INDEX_SHIFT |
+	       (c->enable ? GEMINI_CQ_ENABLE : 0));
+}
+
+static uint32_t cq_wr_index(struct gemini_nic *nic, unsigned int cq)
+{
+	return (uint32_t)win_rd(nic, GEMINI_MMR_CQ_DESC_ENTRY(cq) + 4, 4);
+}
+
+/* The consumer's read-index update through the CQ's user page. */
+static void cq_consume(struct gemini_nic *nic, unsigned int cq, uint32_t rd)
+{
+	win_wr(nic, GEMINI_CQ_USER_PAGE(cq), 8, rd);
+}
+
+static void le64(uint8_t *p, uint64_t v)
+{
+	int i;
+
+	for (i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* The little-endian word at node address @addr of @nd's memory. */
+static uint64_t mem_le64(const struct node *nd, uint64_t addr)
+{
+	return get64(nd->mem + (addr - MEM_BASE));
+}
+
+static void mem_set64(struct node *nd, uint64_t addr, uint64_t v)
+{
+	le64(nd->mem + (addr - MEM_BASE), v);
+}
+
+
+/* --- the kernel's and the library's side of an FMA descriptor ----------- */
+
+#define MDH		9		/* the data domain on every node */
+#define BAD_PTAG	8
+#define LCQ		5		/* local (source) events */
+#define RCQ		6		/* remote (target) events */
+#define CQ_MAX		63
+#define LCQ_BASE	(MEM_BASE + 0x1000)
+#define RCQ_BASE	(MEM_BASE + 0x2000)
+#define DOM_BASE	(MEM_BASE + 0x10000)
+#define DOM_LAST	(MEM_BASE + MEM_SIZE - 1)
+#define DI		3		/* the descriptor most tests use */
+#define MODE2_MASK	(GEMINI_FMA_MODE2_MASK << GEMINI_FMA_MODE2_SHIFT)
+
+/* Memory domain and completion queues of a node, as the driver sets them. */
+static void node_setup(struct gemini_nic *nic)
+{
+	struct cq_cfg l = { .base = LCQ_BASE, .max_index = CQ_MAX,
+			    .enable = true };
+	struct cq_cfg r = { .base = RCQ_BASE, .max_index = CQ_MAX,
+			    .enable = true };
+
+	mdd_set(nic, MDH, PTAG, DOM_BASE, DOM_LAST, false, RW, RCQ);
+	cq_set(nic, LCQ, &l);
+	cq_set(nic, RCQ, &r);
+}
+
+static uint64_t priv_qw(unsigned int di, unsigned int qw)
+{
+	return GEMINI_FMA_PRIV_PAGE(di) + qw;
+}
+
+static uint64_t user_qw(unsigned int di, unsigned int qw)
+{
+	return GEMINI_FMA_USER_PAGE(di) + qw;
+}
+
+/* The kernel: bind the descriptor to a ptag and a CQ, enable it. */
+static void fma_kernel(struct gemini_nic *nic, unsigned int di,
+		       unsigned int ptag, uint64_t extra_qw3)
+{
+	win_wr(nic, priv_qw(di, GEMINI_FMA_QW_PE), 8,
+	       (uint64_t)LCQ << GEMINI_FMA_CQH_SHIFT |
+	       (uint64_t)ptag << GEMINI_FMA_SRC_PTAG_SHIFT |
+	       (uint64_t)ptag << GEMINI_FMA_DEST_PTAG_SHIFT | extra_qw3);
+	win_wr(nic, priv_qw(di, GEMINI_FMA_QW_CMD), 8,
+	       (uint64_t)GEMINI_FMA_MODE2_FMA_ENABLE << GEMINI_FMA_MODE2_SHIFT);
+}
+
+/* The library: command, MDHs and PE mask mode, keeping the mode bits. */
+static void fma_cmd(struct gemini_nic *nic, unsigned int di, unsigned int cmd,
+		    unsigned int pe_mask_mode)
+{
+	uint64_t qw2 = win_rd(nic, user_qw(di, GEMINI_FMA_QW_CMD), 8);
+
+	win_wr(nic, user_qw(di, GEMINI_FMA_QW_CMD), 8,
+	       (qw2 & MODE2_MASK) | cmd |
+	       (uint64_t)MDH << GEMINI_FMA_REM_MDH_SHIFT |
+	       (uint64_t)MDH << GEMINI_FMA_SRC_MDH_SHIFT |
+	       (uint64_t)pe_mask_mode << GEMINI_FMA_PE_MASK_MODE_SHIFT);
+}
+
+/* The library: the window base, PE mask mode 0. */
+static void fma_base(struct gemini_nic *nic, unsigned int di, uint32_t pe,
+		     uint64_t offset)
+{
+	win_wr(nic, user_qw(di, GEMINI_FMA_QW_BASE_OFFSET), 8,
+	       (uint64_t)pe << 40 | offset);
+}
+
+static void fma_sync(struct gemini_nic *nic, unsigned int di,
+		     unsigned int type, uint64_t data)
+{
+	win_wr(nic, user_qw(di, GEMINI_FMA_QW_SYNCCMP), 8,
+	       (uint64_t)type << GEMINI_FMA_SYNC_TYPE_SHIFT | data);
+}
+
+static uint64_t fma_status(struct gemini_nic *nic, unsigned int di)
+{
+	return win_rd(nic, user_qw(di, GEMINI_FMA_QW_STATUS), 8);
+}
+
+#define WC(st)		((st) & 0xffff)
+#define RC(st)		(((st) >> 16) & 0xffff)
+#define SSIDS(st)	(((st) >> 32) & 0xff)
+#define FLAGS(st)	(((st) >> 48) & 7)
+
+static void put8(struct gemini_nic *nic, unsigned int di, uint64_t x,
+		 unsigned int size, uint64_t v)
+{
+	CHECK_EQ(gemini_window_write(nic, GEMINI_FMA_WINDOW(GEMINI_FMA_PUT_WC,
+							    di) + x, size, v),
+		 GEMINI_ACCESS_OK);
+}
+
+static void gcw(struct gemini_nic *nic, unsigned int di, uint64_t x,
+		uint64_t word)
+{
+	CHECK_EQ(gemini_window_write(nic, GEMINI_FMA_WINDOW(GEMINI_FMA_GET,
+							    di) + x, 8, word),
+		 GEMINI_ACCESS_OK);
+}
+
+/* Events consumed so far per node and CQ. */
+static uint32_t ev_rd[8][2];
+
+/* The next event of @cq on node @id (0 if none), consumed. */
+static uint64_t next_event(struct fabric *f, uint32_t id, unsigned int cq)
+{
+	struct node *nd = &f->node[id];
+	uint64_t base = cq == LCQ ? LCQ_BASE : RCQ_BASE;
+	uint32_t *rd = &ev_rd[id][cq == RCQ];
+	uint64_t e;
+
+	if (cq_wr_index(&nd->nic, cq) == *rd)
+		return 0;
+	e = mem_le64(nd, base + 8ull * *rd);
+	*rd = (*rd + 1) % (CQ_MAX + 1);
+	cq_consume(&nd->nic, cq, *rd);
+	return e;
+}
+
+#define CHECK_EVENT(e, src, st, data)					\
+	do {								\
+		uint64_t e_ = (e);					\
+		CHECK_EQ((e_ >> GEMINI_CQE_SOURCE_SHIFT) &		\
+			 GEMINI_CQE_SOURCE_MASK, (src));		\
+		CHECK_EQ((e_ >> GEMINI_CQE_STATUS_SHIFT) &		\
+			 GEMINI_CQE_STATUS_MASK, (st));			\
+		CHECK_EQ(e_ & GEMINI_CQE_DATA_MASK, (data));		\
+		CHECK(!(e_ & GEMINI_CQE_OVERRUN));			\
+	} while (0)
+
+static struct fabric *fma_fabric(unsigned int dx, unsigned int dy,
+				 unsigned int dz)
+{
+	struct fabric *f = fab_new(dx, dy, dz);
+	uint32_t i;
+
+	memset(ev_rd, 0, sizeof(ev_rd));
+	for (i = 0; i < f->n; i++) {
+		node_setup(nic_of(f, i));
+		fma_kernel(nic_of(f, i), DI, PTAG, 0);
+	}
+	return f;
+}
+
+/* Run until the clock has advanced @ns. */
+static void run_for(struct fabric *f, uint64_t ns)
+{
+	uint64_t end = clock_ns + ns;
+
+	while (clock_ns < end)
+		step(f);
+	run(f);
+}
+
+static uint64_t xrand(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* --- tests -------------------------------------------------------------- */
+
+static void test_layouts(void)
+{
+	CHECK_EQ(GEMINI_FMA_PRIV_DEFAULT,
+		 GEMINI_FMA_PRIV_CQWRITE | GEMINI_FMA_PRIV_SYNCCMP |
+		 GEMINI_FMA_PRIV_ALLOCSYNCID | GEMINI_FMA_PRIV_SCRATCH1 |
+		 GEMINI_FMA_PRIV_SCRATCH0 | GEMINI_FMA_PRIV_CMD |
+		 GEMINI_FMA_PRIV_REMOTEMDH | GEMINI_FMA_PRIV_SOURCEMDH |
+		 GEMINI_FMA_PRIV_BASEOFFSET | GEMINI_FMA_PRIV_VMDHENABLE |
+		 GEMINI_FMA_PRIV_HARA | GEMINI_FMA_PRIV_PEMASKMODE);
+	CHECK_EQ(GEMINI_FMA_USER_PAGE(GEMINI_FMA_NUM_DESC) <= GEMINI_FMA_PRIV,
+		 1);
+	CHECK_EQ(GEMINI_FMA_WINDOW(GEMINI_FMA_PUT_UC, GEMINI_NUM_FMA),
+		 GEMINI_BAR_NIC_SIZE);
+	CHECK_EQ(GEMINI_GCW_GET(64, 0x40), 0x000f000000000040ull);
+	CHECK_EQ(GEMINI_GCW_GET(4, 0x40), 0x0000000000000040ull);
+	CHECK_EQ(GEMINI_GCW(GEMINI_AMO_CSWAP, 0, 8), 0x6800000000000008ull);
+	CHECK_EQ(GEMINI_ORB_SIZE, GEMINI_TAG_DIAG);
+}
+
+static void test_registers(void)
+{
+	struct node *nd = solo_new(4);
+	struct gemini_nic *nic = &nd->nic;
+	const uint64_t qw3 = 0x5ull << GEMINI_FMA_NUM_PES_SHIFT |
+			     0x7ull << GEMINI_FMA_PE_BASE_SHIFT |
+			     (uint64_t)LCQ << GEMINI_FMA_CQH_SHIFT |
+			     (uint64_t)PTAG << GEMINI_FMA_SRC_PTAG_SHIFT |
+			     (uint64_t)PTAG << GEMINI_FMA_DEST_PTAG_SHIFT;
+	uint64_t v, m2;
+	unsigned int errs;
+
+	/* The kernel sees and sets everything. */
+	CHECK_EQ(win_rd(nic, priv_qw(DI, GEMINI_FMA_PRIV_MASK_REG), 8),
+		 GEMINI_FMA_PRIV_DEFAULT);
+	win_wr(nic, priv_qw(DI, GEMINI_FMA_QW_PE), 8, qw3);
+	CHECK_EQ(win_rd(nic, priv_qw(DI, GEMINI_FMA_QW_PE), 8), qw3);
+	CHECK_EQ(win_rd(nic, user_qw(DI, GEMINI_FMA_QW_PE), 8), qw3);
+	win_wr(nic, priv_qw(DI, GEMINI_FMA_QW_BASE_OFFSET), 8, ~0ull);
+	CHECK_EQ(win_rd(nic, priv_qw(DI, GEMINI_FMA_QW_BASE_OFFSET), 8),
+		 GEMINI_FMA_BASE_OFFSET_MASK);
+	win_wr(nic, priv_qw(DI, GEMINI_FMA_QW_CMD), 4, 0xffffffff);
+	CHECK_EQ(win_rd(nic, priv_qw(DI, GEMINI_FMA_QW_CMD), 8), 0xffffff1f);
+	m2 = (uint64_t)GEMINI_FMA_MODE2_FMA_ENABLE << GEMINI_FMA_MODE2_SHIFT;
+	win_wr(nic, priv_qw(DI, GEMINI_FMA_QW_CMD), 8, m2);
+
+	/* The user writes what the mask gives it... */
+	errs = nd->guest_errors;
+	win_wr(nic, user_qw(DI, GEMINI_FMA_QW_CMD), 8, m2 | 0x10 |
+	       (uint64_t)MDH << GEMINI_FMA_REM_MDH_SHIFT |
+	       (uint64_t)(GEMINI_FMA_MODE2_ADP | GEMINI_FMA_MODE2_HASH) <<
+	       GEMINI_FMA_MODE2_SHIFT);
+	win_wr(nic, user_qw(DI, GEMINI_FMA_QW_SCRATCH0), 8, 0x1234);
+	win_wr(nic, user_qw(DI, GEMINI_FMA_QW_SCRATCH1), 4, 0x5678);
+	win_wr(nic, user_qw(DI, GEMINI_FMA_QW_BASE_OFFSET), 8, 0x40);
+	CHECK_EQ(nd->guest_errors, errs);
+	CHECK_EQ(win_rd(nic, user_qw(DI, GEMINI_FMA_QW_SCRATCH0), 8), 0x1234);
+	CHECK_EQ(win_rd(nic, user_qw(DI, GEMINI_FMA_QW_SCRATCH1), 8), 0x5678);
+	CHECK_EQ(win_rd(nic, priv_qw(DI, GEMINI_FMA_QW_BASE_OFFSET), 8), 0x40);
+
+	/* ...and nothing of the kernel's: ptag, CQ, NTT group, enables. */
+	CHECK_EQ(gemini_window_write(nic, user_qw(DI, GEMINI_FMA_QW_PE), 8,
+				     qw3 ^ (0xffull << GEMINI_FMA_DEST_PTAG_SHIFT)),
+		 GEMINI_ACCESS_READ_ONLY);
+	CHECK_EQ(gemini_window_write(nic, user_qw(DI, GEMINI_FMA_QW_PE), 8,
+				     qw3 ^ 0xff), GEMINI_ACCESS_READ_ONLY);
+	CHECK_EQ(gemini_window_write(nic, user_qw(DI, GEMINI_FMA_QW_PE), 4,
+				     (uint32_t)(qw3 >> 32) ^ 0x10),
+		 GEMINI_ACCESS_READ_ONLY);
+	CHECK_EQ(win_rd(nic, priv_qw(DI, GEMINI_FMA_QW_PE), 8), qw3);
+	v = win_rd(nic, user_qw(DI, GEMINI_FMA_QW_CMD), 8);
+	CHECK_EQ(gemini_window_write(nic, user_qw(DI, GEMINI_FMA_QW_CMD), 8,
+				     v & ~m2), GEMINI_ACCESS_READ_ONLY);
+	CHECK_EQ(win_rd(nic, user_qw(DI, GEMINI_FMA_QW_CMD), 8), v);
+	/* A mixed write keeps its allowed part. */
+	CHECK_EQ(gemini_window_write(nic, user_qw(DI, GEMINI_FMA_QW_CMD), 8,
+				     (v & ~m2 & ~0x1full) | 0x0c),
+		 GEMINI_ACCESS_READ_ONLY);
+	CHECK_EQ(win_rd(nic, user_qw(DI, GEMINI_FMA_QW_CMD), 8),
+		 (v & ~0x1full) | 0x0c);
+	CHECK_EQ(nic->fma.stats.priv_refused, 5);
+	CHECK_EQ(nd->guest_errors, errs + 5);
+	/* The mask is not reachable from the user alias. */
+	CHECK_EQ(gemini_window_write(nic, user_qw(DI, GEMINI_FMA_PRIV_MASK_REG),
+				     8, GEMINI_FMA_PRIV_ALL),
+		 GEMINI_ACCESS_UNKNOWN);
+	CHECK_EQ(gemini_window_read(nic, user_qw(DI, GEMINI_FMA_PRIV_MASK_REG),
+				    8, &v), GEMINI_ACCESS_UNKNOWN);
+	CHECK_EQ(win_rd(nic, priv_qw(DI, GEMINI_FMA_PRIV_MASK_REG), 8),
+		 GEMINI_FMA_PRIV_DEFAULT);
+	/* A kernel that gives the user the CQ handle lets it write it. */
+	win_wr(nic, priv_qw(DI, GEMINI_FMA_PRIV_MASK_REG), 8,
+	       GEMINI_FMA_PRIV_DEFAULT | GEMINI_FMA_PRIV_CQHNDL);
+	win_wr(nic, user_qw(DI, GEMINI_FMA_QW_PE), 8,
+	       qw3 ^ (1ull << GEMINI_FMA_CQH_SHIFT));
+	CHECK_EQ(win_rd(nic, priv_qw(DI, GEMINI_FMA_QW_PE), 8),
+		 qw3 ^ (1ull << GEMINI_FMA_CQH_SHIFT));
+	/* A doorbell the mask does not give is not rung. */
+	win_wr(nic, priv_qw(DI, GEMINI_FMA_PRIV_MASK_REG), 8, 0);
+	CHECK_EQ(gemini_window_write(nic, user_qw(DI, GEMINI_FMA_QW_SYNCCMP), 8,
+				     1ull << 56 | 77), GEMINI_ACCESS_READ_ONLY);
+	CHECK_EQ(nic->fma.stats.completions, 0);
+	/* Doorbells take 8-byte writes only. */
+	CHECK_EQ(gemini_window_write(nic, priv_qw(DI, GEMINI_FMA_QW_SYNCCMP), 4,
+				     1), GEMINI_ACCESS_BAD_SIZE);
+	CHECK_EQ(nic->fma.stats.completions, 0);
+
+	/* Status word: live counters, write-1-to-clear flags. */
+	nic->fma.desc[DI].wc = 3;
+	nic->fma.desc[DI].rc = 2;
+	nic->fma.desc[DI].flags = 7;
+	v = win_rd(nic, priv_qw(DI, GEMINI_FMA_QW_STATUS), 8);
+	CHECK_EQ(WC(v), 3);
+	CHECK_EQ(RC(v), 2);
+	CHECK_EQ(FLAGS(v), 7);
+	CHECK_EQ(win_rd(nic, user_qw(DI, GEMINI_FMA_QW_STATUS) + 4, 4) >> 16,
+		 7);
+	win_wr(nic, user_qw(DI, GEMINI_FMA_QW_STATUS), 8,
+	       (uint64_t)GEMINI_FMA_FLAG_NPES << GEMINI_FMA_STAT_FLAGS_SHIFT |
+	       1ull << GEMINI_FMA_STAT_RC_SHIFT);
+	v = fma_status(nic, DI);
+	CHECK_EQ(WC(v), 3);
+	CHECK_EQ(RC(v), 0);
+	CHECK_EQ(FLAGS(v), 5);
+	win_wr(nic, user_qw(DI, GEMINI_FMA_QW_STATUS), 8, ~0ull);
+	CHECK_EQ(fma_status(nic, DI), 0);
+
+	/* Holes and every descriptor's pages. */
+	CHECK_EQ(gemini_window_read(nic, priv_qw(DI, 0x48), 8, &v),
+		 GEMINI_ACCESS_UNKNOWN);
+	CHECK_EQ(gemini_window_read(nic, priv_qw(GEMINI_FMA_NUM_DESC, 0), 8,
+				    &v), GEMINI_ACCESS_UNKNOWN);
+	win_wr(nic, priv_qw(GEMINI_FMA_NUM_DESC - 1, GEMINI_FMA_QW_SCRATCH0),
+	       8, 9);
+	CHECK_EQ(win_rd(nic, user_qw(GEMINI_FMA_NUM_DESC - 1,
+				     GEMINI_FMA_QW_SCRATCH0), 8), 9);
+	/* Windows cannot be read; odd window stores are refused. */
+	CHECK_EQ(gemini_window_read(nic, GEMINI_FMA_WINDOW(GEMINI_FMA_GET, 1),
+				    8, &v), GEMINI_ACCESS_UNKNOWN);
+	CHECK_EQ(gemini_window_write(nic, GEMINI_FMA_WINDOW(GEMINI_FMA_GET, 1),
+				     4, 0), GEMINI_ACCESS_BAD_SIZE);
+	CHECK_EQ(gemini_window_write(nic, GEMINI_FMA_WINDOW(GEMINI_FMA_PUT_WC,
+				     1), 3, 0), GEMINI_ACCESS_BAD_SIZE);
+	CHECK_EQ(gemini_window_write(nic, GEMINI_FMA_WINDOW(GEMINI_FMA_PUT_WC,
+				     2) - 4, 8, 0), GEMINI_ACCESS_BAD_SIZE);
+	CHECK(FLAGS(fma_status(nic, 1)) & GEMINI_FMA_FLAG_HT_REQ);
+	/* Reset: back to the defaults. */
+	gemini_nic_reset(nic);
+	CHECK_EQ(win_rd(nic, priv_qw(DI, GEMINI_FMA_PRIV_MASK_REG), 8),
+		 GEMINI_FMA_PRIV_DEFAULT);
+	CHECK_EQ(win_rd(nic, priv_qw(DI, GEMINI_FMA_QW_PE), 8), 0);
+	solo_free(nd);
+}
+
+/* Puts of every size at many offsets, byte for byte; UC and OS windows. */
+static void test_put(void)
+{
+	struct fabric *f = fma_fabric(2, 1, 1);
+	struct gemini_nic *src = nic_of(f, 0);
+	static uint8_t shadow[4096];
+	static const unsigned int sizes[4] = { 1, 2, 4, 8 };
+	const uint64_t area = 0x4000;		/* domain offset */
+	uint64_t seed = 0x9e3779b97f4a7c15ull, st;
+	unsigned int i, k, n = 0, ev = 0;
+
+	memcpy(shadow, f->node[1].mem + (DOM_BASE - MEM_BASE) + area,
+	       sizeof(shadow));
+	fma_cmd(src, DI, GEMINI_FMA_CMD_PUT, 0);
+	fma_base(src, DI, GEMINI_PE(1, 0), area);
+	for (i = 0; i < 600; i++) {
+		unsigned int size = sizes[i % 4];
+		uint64_t x = xrand(&seed) % (sizeof(shadow) - 8);
+		uint64_t v = xrand(&seed);
+
+		/* every alignment, in both WC and UC windows */
+		CHECK_EQ(gemini_window_write(src, GEMINI_FMA_WINDOW(
+				i & 1 ? GEMINI_FMA_PUT_UC : GEMINI_FMA_PUT_WC,
+				DI) + x, size, v), GEMINI_ACCESS_OK);
+		for (k = 0; k < size; k++)
+			shadow[x + k] = (uint8_t)(v >> (8 * k));
+		n++;
+		if (i % 50 == 49) {
+			st = fma_status(src, DI);
+			CHECK(WC(st) > 0);
+			CHECK_EQ(SSIDS(st), 1);
+			fma_sync(src, DI, GEMINI_FMA_SYNC_LOCAL_EVENT, 0xabc000 + i);
+			run(f);
+			CHECK_EVENT(next_event(f, 0, LCQ),
+				    GEMINI_CQE_SRC_SSID_SREQ, 0, 0xabc000 + i);
+			ev++;
+			CHECK_EQ(fma_status(src, DI), 0);
+		}
+	}
+	CHECK_EQ(memcmp(shadow, f->node[1].mem + (DOM_BASE - MEM_BASE) + area,
+			sizeof(shadow)), 0);
+	CHECK_EQ(next_event(f, 0, LCQ), 0);
+	CHECK_EQ(next_event(f, 1, RCQ), 0);
+	CHECK_EQ(src->fma.stats.requests, n);
+	CHECK_EQ(src->fma.stats.responses, n);
+	CHECK_EQ(src->fma.stats.completions, ev);
+	CHECK_EQ(src->nic_ctr[VGEMINI_NC_STALE_RSP], 0);
+	CHECK_EQ(f->node[0].guest_errors, 0);
+
+	/* An OS descriptor through the OS window, to itself (loopback). */
+	fma_kernel(src, GEMINI_FMA_OS_FIRST + 2, PTAG, 0);
+	fma_cmd(src, GEMINI_FMA_OS_FIRST + 2, GEMINI_FMA_CMD_PUT_MSG, 0);
+	fma_base(src, GEMINI_FMA_OS_FIRST + 2, GEMINI_PE(0, 0), 0x8000);
+	CHECK_EQ(gemini_window_write(src, GEMINI_FMA_WINDOW(
+			GEMINI_OS_FMA_PUT_WC, 2) + 0x10, 8, 0x1122334455667788ull),
+		 GEMINI_ACCESS_OK);
+	fma_sync(src, GEMINI_FMA_OS_FIRST + 2, GEMINI_FMA_SYNC_LOCAL_EVENT, 5);
+	run(f);
+	CHECK_EQ(mem_le64(&f->node[0], DOM_BASE + 0x8010), 0x1122334455667788ull);
+	CHECK_EVENT(next_event(f, 0, LCQ), GEMINI_CQE_SRC_SSID_SREQ, 0, 5);
+	fab_free(f);
+}
+
+/* GETs of every length 4..64 at many offsets; rc while in flight. */
+static void test_get(void)
+{
+	struct fabric *f = fma_fabric(3, 1, 1);
+	struct gemini_nic *src = nic_of(f, 0);
+	uint64_t seed = 12345, remote = 0x20000, local = 0x30000;
+	unsigned int len, i, k;
+
+	for (i = 0; i < 8192; i++)
+		f->node[2].mem[(DOM_BASE - MEM_BASE) + remote + i] =
+			(uint8_t)xrand(&seed);
+	fma_cmd(src, DI, GEMINI_FMA_CMD_GET, 0);
+	fma_base(src, DI, GEMINI_PE(2, 0), remote);
+	for (len = 4; len <= 64; len += 4) {
+		for (k = 0; k < 6; k++) {
+			uint64_t x = (xrand(&seed) % 4000) & ~3ull;
+			uint64_t l = (xrand(&seed) % 4000) & ~3ull;
+			const uint8_t *want = f->node[2].mem +
+				(DOM_BASE - MEM_BASE) + remote + x;
+			uint8_t *got = f->node[0].mem + (DOM_BASE - MEM_BASE) +
+				local + l;
+
+			memset(got, 0xee, 72);
+			gcw(src, DI, x, GEMINI_GCW_GET(len, local + l));
+			CHECK_EQ(RC(fma_status(src, DI)), 1);
+			fma_sync(src, DI, GEMINI_FMA_SYNC_LOCAL_EVENT, len);
+			run(f);
+			CHECK_EQ(memcmp(got, want, len), 0);
+			CHECK_EQ(got[len], 0xee);
+			CHECK_EVENT(next_event(f, 0, LCQ),
+				    GEMINI_CQE_SRC_SSID_SREQ, 0, len);
+			CHECK_EQ(fma_status(src, DI), 0);
+		}
+	}
+	/* Misaligned, or a local buffer the source may not write: refused. */
+	gcw(src, DI, 2, GEMINI_GCW_GET(8, local));
+	fma_sync(src, DI, GEMINI_FMA_SYNC_LOCAL_EVENT, 1);
+	run(f);
+	CHECK_EVENT(next_event(f, 0, LCQ), GEMINI_CQE_SRC_SSID_SREQ,
+		    GEMINI_STATUS_MALFORMED, 1);
+	CHECK(FLAGS(fma_status(src, DI)) & GEMINI_FMA_FLAG_HT_REQ);
+	gcw(src, DI, 0, GEMINI_GCW_GET(8, MEM_SIZE));
+	fma_sync(src, DI, GEMINI_FMA_SYNC_LOCAL_EVENT, 2);
+	run(f);
+	CHECK_EVENT(next_event(f, 0, LCQ), GEMINI_CQE_SRC_SSID_SREQ,
+		    GEMINI_STATUS_BOUNDS, 2);
+	CHECK_EQ(f->node[2].nic.rmt.req_done, 16 * 6);
+	fab_free(f);
+}
+
+/* Every AMO: non-fetching through the PUT window, fetching through GET. */
+static void test_amo(void)
+{
+	static const struct {
+		unsigned int op;
+		uint64_t t, op1, op2, want;
+	} c[] = {
+		{ GEMINI_AMO_ADD, 40, 2, 0, 42 },
+		{ GEMINI_AMO_AND, 0xff0f, 0x0ff0, 0, 0x0f00 },
+		{ GEMINI_AMO_OR, 0xf000, 0x000f, 0, 0xf00f },
+		{ GEMINI_AMO_XOR, 0xff, 0x0f, 0, 0xf0 },
+		{ GEMINI_AMO_AX, 0xabcd, 0xff00, 0x0011, 0xab11 },
+		{ GEMINI_AMO_CSWAP, 5, 5, 9, 9 },
+		{ GEMINI_AMO_CSWAP, 5, 6, 9, 5 },
+	};
+	struct fabric *f = fma_fabric(2, 1, 1);
+	struct gemini_nic *src = nic_of(f, 0);
+	struct node *tgt = &f->node[1];
+	const uint64_t t = DOM_BASE + 0x100, res = DOM_BASE + 0x200;
+	unsigned int i, fetch, cached;
+
+	fma_base(src, DI, GEMINI_PE(1, 0), 0x100);
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		for (fetch = 0; fetch < 2; fetch++) {
+			for (cached = 0; cached < 2; cached++) {
+				unsigned int cmd = c[i].op |
+					(cached ? GEMINI_FMA_CMD_CACHED : 0);
+
+				if (!fetch && c[i].op == GEMINI_AMO_CSWAP)
+					continue;
+				mem_set64(tgt, t, c[i].t);
+				mem_set64(&f->node[0], res, 0xdead);
+				win_wr(src, user_qw(DI, GEMINI_FMA_QW_SCRATCH0),
+				       8, c[i].op1);
+				win_wr(src, user_qw(DI, GEMINI_FMA_QW_SCRATCH1),
+				       8, c[i].op2);
+				if (fetch) {
+					fma_cmd(src, DI, GEMINI_FMA_CMD_GET, 0);
+					gcw(src, DI, 0, GEMINI_GCW(cmd, 0,
+								    0x200));
+				} else {
+					fma_cmd(src, DI, cmd, 0);
+					put8(src, DI, 0, 8, 0);
+				}
+				fma_sync(src, DI, GEMINI_FMA_SYNC_LOCAL_EVENT,
+					 i);
+				run(f);
+				CHECK_EQ(mem_le64(tgt, t), c[i].want);
+				CHECK_EQ(mem_le64(&f->node[0], res),
+					 fetch ? c[i].t : 0xdead);
+				CHECK_EVENT(next_event(f, 0, LCQ),
+					    GEMINI_CQE_SRC_SSID_SREQ, 0, i);
+			}
+		}
+	}
+	/* CSWAP through the PUT window has nowhere to return: refused. */
+	fma_cmd(src, DI, GEMINI_AMO_CSWAP, 0);
+	put8(src, DI, 0, 8, 0);
+	fma_sync(src, DI, GEMINI_FMA_SYNC_NO_EVENT, 3);
+	run(f);
+	CHECK_EVENT(next_event(f, 0, LCQ), GEMINI_CQE_SRC_SSID_SREQ,
+		    GEMINI_STATUS_INV_CMD, 3);
+	/* A misaligned AMO is refused by the target. */
+	fma_cmd(src, DI, GEMINI_AMO_ADD, 0);
+	put8(src, DI, 4, 8, 0);
+	fma_sync(src, DI, GEMINI_FMA_SYNC_LOCAL_EVENT, 4);
+	run(f);
+	CHECK_EVENT(next_event(f, 0, LCQ), GEMINI_CQE_SRC_SSID_SREQ,
+		    GEMINI_STATUS_MALFORMED, 4);
+	fab_free(f);
+}
+
+/* Remote events, flags and CQ writes at the target. */
+static void test_sync_remote(void)
+{
+	struct fabric *f = fma_fabric(3, 1, 1);
+	struct gemini_nic *src = nic_of(f, 0);
+	struct node *tgt = &f->node[2];
+	unsigned int i;
+
+	fma_cmd(src, DI, GEMINI_FMA_CMD_PUT, 0);
+	fma_base(src, DI, GEMINI_PE(2, 0), 0x1000);
+	/* The library's way: alloc, puts, flag operands, sync. */
+	win_wr(src, user_qw(DI, GEMINI_FMA_QW_ALLOC_SYNCID), 8, 0xff);
+	CHECK_EQ(SSIDS(fma_status(src, DI)), 1);
+	for (i = 0; i < 8; i++)
+		put8(src, DI, 8 * i, 8, 0x100 + i);
+	win_wr(src, user_qw(DI, GEMINI_FMA_QW_SCRATCH0), 8, 0xf1a9);
+	win_wr(src, user_qw(DI, GEMINI_FMA_QW_SCRATCH1), 8, 0x2000);
+	fma_sync(src, DI, GEMINI_FMA_SYNC_LOCAL_EVENT |
+		 GEMINI_FMA_SYNC_REMOTE_EVENT | GEMINI_FMA_SYNC_WITH_FLAG,
+		 0x00aabbccddeeffull);
+	/* Nothing reaches the target CQ before all data is in. */
+	CHECK_EQ(next_event(f, 2, RCQ), 0);
+	run(f);
+	for (i = 0; i < 8; i++)
+		CHECK_EQ(mem_le64(tgt, DOM_BASE + 0x1000 + 8 * i), 0x100 + i);
+	CHECK_EQ(mem_le64(tgt, DOM_BASE + 0x2000), 0xf1a9);
+	CHECK_EVENT(next_event(f, 2, RCQ), GEMINI_CQE_SRC_RMT_SREQ, 0,
+		    0x00aabbccddeeffull);
+	CHECK_EQ(next_event(f, 2, RCQ), 0);
+	CHECK_EVENT(next_event(f, 0, LCQ), GEMINI_CQE_SRC_SSID_SREQ, 0,
+		    0x00aabbccddeeffull);
+	CHECK_EQ(next_event(f, 0, LCQ), 0);
+	CHECK_EQ(fma_status(src, DI), 0);
+
+	/* A sync with nothing in flight: the window base is the target. */
+	fma_sync(src, DI, GEMINI_FMA_SYNC_REMOTE_EVENT, 0x77);
+	run(f);
+	CHECK_EVENT(next_event(f, 2, RCQ), GEMINI_CQE_SRC_RMT_SREQ, 0, 0x77);
+	CHECK_EQ(next_event(f, 0, LCQ), 0);	/* no local event asked */
+
+	/* PostCqWrite: the CQ-write doorbell, then a sync. */
+	win_wr(src, user_qw(DI, GEMINI_FMA_QW_CQ_WRITE), 8, 0xffff123456789abcull);
+	fma_sync(src, DI, GEMINI_FMA_SYNC_LOCAL_EVENT, 0x99);
+	run(f);
+	CHECK_EVENT(next_event(f, 2, RCQ), GEMINI_CQE_SRC_RMT_SREQ, 0,
+		    0xffff123456789abcull & GEMINI_CQE_DATA_MASK);
+	CHECK_EVENT(next_event(f, 0, LCQ), GEMINI_CQE_SRC_SSID_SREQ, 0, 0x99);
+	CHECK_EQ(f->node[0].guest_errors, 0);
+	fab_free(f);
+}
+
+/* A wrong ptag: PROTECTION in the local event, target untouched. */
+static void test_protection(void)
+{
+	struct fabric *f = fma_fabric(2, 1, 1);
+	struct gemini_nic *src = nic_of(f, 0);
+	struct node *tgt = &f->node[1];
+	uint8_t before[256];
+
+	memcpy(before, tgt->mem + (DOM_BASE - MEM_BASE), sizeof(before));
+	fma_kernel(src, 7, BAD_PTAG, 0);
+	fma_cmd(src, 7, GEMINI_FMA_CMD_PUT, 0);
+	fma_base(src, 7, GEMINI_PE(1, 0), 0);
+	put8(src, 7, 0, 8, ~0ull);
+	put8(src, 7, 64, 4, ~0ull);
+	win_wr(src, user_qw(7, GEMINI_FMA_QW_SCRATCH0), 8, 1);
+	win_wr(src, user_qw(7, GEMINI_FMA_QW_SCRATCH1), 8, 128);
+	fma_sync(src, 7, GEMINI_FMA_SYNC_LOCAL_EVENT |
+		 GEMINI_FMA_SYNC_REMOTE_EVENT | GEMINI_FMA_SYNC_WITH_FLAG, 0x42);
+	run(f);
+	CHECK_EQ(memcmp(before, tgt->mem + (DOM_BASE - MEM_BASE),
+			sizeof(before)), 0);
+	CHECK_EVENT(next_event(f, 0, LCQ), GEMINI_CQE_SRC_SSID_SREQ,
+		    GEMINI_STATUS_PROTECTION, 0x42);
+	/* A failed sequence sends neither flag nor remote event. */
+	CHECK_EQ(next_event(f, 1, RCQ), 0);
+	CHECK_EQ(tgt->nic.rmt.req_refused, 2);
+	CHECK_EQ(src->fma.stats.errors, 2);
+	/* A failure is reported even when no event was asked for. */
+	put8(src, 7, 0, 8, 1);
+	fma_sync(src, 7, GEMINI_FMA_SYNC_NO_EVENT, 0x43);
+	run(f);
+	CHECK_EVENT(next_event(f, 0, LCQ), GEMINI_CQE_SRC_SSID_SREQ,
+		    GEMINI_STATUS_PROTECTION, 0x43);
+	/* The descriptor is not enabled: refused at the source. */
+	win_wr(src, priv_qw(8, GEMINI_FMA_QW_PE), 8,
+	       (uint64_t)LCQ << GEMINI_FMA_CQH_SHIFT);
+	put8(src, 8, 0, 8, 1);
+	CHECK(FLAGS(fma_status(src, 8)) & GEMINI_FMA_FLAG_HT_REQ);
+	fma_sync(src, 8, GEMINI_FMA_SYNC_LOCAL_EVENT, 0x44);
+	run(f);
+	CHECK_EVENT(next_event(f, 0, LCQ), GEMINI_CQE_SRC_SSID_SREQ,
+		    GEMINI_STATUS_INV_CMD, 0x44);
+	CHECK_EQ(tgt->nic.rmt.req_done + tgt->nic.rmt.req_refused, 3);
+	fab_free(f);
+}
+
+/* NTT translation of virtual PEs, and the group bound. */
+static void test_ntt(void)
+{
+	struct fabric *f = fma_fabric(4, 1, 1);
+	struct gemini_nic *src = nic_of(f, 0);
+	const unsigned int base = 10, npes = 3;
+	unsigned int v;
+
+	/* Ranks 0, 1, 2 of the group are nodes 3, 1, 2. */
+	win_wr(src, GEMINI_MMR_NTT_ENTRY(0, 5) + GEMINI_NTT_WRITE_BOTH, 8,
+	       (uint64_t)GEMINI_PE(9, 0) | (uint64_t)GEMINI_PE(3, 0) << 18);
+	win_wr(src, GEMINI_MMR_NTT_ENTRY(0, 6) + GEMINI_NTT_WRITE_BOTH, 8,
+	       (uint64_t)GEMINI_PE(1, 0) | (uint64_t)GEMINI_PE(2, 0) << 18);
+	fma_kernel(src, DI, PTAG, (uint64_t)npes << GEMINI_FMA_NUM_PES_SHIFT |
+		   (uint64_t)(base + 1) << GEMINI_FMA_PE_BASE_SHIFT |
+		   GEMINI_FMA_MODE3_NTT_ENABLE << GEMINI_FMA_MODE3_SHIFT);
+	fma_cmd(src, DI, GEMINI_FMA_CMD_PUT, 0);
+	for (v = 0; v < npes; v++) {
+		fma_base(src, DI, v, 0x3000);
+		put8(src, DI, 8, 8, 0x5000 + v);
+	}
+	fma_sync(src, DI, GEMINI_FMA_SYNC_LOCAL_EVENT, 1);
+	run(f);
+	CHECK_EVENT(next_event(f, 0, LCQ), GEMINI_CQE_SRC_SSID_SREQ, 0, 1);
+	CHECK_EQ(mem_le64(&f->node[3], DOM_BASE + 0x3008), 0x5000);
+	CHECK_EQ(mem_le64(&f->node[1], DOM_BASE + 0x3008), 0x5001);
+	CHECK_EQ(mem_le64(&f->node[2], DOM_BASE + 0x3008), 0x5002);
+	/* Rank 3 is outside the group of 3: NPES, nothing sent. */
+	fma_base(src, DI, npes, 0x3000);
+	put8(src, DI, 16, 8, 0x6000);
+	CHECK_EQ(FLAGS(fma_status(src, DI)), GEMINI_FMA_FLAG_NPES);
+	CHECK_EQ(WC(fma_status(src, DI)), 0);
+	fma_sync(src, DI, GEMINI_FMA_SYNC_LOCAL_EVENT, 2);
+	run(f);
+	CHECK_EVENT(next_event(f, 0, LCQ), GEMINI_CQE_SRC_SSID_SREQ,
+		    GEMINI_STATUS_NPES, 2);
+	for (v = 0; v < 4; v++)
+		CHECK_EQ(mem_le64(&f->node[v], DOM_BASE + 0x3010), 0);
+	/* The user cannot widen its group. */
+	CHECK_EQ(gemini_window_write(src, user_qw(DI, GEMINI_FMA_QW_PE), 8,
+				     win_rd(src, user_qw(DI, GEMINI_FMA_QW_PE),
+					    8) | 0xff), GEMINI_ACCESS_READ_ONLY);
+	CHECK_EQ(win_rd(src, priv_qw(DI, GEMINI_FMA_QW_PE), 8) & 0x3ffff, npes);
+	fab_free(f);
+}
+
+/* PE mask mode 7: one 64-byte block per PE across the window. */
+static void test_pe_mask_mode(void)
+{
+	struct fabric *f = fma_fabric(4, 1, 1);
+	struct gemini_nic *src = nic_of(f, 0);
+	/* mode 7 (shift 6): offset 0x1000 = bits 5..0, then PE, then the rest */
+	const uint64_t base = (0x1000ull >> 6) << (6 + GEMINI_PE_BITS);
+	unsigned int k;
+
+	fma_cmd(src, DI, GEMINI_FMA_CMD_PUT, 7);
+	win_wr(src, user_qw(DI, GEMINI_FMA_QW_BASE_OFFSET), 8, base);
+	for (k = 0; k < 4; k++)
+		put8(src, DI, ((uint64_t)GEMINI_PE(k, 0) << 6) + 8, 8,
+		     0x7700 + k);
+	fma_sync(src, DI, GEMINI_FMA_SYNC_LOCAL_EVENT, 7);
+	run(f);
+	CHECK_EVENT(next_event(f, 0, LCQ), GEMINI_CQE_SRC_SSID_SREQ, 0, 7);
+	for (k = 0; k < 4; k++)
+		CHECK_EQ(mem_le64(&f->node[k], DOM_BASE + 0x1008), 0x7700 + k);
+	fab_free(f);
+}
+
+/* Responses in any order; the sequence ends after the last one. */
+static void test_out_of_order(void)
+{
+	struct fabric *f = fma_fabric(5, 1, 1);
+	struct gemini_nic *src = nic_of(f, 0);
+	unsigned int far_tag, r;
+
+	/* A GET two hops away, then a PUT one hop away, one sequence. */
+	fma_cmd(src, DI, GEMINI_FMA_CMD_GET, 0);
+	fma_base(src, DI, GEMINI_PE(2, 0), 0x100);
+	mem_set64(&f->node[2], DOM_BASE + 0x100, 0xfa5);
+	far_tag = src->fma.next_tag;
+	gcw(src, DI, 0, GEMINI_GCW_GET(8, 0x500));
+	fma_cmd(src, DI, GEMINI_FMA_CMD_PUT, 0);
+	fma_base(src, DI, GEMINI_PE(1, 0), 0x100);
+	put8(src, DI, 0, 8, 0xea5);
+	fma_sync(src, DI, GEMINI_FMA_SYNC_LOCAL_EVENT, 0x0d);
+	/* The near PUT is answered first; the GET is still out. */
+	for (r = 0; r < 1000 && WC(fma_status(src, DI)); r++)
+		step(f);
+	CHECK_EQ(WC(fma_status(src, DI)), 0);
+	CHECK_EQ(RC(fma_status(src, DI)), 1);
+	CHECK_EQ(src->fma.orb[far_tag].state, GEMINI_ORB_SENT);
+	CHECK_EQ(next_event(f, 0, LCQ), 0);
+	run(f);
+	CHECK_EQ(mem_le64(&f->node[0], DOM_BASE + 0x500), 0xfa5);
+	CHECK_EQ(mem_le64(&f->node[1], DOM_BASE + 0x100), 0xea5);
+	CHECK_EVENT(next_event(f, 0, LCQ), GEMINI_CQE_SRC_SSID_SREQ, 0, 0x0d);
+	CHECK_EQ(fma_status(src, DI), 0);
+
+	/* Many sequences of several descriptors interleaved, delayed links. */
+	{
+		char err[128];
+		unsigned int i, d;
+
+		CHECK_EQ(gemini_fault_set(nic_of(f, 1), GEMINI_PORT_XM,
+					  "delay=0.3,delay-ms=3,seed=7", err,
+					  sizeof(err)), 0);
+		for (d = 10; d < 14; d++) {
+			fma_kernel(src, d, PTAG, 0);
+			fma_cmd(src, d, GEMINI_FMA_CMD_PUT, 0);
+			fma_base(src, d, GEMINI_PE(1 + d % 4, 0), 0x800);
+		}
+		for (i = 0; i < 40; i++)
+			for (d = 10; d < 14; d++) {
+				put8(src, d, 8 * i, 8, d << 16 | i);
+				if (i % 10 == 9)
+					fma_sync(src, d,
+						 GEMINI_FMA_SYNC_LOCAL_EVENT,
+						 d << 8 | i);
+			}
+		run_for(f, MS(50));
+		for (d = 10; d < 14; d++)
+			for (i = 0; i < 40; i++)
+				CHECK_EQ(mem_le64(&f->node[1 + d % 4],
+						  DOM_BASE + 0x800 + 8 * i),
+					 d << 16 | i);
+		for (i = 0; i < 16; i++) {
+			uint64_t e = next_event(f, 0, LCQ);
+
+			CHECK_EQ((e >> GEMINI_CQE_STATUS_SHIFT) & 0xf, 0);
+			CHECK_EQ((e >> GEMINI_CQE_SOURCE_SHIFT) & 7,
+				 GEMINI_CQE_SRC_SSID_SREQ);
+		}
+		CHECK_EQ(next_event(f, 0, LCQ), 0);
+		CHECK_EQ(src->fma.stats.stale, 0);
+		CHECK_EQ(src->fma.stats.timeouts, 0);
+	}
+	fab_free(f);
+}
+
+/* A dead link: REQUEST_TIMEOUT; a late or unknown response is stale. */
+static void test_timeout_stale(void)
+{
+	struct fabric *f = fma_fabric(3, 1, 1);
+	struct gemini_nic *src = nic_of(f, 0);
+	struct gemini_pkt ack = {
+		.vc = GEMINI_VC_RSP, .type = GEMINI_PKT_ACK, .dst = 0,
+	};
+	char err[128];
+	uint64_t stale;
+	unsigned int tag;
+
+	CHECK_EQ(gemini_fault_set(src, GEMINI_PORT_XP, "down=1", err,
+				  sizeof(err)), 0);
+	fma_cmd(src, DI, GEMINI_FMA_CMD_PUT, 0);
+	fma_base(src, DI, GEMINI_PE(1, 0), 0);
+	tag = src->fma.next_tag;
+	put8(src, DI, 0, 8, 1);
+	fma_cmd(src, DI, GEMINI_FMA_CMD_GET, 0);
+	gcw(src, DI, 0, GEMINI_GCW_GET(8, 0x100));
+	fma_sync(src, DI, GEMINI_FMA_SYNC_LOCAL_EVENT, 0x7e);
+	run(f);
+	CHECK_EQ(next_event(f, 0, LCQ), 0);
+	CHECK_EQ(WC(fma_status(src, DI)), 1);
+	CHECK_EQ(RC(fma_status(src, DI)), 1);
+	/* The deadline the core asks for is the timeout. */
+	CHECK(gemini_nic_poll(src) <= clock_ns + MS(GEMINI_FMA_TIMEOUT_MS));
+	run_for(f, MS(GEMINI_FMA_TIMEOUT_MS) + MS(10));
+	CHECK_EVENT(next_event(f, 0, LCQ), GEMINI_CQE_SRC_SSID_SREQ,
+		    GEMINI_STATUS_TIMEOUT, 0x7e);
+	CHECK_EQ(next_event(f, 0, LCQ), 0);
+	CHECK_EQ(fma_status(src, DI) & 0xffffffffffffull, 0);
+	CHECK_EQ(src->fma.stats.timeouts, 2);
+	CHECK_EQ(src->fma.orb[tag].state, GEMINI_ORB_RESTING);
+
+	/* A late response to the timed-out tag, and one nobody sent. */
+	CHECK_EQ(gemini_fault_set(src, GEMINI_PORT_XP, "", err, sizeof(err)),
+		 0);
+	stale = src->nic_ctr[VGEMINI_NC_STALE_RSP];
+	ack.tag = (uint16_t)tag;
+	CHECK_EQ(gemini_router_inject(nic_of(f, 1), &ack), 0);
+	ack.tag = 400;
+	CHECK_EQ(gemini_router_inject(nic_of(f, 1), &ack), 0);
+	ack.tag = GEMINI_TAG_DIAG | 3;
+	CHECK_EQ(gemini_router_inject(nic_of(f, 1), &ack), 0);
+	run(f);
+	CHECK_EQ(src->nic_ctr[VGEMINI_NC_STALE_RSP], stale + 3);
+	CHECK_EQ(src->fma.stats.stale, 2);
+	CHECK_EQ(next_event(f, 0, LCQ), 0);
+	CHECK_EQ(fma_status(src, DI) & 0xffffffffffffull, 0);
+	/* The link is back: the descriptor works again. */
+	fma_cmd(src, DI, GEMINI_FMA_CMD_PUT, 0);
+	put8(src, DI, 0x40, 8, 0x600d);
+	fma_sync(src, DI, GEMINI_FMA_SYNC_LOCAL_EVENT, 0x7f);
+	run(f);
+	CHECK_EVENT(next_event(f, 0, LCQ), GEMINI_CQE_SRC_SSID_SREQ, 0, 0x7f);
+	CHECK_EQ(mem_le64(&f->node[1], DOM_BASE + 0x40), 0x600d);
+	/* The timed-out tag rests, then is free again. */
+	run_for(f, MS(GEMINI_FMA_TIMEOUT_MS) + MS(10));
+	put8(src, DI, 0x48, 8, 1);
+	fma_sync(src, DI, GEMINI_FMA_SYNC_NO_EVENT, 0);
+	run(f);
+	CHECK_EQ(src->fma.orb_used, 0);
+	fab_free(f);
+}
+
+/* ORB and SSIDs run out: the stores are refused, visibly; none is lost. */
+static void test_exhaustion(void)
+{
+	struct fabric *f = fma_fabric(2, 1, 1);
+	struct gemini_nic *src = nic_of(f, 0);
+	const unsigned int n = GEMINI_ORB_SIZE + 20;
+	unsigned int i, ok = 0, failed = 0;
+	uint64_t st, e;
+
+	fma_cmd(src, DI, GEMINI_FMA_CMD_PUT, 0);
+	fma_base(src, DI, GEMINI_PE(1, 0), 0);
+	/* Hold the fabric: requests pile up in the router and the FMA. */
+	gemini_router_quiesce(src, true);
+	for (i = 0; i < n; i++)
+		put8(src, DI, 8 * i, 8, 0xc0de0000 + i);
+	st = fma_status(src, DI);
+	CHECK_EQ(WC(st), GEMINI_ORB_SIZE);
+	CHECK(FLAGS(st) & GEMINI_FMA_FLAG_HT_REQ);
+	CHECK_EQ(src->fma.stats.orb_full, 20);
+	CHECK_EQ(src->fma.qcount + src->router.inject[0].count,
+		 GEMINI_ORB_SIZE);
+	fma_sync(src, DI, GEMINI_FMA_SYNC_LOCAL_EVENT, 0x5);
+	gemini_router_quiesce(src, false);
+	run(f);
+	for (i = 0; i < GEMINI_ORB_SIZE; i++)
+		CHECK_EQ(mem_le64(&f->node[1], DOM_BASE + 8 * i),
+			 0xc0de0000 + i);
+	CHECK_EQ(mem_le64(&f->node[1], DOM_BASE + 8 * GEMINI_ORB_SIZE), 0);
+	CHECK_EVENT(next_event(f, 0, LCQ), GEMINI_CQE_SRC_SSID_SREQ,
+		    GEMINI_STATUS_SSID_STATE, 0x5);
+	win_wr(src, user_qw(DI, GEMINI_FMA_QW_STATUS), 8, ~0ull);
+
+	/* SSIDs: 255 sequences in flight at once, then one too many. */
+	{
+		struct cq_cfg big = { .base = LCQ_BASE, .max_index = 511,
+				      .enable = true };
+
+		cq_set(src, LCQ, &big);
+	}
+	gemini_router_quiesce(src, true);
+	for (i = 0; i < GEMINI_NUM_SSID + 1; i++) {
+		put8(src, DI, 8 * i, 4, i);
+		fma_sync(src, DI, GEMINI_FMA_SYNC_LOCAL_EVENT, i);
+	}
+	st = fma_status(src, DI);
+	CHECK_EQ(SSIDS(st), GEMINI_NUM_SSID);
+	CHECK(FLAGS(st) & GEMINI_FMA_FLAG_SYNCID_ALLOC);
+	CHECK_EQ(src->fma.stats.ssid_full, 2);
+	gemini_router_quiesce(src, false);
+	run(f);
+	/* Events come in completion order; count them by status. */
+	CHECK_EQ(cq_wr_index(src, LCQ), GEMINI_NUM_SSID + 1);
+	for (i = 0; i < GEMINI_NUM_SSID + 1; i++) {
+		e = mem_le64(&f->node[0], LCQ_BASE + 8 * i);
+		CHECK(!(e & GEMINI_CQE_OVERRUN));
+		if ((e >> GEMINI_CQE_STATUS_SHIFT & 0xf) == 0)
+			ok++;
+		else if ((e >> GEMINI_CQE_STATUS_SHIFT & 0xf) ==
+			 GEMINI_STATUS_SSID_STATE &&
+			 (e & GEMINI_CQE_DATA_MASK) == GEMINI_NUM_SSID)
+			failed++;
+	}
+	CHECK_EQ(ok, GEMINI_NUM_SSID);
+	CHECK_EQ(failed, 1);
+	CHECK_EQ(SSIDS(fma_status(src, DI)), 0);
+	fab_free(f);
+}
+
+static const struct tap_test tests[] = {
+	{ "FMA layouts, default privilege mask, tag space", test_layouts },
+	{ "descriptor registers: kernel page, user alias, privilege mask",
+	  test_registers },
+	{ "PUT window stores of 1, 2, 4, 8 bytes, byte for byte", test_put },
+	{ "GET control words of 4..64 bytes into local memory", test_get },
+	{ "every AMO through the PUT and GET windows", test_amo },
+	{ "sync-complete: local and remote events, flag, CQ write",
+	  test_sync_remote },
+	{ "wrong ptag: PROTECTION, target untouched, errors always report",
+	  test_protection },
+	{ "NTT translation and NPES group violations", test_ntt },
+	{ "PE mask mode 7 scatters across PEs", test_pe_mask_mode },
+	{ "out-of-order responses and interleaved sequences",
+	  test_out_of_order },
+	{ "dead link times out; late and unknown responses are stale",
+	  test_timeout_stale },
+	{ "ORB and SSID exhaustion refuse visibly, lose nothing",
+	  test_exhaustion },
+};
+
+int main(void)
+{
+	return TAP_RUN(tests);
+}
