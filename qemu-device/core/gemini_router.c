@@ -522,6 +522,31 @@ static void jprintf(struct jbuf *j, const char *fmt, ...)
 	j->left -= n;
 }
 
+/* The FMA engine's own statistics (the source side of the data path). */
+static void fma_stats_json(struct jbuf *j, const struct gemini_fma_stats *f)
+{
+	const struct {
+		const char *name;
+		uint64_t val;
+	} v[] = {
+		{ "requests", f->requests }, { "responses", f->responses },
+		{ "errors", f->errors }, { "timeouts", f->timeouts },
+		{ "stale", f->stale }, { "refused", f->refused },
+		{ "orb_full", f->orb_full }, { "ssid_full", f->ssid_full },
+		{ "priv_refused", f->priv_refused },
+		{ "completions", f->completions },
+		{ "local_events", f->local_events },
+		{ "local_lost", f->local_lost },
+	};
+	unsigned int i;
+
+	jprintf(j, ", \"fma\": {");
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		jprintf(j, "%s\"%s\": %llu", i ? ", " : "", v[i].name,
+			(unsigned long long)v[i].val);
+	jprintf(j, "}");
+}
+
 void gemini_counters_json(const struct gemini_nic *nic, char *buf, size_t len)
 {
 	struct jbuf j = { buf, len };
@@ -545,13 +570,15 @@ void gemini_counters_json(const struct gemini_nic *nic, char *buf, size_t len)
 			(unsigned long long)nic->nic_ctr[i]);
 	jprintf(&j, "}, \"rmt\": {\"req_done\": %llu, \"req_refused\": %llu, "
 		"\"req_waits\": %llu, \"cq_events\": %llu, "
-		"\"cq_overruns\": %llu, \"cq_lost\": %llu}}",
+		"\"cq_overruns\": %llu, \"cq_lost\": %llu}",
 		(unsigned long long)nic->rmt.req_done,
 		(unsigned long long)nic->rmt.req_refused,
 		(unsigned long long)nic->rmt.req_waits,
 		(unsigned long long)nic->rmt.cq_events,
 		(unsigned long long)nic->rmt.cq_overruns,
 		(unsigned long long)nic->rmt.cq_lost);
+	fma_stats_json(&j, &nic->fma.stats);
+	jprintf(&j, "}");
 }
 
 void gemini_ports_json(const struct gemini_nic *nic, char *buf, size_t len)

@@ -560,9 +560,9 @@ static void cray_gemini_set_diag(Object *obj, const char *v, Error **errp)
 static char *cray_gemini_get_counters(Object *obj, Error **errp)
 {
     CrayGeminiState *s = CRAY_GEMINI(obj);
-    char *buf = g_malloc(8192);
+    char *buf = g_malloc(16384);
 
-    gemini_counters_json(&s->nic, buf, 8192);
+    gemini_counters_json(&s->nic, buf, 16384);
     return buf;
 }
 

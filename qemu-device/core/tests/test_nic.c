@@ -1040,13 +1040,16 @@ static void test_amo_hammer(void)
 		CHECK_EQ(seen[i], 1);
 	CHECK_EQ(nic_of(f, 0)->rmt.req_done, f->n * HAMMER_EACH);
 	{
-		char json[4096], want[64];
+		char json[8192], want[64];
 
 		gemini_counters_json(nic_of(f, 0), json, sizeof(json));
 		snprintf(want, sizeof(want), "\"rmt\": {\"req_done\": %u, ",
 			 f->n * HAMMER_EACH);
 		CHECK(strstr(json, want) != NULL);
-		CHECK(strstr(json, "\"cq_lost\": 0}}") != NULL);
+		CHECK(strstr(json, "\"cq_lost\": 0}") != NULL);
+		/* Whole: the buffer held all of it. */
+		CHECK(strlen(json) < sizeof(json) - 1 &&
+		      json[strlen(json) - 1] == '}');
 	}
 	printf("#   deliveries postponed for room to answer: %llu\n",
 	       (unsigned long long)nic_of(f, 0)->rmt.req_waits);
