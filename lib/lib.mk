@@ -23,9 +23,10 @@
 #                                 vgemini-agent (scripts/guest/agent.c under
 #                                 ASan+UBSan) for "vgemini run --local"
 #
-#   lib        all of the above
+#   lib        all of the above, and libugni (lib/ugni/ugni.mk)
 #   test-lib   host tests (lib/pmi/tests/host-test.py, TAP): the exported
-#              symbols, and pmi_test run by "vgemini run --local" 
+#              symbols, and pmi_test run by "vgemini run --local";
+#              then libugni's (lib/ugni/tests/host-test.py, TAP)
 
 LIB_OUT ?= $(BUILD)/lib
 LIB_DIR := $(REPO)/lib
@@ -48,9 +49,11 @@ PMI_HOST_TESTS := $(LIB_OUT)/tests/pmi_test_asan $(LIB_OUT)/tests/pmi_test_dyn \
 LIB_TARGETS := $(PMI_SO) $(LIB_OUT)/libpmi.so.1 $(LIB_OUT)/libpmi.so \
 	$(PMI_A) $(PMI_INC) $(PMI_PC) $(PMI_GUEST_TEST) $(PMI_HOST_TESTS)
 
+include $(LIB_DIR)/ugni/ugni.mk
+
 .PHONY: lib test-lib
 
-lib: $(LIB_TARGETS)
+lib: $(LIB_TARGETS) $(UGNI_TARGETS)
 
 $(LIB_OUT)/obj/pmi.o: $(PMI_DIR)/pmi.c $(PMI_HDR)
 	@mkdir -p $(@D)
@@ -104,3 +107,4 @@ $(LIB_OUT)/tests/vgemini-agent: $(REPO)/scripts/guest/agent.c
 
 test-lib: lib
 	@$(PMI_DIR)/tests/host-test.py $(LIB_OUT)
+	@$(UGNI_DIR)/tests/host-test.py $(LIB_OUT)

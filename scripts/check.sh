@@ -74,6 +74,7 @@ stage core-fma 300 "$REPO/build/core/test_fma"
 stage firmware-unit 300 "$REPO/build/firmware/test_routes"
 stage firmware-cli 300 "$REPO/firmware/tests/test_cli.sh" "$REPO/build/firmware/vgemini-routes"
 stage lib-host 300 "$REPO/lib/pmi/tests/host-test.py" "$REPO/build/lib"
+stage lib-ugni 300 "$REPO/lib/ugni/tests/host-test.py" "$REPO/build/lib"
 stage qtest 600 "$QEMU_BUILD/tests/qtest/cray-gemini-test" --tap
 for dims in 1x1x1 3x2x1 2x2x2; do
 	stage "guest-selftests-$dims" 1500 "$REPO/scripts/tests/guest-selftests.sh" "$dims"

@@ -1,0 +1,445 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * The parts of libugni that need no device: return-code and statistic
+ * names, CQ entry accessors, CQ error decoding, versions, device type and
+ * memory handle attributes.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "ugni_priv.h"
+
+UGNI_EXPORT const char *gni_err_str[] = {
+	[GNI_RC_SUCCESS] = "GNI_RC_SUCCESS",
+	[GNI_RC_NOT_DONE] = "GNI_RC_NOT_DONE",
+	[GNI_RC_INVALID_PARAM] = "GNI_RC_INVALID_PARAM",
+	[GNI_RC_ERROR_RESOURCE] = "GNI_RC_ERROR_RESOURCE",
+	[GNI_RC_TIMEOUT] = "GNI_RC_TIMEOUT",
+	[GNI_RC_PERMISSION_ERROR] = "GNI_RC_PERMISSION_ERROR",
+	[GNI_RC_DESCRIPTOR_ERROR] = "GNI_RC_DESCRIPTOR_ERROR",
+	[GNI_RC_ALIGNMENT_ERROR] = "GNI_RC_ALIGNMENT_ERROR",
+	[GNI_RC_INVALID_STATE] = "GNI_RC_INVALID_STATE",
+	[GNI_RC_NO_MATCH] = "GNI_RC_NO_MATCH",
+	[GNI_RC_SIZE_ERROR] = "GNI_RC_SIZE_ERROR",
+	[GNI_RC_TRANSACTION_ERROR] = "GNI_RC_TRANSACTION_ERROR",
+	[GNI_RC_ILLEGAL_OP] = "GNI_RC_ILLEGAL_OP",
+	[GNI_RC_ERROR_NOMEM] = "GNI_RC_ERROR_NOMEM",
+};
+
+UGNI_EXPORT const char *gni_statistic_str[] = {
+	[GNI_STAT_SMSG_BUFF_CREDITS_STALL] = "GNI_STAT_SMSG_BUFF_CREDITS_STALL",
+	[GNI_STAT_SMSG_DLA_STALL] = "GNI_STAT_SMSG_DLA_STALL",
+	[GNI_STAT_SMSG_MBOX_CREDITS_STALL] = "GNI_STAT_SMSG_MBOX_CREDITS_STALL",
+	[GNI_STAT_SMSG_REQ_STALL] = "GNI_STAT_SMSG_REQ_STALL",
+	[GNI_STAT_SMSG_RETRANS_COUNT] = "GNI_STAT_SMSG_RETRANS_COUNT",
+	[GNI_STAT_SMSG_RETRANS_DLA_COUNT] = "GNI_STAT_SMSG_RETRANS_DLA_COUNT",
+	[GNI_STAT_SMSG_RETRANS_STALL] = "GNI_STAT_SMSG_RETRANS_STALL",
+};
+
+/* --- CQ entry accessors --------------------------------------------------- */
+
+static uint64_t cqe_field(gni_cq_entry_t e, unsigned shift, uint64_t mask)
+{
+	return (e >> shift) & mask;
+}
+
+static void cqe_set(gni_cq_entry_t *e, unsigned shift, uint64_t mask,
+		    uint64_t v)
+{
+	if (!e)
+		return;
+	*e = (*e & ~(mask << shift)) | ((v & mask) << shift);
+}
+
+UGNI_EXPORT uint64_t gni_cq_get_data(gni_cq_entry_t e)
+{
+	return e & GEMINI_CQE_DATA_MASK;
+}
+
+UGNI_EXPORT uint64_t gni_cq_get_source(gni_cq_entry_t e)
+{
+	return cqe_field(e, GEMINI_CQE_SOURCE_SHIFT, GEMINI_CQE_SOURCE_MASK);
+}
+
+UGNI_EXPORT uint64_t gni_cq_get_status(gni_cq_entry_t e)
+{
+	return cqe_field(e, GEMINI_CQE_STATUS_SHIFT, GEMINI_CQE_STATUS_MASK);
+}
+
+UGNI_EXPORT uint64_t gni_cq_overrun(gni_cq_entry_t e)
+{
+	return (e & GEMINI_CQE_OVERRUN) != 0;
+}
+
+UGNI_EXPORT uint64_t gni_cq_get_inst_id(gni_cq_entry_t e)
+{
+	return cqe_field(e, UGNI_CQE_ID_SHIFT, UGNI_CQE_ID_MASK);
+}
+
+UGNI_EXPORT uint64_t gni_cq_get_rem_inst_id(gni_cq_entry_t e)
+{
+	return cqe_field(e, UGNI_CQE_ID_SHIFT, UGNI_CQE_ID_MASK);
+}
+
+UGNI_EXPORT uint64_t gni_cq_get_msg_id(gni_cq_entry_t e)
+{
+	return cqe_field(e, UGNI_CQE_ID_SHIFT, UGNI_CQE_ID_MASK);
+}
+
+UGNI_EXPORT uint64_t gni_cq_get_tid(gni_cq_entry_t e)
+{
+	return cqe_field(e, UGNI_CQE_TID_SHIFT, UGNI_CQE_TID_MASK);
+}
+
+UGNI_EXPORT uint64_t gni_cq_get_type(gni_cq_entry_t e)
+{
+	return cqe_field(e, UGNI_CQE_TYPE_SHIFT, UGNI_CQE_TYPE_MASK);
+}
+
+/* Aries-only fields: Gemini entries do not have them. */
+UGNI_EXPORT uint64_t gni_cq_get_info(gni_cq_entry_t e)
+{
+	(void)e;
+	return 0;
+}
+
+UGNI_EXPORT uint64_t gni_cq_rem_overrun(gni_cq_entry_t e)
+{
+	(void)e;
+	return 0;
+}
+
+UGNI_EXPORT uint64_t gni_cq_get_block_id(gni_cq_entry_t e)
+{
+	(void)e;
+	return 0;
+}
+
+UGNI_EXPORT uint64_t gni_cq_get_unsuccessful_cnt(gni_cq_entry_t e)
+{
+	(void)e;
+	return 0;
+}
+
+UGNI_EXPORT uint64_t gni_cq_get_marker_id(gni_cq_entry_t e)
+{
+	(void)e;
+	return 0;
+}
+
+UGNI_EXPORT uint64_t gni_cq_get_failed_enqueue_cnt(gni_cq_entry_t e)
+{
+	(void)e;
+	return 0;
+}
+
+UGNI_EXPORT uint64_t gni_cq_get_ce_id(gni_cq_entry_t e)
+{
+	(void)e;
+	return 0;
+}
+
+UGNI_EXPORT uint64_t gni_cq_get_reductn_id(gni_cq_entry_t e)
+{
+	(void)e;
+	return 0;
+}
+
+UGNI_EXPORT uint64_t gni_cq_get_trans_type(gni_cq_entry_t e)
+{
+	(void)e;
+	return 0;
+}
+
+UGNI_EXPORT unsigned gni_cq_status_dla_overflow(gni_cq_entry_t e)
+{
+	(void)e;
+	return 0;
+}
+
+UGNI_EXPORT unsigned gni_cq_bte_enq_status(gni_cq_entry_t e)
+{
+	(void)e;
+	return 0;
+}
+
+UGNI_EXPORT void gni_cq_set_inst_id(gni_cq_entry_t *e, uint64_t v)
+{
+	cqe_set(e, UGNI_CQE_ID_SHIFT, UGNI_CQE_ID_MASK, v);
+}
+
+UGNI_EXPORT void gni_cq_set_rem_inst_id(gni_cq_entry_t *e, uint64_t v)
+{
+	cqe_set(e, UGNI_CQE_ID_SHIFT, UGNI_CQE_ID_MASK, v);
+}
+
+UGNI_EXPORT void gni_cq_set_msg_id(gni_cq_entry_t *e, uint64_t v)
+{
+	cqe_set(e, UGNI_CQE_ID_SHIFT, UGNI_CQE_ID_MASK, v);
+}
+
+UGNI_EXPORT void gni_cq_set_tid(gni_cq_entry_t *e, uint64_t v)
+{
+	cqe_set(e, UGNI_CQE_TID_SHIFT, UGNI_CQE_TID_MASK, v);
+}
+
+UGNI_EXPORT void gni_cq_set_type(gni_cq_entry_t *e, uint64_t v)
+{
+	cqe_set(e, UGNI_CQE_TYPE_SHIFT, UGNI_CQE_TYPE_MASK, v);
+}
+
+UGNI_EXPORT void gni_cq_clr_status(gni_cq_entry_t *e)
+{
+	cqe_set(e, GEMINI_CQE_STATUS_SHIFT, GEMINI_CQE_STATUS_MASK, 0);
+}
+
+/* --- CQ errors (gemini-hw.md §8.3, §8.4) ------------------------------------ */
+
+static const char *const cqe_source_name[8] = {
+	"SOURCE_NOT_DONE", "SOURCE_SSID_SREQ", "SOURCE_SSID_DREQ",
+	"SOURCE_SSID_SRSP", "SOURCE_BTE", "SOURCE_RMT_SREQ",
+	"SOURCE_RMT_DREQ", "SOURCE_RMT_SRSP",
+};
+
+/* Status names; codes 2, 0xC, 0xD, 0xE, 0xF depend on the source. */
+static const char *const cqe_status_name[16] = {
+	[0x0] = "OKAY",
+	[0x1] = "MISROUTED_PKT",
+	[0x3] = "INV_CMD",
+	[0x4] = "MALFORMED_PKT",
+	[0x5] = "UNCORRECTABLE_TRANSLATION_ERR",
+	[0x6] = "VMDH_INV",
+	[0x7] = "MDD_INV",
+	[0x8] = "PROTECTION_VIOLATION",
+	[0x9] = "MEM_BOUNDS_ERR",
+	[0xA] = "WRITE_PERMISSION_ERR",
+	[0xB] = "REQUEST_TIMEOUT",
+};
+
+#define UNDEF "UNDEFINED_ERR"
+/* [status - 0xC or special row][source]; source 0 has no meaning. */
+static const char *const cqe_status2_name[8] = {
+	UNDEF, "UNCORRECTABLE_ERR", "UNCORRECTABLE_RMT_ERR", UNDEF,
+	"UNCORRECTABLE_ERR", "UNCORRECTABLE_ERR", "UNCORRECTABLE_RMT_ERR",
+	UNDEF,
+};
+
+static const char *const cqe_status_hi_name[4][8] = {
+	[0] = {	/* 0xC */
+		UNDEF, "UNCORRECTABLE_SSIDSTATE_ERR", "RX_DESC_VC_INV",
+		"UNCORRECTABLE_SSIDSTATE_ERR", UNDEF,
+		"UNCORRECTABLE_SSIDSTATE_ERR", "RX_DESC_VC_INV",
+		"UNCORRECTABLE_SSIDSTATE_ERR",
+	},
+	[1] = {	/* 0xD */
+		UNDEF, "HT_DATA_ERR", "HT_DATA_ERR", "STALE_SSID",
+		"HT_DATA_ERR", "HT_DATA_ERR", "HT_DATA_ERR", "STALE_SSID",
+	},
+	[2] = {	/* 0xE */
+		UNDEF, "NPES_VIOLATION", "BTE_SEND_MISS_ERR", "PROTOCOL_ERR",
+		"NPES_VIOLATION", "NPES_VIOLATION", "BTE_SEND_MISS_ERR",
+		"PROTOCOL_ERR",
+	},
+	[3] = {	/* 0xF */
+		UNDEF, UNDEF, "RX_BUF_OVERRUN or CQ_ERR", UNDEF, UNDEF, UNDEF,
+		"RX_BUF_OVERRUN or CQ_ERR", UNDEF,
+	},
+};
+
+static const char *cqe_status_str(unsigned status, unsigned source)
+{
+	if (status == 0x2)
+		return cqe_status2_name[source];
+	if (status >= 0xC)
+		return cqe_status_hi_name[status - 0xC][source];
+	return cqe_status_name[status];
+}
+
+UGNI_EXPORT gni_return_t GNI_CqErrorStr(gni_cq_entry_t entry, void *buffer,
+					uint32_t len)
+{
+	unsigned status = gni_cq_get_status(entry);
+	unsigned source = gni_cq_get_source(entry);
+	char text[96];
+	int n;
+
+	if (!buffer)
+		return GNI_RC_INVALID_PARAM;
+	n = snprintf(text, sizeof(text), "%s:%s", cqe_source_name[source],
+		     cqe_status_str(status, source));
+	if (n < 0 || (uint32_t)n >= len)
+		return GNI_RC_SIZE_ERROR;
+	memcpy(buffer, text, (size_t)n + 1);
+	return GNI_RC_SUCCESS;
+}
+
+/*
+ * Recoverability by [source - 1]: one character per status 1..F:
+ * 'R' recoverable, 'U' unrecoverable, '-' undefined.
+ */
+static const char cqe_recoverable[7][16] = {
+	/* 123456789ABCDEF */
+	"-UUUUUUUURRURU-",	/* 1 SSID_SREQ */
+	"URUUUUUUUURURRU",	/* 2 SSID_DREQ */
+	"--UUUUUUUURURU-",	/* 3 SSID_SRSP */
+	"-UUUUUUUURR-RU-",	/* 4 BTE */
+	"-RUUUUUUURRURU-",	/* 5 RMT_SREQ */
+	"URUUUUUUUURURRU",	/* 6 RMT_DREQ */
+	"---UUUUUUURU-R-",	/* 7 RMT_SRSP */
+};
+
+UGNI_EXPORT gni_return_t GNI_CqErrorRecoverable(gni_cq_entry_t entry,
+						uint32_t *recoverable)
+{
+	unsigned status = gni_cq_get_status(entry);
+	unsigned source = gni_cq_get_source(entry);
+	char c;
+
+	if (!recoverable)
+		return GNI_RC_INVALID_PARAM;
+	if (status == 0 || source == 0)
+		return GNI_RC_INVALID_STATE;
+	c = cqe_recoverable[source - 1][status - 1];
+	if (c == '-')
+		return GNI_RC_INVALID_STATE;
+	*recoverable = c == 'R';
+	return GNI_RC_SUCCESS;
+}
+
+/* --- Versions and device ---------------------------------------------------------- */
+
+#ifndef UGNI_BUILD_STRING
+#define UGNI_BUILD_STRING "vgemini libugni"
+#endif
+
+UGNI_EXPORT gni_return_t GNI_GetVersion(uint32_t *version)
+{
+	if (!version)
+		return GNI_RC_INVALID_PARAM;
+	*version = GNI_VERSION;
+	return GNI_RC_SUCCESS;
+}
+
+/*
+ * The driver's version comes from /sys/class/gni/version (three lines:
+ * "0x%08x" version, build string, revision).  Without the driver those
+ * fields are 0 and "".
+ */
+static void read_kgni_version(gni_version_info_t *vi)
+{
+	char line[3][MAX_BUILD_STRING_LENGTH + 2];
+	unsigned long v = 0, rev = 0;
+	FILE *f;
+	int i;
+
+	f = fopen("/sys/class/gni/version", "re");
+	if (!f)
+		return;
+	for (i = 0; i < 3; i++) {
+		if (!fgets(line[i], sizeof(line[i]), f))
+			break;
+		line[i][strcspn(line[i], "\n")] = '\0';
+	}
+	fclose(f);
+	if (i < 3 || sscanf(line[0], "%lx", &v) != 1 ||
+	    sscanf(line[2], "%lu", &rev) != 1)
+		return;
+	vi->kgni_version = (uint32_t)v;
+	vi->kgni_svn_revision = (uint32_t)rev;
+	snprintf(vi->kgni_build_string, sizeof(vi->kgni_build_string), "%.79s",
+		 line[1]);
+}
+
+UGNI_EXPORT gni_return_t GNI_GetVersionInformation(gni_version_info_t *vi)
+{
+	if (!vi)
+		return GNI_RC_INVALID_PARAM;
+	memset(vi, 0, sizeof(*vi));
+	vi->ugni_version = GNI_VERSION;
+	snprintf(vi->ugni_build_string, sizeof(vi->ugni_build_string), "%s",
+		 UGNI_BUILD_STRING);
+	read_kgni_version(vi);
+	return GNI_RC_SUCCESS;
+}
+
+UGNI_EXPORT gni_return_t GNI_GetDeviceType(gni_nic_device_t *dev_type)
+{
+	if (!dev_type)
+		return GNI_RC_INVALID_PARAM;
+	*dev_type = GNI_DEVICE_GEMINI;
+	return GNI_RC_SUCCESS;
+}
+
+/* --- Memory handles (ugni-api.md §18) ---------------------------------------------- */
+
+/* CRC-8/MAXIM: reflected polynomial 0x8C, initial 0, no final XOR. */
+static uint8_t crc8_byte(uint8_t crc, uint8_t b)
+{
+	int i;
+
+	crc ^= b;
+	for (i = 0; i < 8; i++)
+		crc = (crc & 1) ? (uint8_t)((crc >> 1) ^ 0x8C) : (uint8_t)(crc >> 1);
+	return crc;
+}
+
+uint8_t ugni_memhndl_crc(const gni_mem_handle_t *h)
+{
+	uint8_t crc = 0;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		crc = crc8_byte(crc, (uint8_t)(h->qword1 >> (8 * i)));
+	for (i = 0; i < 7; i++)
+		crc = crc8_byte(crc, (uint8_t)(h->qword2 >> (8 * i)));
+	return crc;
+}
+
+UGNI_EXPORT gni_return_t GNI_MemHndlQueryAttr(gni_mem_handle_t *h,
+					      gni_mem_handle_attr_t attr,
+					      int *yesno)
+{
+	static const uint8_t flag[] = {
+		[GNI_MEMHNDL_ATTR_READONLY] = GNI_MEMHNDL_FLAG_READONLY,
+		[GNI_MEMHNDL_ATTR_VMDH] = GNI_MEMHNDL_FLAG_VMDH,
+		[GNI_MEMHNDL_ATTR_MRT] = GNI_MEMHNDL_FLAG_MRT,
+		[GNI_MEMHNDL_ATTR_GART] = GNI_MEMHNDL_FLAG_GART,
+		[GNI_MEMHNDL_ATTR_IOMMU] = GNI_MEMHNDL_FLAG_IOMMU,
+		[GNI_MEMHNDL_ATTR_PCI_IOMMU] = GNI_MEMHNDL_FLAG_PCI_IOMMU,
+		[GNI_MEMHNDL_ATTR_CLONE] = GNI_MEMHNDL_FLAG_CLONE,
+	};
+
+	if (!h || !yesno || attr < GNI_MEMHNDL_ATTR_READONLY ||
+	    attr > GNI_MEMHNDL_ATTR_CLONE)
+		return GNI_RC_INVALID_PARAM;
+	if (GNI_MEMHNDL_GET_CRC(*h) != ugni_memhndl_crc(h))
+		return GNI_RC_INVALID_PARAM;
+	*yesno = (GNI_MEMHNDL_GET_FLAGS(*h) & flag[attr]) != 0;
+	return GNI_RC_SUCCESS;
+}
+
+/* --- Collective-engine results: Gemini has no collective engine ------------------- */
+
+UGNI_EXPORT uint64_t gni_ce_res_get_status(gni_ce_result_t *r)
+{
+	(void)r;
+	return GNI_RC_ILLEGAL_OP;
+}
+
+UGNI_EXPORT uint64_t gni_ce_res_status_ok(gni_ce_result_t *r)
+{
+	(void)r;
+	return 0;
+}
+
+UGNI_EXPORT uint64_t gni_ce_res_get_fpe(gni_ce_result_t *r)
+{
+	(void)r;
+	return 0;
+}
+
+UGNI_EXPORT uint64_t gni_ce_res_get_red_id(gni_ce_result_t *r)
+{
+	(void)r;
+	return 0;
+}
