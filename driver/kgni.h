@@ -11,6 +11,8 @@
  *   kgni_ioctl.c     ioctls of /dev/kgniN: checks and dispatch, removal
  *   kgni_diag.c      the diagnostic ping and its interrupt
  *   kgni_counters.c  router and NIC counters: ioctls, sysfs and debugfs
+ *   kgni_dp.c        the data path: jobs, CDMs, memory registration, CQs,
+ *                    FMA descriptors, mmap of their pages
  */
 #ifndef KGNI_H
 #define KGNI_H
@@ -29,6 +31,7 @@
 #include <linux/workqueue.h>
 
 #include "gemini_hw.h"
+#include "gemini_nic.h"
 #include "kgni_ioctl.h"
 #include "vgemini_ctl.h"
 
@@ -62,6 +65,18 @@
 #endif
 
 struct kgni_dev;
+
+/**
+ * struct kgni_job - a (ptag, cookie) pair a job set-up allowed
+ * @used: the slot holds a pair
+ * @ptag: protection tag
+ * @cookie: cookie
+ */
+struct kgni_job {
+	bool used;
+	u8 ptag;
+	u32 cookie;
+};
 
 /**
  * struct kgni_vector - one MSI-X vector
@@ -109,6 +124,15 @@ struct kgni_port_cache {
  * @diag_lock: serialises diagnostic pings: the device has one slot
  * @diag_wq: woken by the diagnostic interrupt and by remove
  * @debugfs: the device's debugfs directory, kgniN
+ * @nic_phys: bus address of BAR2, the NIC window
+ * @mmr: BAR2 from GEMINI_MMR_MRT to the last CQ descriptor; NULL if removed
+ * @fma_priv: the FMA descriptors' privileged pages; NULL if removed
+ * @dp_lock: serialises the data path: @jobs, the allocation maps, every
+ *           file's objects and the programming of MDDs, CQs and FMAs
+ * @jobs: the allowed (ptag, cookie) pairs
+ * @mdd_map: MDHs in use
+ * @cq_map: CQs in use (CQ 0 is never given out)
+ * @fma_map: general FMA descriptors in use
  */
 struct kgni_dev {
 	struct device dev;
@@ -134,11 +158,46 @@ struct kgni_dev {
 	wait_queue_head_t diag_wq;
 
 	struct dentry *debugfs;
+
+	phys_addr_t nic_phys;
+	void __iomem *mmr;
+	void __iomem *fma_priv;
+	struct mutex dp_lock;		/* see above */
+	struct kgni_job jobs[KGNI_MAX_JOBS];
+	DECLARE_BITMAP(mdd_map, GEMINI_NUM_MDD);
+	DECLARE_BITMAP(cq_map, GEMINI_NUM_CQ);
+	DECLARE_BITMAP(fma_map, GEMINI_NUM_FMA);
+};
+
+/**
+ * struct kgni_file - one open file of /dev/kgniN; owns its objects
+ * @kdev: the device
+ * @attached: the file has a CDM
+ * @ptag: the CDM's protection tag
+ * @cookie: the CDM's cookie
+ * @inst_id: the CDM's instance id
+ * @mems: struct kgni_mem of the file
+ * @cqs: struct kgni_cq of the file
+ * @fmas: struct kgni_fma of the file
+ *
+ * Everything but @kdev is protected by @kdev->dp_lock.
+ */
+struct kgni_file {
+	struct kgni_dev *kdev;
+	bool attached;
+	u8 ptag;
+	u32 cookie;
+	u32 inst_id;
+	struct list_head mems;
+	struct list_head cqs;
+	struct list_head fmas;
 };
 
 /**
  * struct kgni_ucmd - one ioctl call, as its handler sees it
  * @kdev: the device of the file
+ * @kfile: the file's kgni state
+ * @file: the file
  * @ubuffer: the caller's structure
  * @user_size: its size as the caller gave it, at least the handler's
  * @cmd: the structure copied in (struct kgni_diag_ping, ...), zero-filled
@@ -146,6 +205,8 @@ struct kgni_dev {
  */
 struct kgni_ucmd {
 	struct kgni_dev *kdev;
+	struct kgni_file *kfile;
+	struct file *file;
 	void __user *ubuffer;
 	u32 user_size;
 	void *cmd;
@@ -202,6 +263,20 @@ extern const struct attribute_group *kgni_class_groups[];
 long kgni_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 int kgni_ucmd_respond(struct kgni_ucmd *ucmd, size_t len);
 void kgni_ioctl_shutdown(struct kgni_dev *kdev);
+
+/* kgni_dp.c */
+int kgni_dp_map(struct kgni_dev *kdev);
+void kgni_dp_unmap(struct kgni_dev *kdev);
+void kgni_file_release(struct kgni_file *kfile, struct file *file);
+int kgni_mmap(struct file *file, struct vm_area_struct *vma);
+int kgni_ioctl_job_configure(struct kgni_ucmd *ucmd);
+int kgni_ioctl_cdm_attach(struct kgni_ucmd *ucmd);
+int kgni_ioctl_mem_register(struct kgni_ucmd *ucmd);
+int kgni_ioctl_mem_deregister(struct kgni_ucmd *ucmd);
+int kgni_ioctl_cq_create(struct kgni_ucmd *ucmd);
+int kgni_ioctl_cq_destroy(struct kgni_ucmd *ucmd);
+int kgni_ioctl_fma_alloc(struct kgni_ucmd *ucmd);
+int kgni_ioctl_fma_free(struct kgni_ucmd *ucmd);
 
 /* kgni_diag.c */
 void kgni_diag_start(struct kgni_dev *kdev);

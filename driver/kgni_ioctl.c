@@ -24,6 +24,14 @@ union kgni_ioctl_buf {
 	struct kgni_diag_ping diag_ping;
 	struct kgni_counter_read counter_read;
 	struct kgni_counter_snapshot counter_snapshot;
+	struct kgni_job_configure job_configure;
+	struct kgni_cdm_attach cdm_attach;
+	struct kgni_mem_register mem_register;
+	struct kgni_mem_deregister mem_deregister;
+	struct kgni_cq_create cq_create;
+	struct kgni_cq_destroy cq_destroy;
+	struct kgni_fma_alloc fma_alloc;
+	struct kgni_fma_free fma_free;
 };
 
 /**
@@ -59,6 +67,22 @@ static const struct kgni_ioctl_op kgni_ioctl_ops[] = {
 		      struct kgni_counter_read, value),
 	KGNI_IOCTL_OP(COUNTER_SNAPSHOT, kgni_ioctl_counter_snapshot,
 		      struct kgni_counter_snapshot, values),
+	KGNI_IOCTL_OP(JOB_CONFIGURE, kgni_ioctl_job_configure,
+		      struct kgni_job_configure, cookie),
+	KGNI_IOCTL_OP(CDM_ATTACH, kgni_ioctl_cdm_attach,
+		      struct kgni_cdm_attach, nic_pe),
+	KGNI_IOCTL_OP(MEM_REGISTER, kgni_ioctl_mem_register,
+		      struct kgni_mem_register, mem_hndl),
+	KGNI_IOCTL_OP(MEM_DEREGISTER, kgni_ioctl_mem_deregister,
+		      struct kgni_mem_deregister, mem_hndl),
+	KGNI_IOCTL_OP(CQ_CREATE, kgni_ioctl_cq_create,
+		      struct kgni_cq_create, user_offset),
+	KGNI_IOCTL_OP(CQ_DESTROY, kgni_ioctl_cq_destroy,
+		      struct kgni_cq_destroy, reserved),
+	KGNI_IOCTL_OP(FMA_ALLOC, kgni_ioctl_fma_alloc,
+		      struct kgni_fma_alloc, window_size),
+	KGNI_IOCTL_OP(FMA_FREE, kgni_ioctl_fma_free,
+		      struct kgni_fma_free, reserved),
 };
 
 /**
@@ -80,7 +104,8 @@ int kgni_ucmd_respond(struct kgni_ucmd *ucmd, size_t len)
 
 long kgni_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
-	struct kgni_dev *kdev = file->private_data;
+	struct kgni_file *kfile = file->private_data;
+	struct kgni_dev *kdev = kfile->kdev;
 	const struct kgni_ioctl_op *op;
 	union kgni_ioctl_buf buf;
 	struct kgni_ucmd ucmd;
@@ -98,6 +123,8 @@ long kgni_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return -ENOTTY;
 
 	ucmd.kdev = kdev;
+	ucmd.kfile = kfile;
+	ucmd.file = file;
 	ucmd.ubuffer = (void __user *)arg;
 	ret = get_user(ucmd.user_size, (u32 __user *)ucmd.ubuffer);
 	if (ret)

@@ -47,16 +47,27 @@ static int kgni_open(struct inode *inode, struct file *file)
 {
 	struct kgni_dev *kdev = container_of(inode->i_cdev, struct kgni_dev,
 					     cdev);
+	struct kgni_file *kfile;
 
+	kfile = kzalloc(sizeof(*kfile), GFP_KERNEL);
+	if (!kfile)
+		return -ENOMEM;
+	kfile->kdev = kdev;
+	INIT_LIST_HEAD(&kfile->mems);
+	INIT_LIST_HEAD(&kfile->cqs);
+	INIT_LIST_HEAD(&kfile->fmas);
 	get_device(&kdev->dev);
-	file->private_data = kdev;
+	file->private_data = kfile;
 	return nonseekable_open(inode, file);
 }
 
 static int kgni_release(struct inode *inode, struct file *file)
 {
-	struct kgni_dev *kdev = file->private_data;
+	struct kgni_file *kfile = file->private_data;
+	struct kgni_dev *kdev = kfile->kdev;
 
+	kgni_file_release(kfile, file);
+	kfree(kfile);
 	put_device(&kdev->dev);
 	return 0;
 }
@@ -67,6 +78,7 @@ static const struct file_operations kgni_fops = {
 	.release = kgni_release,
 	.unlocked_ioctl = kgni_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
+	.mmap = kgni_mmap,
 };
 
 static void kgni_dev_release(struct device *dev)
@@ -105,6 +117,7 @@ struct kgni_dev *kgni_dev_alloc(struct pci_dev *pdev)
 	init_rwsem(&kdev->ctl_rwsem);
 	mutex_init(&kdev->diag_lock);
 	init_waitqueue_head(&kdev->diag_wq);
+	mutex_init(&kdev->dp_lock);
 
 	device_initialize(&kdev->dev);
 	kdev->dev.class = &kgni_class;

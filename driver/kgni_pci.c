@@ -204,6 +204,10 @@ static int kgni_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (ret)
 		goto err_irq_teardown;
 
+	ret = kgni_dp_map(kdev);
+	if (ret)
+		goto err_irq_teardown;
+
 	kgni_link_start(kdev);
 	kgni_diag_start(kdev);
 
@@ -229,6 +233,7 @@ static int kgni_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 err_diag_stop:
 	kgni_diag_stop(kdev);
 	kgni_link_stop(kdev);
+	kgni_dp_unmap(kdev);
 err_irq_teardown:
 	kgni_irq_teardown(kdev);
 err_clear_master:
@@ -255,6 +260,7 @@ static void kgni_remove(struct pci_dev *pdev)
 	kgni_ioctl_shutdown(kdev);
 	kgni_diag_stop(kdev);
 	kgni_link_stop(kdev);
+	kgni_dp_unmap(kdev);
 	kgni_irq_teardown(kdev);
 	pci_clear_master(pdev);
 	pci_iounmap(pdev, kdev->ctl);

@@ -63,6 +63,21 @@
  *    room to inject the request.
  *  - EINVAL: the device refused the payload length (the driver's own
  *    EINVAL, above, writes nothing back).
+ *
+ * The data-path commands (KGNI_IOC_JOB_CONFIGURE to KGNI_IOC_FMA_FREE) add:
+ *
+ *  - EPERM: the caller lacks the right: KGNI_IOC_JOB_CONFIGURE without
+ *    CAP_SYS_ADMIN; KGNI_IOC_CDM_ATTACH to a (ptag, cookie) that no job
+ *    configured; a command that needs a CDM on a file not attached.
+ *  - EBUSY: the file is already attached; the CQ is still used by an FMA
+ *    descriptor of the file.
+ *  - ENOSPC: no free hardware entry (job slot, MDD, CQ, FMA descriptor).
+ *  - ENOMEM: kernel memory ran out, or pinning would exceed
+ *    RLIMIT_MEMLOCK (without CAP_IPC_LOCK).
+ *  - EXDEV: the pages of a registration are not physically contiguous,
+ *    which the device cannot express with 4 KiB pages (abi.rst).
+ *  - EINVAL also: a handle, CQ or FMA id that no object of this file
+ *    holds (objects of other files included).
  */
 
 #define KGNI_IOC_MAGIC			'G'
@@ -76,6 +91,14 @@ enum {
 	KGNI_CMD_DIAG_PING = KGNI_CMD_BASE,
 	KGNI_CMD_COUNTER_READ = 0x81,
 	KGNI_CMD_COUNTER_SNAPSHOT = 0x82,
+	KGNI_CMD_JOB_CONFIGURE = 0x83,
+	KGNI_CMD_CDM_ATTACH = 0x84,
+	KGNI_CMD_MEM_REGISTER = 0x85,
+	KGNI_CMD_MEM_DEREGISTER = 0x86,
+	KGNI_CMD_CQ_CREATE = 0x87,
+	KGNI_CMD_CQ_DESTROY = 0x88,
+	KGNI_CMD_FMA_ALLOC = 0x89,
+	KGNI_CMD_FMA_FREE = 0x8a,
 };
 
 /**
@@ -278,5 +301,209 @@ struct kgni_counter_snapshot {
 };
 
 #define KGNI_IOC_COUNTER_SNAPSHOT	_IO(KGNI_IOC_MAGIC, KGNI_CMD_COUNTER_SNAPSHOT)
+
+/* Data path: jobs, CDMs, memory, CQs, FMA descriptors */
+
+/* struct kgni_job_configure flags */
+#define KGNI_JOB_RELEASE		0x1u
+
+/**
+ * struct kgni_job_configure - ioctl(KGNI_IOC_JOB_CONFIGURE)
+ * @size: in: sizeof(struct kgni_job_configure)
+ * @flags: in: 0 to allow (@ptag, @cookie) on this NIC, KGNI_JOB_RELEASE
+ *         to withdraw it (files already attached keep their CDM)
+ * @ptag: in: protection tag, 1 to 255 (the device refuses ptag 0)
+ * @cookie: in: the job's cookie
+ *
+ * The launcher's job set-up; needs CAP_SYS_ADMIN (else EPERM).  Allowing
+ * a pair already allowed succeeds; ENOSPC when the NIC's table of
+ * KGNI_MAX_JOBS pairs is full; releasing a pair not allowed is EINVAL.
+ */
+struct kgni_job_configure {
+	__u32 size;
+	__u32 flags;
+	__u32 ptag;
+	__u32 cookie;
+};
+
+#define KGNI_MAX_JOBS			32
+
+/**
+ * struct kgni_cdm_attach - ioctl(KGNI_IOC_CDM_ATTACH)
+ * @size: in: sizeof(struct kgni_cdm_attach)
+ * @flags: in: 0
+ * @ptag: in: protection tag, 1 to 255
+ * @cookie: in: the job's cookie
+ * @inst_id: in: the caller's instance id (kept, not interpreted yet)
+ * @nic_pe: out: this NIC's PE (gemini_hw.h GEMINI_PE())
+ *
+ * Attaches the file to the communication domain (@ptag, @cookie,
+ * @inst_id): the MDDs and FMA descriptors the file makes carry @ptag.
+ * EPERM unless KGNI_IOC_JOB_CONFIGURE allowed (@ptag, @cookie); EBUSY if
+ * the file is attached already.  A file attaches once, for its life.
+ */
+struct kgni_cdm_attach {
+	__u32 size;
+	__u32 flags;
+	__u32 ptag;
+	__u32 cookie;
+	__u32 inst_id;
+	__u32 nic_pe;
+};
+
+/* struct kgni_mem_register flags */
+#define KGNI_MEM_READONLY		0x1u
+
+/* Most pages one registration may pin */
+#define KGNI_MEM_MAX_PAGES		(1u << 18)
+
+/**
+ * struct kgni_mem_register - ioctl(KGNI_IOC_MEM_REGISTER)
+ * @size: in: sizeof(struct kgni_mem_register)
+ * @flags: in: 0 for memory the network may write, KGNI_MEM_READONLY for
+ *         memory it may only read
+ * @addr: in: user address of the buffer
+ * @len: in: its length in bytes, 1 to KGNI_MEM_MAX_PAGES pages once
+ *       rounded out to 4 KiB pages
+ * @mem_hndl: out: the memory handle, uGNI's gni_mem_handle_t (qword1,
+ *            qword2) in its version 1 layout with its CRC: VA of the first
+ *            page, MDH, page count, page size 4 KiB, flag READONLY
+ *
+ * Pins the pages of [@addr, @addr + @len) (FOLL_LONGTERM), counting them
+ * against RLIMIT_MEMLOCK, and gives them a memory domain (MDD) of the
+ * file's ptag.  Byte @addr + k of the buffer is at remote offset
+ * (@addr & 4095) + k of the MDH.  Needs a CDM (EPERM).  The pages must
+ * be physically contiguous (EXDEV otherwise): one page always is.
+ */
+struct kgni_mem_register {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 addr;
+	__aligned_u64 len;
+	__aligned_u64 mem_hndl[2];
+};
+
+/**
+ * struct kgni_mem_deregister - ioctl(KGNI_IOC_MEM_DEREGISTER)
+ * @size: in: sizeof(struct kgni_mem_deregister)
+ * @flags: in: 0
+ * @mem_hndl: in: a handle KGNI_IOC_MEM_REGISTER gave this file
+ *
+ * Invalidates the MDD, unpins the pages and returns them to
+ * RLIMIT_MEMLOCK.  EINVAL for a handle with a bad CRC or not this file's.
+ */
+struct kgni_mem_deregister {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 mem_hndl[2];
+};
+
+/* Entries of a CQ ring: 2 to KGNI_CQ_MAX_ENTRIES */
+#define KGNI_CQ_MAX_ENTRIES		(1u << 16)
+
+/**
+ * struct kgni_cq_create - ioctl(KGNI_IOC_CQ_CREATE)
+ * @size: in: sizeof(struct kgni_cq_create)
+ * @flags: in: 0
+ * @entries: in: ring entries, 2 to KGNI_CQ_MAX_ENTRIES (one slot stays
+ *           free: a ring holds @entries - 1 events)
+ * @cq_id: out: the CQ (1 to 1023; the device's CQ 0 stays unused)
+ * @ring_offset: out: mmap offset of the ring (read-only, @ring_size
+ *               bytes: 8-byte entries, gemini_nic.h GEMINI_CQE_*)
+ * @ring_size: out: bytes of the ring mapping, @entries * 8 rounded up to
+ *             the page size
+ * @user_offset: out: mmap offset of the CQ's user page (4 KiB, uncached):
+ *               its first qword reads rd_index (bits 28..0) and wr_index
+ *               (60..32); the consumer writes rd_index there
+ *
+ * Makes an enabled CQ without interrupts.
+ */
+struct kgni_cq_create {
+	__u32 size;
+	__u32 flags;
+	__u32 entries;
+	__u32 cq_id;
+	__aligned_u64 ring_offset;
+	__aligned_u64 ring_size;
+	__aligned_u64 user_offset;
+};
+
+/**
+ * struct kgni_cq_destroy - ioctl(KGNI_IOC_CQ_DESTROY)
+ * @size: in: sizeof(struct kgni_cq_destroy)
+ * @flags: in: 0
+ * @cq_id: in: a CQ of this file
+ * @reserved: in: 0
+ *
+ * Disables the CQ, removes every mapping of its ring and user page, and
+ * frees it.  EBUSY while an FMA descriptor of the file uses it.
+ */
+struct kgni_cq_destroy {
+	__u32 size;
+	__u32 flags;
+	__u32 cq_id;
+	__u32 reserved;
+};
+
+/* Bytes of each FMA window that mmap gives (the window is 1 GiB) */
+#define KGNI_FMA_MAP_SIZE		(4u << 20)
+
+/**
+ * struct kgni_fma_alloc - ioctl(KGNI_IOC_FMA_ALLOC)
+ * @size: in: sizeof(struct kgni_fma_alloc)
+ * @flags: in: 0
+ * @cq_id: in: a CQ of this file, the descriptor's cq_hndl (local events)
+ * @fma_id: out: the general FMA descriptor, 0 to 63
+ * @user_offset: out: mmap offset of the descriptor's user alias page
+ *               (4 KiB, uncached)
+ * @put_wc_offset: out: mmap offset of the PUT window, write-combining
+ * @put_uc_offset: out: mmap offset of the PUT window, uncached
+ * @get_offset: out: mmap offset of the GET window, uncached
+ * @window_size: out: bytes of each window mmap gives, KGNI_FMA_MAP_SIZE
+ *               (the first part of the 1 GiB window; move the base offset
+ *               to reach further)
+ *
+ * Takes a free descriptor and programs its privileged fields: src_ptag
+ * and dest_ptag the file's ptag, cq_hndl @cq_id, FMA enable, no NTT, the
+ * privilege mask at Gemini's default (GEMINI_FMA_PRIV_DEFAULT).  The user
+ * fields start at 0.  Needs a CDM (EPERM).
+ */
+struct kgni_fma_alloc {
+	__u32 size;
+	__u32 flags;
+	__u32 cq_id;
+	__u32 fma_id;
+	__aligned_u64 user_offset;
+	__aligned_u64 put_wc_offset;
+	__aligned_u64 put_uc_offset;
+	__aligned_u64 get_offset;
+	__aligned_u64 window_size;
+};
+
+/**
+ * struct kgni_fma_free - ioctl(KGNI_IOC_FMA_FREE)
+ * @size: in: sizeof(struct kgni_fma_free)
+ * @flags: in: 0
+ * @fma_id: in: a descriptor of this file
+ * @reserved: in: 0
+ *
+ * Disables the descriptor, removes every mapping of its pages, resets its
+ * fields and privilege mask, and frees it.
+ */
+struct kgni_fma_free {
+	__u32 size;
+	__u32 flags;
+	__u32 fma_id;
+	__u32 reserved;
+};
+
+#define KGNI_IOC_JOB_CONFIGURE		_IO(KGNI_IOC_MAGIC, KGNI_CMD_JOB_CONFIGURE)
+#define KGNI_IOC_CDM_ATTACH		_IO(KGNI_IOC_MAGIC, KGNI_CMD_CDM_ATTACH)
+#define KGNI_IOC_MEM_REGISTER		_IO(KGNI_IOC_MAGIC, KGNI_CMD_MEM_REGISTER)
+#define KGNI_IOC_MEM_DEREGISTER		_IO(KGNI_IOC_MAGIC, KGNI_CMD_MEM_DEREGISTER)
+#define KGNI_IOC_CQ_CREATE		_IO(KGNI_IOC_MAGIC, KGNI_CMD_CQ_CREATE)
+#define KGNI_IOC_CQ_DESTROY		_IO(KGNI_IOC_MAGIC, KGNI_CMD_CQ_DESTROY)
+#define KGNI_IOC_FMA_ALLOC		_IO(KGNI_IOC_MAGIC, KGNI_CMD_FMA_ALLOC)
+#define KGNI_IOC_FMA_FREE		_IO(KGNI_IOC_MAGIC, KGNI_CMD_FMA_FREE)
 
 #endif /* KGNI_IOCTL_H */

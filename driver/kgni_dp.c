@@ -1,0 +1,872 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * kgni: the data path (uapi/kgni_ioctl.h, Documentation/abi.rst).
+ *
+ * A job set-up allows (ptag, cookie) pairs on the NIC; a file attaches to
+ * one of them (its CDM), then registers memory (an MDD over pinned user
+ * pages), makes CQs (a ring in kernel memory the device writes) and takes
+ * FMA descriptors whose privileged fields the kernel programs.  User space
+ * maps the objects' pages with mmap and drives the FMA without syscalls.
+ *
+ * Every object belongs to the file that made it and is undone when the
+ * file is released: the device entry is reset first (so that a later
+ * owner starts clean and the device stops using the memory), then the
+ * memory is unpinned or freed.
+ *
+ * mmap offsets encode the object: bits 47..40 its kind, 39..24 its id,
+ * 23..0 the offset inside it.  The same offsets are used for every file of
+ * the device, so freeing an object removes every mapping of it with
+ * unmap_mapping_range() before the device entry is reset.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/dma-mapping.h>
+#include <linux/mm.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+
+#include "kgni.h"
+
+/* mmap offsets */
+#define KGNI_MAP_KIND_SHIFT	40
+#define KGNI_MAP_ID_SHIFT	24
+#define KGNI_MAP_ID_MASK	0xffffull
+#define KGNI_MAP_REL_MASK	((1ull << KGNI_MAP_ID_SHIFT) - 1)
+
+enum kgni_map_kind {
+	KGNI_MAP_CQ_RING = 1,
+	KGNI_MAP_CQ_USER = 2,
+	KGNI_MAP_FMA_USER = 3,
+	KGNI_MAP_FMA_PUT_WC = 4,
+	KGNI_MAP_FMA_PUT_UC = 5,
+	KGNI_MAP_FMA_GET = 6,
+};
+
+static u64 kgni_map_offset(enum kgni_map_kind kind, u32 id)
+{
+	return ((u64)kind << KGNI_MAP_KIND_SHIFT) |
+	       ((u64)id << KGNI_MAP_ID_SHIFT);
+}
+
+/* Memory handle, uGNI's version 1 layout (spec: ugni-api.md section 18) */
+#define KGNI_MH_VA_MASK		0x000fffffffffffffull
+#define KGNI_MH_MDH_SHIFT	52
+#define KGNI_MH_NPAGES_MASK	0xfffffffull
+#define KGNI_MH_PSIZE_SHIFT	28
+#define KGNI_MH_FLAGS_SHIFT	34
+#define KGNI_MH_FLAG_READONLY	0x01ull
+#define KGNI_MH_CRC_SHIFT	56
+
+/**
+ * struct kgni_mem - a registration
+ * @node: in the file's list
+ * @mdh: its MDD
+ * @va: user address of its first page
+ * @npages: pages pinned
+ * @pages: the pages
+ * @mm: the mm charged for them
+ * @hndl: the memory handle given to user space
+ */
+struct kgni_mem {
+	struct list_head node;
+	u32 mdh;
+	u64 va;
+	unsigned long npages;
+	struct page **pages;
+	struct mm_struct *mm;
+	u64 hndl[2];
+};
+
+/**
+ * struct kgni_cq - a completion queue
+ * @node: in the file's list
+ * @id: the device's CQ number
+ * @entries: ring entries
+ * @ring: the ring, kernel address
+ * @dma: the ring, device address
+ * @ring_size: bytes allocated for the ring (whole pages)
+ * @users: FMA descriptors of the file whose cq_hndl it is
+ */
+struct kgni_cq {
+	struct list_head node;
+	u32 id;
+	u32 entries;
+	void *ring;
+	dma_addr_t dma;
+	size_t ring_size;
+	unsigned int users;
+};
+
+/**
+ * struct kgni_fma - a general FMA descriptor
+ * @node: in the file's list
+ * @id: the descriptor, 0 to GEMINI_NUM_FMA - 1
+ * @cq: its cq_hndl
+ */
+struct kgni_fma {
+	struct list_head node;
+	u32 id;
+	struct kgni_cq *cq;
+};
+
+/* CRC-8/MAXIM: reflected polynomial 0x8c, initial 0, no final xor. */
+static u8 kgni_crc8(const u8 *p, size_t len)
+{
+	u8 crc = 0;
+	int i;
+
+	while (len--) {
+		crc ^= *p++;
+		for (i = 0; i < 8; i++)
+			crc = (crc & 1) ? (crc >> 1) ^ 0x8c : crc >> 1;
+	}
+	return crc;
+}
+
+/* The CRC of a handle: qword1's 8 bytes, then qword2's low 7, LSB first. */
+static u8 kgni_mh_crc(const u64 hndl[2])
+{
+	u8 b[15];
+	int i;
+
+	for (i = 0; i < 8; i++)
+		b[i] = hndl[0] >> (8 * i);
+	for (i = 0; i < 7; i++)
+		b[8 + i] = hndl[1] >> (8 * i);
+	return kgni_crc8(b, sizeof(b));
+}
+
+/* MMIO of the tables; the caller holds ctl_rwsem and the device is alive */
+static void __iomem *kgni_mmr(struct kgni_dev *kdev, u64 off)
+{
+	return kdev->mmr + (off - GEMINI_MMR_MRT);
+}
+
+static void __iomem *kgni_fma_reg(struct kgni_dev *kdev, u32 d,
+				  unsigned int reg)
+{
+	return kdev->fma_priv + ((unsigned long)d << 12) + reg;
+}
+
+static void kgni_mdd_write(struct kgni_dev *kdev, u32 mdh, u64 qw1, u64 qw2)
+{
+	void __iomem *p = kgni_mmr(kdev, GEMINI_MMR_MDD_ENTRY(mdh));
+
+	/* QW2 holds VALID: clear it first, set it last. */
+	writeq(0, p + 8);
+	writeq(qw1, p);
+	writeq(qw2, p + 8);
+}
+
+static void kgni_cq_write(struct kgni_dev *kdev, u32 cq, u64 base,
+			  u64 qw2)
+{
+	void __iomem *p = kgni_mmr(kdev, GEMINI_MMR_CQ_DESC_ENTRY(cq));
+
+	writeq(0, p + 8);		/* disable */
+	writeq(base, p + 16);
+	writeq(0, p);			/* indices */
+	writeq(qw2, p + 8);
+}
+
+/* Status word bits that clear both counters and every flag */
+#define KGNI_FMA_STAT_CLEAR \
+	((GEMINI_FMA_STAT_COUNT_MASK << GEMINI_FMA_STAT_WC_SHIFT) | \
+	 (GEMINI_FMA_STAT_COUNT_MASK << GEMINI_FMA_STAT_RC_SHIFT) | \
+	 (GEMINI_FMA_STAT_FLAGS_MASK << GEMINI_FMA_STAT_FLAGS_SHIFT))
+
+/*
+ * Disable descriptor @d and return it to its reset state, then program
+ * @qw3 and @mode2 (0 and 0 leave it disabled).
+ */
+static void kgni_fma_program(struct kgni_dev *kdev, u32 d, u64 qw3,
+			     u64 mode2)
+{
+	writeq(0, kgni_fma_reg(kdev, d, GEMINI_FMA_QW_CMD));
+	writeq(GEMINI_FMA_PRIV_DEFAULT,
+	       kgni_fma_reg(kdev, d, GEMINI_FMA_PRIV_MASK_REG));
+	writeq(0, kgni_fma_reg(kdev, d, GEMINI_FMA_QW_BASE_OFFSET));
+	writeq(qw3, kgni_fma_reg(kdev, d, GEMINI_FMA_QW_PE));
+	writeq(0, kgni_fma_reg(kdev, d, GEMINI_FMA_QW_SCRATCH0));
+	writeq(0, kgni_fma_reg(kdev, d, GEMINI_FMA_QW_SCRATCH1));
+	writeq(KGNI_FMA_STAT_CLEAR,
+	       kgni_fma_reg(kdev, d, GEMINI_FMA_QW_STATUS));
+	writeq(mode2 << GEMINI_FMA_MODE2_SHIFT,
+	       kgni_fma_reg(kdev, d, GEMINI_FMA_QW_CMD));
+}
+
+/**
+ * kgni_dp_map() - map the NIC tables and reset the data-path entries
+ * @kdev: the device, at probe
+ *
+ * Whatever an earlier driver left: every MDD invalid, every CQ and general
+ * FMA descriptor disabled.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int kgni_dp_map(struct kgni_dev *kdev)
+{
+	struct pci_dev *pdev = kdev->pdev;
+	u32 i;
+
+	kdev->nic_phys = pci_resource_start(pdev, GEMINI_BAR_NIC);
+	kdev->mmr = pci_iomap_range(pdev, GEMINI_BAR_NIC, GEMINI_MMR_MRT,
+				    GEMINI_MMR_CQ_DESC_ENTRY(GEMINI_NUM_CQ) -
+				    GEMINI_MMR_MRT);
+	kdev->fma_priv = pci_iomap_range(pdev, GEMINI_BAR_NIC, GEMINI_FMA_PRIV,
+					 GEMINI_FMA_NUM_DESC *
+					 GEMINI_FMA_CTRL_SIZE);
+	if (!kdev->mmr || !kdev->fma_priv) {
+		dev_err(&pdev->dev, "cannot map the NIC window's tables\n");
+		kgni_dp_unmap(kdev);
+		return -ENOMEM;
+	}
+	for (i = 0; i < GEMINI_NUM_MDD; i++)
+		kgni_mdd_write(kdev, i, 0, 0);
+	for (i = 0; i < GEMINI_NUM_CQ; i++)
+		kgni_cq_write(kdev, i, 0, 0);
+	for (i = 0; i < GEMINI_NUM_FMA; i++)
+		kgni_fma_program(kdev, i, 0, 0);
+	set_bit(0, kdev->cq_map);	/* MDDs' cqh 0: never a live CQ */
+	return 0;
+}
+
+/* Unmap the tables (remove, after kgni_ioctl_shutdown()). */
+void kgni_dp_unmap(struct kgni_dev *kdev)
+{
+	mutex_lock(&kdev->dp_lock);
+	if (kdev->mmr)
+		pci_iounmap(kdev->pdev, kdev->mmr);
+	if (kdev->fma_priv)
+		pci_iounmap(kdev->pdev, kdev->fma_priv);
+	kdev->mmr = NULL;
+	kdev->fma_priv = NULL;
+	mutex_unlock(&kdev->dp_lock);
+}
+
+/* Remove every user mapping of [off, off + len) of the device's files. */
+static void kgni_zap(struct file *file, u64 off, u64 len)
+{
+	if (file)
+		unmap_mapping_range(file->f_mapping, off, len, 1);
+}
+
+/* Object teardown; dp_lock held; @live: the device may be touched */
+
+static void kgni_mem_free(struct kgni_dev *kdev, struct kgni_mem *mem,
+			  bool live)
+{
+	if (live)
+		kgni_mdd_write(kdev, mem->mdh, 0, 0);
+	clear_bit(mem->mdh, kdev->mdd_map);
+	unpin_user_pages_dirty_lock(mem->pages, mem->npages, true);
+	atomic64_sub(mem->npages, &mem->mm->pinned_vm);
+	mmdrop(mem->mm);
+	kvfree(mem->pages);
+	list_del(&mem->node);
+	kfree(mem);
+}
+
+static void kgni_cq_free(struct kgni_dev *kdev, struct kgni_cq *cq,
+			 struct file *file, bool live)
+{
+	kgni_zap(file, kgni_map_offset(KGNI_MAP_CQ_RING, cq->id),
+		 cq->ring_size);
+	kgni_zap(file, kgni_map_offset(KGNI_MAP_CQ_USER, cq->id), PAGE_SIZE);
+	if (live)
+		kgni_cq_write(kdev, cq->id, 0, 0);
+	clear_bit(cq->id, kdev->cq_map);
+	dma_free_coherent(&kdev->pdev->dev, cq->ring_size, cq->ring, cq->dma);
+	list_del(&cq->node);
+	kfree(cq);
+}
+
+static void kgni_fma_free(struct kgni_dev *kdev, struct kgni_fma *fma,
+			  struct file *file, bool live)
+{
+	static const enum kgni_map_kind win[] = {
+		KGNI_MAP_FMA_PUT_WC, KGNI_MAP_FMA_PUT_UC, KGNI_MAP_FMA_GET,
+	};
+	unsigned int i;
+
+	kgni_zap(file, kgni_map_offset(KGNI_MAP_FMA_USER, fma->id), PAGE_SIZE);
+	for (i = 0; i < ARRAY_SIZE(win); i++)
+		kgni_zap(file, kgni_map_offset(win[i], fma->id),
+			 KGNI_FMA_MAP_SIZE);
+	if (live)
+		kgni_fma_program(kdev, fma->id, 0, 0);
+	clear_bit(fma->id, kdev->fma_map);
+	fma->cq->users--;
+	list_del(&fma->node);
+	kfree(fma);
+}
+
+/**
+ * kgni_file_release() - undo every object of a file
+ * @kfile: the file being released
+ * @file: its struct file
+ *
+ * No mapping of the file is left (each holds the file).  After remove the
+ * device is not touched; the memory is still unpinned and freed.
+ */
+void kgni_file_release(struct kgni_file *kfile, struct file *file)
+{
+	struct kgni_dev *kdev = kfile->kdev;
+	struct kgni_fma *fma, *fma_next;
+	struct kgni_mem *mem, *mem_next;
+	struct kgni_cq *cq, *cq_next;
+	bool live;
+
+	down_read(&kdev->ctl_rwsem);
+	live = !READ_ONCE(kdev->gone);
+	mutex_lock(&kdev->dp_lock);
+	list_for_each_entry_safe(fma, fma_next, &kfile->fmas, node)
+		kgni_fma_free(kdev, fma, NULL, live);
+	list_for_each_entry_safe(cq, cq_next, &kfile->cqs, node)
+		kgni_cq_free(kdev, cq, NULL, live);
+	list_for_each_entry_safe(mem, mem_next, &kfile->mems, node)
+		kgni_mem_free(kdev, mem, live);
+	mutex_unlock(&kdev->dp_lock);
+	up_read(&kdev->ctl_rwsem);
+}
+
+/* Jobs and CDMs */
+
+int kgni_ioctl_job_configure(struct kgni_ucmd *ucmd)
+{
+	struct kgni_job_configure *cmd = ucmd->cmd;
+	struct kgni_dev *kdev = ucmd->kdev;
+	struct kgni_job *job, *free = NULL;
+	int i, ret = 0;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (cmd->flags & ~KGNI_JOB_RELEASE)
+		return -EINVAL;
+	if (cmd->ptag == 0 || cmd->ptag >= GEMINI_NUM_PTAG)
+		return -EINVAL;
+
+	mutex_lock(&kdev->dp_lock);
+	for (i = 0; i < KGNI_MAX_JOBS; i++) {
+		job = &kdev->jobs[i];
+		if (!job->used) {
+			if (!free)
+				free = job;
+			continue;
+		}
+		if (job->ptag == cmd->ptag && job->cookie == cmd->cookie)
+			break;
+	}
+	if (cmd->flags & KGNI_JOB_RELEASE) {
+		if (i < KGNI_MAX_JOBS)
+			kdev->jobs[i].used = false;
+		else
+			ret = -EINVAL;
+	} else if (i == KGNI_MAX_JOBS) {
+		if (free) {
+			free->ptag = cmd->ptag;
+			free->cookie = cmd->cookie;
+			free->used = true;
+		} else {
+			ret = -ENOSPC;
+		}
+	}
+	mutex_unlock(&kdev->dp_lock);
+	return ret;
+}
+
+int kgni_ioctl_cdm_attach(struct kgni_ucmd *ucmd)
+{
+	struct kgni_cdm_attach *cmd = ucmd->cmd;
+	struct kgni_file *kfile = ucmd->kfile;
+	struct kgni_dev *kdev = ucmd->kdev;
+	int i, ret = -EPERM;
+
+	if (cmd->flags)
+		return -EINVAL;
+	if (cmd->ptag == 0 || cmd->ptag >= GEMINI_NUM_PTAG)
+		return -EINVAL;
+
+	mutex_lock(&kdev->dp_lock);
+	if (kfile->attached) {
+		ret = -EBUSY;
+		goto out;
+	}
+	for (i = 0; i < KGNI_MAX_JOBS; i++) {
+		if (kdev->jobs[i].used && kdev->jobs[i].ptag == cmd->ptag &&
+		    kdev->jobs[i].cookie == cmd->cookie)
+			break;
+	}
+	if (i == KGNI_MAX_JOBS)
+		goto out;
+	kfile->attached = true;
+	kfile->ptag = cmd->ptag;
+	kfile->cookie = cmd->cookie;
+	kfile->inst_id = cmd->inst_id;
+	ret = 0;
+out:
+	mutex_unlock(&kdev->dp_lock);
+	if (ret)
+		return ret;
+	cmd->nic_pe = kgni_rd(kdev, VGEMINI_CTL_NODE_PE);
+	return kgni_ucmd_respond(ucmd, sizeof(*cmd));
+}
+
+/* Memory registration */
+
+static int kgni_pin(struct kgni_mem *mem, bool writable)
+{
+	unsigned int gup_flags = FOLL_LONGTERM | (writable ? FOLL_WRITE : 0);
+	unsigned long done = 0;
+	int ret;
+
+	while (done < mem->npages) {
+		ret = pin_user_pages_fast(mem->va + done * PAGE_SIZE,
+					  min_t(unsigned long,
+						mem->npages - done,
+						PAGE_SIZE / sizeof(struct page *)),
+					  gup_flags, mem->pages + done);
+		if (ret <= 0) {
+			unpin_user_pages(mem->pages, done);
+			return ret ? ret : -EFAULT;
+		}
+		done += ret;
+		if (fatal_signal_pending(current)) {
+			unpin_user_pages(mem->pages, done);
+			return -EINTR;
+		}
+	}
+	return 0;
+}
+
+int kgni_ioctl_mem_register(struct kgni_ucmd *ucmd)
+{
+	struct kgni_mem_register *cmd = ucmd->cmd;
+	struct kgni_file *kfile = ucmd->kfile;
+	struct kgni_dev *kdev = ucmd->kdev;
+	bool writable = !(cmd->flags & KGNI_MEM_READONLY);
+	unsigned long lock_limit, i;
+	struct kgni_mem *mem;
+	u64 end, phys, modes;
+	s64 pinned;
+	int ret;
+	u32 mdh;
+
+	if (cmd->flags & ~KGNI_MEM_READONLY || cmd->mem_hndl[0] ||
+	    cmd->mem_hndl[1])
+		return -EINVAL;
+	if (!cmd->len || check_add_overflow(cmd->addr, cmd->len, &end) ||
+	    end > TASK_SIZE)
+		return -EINVAL;
+	if ((PAGE_ALIGN(end) - (cmd->addr & PAGE_MASK)) >> PAGE_SHIFT >
+	    KGNI_MEM_MAX_PAGES)
+		return -EINVAL;
+	mutex_lock(&kdev->dp_lock);
+	ret = kfile->attached ? 0 : -EPERM;
+	mutex_unlock(&kdev->dp_lock);
+	if (ret)
+		return ret;
+
+	mem = kzalloc(sizeof(*mem), GFP_KERNEL);
+	if (!mem)
+		return -ENOMEM;
+	mem->va = cmd->addr & PAGE_MASK;
+	mem->npages = (PAGE_ALIGN(end) - mem->va) >> PAGE_SHIFT;
+	mem->pages = kvcalloc(mem->npages, sizeof(*mem->pages), GFP_KERNEL);
+	if (!mem->pages) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+
+	/* RLIMIT_MEMLOCK, as drivers/infiniband/core/umem.c counts it */
+	mem->mm = current->mm;
+	mmgrab(mem->mm);
+	lock_limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	pinned = atomic64_add_return(mem->npages, &mem->mm->pinned_vm);
+	if (pinned > lock_limit && !capable(CAP_IPC_LOCK)) {
+		ret = -ENOMEM;
+		goto err_unaccount;
+	}
+
+	ret = kgni_pin(mem, writable);
+	if (ret)
+		goto err_unaccount;
+
+	/* The MDD without MRT describes one physically contiguous range. */
+	for (i = 1; i < mem->npages; i++) {
+		if (page_to_pfn(mem->pages[i]) !=
+		    page_to_pfn(mem->pages[0]) + i) {
+			ret = -EXDEV;
+			goto err_unpin;
+		}
+	}
+
+	mutex_lock(&kdev->dp_lock);
+	mdh = find_first_zero_bit(kdev->mdd_map, GEMINI_NUM_MDD);
+	if (mdh >= GEMINI_NUM_MDD) {
+		mutex_unlock(&kdev->dp_lock);
+		ret = -ENOSPC;
+		goto err_unpin;
+	}
+	set_bit(mdh, kdev->mdd_map);
+	mem->mdh = mdh;
+	/* No IOMMU in front of the device: bus address = physical address. */
+	phys = page_to_phys(mem->pages[0]);
+	modes = GEMINI_MDD_MODE_VALID |
+		(writable ? GEMINI_MDD_MODE_WRITABLE : 0);
+	kgni_mdd_write(kdev, mdh, GEMINI_MDD_QW1(kfile->ptag, phys, 0),
+		       GEMINI_MDD_QW2(modes,
+				      phys + mem->npages * PAGE_SIZE - 1, 0));
+
+	mem->hndl[0] = ((mem->va >> PAGE_SHIFT) & KGNI_MH_VA_MASK) |
+		       ((u64)mdh << KGNI_MH_MDH_SHIFT);
+	mem->hndl[1] = (mem->npages & KGNI_MH_NPAGES_MASK) |
+		       ((u64)PAGE_SHIFT << KGNI_MH_PSIZE_SHIFT) |
+		       ((writable ? 0 : KGNI_MH_FLAG_READONLY) <<
+			KGNI_MH_FLAGS_SHIFT);
+	mem->hndl[1] |= (u64)kgni_mh_crc(mem->hndl) << KGNI_MH_CRC_SHIFT;
+	list_add_tail(&mem->node, &kfile->mems);
+	cmd->mem_hndl[0] = mem->hndl[0];
+	cmd->mem_hndl[1] = mem->hndl[1];
+	mutex_unlock(&kdev->dp_lock);
+	/*
+	 * On EFAULT here the registration stays, owned by the file, and is
+	 * undone when the file is released.
+	 */
+	return kgni_ucmd_respond(ucmd, sizeof(*cmd));
+
+err_unpin:
+	unpin_user_pages(mem->pages, mem->npages);
+err_unaccount:
+	atomic64_sub(mem->npages, &mem->mm->pinned_vm);
+	mmdrop(mem->mm);
+	kvfree(mem->pages);
+err_free:
+	kfree(mem);
+	return ret;
+}
+
+int kgni_ioctl_mem_deregister(struct kgni_ucmd *ucmd)
+{
+	struct kgni_mem_deregister *cmd = ucmd->cmd;
+	struct kgni_file *kfile = ucmd->kfile;
+	struct kgni_dev *kdev = ucmd->kdev;
+	struct kgni_mem *mem;
+	u64 h[2];
+	int ret = -EINVAL;
+
+	if (cmd->flags)
+		return -EINVAL;
+	h[0] = cmd->mem_hndl[0];
+	h[1] = cmd->mem_hndl[1] & ~(0xffull << KGNI_MH_CRC_SHIFT);
+	if (kgni_mh_crc(h) != cmd->mem_hndl[1] >> KGNI_MH_CRC_SHIFT)
+		return -EINVAL;
+
+	mutex_lock(&kdev->dp_lock);
+	list_for_each_entry(mem, &kfile->mems, node) {
+		if (mem->hndl[0] == cmd->mem_hndl[0] &&
+		    mem->hndl[1] == cmd->mem_hndl[1]) {
+			kgni_mem_free(kdev, mem, true);
+			ret = 0;
+			break;
+		}
+	}
+	mutex_unlock(&kdev->dp_lock);
+	return ret;
+}
+
+/* Completion queues */
+
+static struct kgni_cq *kgni_cq_find(struct kgni_file *kfile, u32 id)
+{
+	struct kgni_cq *cq;
+
+	list_for_each_entry(cq, &kfile->cqs, node)
+		if (cq->id == id)
+			return cq;
+	return NULL;
+}
+
+int kgni_ioctl_cq_create(struct kgni_ucmd *ucmd)
+{
+	struct kgni_cq_create *cmd = ucmd->cmd;
+	struct kgni_file *kfile = ucmd->kfile;
+	struct kgni_dev *kdev = ucmd->kdev;
+	struct kgni_cq *cq;
+	u32 id;
+
+	if (cmd->flags || cmd->cq_id || cmd->ring_offset || cmd->ring_size ||
+	    cmd->user_offset)
+		return -EINVAL;
+	if (cmd->entries < GEMINI_CQ_MIN_MAX_INDEX + 1 ||
+	    cmd->entries > KGNI_CQ_MAX_ENTRIES)
+		return -EINVAL;
+
+	cq = kzalloc(sizeof(*cq), GFP_KERNEL);
+	if (!cq)
+		return -ENOMEM;
+	cq->entries = cmd->entries;
+	cq->ring_size = PAGE_ALIGN((size_t)cmd->entries * GEMINI_CQ_ENTRY_BYTES);
+	/* Page-aligned, so GEMINI_CQ_ALIGN-aligned; zeroed. */
+	cq->ring = dma_alloc_coherent(&kdev->pdev->dev, cq->ring_size,
+				      &cq->dma, GFP_KERNEL);
+	if (!cq->ring) {
+		kfree(cq);
+		return -ENOMEM;
+	}
+
+	mutex_lock(&kdev->dp_lock);
+	id = find_first_zero_bit(kdev->cq_map, GEMINI_NUM_CQ);
+	if (id >= GEMINI_NUM_CQ) {
+		mutex_unlock(&kdev->dp_lock);
+		dma_free_coherent(&kdev->pdev->dev, cq->ring_size, cq->ring,
+				  cq->dma);
+		kfree(cq);
+		return -ENOSPC;
+	}
+	set_bit(id, kdev->cq_map);
+	cq->id = id;
+	kgni_cq_write(kdev, id, cq->dma & GEMINI_CQ_BASE_MASK,
+		      ((u64)(cq->entries - 1) << GEMINI_CQ_MAX_INDEX_SHIFT) |
+		      GEMINI_CQ_ENABLE);
+	list_add_tail(&cq->node, &kfile->cqs);
+	cmd->cq_id = id;
+	cmd->ring_offset = kgni_map_offset(KGNI_MAP_CQ_RING, id);
+	cmd->ring_size = cq->ring_size;
+	cmd->user_offset = kgni_map_offset(KGNI_MAP_CQ_USER, id);
+	mutex_unlock(&kdev->dp_lock);
+	return kgni_ucmd_respond(ucmd, sizeof(*cmd));
+}
+
+int kgni_ioctl_cq_destroy(struct kgni_ucmd *ucmd)
+{
+	struct kgni_cq_destroy *cmd = ucmd->cmd;
+	struct kgni_file *kfile = ucmd->kfile;
+	struct kgni_dev *kdev = ucmd->kdev;
+	struct kgni_cq *cq;
+	int ret = 0;
+
+	if (cmd->flags || cmd->reserved)
+		return -EINVAL;
+	mutex_lock(&kdev->dp_lock);
+	cq = kgni_cq_find(kfile, cmd->cq_id);
+	if (!cq)
+		ret = -EINVAL;
+	else if (cq->users)
+		ret = -EBUSY;
+	else
+		kgni_cq_free(kdev, cq, ucmd->file, true);
+	mutex_unlock(&kdev->dp_lock);
+	return ret;
+}
+
+/* FMA descriptors */
+
+int kgni_ioctl_fma_alloc(struct kgni_ucmd *ucmd)
+{
+	struct kgni_fma_alloc *cmd = ucmd->cmd;
+	struct kgni_file *kfile = ucmd->kfile;
+	struct kgni_dev *kdev = ucmd->kdev;
+	struct kgni_fma *fma;
+	struct kgni_cq *cq;
+	int ret = 0;
+	u64 qw3;
+	u32 d;
+
+	if (cmd->flags || cmd->fma_id || cmd->user_offset ||
+	    cmd->put_wc_offset || cmd->put_uc_offset || cmd->get_offset ||
+	    cmd->window_size)
+		return -EINVAL;
+
+	fma = kzalloc(sizeof(*fma), GFP_KERNEL);
+	if (!fma)
+		return -ENOMEM;
+	mutex_lock(&kdev->dp_lock);
+	if (!kfile->attached) {
+		ret = -EPERM;
+		goto err_unlock;
+	}
+	cq = kgni_cq_find(kfile, cmd->cq_id);
+	if (!cq) {
+		ret = -EINVAL;
+		goto err_unlock;
+	}
+	d = find_first_zero_bit(kdev->fma_map, GEMINI_NUM_FMA);
+	if (d >= GEMINI_NUM_FMA) {
+		ret = -ENOSPC;
+		goto err_unlock;
+	}
+	set_bit(d, kdev->fma_map);
+	fma->id = d;
+	fma->cq = cq;
+	cq->users++;
+	qw3 = ((u64)cq->id << GEMINI_FMA_CQH_SHIFT) |
+	      ((u64)kfile->ptag << GEMINI_FMA_SRC_PTAG_SHIFT) |
+	      ((u64)kfile->ptag << GEMINI_FMA_DEST_PTAG_SHIFT);
+	kgni_fma_program(kdev, d, qw3, GEMINI_FMA_MODE2_FMA_ENABLE);
+	list_add_tail(&fma->node, &kfile->fmas);
+	cmd->fma_id = d;
+	cmd->user_offset = kgni_map_offset(KGNI_MAP_FMA_USER, d);
+	cmd->put_wc_offset = kgni_map_offset(KGNI_MAP_FMA_PUT_WC, d);
+	cmd->put_uc_offset = kgni_map_offset(KGNI_MAP_FMA_PUT_UC, d);
+	cmd->get_offset = kgni_map_offset(KGNI_MAP_FMA_GET, d);
+	cmd->window_size = KGNI_FMA_MAP_SIZE;
+	mutex_unlock(&kdev->dp_lock);
+	return kgni_ucmd_respond(ucmd, sizeof(*cmd));
+
+err_unlock:
+	mutex_unlock(&kdev->dp_lock);
+	kfree(fma);
+	return ret;
+}
+
+int kgni_ioctl_fma_free(struct kgni_ucmd *ucmd)
+{
+	struct kgni_fma_free *cmd = ucmd->cmd;
+	struct kgni_file *kfile = ucmd->kfile;
+	struct kgni_dev *kdev = ucmd->kdev;
+	struct kgni_fma *fma;
+	int ret = -EINVAL;
+
+	if (cmd->flags || cmd->reserved)
+		return -EINVAL;
+	mutex_lock(&kdev->dp_lock);
+	list_for_each_entry(fma, &kfile->fmas, node) {
+		if (fma->id == cmd->fma_id) {
+			kgni_fma_free(kdev, fma, ucmd->file, true);
+			ret = 0;
+			break;
+		}
+	}
+	mutex_unlock(&kdev->dp_lock);
+	return ret;
+}
+
+/* mmap */
+
+/*
+ * No fault handler: a page of a mapping that kgni_zap() removed is not
+ * mapped again, its access is SIGBUS.
+ */
+static const struct vm_operations_struct kgni_vm_ops;
+
+static struct kgni_fma *kgni_fma_find(struct kgni_file *kfile, u32 id)
+{
+	struct kgni_fma *fma;
+
+	list_for_each_entry(fma, &kfile->fmas, node)
+		if (fma->id == id)
+			return fma;
+	return NULL;
+}
+
+static int kgni_mmap_locked(struct kgni_file *kfile,
+			    struct vm_area_struct *vma)
+{
+	struct kgni_dev *kdev = kfile->kdev;
+	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	u64 len = vma->vm_end - vma->vm_start;
+	u32 kind = off >> KGNI_MAP_KIND_SHIFT;
+	u32 id = (off >> KGNI_MAP_ID_SHIFT) & KGNI_MAP_ID_MASK;
+	u64 rel = off & KGNI_MAP_REL_MASK;
+	pgprot_t prot = pgprot_noncached(vma->vm_page_prot);
+	unsigned long pgoff;
+	u64 bar_off, size;
+	struct kgni_cq *cq;
+	int ret;
+
+	if (!(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+	vma->vm_ops = &kgni_vm_ops;
+
+	switch (kind) {
+	case KGNI_MAP_CQ_RING:
+		cq = kgni_cq_find(kfile, id);
+		if (!cq || rel >= cq->ring_size || len > cq->ring_size - rel)
+			return -EINVAL;
+		if (vma->vm_flags & VM_WRITE)
+			return -EPERM;
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+		vm_flags_clear(vma, VM_MAYWRITE);
+#else
+		vma->vm_flags &= ~VM_MAYWRITE;
+#endif
+		/* dma_mmap_coherent() takes vm_pgoff as the offset in it */
+		pgoff = vma->vm_pgoff;
+		vma->vm_pgoff = rel >> PAGE_SHIFT;
+		ret = dma_mmap_coherent(&kdev->pdev->dev, vma, cq->ring,
+					cq->dma, cq->ring_size);
+		vma->vm_pgoff = pgoff;
+		return ret;
+	case KGNI_MAP_CQ_USER:
+		if (!kgni_cq_find(kfile, id))
+			return -EINVAL;
+		bar_off = GEMINI_CQ_USER_PAGE(id);
+		size = PAGE_SIZE;
+		break;
+	case KGNI_MAP_FMA_USER:
+		if (!kgni_fma_find(kfile, id))
+			return -EINVAL;
+		bar_off = GEMINI_FMA_USER_PAGE(id);
+		size = PAGE_SIZE;
+		break;
+	case KGNI_MAP_FMA_PUT_WC:
+	case KGNI_MAP_FMA_PUT_UC:
+	case KGNI_MAP_FMA_GET:
+		if (!kgni_fma_find(kfile, id))
+			return -EINVAL;
+		bar_off = GEMINI_FMA_WINDOW(kind == KGNI_MAP_FMA_PUT_WC ?
+					    GEMINI_FMA_PUT_WC :
+					    kind == KGNI_MAP_FMA_PUT_UC ?
+					    GEMINI_FMA_PUT_UC : GEMINI_FMA_GET,
+					    id);
+		size = KGNI_FMA_MAP_SIZE;
+		if (kind == KGNI_MAP_FMA_PUT_WC)
+			prot = pgprot_writecombine(vma->vm_page_prot);
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (rel >= size || len > size - rel)
+		return -EINVAL;
+	vma->vm_page_prot = prot;
+	return io_remap_pfn_range(vma, vma->vm_start,
+				  (kdev->nic_phys + bar_off + rel) >> PAGE_SHIFT,
+				  len, prot);
+}
+
+/**
+ * kgni_mmap() - map a page range of an object of the file
+ * @file: the file
+ * @vma: the mapping; its offset is one KGNI_IOC_*_CREATE/ALLOC gave
+ *
+ * Return: 0, -ENODEV after remove, -EINVAL for an offset or size outside
+ * an object of the file or a private mapping, -EPERM for a writable
+ * mapping of a CQ ring.
+ */
+int kgni_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct kgni_file *kfile = file->private_data;
+	struct kgni_dev *kdev = kfile->kdev;
+	int ret;
+
+	/*
+	 * mmap_lock is held: waiting here for ctl_rwsem behind remove's
+	 * writer could deadlock with an ioctl that faults while holding it
+	 * for reading.  Only remove takes it for writing, so failing to get
+	 * it means the device is going.
+	 */
+	if (!down_read_trylock(&kdev->ctl_rwsem))
+		return -ENODEV;
+	if (READ_ONCE(kdev->gone)) {
+		up_read(&kdev->ctl_rwsem);
+		return -ENODEV;
+	}
+	mutex_lock(&kdev->dp_lock);
+	ret = kgni_mmap_locked(kfile, vma);
+	mutex_unlock(&kdev->dp_lock);
+	up_read(&kdev->ctl_rwsem);
+	return ret;
+}
