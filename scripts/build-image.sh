@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Build the vgemini guest image: build/image/vmlinuz and build/image/initrd.img
-# (a gzip'd cpio initramfs with busybox, /init, the command agent, kgni.ko,
-# the selftests, the job programs of lib/ and the few kernel modules the
-# guest needs).
+# (a gzip'd cpio initramfs with busybox, /init, the command agent, kgni-job,
+# kgni.ko, the selftests, the job programs of lib/ and the few kernel modules
+# the guest needs).
 #
 # The kernel is Debian's own, the same version as the installed
 # linux-headers-amd64 (which the module is built against).  Its package is
@@ -155,7 +155,8 @@ GUEST=scripts/guest
 hash_inputs() {
 	{
 		echo "kver $KVER $(basename "$deb")"
-		sha256sum scripts/build-image.sh "$GUEST"/init "$GUEST"/agent.c "$BUSYBOX"
+		sha256sum scripts/build-image.sh "$GUEST"/init "$GUEST"/agent.c \
+			"$GUEST"/kgni-job.c uapi/kgni_ioctl.h "$BUSYBOX"
 		[ -n "$KGNI_KO" ] && sha256sum "$KGNI_KO"
 		if [ -n "$SELFTESTS_DIR" ]; then
 			(cd "$SELFTESTS_DIR" && find . -type f -print0 | sort -z |
@@ -206,6 +207,9 @@ done
 
 install -m 0755 "$GUEST/init" "$ROOT/init"
 gcc -static -O2 -Wall -Wextra -Werror -s -o "$ROOT/sbin/vgemini-agent" "$GUEST/agent.c"
+# The job domain tool "vgemini run" runs on every node (Documentation/jobs.rst).
+gcc -static -O2 -Wall -Wextra -Werror -s -Iuapi -o "$ROOT/usr/bin/kgni-job" \
+	"$GUEST/kgni-job.c"
 
 cat >"$ROOT/etc/passwd" <<'EOF'
 root:x:0:0:root:/root:/bin/sh

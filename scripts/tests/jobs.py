@@ -7,8 +7,10 @@ Boots a fabric of its own (2x2x2, then 2x1x1), runs the image's pmi_test
 checks its results, the "[rank] " prefixes, each rank's environment
 against the node it runs on, the exit status of a failing rank, of
 PMI_Abort and of --timeout, that no rank is left running in any guest
-afterwards ("vgemini exec all -- ps"), and usage errors; always tears the
-fabric down.  Prints TAP.
+afterwards ("vgemini exec all -- ps"), and usage errors; that the job's
+domain is configured in kgni (every rank's "kgni-job attach" gets its
+node's PE, a wrong cookie is refused) and released when the job ends;
+always tears the fabric down.  Prints TAP.
 
 usage: jobs.py [DIMS...]      (default: 2x2x2 2x1x1)
 """
@@ -106,10 +108,85 @@ def pmi_job(tap, n, ppn, nodes):
            err)
 
 
+def job_creds(err):
+    """(ptag, cookie) of a job run with -v, from its stderr, or None."""
+    m = re.search(r"ptag (\d+), cookie (0x[0-9a-f]+)", err)
+    return (int(m.group(1)), int(m.group(2), 16)) if m else None
+
+
+def attach_fails(tap, creds, what):
+    """After the job of creds ended, its domain is released: attaching to
+    it on node 0 fails with EPERM."""
+    if creds is None:
+        tap.ok(False, f"{what}: domain released", "no ptag/cookie (run -v)")
+        return
+    p, c = creds
+    rc, out, err = fl.vg("exec", 0, "--", "kgni-job", "attach", p, c,
+                         timeout=120)
+    tap.ok(rc == 1 and "errno 1)" in err, f"{what}: kgni-job attach {p} "
+           f"{c:#x} on node 0 fails with EPERM (domain released)",
+           f"exit {rc}\n{out}{err}")
+
+
+def domain_job(tap, n, ppn, nodes):
+    """vgemini run configures the job's (ptag, cookie) in kgni on every
+    node: each rank attaches a CDM with it and gets its node's PE."""
+    rc, out, err = fl.vg("exec", "all", "--", "cat",
+                         "/sys/class/gni/kgni0/nic_address", timeout=120)
+    addr = {}
+    for line in out.splitlines():
+        m = re.fullmatch(r"\[(\d+)\] ((?:0x)?[0-9a-fA-F]+)", line.strip())
+        if m:
+            addr[int(m.group(1))] = int(m.group(2), 16)
+    args = ["-n", n] + (["--ppn", ppn] if ppn > 1 else [])
+    rc, out, err, t = run("-v", *args, "kgni-job", "attach")
+    creds = job_creds(err)
+    lines = by_rank(out, n)
+    bad = []
+    if rc != 0 or lines is None or creds is None:
+        bad.append(f"exit {rc}, creds {creds}")
+    else:
+        for r in range(n):
+            node = r // ppn
+            m = re.fullmatch(r"kgni-job: attached ptag (\d+) cookie "
+                             r"(0x[0-9a-f]+) inst (\d+): pe (0x[0-9a-f]+)",
+                             lines[r][0]) if len(lines[r]) == 1 else None
+            if not m or (int(m.group(1)), int(m.group(2), 16)) != creds or \
+                    int(m.group(3)) != r or node not in addr or \
+                    int(m.group(4), 16) != addr[node]:
+                bad.append(f"rank {r} (node {node}, nic_address "
+                           f"{addr.get(node)}): {lines[r]}")
+    tap.ok(not bad, f"run {' '.join(map(str, args))} kgni-job attach: every "
+           f"rank attaches, PE = its node's nic_address ({t:.1f}s)",
+           "\n".join(bad) + "\n" + out + err)
+    attach_fails(tap, creds, "after the job")
+
+    # A rank with a wrong cookie cannot attach; the others can.
+    rc, out, err, t = run("-v", "-n", 2, "--", "sh", "-c",
+                          'if [ "$PMI_RANK" = 1 ]; then exec kgni-job '
+                          'attach "$PMI_GNI_PTAG" $((PMI_GNI_COOKIE ^ '
+                          '0x10000)); else exec kgni-job attach; fi')
+    tap.ok(rc == 1 and re.search(r"\[1\] kgni-job: attach .*errno 1\)",
+                                 err) and
+           "rank 1 (node " in err and "[0] kgni-job: attached" in out,
+           f"a rank with a wrong cookie fails to attach (EPERM): run exits 1 "
+           f"({t:.1f}s)", f"exit {rc}\n{out}{err}")
+
+    # Released on --timeout too (the clean-up path that kills the ranks).
+    rc, out, err, t = run("-v", *args, "--timeout", 5, "--", "sh", "-c",
+                          "kgni-job attach && exec sleep 1000")
+    creds = job_creds(err)
+    tap.ok(rc == 124 and out.count("kgni-job: attached") == n,
+           f"--timeout 5 on attached ranks: exit 124 ({t:.1f}s)",
+           f"exit {rc}\n{out}{err}")
+    attach_fails(tap, creds, "after --timeout")
+
+
 def test_2x2x2(tap, fab):
     if not fab.up(tap, "2x2x2"):
         return
     pmi_job(tap, 8, 1, 8)
+    domain_job(tap, 8, 1, 8)
 
     rc, out, err, t = run("-n", 8, PROG, "--exit-rank", 5, "--exit-code", 3)
     tap.ok(rc == 3 and "rank 5 (node 5): exit status 3" in err,
@@ -141,6 +218,7 @@ def test_2x1x1(tap, fab):
     if not fab.up(tap, "2x1x1"):
         return
     pmi_job(tap, 4, 2, 2)
+    domain_job(tap, 4, 2, 2)
     rc, out, err, t = run("-n", 3, "--ppn", 2, PROG, "--expect-size", 3,
                           "--ppn", 2, "--barriers", 100)
     why = passed(out, 3)
