@@ -8,22 +8,19 @@
  */
 #include "ugni_priv.h"
 
+/* Each stub ignores every argument by design: say so once, not per line. */
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+
 /* needs the kgni driver */
 UGNI_EXPORT gni_return_t GNI_CdmCreate(uint32_t inst_id, uint8_t ptag,
 		uint32_t cookie, uint32_t modes, gni_cdm_handle_t *cdm_hndl)
 {
-	(void)inst_id;
-	(void)ptag;
-	(void)cookie;
-	(void)modes;
-	(void)cdm_hndl;
 	return GNI_RC_ILLEGAL_OP;
 }
 
 /* needs the kgni driver */
 UGNI_EXPORT gni_return_t GNI_CdmDestroy(gni_cdm_handle_t cdm_hndl)
 {
-	(void)cdm_hndl;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -31,9 +28,6 @@ UGNI_EXPORT gni_return_t GNI_CdmDestroy(gni_cdm_handle_t cdm_hndl)
 UGNI_EXPORT gni_return_t GNI_CdmGetNicAddress(uint32_t device_id,
 		uint32_t *address, uint32_t *cpu_id)
 {
-	(void)device_id;
-	(void)address;
-	(void)cpu_id;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -42,24 +36,18 @@ UGNI_EXPORT gni_return_t GNI_CdmAttach(gni_cdm_handle_t cdm_hndl,
 		uint32_t device_id, uint32_t *local_addr,
 		gni_nic_handle_t *nic_hndl)
 {
-	(void)cdm_hndl;
-	(void)device_id;
-	(void)local_addr;
-	(void)nic_hndl;
 	return GNI_RC_ILLEGAL_OP;
 }
 
 /* needs the kgni driver */
 UGNI_EXPORT gni_return_t GNI_CdmCheckpoint(gni_cdm_handle_t cdm_handle)
 {
-	(void)cdm_handle;
 	return GNI_RC_ILLEGAL_OP;
 }
 
 /* needs the kgni driver */
 UGNI_EXPORT gni_return_t GNI_CdmResume(gni_cdm_handle_t cdm_handle)
 {
-	(void)cdm_handle;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -67,11 +55,6 @@ UGNI_EXPORT gni_return_t GNI_CdmResume(gni_cdm_handle_t cdm_handle)
 UGNI_EXPORT gni_return_t GNI_SuspendJob(uint32_t device_id, uint64_t job_id,
 		uint8_t ptag, uint32_t cookie, uint32_t timeout)
 {
-	(void)device_id;
-	(void)job_id;
-	(void)ptag;
-	(void)cookie;
-	(void)timeout;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -79,10 +62,6 @@ UGNI_EXPORT gni_return_t GNI_SuspendJob(uint32_t device_id, uint64_t job_id,
 UGNI_EXPORT gni_return_t GNI_ResumeJob(uint32_t device_id, uint64_t job_id,
 		uint8_t ptag, uint32_t cookie)
 {
-	(void)device_id;
-	(void)job_id;
-	(void)ptag;
-	(void)cookie;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -90,9 +69,6 @@ UGNI_EXPORT gni_return_t GNI_ResumeJob(uint32_t device_id, uint64_t job_id,
 UGNI_EXPORT gni_return_t GNI_ConfigureNTT(int device_id,
 		gni_ntt_descriptor_t *ntt_desc, uint32_t *ntt_base)
 {
-	(void)device_id;
-	(void)ntt_desc;
-	(void)ntt_base;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -100,11 +76,6 @@ UGNI_EXPORT gni_return_t GNI_ConfigureNTT(int device_id,
 UGNI_EXPORT gni_return_t GNI_ConfigureJob(uint32_t device_id, uint64_t job_id,
 		uint8_t ptag, uint32_t cookie, gni_job_limits_t *limits)
 {
-	(void)device_id;
-	(void)job_id;
-	(void)ptag;
-	(void)cookie;
-	(void)limits;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -113,13 +84,6 @@ UGNI_EXPORT gni_return_t GNI_ConfigureNTTandJob(int device_id, uint64_t job_id,
 		uint8_t ptag, uint32_t cookie, gni_job_limits_t *limits,
 		gni_ntt_descriptor_t *ntt_desc, uint32_t *ntt_base)
 {
-	(void)device_id;
-	(void)job_id;
-	(void)ptag;
-	(void)cookie;
-	(void)limits;
-	(void)ntt_desc;
-	(void)ntt_base;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -127,9 +91,6 @@ UGNI_EXPORT gni_return_t GNI_ConfigureNTTandJob(int device_id, uint64_t job_id,
 UGNI_EXPORT gni_return_t GNI_EpCreate(gni_nic_handle_t nic_hndl,
 		gni_cq_handle_t src_cq_hndl, gni_ep_handle_t *ep_hndl)
 {
-	(void)nic_hndl;
-	(void)src_cq_hndl;
-	(void)ep_hndl;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -137,9 +98,6 @@ UGNI_EXPORT gni_return_t GNI_EpCreate(gni_nic_handle_t nic_hndl,
 UGNI_EXPORT gni_return_t GNI_EpSetEventData(gni_ep_handle_t ep_hndl,
 		uint32_t local_event, uint32_t remote_event)
 {
-	(void)ep_hndl;
-	(void)local_event;
-	(void)remote_event;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -147,30 +105,24 @@ UGNI_EXPORT gni_return_t GNI_EpSetEventData(gni_ep_handle_t ep_hndl,
 UGNI_EXPORT gni_return_t GNI_EpBind(gni_ep_handle_t ep_hndl,
 		uint32_t remote_addr, uint32_t remote_id)
 {
-	(void)ep_hndl;
-	(void)remote_addr;
-	(void)remote_id;
 	return GNI_RC_ILLEGAL_OP;
 }
 
 /* needs the kgni driver */
 UGNI_EXPORT gni_return_t GNI_EpUnbind(gni_ep_handle_t ep_hndl)
 {
-	(void)ep_hndl;
 	return GNI_RC_ILLEGAL_OP;
 }
 
 /* needs the kgni driver */
 UGNI_EXPORT gni_return_t GNI_EpIdle(gni_ep_handle_t ep_hndl)
 {
-	(void)ep_hndl;
 	return GNI_RC_ILLEGAL_OP;
 }
 
 /* needs the kgni driver */
 UGNI_EXPORT gni_return_t GNI_EpDestroy(gni_ep_handle_t ep_hndl)
 {
-	(void)ep_hndl;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -178,11 +130,6 @@ UGNI_EXPORT gni_return_t GNI_EpDestroy(gni_ep_handle_t ep_hndl)
 UGNI_EXPORT gni_return_t GNI_EpPostData(gni_ep_handle_t ep_hndl, void *in_data,
 		uint16_t data_len, void *out_buf, uint16_t buf_size)
 {
-	(void)ep_hndl;
-	(void)in_data;
-	(void)data_len;
-	(void)out_buf;
-	(void)buf_size;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -191,12 +138,6 @@ UGNI_EXPORT gni_return_t GNI_EpPostDataWId(gni_ep_handle_t ep_hndl,
 		void *in_data, uint16_t data_len, void *out_buf,
 		uint16_t buf_size, uint64_t datagram_id)
 {
-	(void)ep_hndl;
-	(void)in_data;
-	(void)data_len;
-	(void)out_buf;
-	(void)buf_size;
-	(void)datagram_id;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -205,10 +146,6 @@ UGNI_EXPORT gni_return_t GNI_EpPostDataTest(gni_ep_handle_t ep_hndl,
 		gni_post_state_t *post_state, uint32_t *remote_addr,
 		uint32_t *remote_id)
 {
-	(void)ep_hndl;
-	(void)post_state;
-	(void)remote_addr;
-	(void)remote_id;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -217,11 +154,6 @@ UGNI_EXPORT gni_return_t GNI_EpPostDataTestById(gni_ep_handle_t ep_hndl,
 		uint64_t datagram_id, gni_post_state_t *post_state,
 		uint32_t *remote_addr, uint32_t *remote_id)
 {
-	(void)ep_hndl;
-	(void)datagram_id;
-	(void)post_state;
-	(void)remote_addr;
-	(void)remote_id;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -230,11 +162,6 @@ UGNI_EXPORT gni_return_t GNI_EpPostDataWait(gni_ep_handle_t ep_hndl,
 		uint32_t timeout, gni_post_state_t *post_state,
 		uint32_t *remote_addr, uint32_t *remote_id)
 {
-	(void)ep_hndl;
-	(void)timeout;
-	(void)post_state;
-	(void)remote_addr;
-	(void)remote_id;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -244,12 +171,6 @@ UGNI_EXPORT gni_return_t GNI_EpPostDataWaitById(gni_ep_handle_t ep_hndl,
 		gni_post_state_t *post_state, uint32_t *remote_addr,
 		uint32_t *remote_id)
 {
-	(void)ep_hndl;
-	(void)datagram_id;
-	(void)timeout;
-	(void)post_state;
-	(void)remote_addr;
-	(void)remote_id;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -257,9 +178,6 @@ UGNI_EXPORT gni_return_t GNI_EpPostDataWaitById(gni_ep_handle_t ep_hndl,
 UGNI_EXPORT gni_return_t GNI_PostDataProbe(gni_nic_handle_t nic_hndl,
 		uint32_t *remote_addr, uint32_t *remote_id)
 {
-	(void)nic_hndl;
-	(void)remote_addr;
-	(void)remote_id;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -267,8 +185,6 @@ UGNI_EXPORT gni_return_t GNI_PostDataProbe(gni_nic_handle_t nic_hndl,
 UGNI_EXPORT gni_return_t GNI_PostDataProbeById(gni_nic_handle_t nic_hndl,
 		uint64_t *datagram_id)
 {
-	(void)nic_hndl;
-	(void)datagram_id;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -276,16 +192,12 @@ UGNI_EXPORT gni_return_t GNI_PostDataProbeById(gni_nic_handle_t nic_hndl,
 UGNI_EXPORT gni_return_t GNI_PostdataProbeWaitById(gni_nic_handle_t nic_hndl,
 		uint32_t timeout, uint64_t *datagram_id)
 {
-	(void)nic_hndl;
-	(void)timeout;
-	(void)datagram_id;
 	return GNI_RC_ILLEGAL_OP;
 }
 
 /* needs the kgni driver */
 UGNI_EXPORT gni_return_t GNI_EpPostDataCancel(gni_ep_handle_t ep_hndl)
 {
-	(void)ep_hndl;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -293,8 +205,6 @@ UGNI_EXPORT gni_return_t GNI_EpPostDataCancel(gni_ep_handle_t ep_hndl)
 UGNI_EXPORT gni_return_t GNI_EpPostDataCancelById(gni_ep_handle_t ep_hndl,
 		uint64_t datagram_id)
 {
-	(void)ep_hndl;
-	(void)datagram_id;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -303,13 +213,6 @@ UGNI_EXPORT gni_return_t GNI_MemRegister(gni_nic_handle_t nic_hndl,
 		uint64_t address, uint64_t length, gni_cq_handle_t dst_cq_hndl,
 		uint32_t flags, uint32_t vmdh_index, gni_mem_handle_t *mem_hndl)
 {
-	(void)nic_hndl;
-	(void)address;
-	(void)length;
-	(void)dst_cq_hndl;
-	(void)flags;
-	(void)vmdh_index;
-	(void)mem_hndl;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -319,13 +222,6 @@ UGNI_EXPORT gni_return_t GNI_MemRegisterSegments(gni_nic_handle_t nic_hndl,
 		gni_cq_handle_t dst_cq_hndl, uint32_t flags,
 		uint32_t vmdh_index, gni_mem_handle_t *mem_hndl)
 {
-	(void)nic_hndl;
-	(void)mem_segments;
-	(void)segments_cnt;
-	(void)dst_cq_hndl;
-	(void)flags;
-	(void)vmdh_index;
-	(void)mem_hndl;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -333,8 +229,6 @@ UGNI_EXPORT gni_return_t GNI_MemRegisterSegments(gni_nic_handle_t nic_hndl,
 UGNI_EXPORT gni_return_t GNI_SetMddResources(gni_nic_handle_t nic_hndl,
 		uint32_t num_entries)
 {
-	(void)nic_hndl;
-	(void)num_entries;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -342,8 +236,6 @@ UGNI_EXPORT gni_return_t GNI_SetMddResources(gni_nic_handle_t nic_hndl,
 UGNI_EXPORT gni_return_t GNI_MemDeregister(gni_nic_handle_t nic_hndl,
 		gni_mem_handle_t *mem_hndl)
 {
-	(void)nic_hndl;
-	(void)mem_hndl;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -351,9 +243,6 @@ UGNI_EXPORT gni_return_t GNI_MemDeregister(gni_nic_handle_t nic_hndl,
 UGNI_EXPORT gni_return_t GNI_RebuildMemHndl(gni_mem_handle_t *src_mem_hndl,
 		uint32_t vmdh_index, gni_mem_handle_t *dst_mem_hndl)
 {
-	(void)src_mem_hndl;
-	(void)vmdh_index;
-	(void)dst_mem_hndl;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -361,11 +250,6 @@ UGNI_EXPORT gni_return_t GNI_RebuildMemHndl(gni_mem_handle_t *src_mem_hndl,
 UGNI_EXPORT gni_return_t GNI_MemQueryHndls(gni_nic_handle_t nic_hndl, int fd,
 		gni_mem_handle_t *mem_hndl, uint64_t *address, uint64_t *length)
 {
-	(void)nic_hndl;
-	(void)fd;
-	(void)mem_hndl;
-	(void)address;
-	(void)length;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -375,20 +259,12 @@ UGNI_EXPORT gni_return_t GNI_CqCreate(gni_nic_handle_t nic_hndl,
 		void (*handler)(gni_cq_entry_t *, void *), void *context,
 		gni_cq_handle_t *cq_hndl)
 {
-	(void)nic_hndl;
-	(void)entry_count;
-	(void)delay_count;
-	(void)mode;
-	(void)handler;
-	(void)context;
-	(void)cq_hndl;
 	return GNI_RC_ILLEGAL_OP;
 }
 
 /* needs the kgni driver */
 UGNI_EXPORT gni_return_t GNI_CqDestroy(gni_cq_handle_t cq_hndl)
 {
-	(void)cq_hndl;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -396,8 +272,6 @@ UGNI_EXPORT gni_return_t GNI_CqDestroy(gni_cq_handle_t cq_hndl)
 UGNI_EXPORT gni_return_t GNI_CqGetEvent(gni_cq_handle_t cq_hndl,
 		gni_cq_entry_t *event_data)
 {
-	(void)cq_hndl;
-	(void)event_data;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -405,9 +279,6 @@ UGNI_EXPORT gni_return_t GNI_CqGetEvent(gni_cq_handle_t cq_hndl,
 UGNI_EXPORT gni_return_t GNI_CqWaitEvent(gni_cq_handle_t cq_hndl,
 		uint64_t timeout, gni_cq_entry_t *event_data)
 {
-	(void)cq_hndl;
-	(void)timeout;
-	(void)event_data;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -416,11 +287,6 @@ UGNI_EXPORT gni_return_t GNI_CqVectorWaitEvent(gni_cq_handle_t *cq_hndls,
 		uint32_t num_cqs, uint64_t timeout, gni_cq_entry_t *event_data,
 		uint32_t *which)
 {
-	(void)cq_hndls;
-	(void)num_cqs;
-	(void)timeout;
-	(void)event_data;
-	(void)which;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -428,31 +294,24 @@ UGNI_EXPORT gni_return_t GNI_CqVectorWaitEvent(gni_cq_handle_t *cq_hndls,
 UGNI_EXPORT gni_return_t GNI_CqVectorMonitor(gni_cq_handle_t *cq_hndls,
 		uint32_t num_cqs, uint64_t timeout, uint32_t *which)
 {
-	(void)cq_hndls;
-	(void)num_cqs;
-	(void)timeout;
-	(void)which;
 	return GNI_RC_ILLEGAL_OP;
 }
 
 /* needs the kgni driver */
 UGNI_EXPORT gni_return_t GNI_CqInterruptMask(gni_cq_handle_t cq_hndl)
 {
-	(void)cq_hndl;
 	return GNI_RC_ILLEGAL_OP;
 }
 
 /* needs the kgni driver */
 UGNI_EXPORT gni_return_t GNI_CqInterruptUnmask(gni_cq_handle_t cq_hndl)
 {
-	(void)cq_hndl;
 	return GNI_RC_ILLEGAL_OP;
 }
 
 /* needs the kgni driver */
 UGNI_EXPORT gni_return_t GNI_CqTestEvent(gni_cq_handle_t cq_hndl)
 {
-	(void)cq_hndl;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -460,8 +319,6 @@ UGNI_EXPORT gni_return_t GNI_CqTestEvent(gni_cq_handle_t cq_hndl)
 UGNI_EXPORT gni_return_t GNI_PostRdma(gni_ep_handle_t ep_hndl,
 		gni_post_descriptor_t *post_descr)
 {
-	(void)ep_hndl;
-	(void)post_descr;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -469,8 +326,6 @@ UGNI_EXPORT gni_return_t GNI_PostRdma(gni_ep_handle_t ep_hndl,
 UGNI_EXPORT gni_return_t GNI_PostFma(gni_ep_handle_t ep_hndl,
 		gni_post_descriptor_t *post_descr)
 {
-	(void)ep_hndl;
-	(void)post_descr;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -478,8 +333,6 @@ UGNI_EXPORT gni_return_t GNI_PostFma(gni_ep_handle_t ep_hndl,
 UGNI_EXPORT gni_return_t GNI_CtPostFma(gni_ep_handle_t ep_hndl,
 		gni_post_descriptor_t *post_descr)
 {
-	(void)ep_hndl;
-	(void)post_descr;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -487,8 +340,6 @@ UGNI_EXPORT gni_return_t GNI_CtPostFma(gni_ep_handle_t ep_hndl,
 UGNI_EXPORT gni_return_t GNI_PostCqWrite(gni_ep_handle_t ep_hndl,
 		gni_post_descriptor_t *post_descr)
 {
-	(void)ep_hndl;
-	(void)post_descr;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -496,9 +347,6 @@ UGNI_EXPORT gni_return_t GNI_PostCqWrite(gni_ep_handle_t ep_hndl,
 UGNI_EXPORT gni_return_t GNI_GetCompleted(gni_cq_handle_t cq_hndl,
 		gni_cq_entry_t event_data, gni_post_descriptor_t **post_descr)
 {
-	(void)cq_hndl;
-	(void)event_data;
-	(void)post_descr;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -506,8 +354,6 @@ UGNI_EXPORT gni_return_t GNI_GetCompleted(gni_cq_handle_t cq_hndl,
 UGNI_EXPORT gni_return_t GNI_SmsgBufferSizeNeeded(gni_smsg_attr_t *smsg_attr,
 		unsigned int *size)
 {
-	(void)smsg_attr;
-	(void)size;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -516,9 +362,6 @@ UGNI_EXPORT gni_return_t GNI_SmsgInit(gni_ep_handle_t ep_hndl,
 		gni_smsg_attr_t *local_smsg_attr,
 		gni_smsg_attr_t *remote_smsg_attr)
 {
-	(void)ep_hndl;
-	(void)local_smsg_attr;
-	(void)remote_smsg_attr;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -526,8 +369,6 @@ UGNI_EXPORT gni_return_t GNI_SmsgInit(gni_ep_handle_t ep_hndl,
 UGNI_EXPORT gni_return_t GNI_SmsgSetDeliveryMode(gni_nic_handle_t nic_handle,
 		uint16_t dlvr_mode)
 {
-	(void)nic_handle;
-	(void)dlvr_mode;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -536,12 +377,6 @@ UGNI_EXPORT gni_return_t GNI_SmsgSend(gni_ep_handle_t ep_hndl, void *header,
 		uint32_t header_length, void *data, uint32_t data_length,
 		uint32_t msg_id)
 {
-	(void)ep_hndl;
-	(void)header;
-	(void)header_length;
-	(void)data;
-	(void)data_length;
-	(void)msg_id;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -550,21 +385,12 @@ UGNI_EXPORT gni_return_t GNI_SmsgSendWTag(gni_ep_handle_t ep_hndl, void *header,
 		uint32_t header_length, void *data, uint32_t data_length,
 		uint32_t msg_id, uint8_t tag)
 {
-	(void)ep_hndl;
-	(void)header;
-	(void)header_length;
-	(void)data;
-	(void)data_length;
-	(void)msg_id;
-	(void)tag;
 	return GNI_RC_ILLEGAL_OP;
 }
 
 /* needs the kgni driver */
 UGNI_EXPORT gni_return_t GNI_SmsgGetNext(gni_ep_handle_t ep_hndl, void **header)
 {
-	(void)ep_hndl;
-	(void)header;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -572,16 +398,12 @@ UGNI_EXPORT gni_return_t GNI_SmsgGetNext(gni_ep_handle_t ep_hndl, void **header)
 UGNI_EXPORT gni_return_t GNI_SmsgGetNextWTag(gni_ep_handle_t ep_hndl,
 		void **header, uint8_t *tag)
 {
-	(void)ep_hndl;
-	(void)header;
-	(void)tag;
 	return GNI_RC_ILLEGAL_OP;
 }
 
 /* needs the kgni driver */
 UGNI_EXPORT gni_return_t GNI_SmsgRelease(gni_ep_handle_t ep_hndl)
 {
-	(void)ep_hndl;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -589,8 +411,6 @@ UGNI_EXPORT gni_return_t GNI_SmsgRelease(gni_ep_handle_t ep_hndl)
 UGNI_EXPORT gni_return_t GNI_SmsgSetMaxRetrans(gni_nic_handle_t nic_handle,
 		uint16_t max_retrans)
 {
-	(void)nic_handle;
-	(void)max_retrans;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -600,26 +420,18 @@ UGNI_EXPORT gni_return_t GNI_MsgqInit(gni_nic_handle_t nic_hndl,
 		gni_cq_handle_t snd_cq, gni_msgq_attr_t *attrs,
 		gni_msgq_handle_t *msgq_hndl)
 {
-	(void)nic_hndl;
-	(void)rcv_cb;
-	(void)cb_data;
-	(void)snd_cq;
-	(void)attrs;
-	(void)msgq_hndl;
 	return GNI_RC_ILLEGAL_OP;
 }
 
 /* needs the kgni driver */
 UGNI_EXPORT gni_return_t GNI_MsgqRelease(gni_msgq_handle_t msgq_hndl)
 {
-	(void)msgq_hndl;
 	return GNI_RC_ILLEGAL_OP;
 }
 
 /* needs the kgni driver */
 UGNI_EXPORT gni_return_t GNI_MsgqIdle(gni_msgq_handle_t msgq_hndl)
 {
-	(void)msgq_hndl;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -628,10 +440,6 @@ UGNI_EXPORT gni_return_t GNI_MsgqGetConnAttrs(gni_msgq_handle_t msgq_hndl,
 		uint32_t pe_addr, gni_msgq_ep_attr_t *attrs,
 		uint32_t *attrs_size)
 {
-	(void)msgq_hndl;
-	(void)pe_addr;
-	(void)attrs;
-	(void)attrs_size;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -639,9 +447,6 @@ UGNI_EXPORT gni_return_t GNI_MsgqGetConnAttrs(gni_msgq_handle_t msgq_hndl,
 UGNI_EXPORT gni_return_t GNI_MsgqConnect(gni_msgq_handle_t msgq_hndl,
 		uint32_t pe_addr, gni_msgq_ep_attr_t *attrs)
 {
-	(void)msgq_hndl;
-	(void)pe_addr;
-	(void)attrs;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -649,8 +454,6 @@ UGNI_EXPORT gni_return_t GNI_MsgqConnect(gni_msgq_handle_t msgq_hndl,
 UGNI_EXPORT gni_return_t GNI_MsgqConnRelease(gni_msgq_handle_t msgq_hndl,
 		uint32_t pe_addr)
 {
-	(void)msgq_hndl;
-	(void)pe_addr;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -659,14 +462,6 @@ UGNI_EXPORT gni_return_t GNI_MsgqSend(gni_msgq_handle_t msgq_hndl,
 		gni_ep_handle_t ep_hndl, void *hdr, uint32_t hdr_len, void *msg,
 		uint32_t msg_len, uint32_t msg_id, uint8_t msg_tag)
 {
-	(void)msgq_hndl;
-	(void)ep_hndl;
-	(void)hdr;
-	(void)hdr_len;
-	(void)msg;
-	(void)msg_len;
-	(void)msg_id;
-	(void)msg_tag;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -674,16 +469,12 @@ UGNI_EXPORT gni_return_t GNI_MsgqSend(gni_msgq_handle_t msgq_hndl,
 UGNI_EXPORT gni_return_t GNI_MsgqProgress(gni_msgq_handle_t msgq_hndl,
 		uint32_t timeout)
 {
-	(void)msgq_hndl;
-	(void)timeout;
 	return GNI_RC_ILLEGAL_OP;
 }
 
 /* needs the kgni driver */
 UGNI_EXPORT gni_return_t GNI_MsgqSize(gni_msgq_attr_t *attrs, uint32_t *size)
 {
-	(void)attrs;
-	(void)size;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -692,18 +483,13 @@ UGNI_EXPORT gni_return_t GNI_SubscribeErrors(gni_nic_handle_t nic_handle,
 		uint32_t device_id, gni_error_mask_t mask, uint32_t EEQ_size,
 		gni_err_handle_t *err_handle)
 {
-	(void)nic_handle;
-	(void)device_id;
-	(void)mask;
 	(void)EEQ_size;
-	(void)err_handle;
 	return GNI_RC_ILLEGAL_OP;
 }
 
 /* needs the kgni driver */
 UGNI_EXPORT gni_return_t GNI_ReleaseErrors(gni_err_handle_t err_handle)
 {
-	(void)err_handle;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -711,8 +497,6 @@ UGNI_EXPORT gni_return_t GNI_ReleaseErrors(gni_err_handle_t err_handle)
 UGNI_EXPORT gni_return_t GNI_GetErrorMask(gni_err_handle_t err_handle,
 		gni_error_mask_t *mask)
 {
-	(void)err_handle;
-	(void)mask;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -720,9 +504,6 @@ UGNI_EXPORT gni_return_t GNI_GetErrorMask(gni_err_handle_t err_handle,
 UGNI_EXPORT gni_return_t GNI_SetErrorMask(gni_err_handle_t err_handle,
 		gni_error_mask_t mask_in, gni_error_mask_t *mask_out)
 {
-	(void)err_handle;
-	(void)mask_in;
-	(void)mask_out;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -730,8 +511,6 @@ UGNI_EXPORT gni_return_t GNI_SetErrorMask(gni_err_handle_t err_handle,
 UGNI_EXPORT gni_return_t GNI_GetErrorEvent(gni_err_handle_t err_handle,
 		gni_error_event_t *event)
 {
-	(void)err_handle;
-	(void)event;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -740,11 +519,6 @@ UGNI_EXPORT gni_return_t GNI_WaitErrorEvents(gni_err_handle_t err_handle,
 		gni_error_event_t *events, uint32_t events_size,
 		uint32_t timeout, uint32_t *num_events)
 {
-	(void)err_handle;
-	(void)events;
-	(void)events_size;
-	(void)timeout;
-	(void)num_events;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -752,23 +526,18 @@ UGNI_EXPORT gni_return_t GNI_WaitErrorEvents(gni_err_handle_t err_handle,
 UGNI_EXPORT gni_return_t GNI_SetErrorPtag(gni_err_handle_t err_handle,
 		uint8_t ptag)
 {
-	(void)err_handle;
-	(void)ptag;
 	return GNI_RC_ILLEGAL_OP;
 }
 
 /* needs the kgni driver */
 UGNI_EXPORT gni_return_t GNI_GetNumLocalDevices(int *num_devices)
 {
-	(void)num_devices;
 	return GNI_RC_ILLEGAL_OP;
 }
 
 /* needs the kgni driver */
 UGNI_EXPORT gni_return_t GNI_GetLocalDeviceIds(int len, int *device_ids)
 {
-	(void)len;
-	(void)device_ids;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -776,9 +545,6 @@ UGNI_EXPORT gni_return_t GNI_GetLocalDeviceIds(int len, int *device_ids)
 UGNI_EXPORT gni_return_t GNI_GetDevResInfo(uint32_t device_id,
 		gni_dev_res_t res_type, gni_dev_res_desc_t *res_desc)
 {
-	(void)device_id;
-	(void)res_type;
-	(void)res_desc;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -786,18 +552,12 @@ UGNI_EXPORT gni_return_t GNI_GetDevResInfo(uint32_t device_id,
 UGNI_EXPORT gni_return_t GNI_GetJobResInfo(uint32_t device_id, uint8_t ptag,
 		gni_job_res_t res_type, gni_job_res_desc_t *res_desc)
 {
-	(void)device_id;
-	(void)ptag;
-	(void)res_type;
-	(void)res_desc;
 	return GNI_RC_ILLEGAL_OP;
 }
 
 /* needs the kgni driver */
 UGNI_EXPORT gni_return_t GNI_GetNttGran(uint32_t device_id, uint32_t *ntt_gran)
 {
-	(void)device_id;
-	(void)ntt_gran;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -805,9 +565,6 @@ UGNI_EXPORT gni_return_t GNI_GetNttGran(uint32_t device_id, uint32_t *ntt_gran)
 UGNI_EXPORT gni_return_t GNI_GetPtag(uint32_t device_id, uint32_t cookie,
 		uint8_t *ptag)
 {
-	(void)device_id;
-	(void)cookie;
-	(void)ptag;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -815,9 +572,6 @@ UGNI_EXPORT gni_return_t GNI_GetPtag(uint32_t device_id, uint32_t cookie,
 UGNI_EXPORT gni_return_t GNI_GetNicStat(gni_nic_handle_t nic_hndl,
 		gni_statistic_t stat, uint32_t *value)
 {
-	(void)nic_hndl;
-	(void)stat;
-	(void)value;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -825,8 +579,6 @@ UGNI_EXPORT gni_return_t GNI_GetNicStat(gni_nic_handle_t nic_hndl,
 UGNI_EXPORT gni_return_t GNI_ResetNicStat(gni_nic_handle_t nic_hndl,
 		gni_statistic_t stat)
 {
-	(void)nic_hndl;
-	(void)stat;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -834,16 +586,12 @@ UGNI_EXPORT gni_return_t GNI_ResetNicStat(gni_nic_handle_t nic_hndl,
 UGNI_EXPORT gni_return_t GNI_CeCreate(gni_nic_handle_t nic_hndl,
 		gni_ce_handle_t *ce_hndl)
 {
-	(void)nic_hndl;
-	(void)ce_hndl;
 	return GNI_RC_ILLEGAL_OP;
 }
 
 /* Aries only: Gemini has none */
 UGNI_EXPORT gni_return_t GNI_CeGetId(gni_ce_handle_t ce_hndl, uint32_t *ce_id)
 {
-	(void)ce_hndl;
-	(void)ce_id;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -851,10 +599,6 @@ UGNI_EXPORT gni_return_t GNI_CeGetId(gni_ce_handle_t ce_hndl, uint32_t *ce_id)
 UGNI_EXPORT gni_return_t GNI_EpSetCeAttr(gni_ep_handle_t ep_hndl,
 		uint32_t ce_id, uint32_t child_id, gni_ce_child_t child_type)
 {
-	(void)ep_hndl;
-	(void)ce_id;
-	(void)child_id;
-	(void)child_type;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -864,12 +608,6 @@ UGNI_EXPORT gni_return_t GNI_CeConfigure(gni_ce_handle_t ce_hndl,
 		gni_ep_handle_t parent_ep, gni_cq_handle_t cq_hndl,
 		uint32_t modes)
 {
-	(void)ce_hndl;
-	(void)child_eps;
-	(void)num_child_eps;
-	(void)parent_ep;
-	(void)cq_hndl;
-	(void)modes;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -877,15 +615,12 @@ UGNI_EXPORT gni_return_t GNI_CeConfigure(gni_ce_handle_t ce_hndl,
 UGNI_EXPORT gni_return_t GNI_CeCheckResult(gni_ce_result_t *result,
 		uint32_t length)
 {
-	(void)result;
-	(void)length;
 	return GNI_RC_ILLEGAL_OP;
 }
 
 /* Aries only: Gemini has none */
 UGNI_EXPORT gni_return_t GNI_CeDestroy(gni_ce_handle_t ce_hndl)
 {
-	(void)ce_hndl;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -893,10 +628,6 @@ UGNI_EXPORT gni_return_t GNI_CeDestroy(gni_ce_handle_t ce_hndl)
 UGNI_EXPORT gni_return_t GNI_SetBIConfig(uint32_t device_id, uint16_t bw,
 		uint16_t aot_bw, uint16_t modes)
 {
-	(void)device_id;
-	(void)bw;
-	(void)aot_bw;
-	(void)modes;
 	return GNI_RC_ILLEGAL_OP;
 }
 
@@ -904,15 +635,11 @@ UGNI_EXPORT gni_return_t GNI_SetBIConfig(uint32_t device_id, uint16_t bw,
 UGNI_EXPORT gni_return_t GNI_GetBIConfig(uint32_t device_id,
 		gni_bi_desc_t *desc)
 {
-	(void)device_id;
-	(void)desc;
 	return GNI_RC_ILLEGAL_OP;
 }
 
 /* needs the kgni driver */
 UGNI_EXPORT gni_return_t GNI_BISyncWait(uint32_t device_id, uint32_t timeout)
 {
-	(void)device_id;
-	(void)timeout;
 	return GNI_RC_ILLEGAL_OP;
 }
