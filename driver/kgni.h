@@ -11,8 +11,9 @@
  *   kgni_ioctl.c     ioctls of /dev/kgniN: checks and dispatch, removal
  *   kgni_diag.c      the diagnostic ping and its interrupt
  *   kgni_counters.c  router and NIC counters: ioctls, sysfs and debugfs
- *   kgni_dp.c        the data path: jobs, CDMs, memory registration, CQs,
- *                    FMA descriptors, mmap of their pages
+ *   kgni_dp.c        the data path: jobs, CDMs, memory registration
+ *                    through the GART, CQs and their waits, FMA
+ *                    descriptors, mmap of their pages
  */
 #ifndef KGNI_H
 #define KGNI_H
@@ -113,6 +114,9 @@ struct kgni_port_cache {
  * @link_vector: vector of the link-change interrupt (the last one)
  * @diag_vector: vector of the diagnostic ping's completion (the one
  *               before the last; the last one too when there is only one)
+ * @cq_vector: vector of blocking CQs' events: that of Gemini's first CQ
+ *             interrupt (GEMINI_IRQ_FIRST_CQ), or @diag_vector's if the
+ *             device has too few vectors
  * @vec: the vectors
  * @test_vector: vector the self-test waits for, or -1
  * @test_done: completed when @test_vector fires
@@ -123,6 +127,8 @@ struct kgni_port_cache {
  * @gone: set by remove; ioctls that see it fail with -ENODEV
  * @diag_lock: serialises diagnostic pings: the device has one slot
  * @diag_wq: woken by the diagnostic interrupt and by remove
+ * @cq_wq: woken by the blocking CQs' interrupt, by the destruction of a
+ *         CQ and by remove; each waiter checks its own CQ
  * @debugfs: the device's debugfs directory, kgniN
  * @nic_phys: bus address of BAR2, the NIC window
  * @mmr: BAR2 from GEMINI_MMR_MRT to the last CQ descriptor; NULL if removed
@@ -133,6 +139,10 @@ struct kgni_port_cache {
  * @mdd_map: MDHs in use
  * @cq_map: CQs in use (CQ 0 is never given out)
  * @fma_map: general FMA descriptors in use
+ * @gart: the GART table the device reads (little-endian entries)
+ * @gart_dma: its bus address
+ * @gart_entries: its entries
+ * @gart_map: GART entries in use
  */
 struct kgni_dev {
 	struct device dev;
@@ -144,6 +154,7 @@ struct kgni_dev {
 	unsigned int nvec;
 	unsigned int link_vector;
 	unsigned int diag_vector;
+	unsigned int cq_vector;
 	struct kgni_vector vec[GEMINI_NUM_IRQ];
 
 	int test_vector;
@@ -156,6 +167,7 @@ struct kgni_dev {
 	bool gone;
 	struct mutex diag_lock;		/* one ping at a time */
 	wait_queue_head_t diag_wq;
+	wait_queue_head_t cq_wq;
 
 	struct dentry *debugfs;
 
@@ -167,6 +179,10 @@ struct kgni_dev {
 	DECLARE_BITMAP(mdd_map, GEMINI_NUM_MDD);
 	DECLARE_BITMAP(cq_map, GEMINI_NUM_CQ);
 	DECLARE_BITMAP(fma_map, GEMINI_NUM_FMA);
+	__le64 *gart;
+	dma_addr_t gart_dma;
+	u32 gart_entries;
+	unsigned long *gart_map;
 };
 
 /**
@@ -266,6 +282,7 @@ void kgni_ioctl_shutdown(struct kgni_dev *kdev);
 
 /* kgni_dp.c */
 int kgni_dp_map(struct kgni_dev *kdev);
+void kgni_dp_stop(struct kgni_dev *kdev);
 void kgni_dp_unmap(struct kgni_dev *kdev);
 void kgni_file_release(struct kgni_file *kfile, struct file *file);
 int kgni_mmap(struct file *file, struct vm_area_struct *vma);
@@ -277,6 +294,7 @@ int kgni_ioctl_cq_create(struct kgni_ucmd *ucmd);
 int kgni_ioctl_cq_destroy(struct kgni_ucmd *ucmd);
 int kgni_ioctl_fma_alloc(struct kgni_ucmd *ucmd);
 int kgni_ioctl_fma_free(struct kgni_ucmd *ucmd);
+int kgni_ioctl_cq_wait(struct kgni_ucmd *ucmd);
 
 /* kgni_diag.c */
 void kgni_diag_start(struct kgni_dev *kdev);

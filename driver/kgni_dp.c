@@ -4,9 +4,11 @@
  *
  * A job set-up allows (ptag, cookie) pairs on the NIC; a file attaches to
  * one of them (its CDM), then registers memory (an MDD over pinned user
- * pages), makes CQs (a ring in kernel memory the device writes) and takes
- * FMA descriptors whose privileged fields the kernel programs.  User space
- * maps the objects' pages with mmap and drives the FMA without syscalls.
+ * pages, mapped page by page through the NIC's GART), makes CQs (a ring in
+ * kernel memory the device writes; a blocking one interrupts, and
+ * KGNI_IOC_CQ_WAIT sleeps on it) and takes FMA descriptors whose
+ * privileged fields the kernel programs.  User space maps the objects'
+ * pages with mmap and drives the FMA without syscalls.
  *
  * Every object belongs to the file that made it and is undone when the
  * file is released: the device entry is reset first (so that a later
@@ -20,9 +22,11 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitmap.h>
 #include <linux/capability.h>
 #include <linux/dma-mapping.h>
 #include <linux/mm.h>
+#include <linux/refcount.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -57,25 +61,38 @@ static u64 kgni_map_offset(enum kgni_map_kind kind, u32 id)
 #define KGNI_MH_PSIZE_SHIFT	28
 #define KGNI_MH_FLAGS_SHIFT	34
 #define KGNI_MH_FLAG_READONLY	0x01ull
+#define KGNI_MH_FLAG_GART	0x08ull
 #define KGNI_MH_CRC_SHIFT	56
+
+/*
+ * The GART table: 64 Ki entries (512 KiB) map 256 MiB of registrations at
+ * once, a whole guest's memory.  If that much contiguous DMA memory cannot
+ * be had, a smaller table down to 1 Ki entries (4 MiB) is taken.
+ */
+#define KGNI_GART_ENTRIES	(1u << 16)
+#define KGNI_GART_MIN_ENTRIES	(1u << 10)
 
 /**
  * struct kgni_mem - a registration
  * @node: in the file's list
  * @mdh: its MDD
+ * @gart_first: its first GART entry; page i is entry @gart_first + i
  * @va: user address of its first page
  * @npages: pages pinned
  * @pages: the pages
  * @mm: the mm charged for them
+ * @cq: the CQ of its remote events, or NULL
  * @hndl: the memory handle given to user space
  */
 struct kgni_mem {
 	struct list_head node;
 	u32 mdh;
+	u32 gart_first;
 	u64 va;
 	unsigned long npages;
 	struct page **pages;
 	struct mm_struct *mm;
+	struct kgni_cq *cq;
 	u64 hndl[2];
 };
 
@@ -87,7 +104,10 @@ struct kgni_mem {
  * @ring: the ring, kernel address
  * @dma: the ring, device address
  * @ring_size: bytes allocated for the ring (whole pages)
- * @users: FMA descriptors of the file whose cq_hndl it is
+ * @users: FMA descriptors and registrations of the file that name it
+ * @blocking: made with KGNI_CQ_BLOCKING: its events interrupt
+ * @dead: destroyed; only waiters still hold the structure
+ * @ref: the file's list holds one, each KGNI_IOC_CQ_WAIT one
  */
 struct kgni_cq {
 	struct list_head node;
@@ -97,6 +117,9 @@ struct kgni_cq {
 	dma_addr_t dma;
 	size_t ring_size;
 	unsigned int users;
+	bool blocking;
+	bool dead;
+	refcount_t ref;
 };
 
 /**
@@ -161,12 +184,12 @@ static void kgni_mdd_write(struct kgni_dev *kdev, u32 mdh, u64 qw1, u64 qw2)
 }
 
 static void kgni_cq_write(struct kgni_dev *kdev, u32 cq, u64 base,
-			  u64 qw2)
+			  u64 qw2, u64 qw3_flags)
 {
 	void __iomem *p = kgni_mmr(kdev, GEMINI_MMR_CQ_DESC_ENTRY(cq));
 
 	writeq(0, p + 8);		/* disable */
-	writeq(base, p + 16);
+	writeq(base | qw3_flags, p + 16);
 	writeq(0, p);			/* indices */
 	writeq(qw2, p + 8);
 }
@@ -197,18 +220,94 @@ static void kgni_fma_program(struct kgni_dev *kdev, u32 d, u64 qw3,
 	       kgni_fma_reg(kdev, d, GEMINI_FMA_QW_CMD));
 }
 
+/* Point the device at the GART table (@n entries at @dma; 0: off). */
+static void kgni_gart_program(struct kgni_dev *kdev, dma_addr_t dma, u32 n)
+{
+	kgni_wr(kdev, VGEMINI_CTL_GART_ENTRIES, 0);
+	kgni_wr(kdev, VGEMINI_CTL_GART_BASE, lower_32_bits(dma));
+	kgni_wr(kdev, VGEMINI_CTL_GART_BASE + 4, upper_32_bits(dma));
+	kgni_wr(kdev, VGEMINI_CTL_GART_ENTRIES, n);
+}
+
+/* Allocate the GART table, all entries invalid, and give it the device. */
+static int kgni_gart_init(struct kgni_dev *kdev)
+{
+	struct device *dev = &kdev->pdev->dev;
+	int ret = -ENOMEM;
+	u32 n;
+
+	/* One entry per page: the GART's pages are the kernel's. */
+	BUILD_BUG_ON(PAGE_SIZE != VGEMINI_GART_PAGE_SIZE);
+	for (n = KGNI_GART_ENTRIES; n >= KGNI_GART_MIN_ENTRIES; n /= 2) {
+		/* Zeroed and page-aligned, as GART_BASE needs. */
+		kdev->gart = dma_alloc_coherent(dev, (size_t)n * sizeof(__le64),
+						&kdev->gart_dma,
+						GFP_KERNEL | __GFP_NOWARN);
+		if (kdev->gart)
+			break;
+	}
+	if (!kdev->gart) {
+		dev_err(dev, "cannot allocate a GART table\n");
+		return -ENOMEM;
+	}
+	kdev->gart_entries = n;
+	kdev->gart_map = bitmap_zalloc(n, GFP_KERNEL);
+	if (!kdev->gart_map)
+		goto err_free;
+	kgni_gart_program(kdev, kdev->gart_dma, n);
+	if (kgni_rd(kdev, VGEMINI_CTL_GART_ENTRIES) != n ||
+	    kgni_rd(kdev, VGEMINI_CTL_GART_BASE) !=
+	    lower_32_bits(kdev->gart_dma)) {
+		dev_err(dev, "the device has no GART (GART_ENTRIES reads %u, wrote %u)\n",
+			kgni_rd(kdev, VGEMINI_CTL_GART_ENTRIES), n);
+		kgni_gart_program(kdev, 0, 0);
+		ret = -ENODEV;
+		goto err_free;
+	}
+	if (n < KGNI_GART_ENTRIES)
+		dev_warn(dev, "GART of %u entries only: %u MiB registrable\n",
+			 n, n >> (20 - PAGE_SHIFT));
+	return 0;
+
+err_free:
+	bitmap_free(kdev->gart_map);
+	kdev->gart_map = NULL;
+	dma_free_coherent(dev, (size_t)n * sizeof(__le64), kdev->gart,
+			  kdev->gart_dma);
+	kdev->gart = NULL;
+	return ret;
+}
+
+/* Take the table from the device (flushed), then free it. */
+static void kgni_gart_fini(struct kgni_dev *kdev)
+{
+	if (!kdev->gart)
+		return;
+	kgni_gart_program(kdev, 0, 0);
+	kgni_rd(kdev, VGEMINI_CTL_GART_ENTRIES);
+	dma_free_coherent(&kdev->pdev->dev,
+			  (size_t)kdev->gart_entries * sizeof(__le64),
+			  kdev->gart, kdev->gart_dma);
+	bitmap_free(kdev->gart_map);
+	kdev->gart = NULL;
+	kdev->gart_map = NULL;
+	kdev->gart_entries = 0;
+}
+
 /**
  * kgni_dp_map() - map the NIC tables and reset the data-path entries
  * @kdev: the device, at probe
  *
  * Whatever an earlier driver left: every MDD invalid, every CQ and general
- * FMA descriptor disabled.
+ * FMA descriptor disabled.  Then the GART table is allocated and given to
+ * the device.
  *
- * Return: 0 or -ENOMEM.
+ * Return: 0, -ENOMEM, or -ENODEV for a device without a GART.
  */
 int kgni_dp_map(struct kgni_dev *kdev)
 {
 	struct pci_dev *pdev = kdev->pdev;
+	int ret;
 	u32 i;
 
 	kdev->nic_phys = pci_resource_start(pdev, GEMINI_BAR_NIC);
@@ -226,17 +325,38 @@ int kgni_dp_map(struct kgni_dev *kdev)
 	for (i = 0; i < GEMINI_NUM_MDD; i++)
 		kgni_mdd_write(kdev, i, 0, 0);
 	for (i = 0; i < GEMINI_NUM_CQ; i++)
-		kgni_cq_write(kdev, i, 0, 0);
+		kgni_cq_write(kdev, i, 0, 0, 0);
 	for (i = 0; i < GEMINI_NUM_FMA; i++)
 		kgni_fma_program(kdev, i, 0, 0);
 	set_bit(0, kdev->cq_map);	/* MDDs' cqh 0: never a live CQ */
-	return 0;
+	ret = kgni_gart_init(kdev);
+	if (ret)
+		kgni_dp_unmap(kdev);
+	return ret;
 }
 
-/* Unmap the tables (remove, after kgni_ioctl_shutdown()). */
+/**
+ * kgni_dp_stop() - stop the device's access to registered memory
+ * @kdev: the device, at remove, before kgni_ioctl_shutdown()
+ *
+ * Turns the GART off: from then on a request into any registration fails
+ * its translation, so files released after the device is marked gone
+ * (which no longer touch it) can unpin their pages safely.
+ */
+void kgni_dp_stop(struct kgni_dev *kdev)
+{
+	kgni_wr(kdev, VGEMINI_CTL_GART_ENTRIES, 0);
+	kgni_rd(kdev, VGEMINI_CTL_GART_ENTRIES);
+}
+
+/*
+ * Unmap the tables and free the GART (remove, after kgni_ioctl_shutdown():
+ * registrations that files still hold no longer touch the GART).
+ */
 void kgni_dp_unmap(struct kgni_dev *kdev)
 {
 	mutex_lock(&kdev->dp_lock);
+	kgni_gart_fini(kdev);
 	if (kdev->mmr)
 		pci_iounmap(kdev->pdev, kdev->mmr);
 	if (kdev->fma_priv)
@@ -253,20 +373,48 @@ static void kgni_zap(struct file *file, u64 off, u64 len)
 		unmap_mapping_range(file->f_mapping, off, len, 1);
 }
 
+/* A CQ of the file (dp_lock held); CQ 0 is nobody's. */
+static struct kgni_cq *kgni_cq_find(struct kgni_file *kfile, u32 id)
+{
+	struct kgni_cq *cq;
+
+	list_for_each_entry(cq, &kfile->cqs, node)
+		if (cq->id == id)
+			return cq;
+	return NULL;
+}
+
 /* Object teardown; dp_lock held; @live: the device may be touched */
 
 static void kgni_mem_free(struct kgni_dev *kdev, struct kgni_mem *mem,
 			  bool live)
 {
-	if (live)
+	unsigned long i;
+
+	if (live) {
 		kgni_mdd_write(kdev, mem->mdh, 0, 0);
+		/* Flush: no request uses the entries or pages after this. */
+		readq(kgni_mmr(kdev, GEMINI_MMR_MDD_ENTRY(mem->mdh)) + 8);
+		for (i = 0; i < mem->npages; i++)
+			kdev->gart[mem->gart_first + i] = 0;
+		bitmap_clear(kdev->gart_map, mem->gart_first, mem->npages);
+	}
+	/* Not live: remove has taken the GART from the device and freed it. */
 	clear_bit(mem->mdh, kdev->mdd_map);
+	if (mem->cq)
+		mem->cq->users--;
 	unpin_user_pages_dirty_lock(mem->pages, mem->npages, true);
 	atomic64_sub(mem->npages, &mem->mm->pinned_vm);
 	mmdrop(mem->mm);
 	kvfree(mem->pages);
 	list_del(&mem->node);
 	kfree(mem);
+}
+
+static void kgni_cq_put(struct kgni_cq *cq)
+{
+	if (refcount_dec_and_test(&cq->ref))
+		kfree(cq);
 }
 
 static void kgni_cq_free(struct kgni_dev *kdev, struct kgni_cq *cq,
@@ -276,11 +424,15 @@ static void kgni_cq_free(struct kgni_dev *kdev, struct kgni_cq *cq,
 		 cq->ring_size);
 	kgni_zap(file, kgni_map_offset(KGNI_MAP_CQ_USER, cq->id), PAGE_SIZE);
 	if (live)
-		kgni_cq_write(kdev, cq->id, 0, 0);
+		kgni_cq_write(kdev, cq->id, 0, 0, 0);
 	clear_bit(cq->id, kdev->cq_map);
 	dma_free_coherent(&kdev->pdev->dev, cq->ring_size, cq->ring, cq->dma);
 	list_del(&cq->node);
-	kfree(cq);
+	/* A waiter sees it dead and lets go of it. */
+	WRITE_ONCE(cq->dead, true);
+	if (cq->blocking)
+		wake_up_all(&kdev->cq_wq);
+	kgni_cq_put(cq);
 }
 
 static void kgni_fma_free(struct kgni_dev *kdev, struct kgni_fma *fma,
@@ -309,7 +461,8 @@ static void kgni_fma_free(struct kgni_dev *kdev, struct kgni_fma *fma,
  * @file: its struct file
  *
  * No mapping of the file is left (each holds the file).  After remove the
- * device is not touched; the memory is still unpinned and freed.
+ * device is not touched; the memory is still unpinned and freed.  FMA
+ * descriptors and registrations go before the CQs they name.
  */
 void kgni_file_release(struct kgni_file *kfile, struct file *file)
 {
@@ -324,10 +477,10 @@ void kgni_file_release(struct kgni_file *kfile, struct file *file)
 	mutex_lock(&kdev->dp_lock);
 	list_for_each_entry_safe(fma, fma_next, &kfile->fmas, node)
 		kgni_fma_free(kdev, fma, NULL, live);
-	list_for_each_entry_safe(cq, cq_next, &kfile->cqs, node)
-		kgni_cq_free(kdev, cq, NULL, live);
 	list_for_each_entry_safe(mem, mem_next, &kfile->mems, node)
 		kgni_mem_free(kdev, mem, live);
+	list_for_each_entry_safe(cq, cq_next, &kfile->cqs, node)
+		kgni_cq_free(kdev, cq, NULL, live);
 	mutex_unlock(&kdev->dp_lock);
 	up_read(&kdev->ctl_rwsem);
 }
@@ -441,6 +594,21 @@ static int kgni_pin(struct kgni_mem *mem, bool writable)
 	return 0;
 }
 
+/* Take a run of @n GART entries (dp_lock held); false if there is none. */
+static bool kgni_gart_alloc(struct kgni_dev *kdev, unsigned long n,
+			    u32 *first)
+{
+	unsigned long i;
+
+	i = bitmap_find_next_zero_area(kdev->gart_map, kdev->gart_entries, 0,
+				       n, 0);
+	if (i >= kdev->gart_entries)
+		return false;
+	bitmap_set(kdev->gart_map, i, n);
+	*first = i;
+	return true;
+}
+
 int kgni_ioctl_mem_register(struct kgni_ucmd *ucmd)
 {
 	struct kgni_mem_register *cmd = ucmd->cmd;
@@ -448,14 +616,15 @@ int kgni_ioctl_mem_register(struct kgni_ucmd *ucmd)
 	struct kgni_dev *kdev = ucmd->kdev;
 	bool writable = !(cmd->flags & KGNI_MEM_READONLY);
 	unsigned long lock_limit, i;
+	struct kgni_cq *cq = NULL;
 	struct kgni_mem *mem;
-	u64 end, phys, modes;
+	u64 end, base, modes;
 	s64 pinned;
 	int ret;
 	u32 mdh;
 
 	if (cmd->flags & ~KGNI_MEM_READONLY || cmd->mem_hndl[0] ||
-	    cmd->mem_hndl[1])
+	    cmd->mem_hndl[1] || cmd->reserved)
 		return -EINVAL;
 	if (!cmd->len || check_add_overflow(cmd->addr, cmd->len, &end) ||
 	    end > TASK_SIZE)
@@ -463,8 +632,14 @@ int kgni_ioctl_mem_register(struct kgni_ucmd *ucmd)
 	if ((PAGE_ALIGN(end) - (cmd->addr & PAGE_MASK)) >> PAGE_SHIFT >
 	    KGNI_MEM_MAX_PAGES)
 		return -EINVAL;
+	/* Checked again below, when it is taken: it may go meanwhile. */
 	mutex_lock(&kdev->dp_lock);
-	ret = kfile->attached ? 0 : -EPERM;
+	if (!kfile->attached)
+		ret = -EPERM;
+	else if (cmd->cq_id && !kgni_cq_find(kfile, cmd->cq_id))
+		ret = -EINVAL;
+	else
+		ret = 0;
 	mutex_unlock(&kdev->dp_lock);
 	if (ret)
 		return ret;
@@ -494,37 +669,50 @@ int kgni_ioctl_mem_register(struct kgni_ucmd *ucmd)
 	if (ret)
 		goto err_unaccount;
 
-	/* The MDD without MRT describes one physically contiguous range. */
-	for (i = 1; i < mem->npages; i++) {
-		if (page_to_pfn(mem->pages[i]) !=
-		    page_to_pfn(mem->pages[0]) + i) {
-			ret = -EXDEV;
-			goto err_unpin;
+	mutex_lock(&kdev->dp_lock);
+	if (cmd->cq_id) {
+		cq = kgni_cq_find(kfile, cmd->cq_id);
+		if (!cq) {
+			ret = -EINVAL;
+			goto err_unlock;
 		}
 	}
-
-	mutex_lock(&kdev->dp_lock);
 	mdh = find_first_zero_bit(kdev->mdd_map, GEMINI_NUM_MDD);
-	if (mdh >= GEMINI_NUM_MDD) {
-		mutex_unlock(&kdev->dp_lock);
+	if (mdh >= GEMINI_NUM_MDD ||
+	    !kgni_gart_alloc(kdev, mem->npages, &mem->gart_first)) {
 		ret = -ENOSPC;
-		goto err_unpin;
+		goto err_unlock;
 	}
 	set_bit(mdh, kdev->mdd_map);
 	mem->mdh = mdh;
-	/* No IOMMU in front of the device: bus address = physical address. */
-	phys = page_to_phys(mem->pages[0]);
+	mem->cq = cq;
+	if (cq)
+		cq->users++;
+	/*
+	 * One GART entry per page, then the MDD over them (writeq orders the
+	 * entries before it).  No IOMMU in front of the device: bus address
+	 * = physical address.
+	 */
+	for (i = 0; i < mem->npages; i++) {
+		phys_addr_t phys = page_to_phys(mem->pages[i]);
+
+		kdev->gart[mem->gart_first + i] =
+			cpu_to_le64(VGEMINI_GART_ENTRY(phys));
+	}
+	base = VGEMINI_GART_ADDR(mem->gart_first);
 	modes = GEMINI_MDD_MODE_VALID |
 		(writable ? GEMINI_MDD_MODE_WRITABLE : 0);
-	kgni_mdd_write(kdev, mdh, GEMINI_MDD_QW1(kfile->ptag, phys, 0),
+	kgni_mdd_write(kdev, mdh, GEMINI_MDD_QW1(kfile->ptag, base, 0),
 		       GEMINI_MDD_QW2(modes,
-				      phys + mem->npages * PAGE_SIZE - 1, 0));
+				      base + mem->npages * PAGE_SIZE - 1,
+				      cq ? cq->id : 0));
 
 	mem->hndl[0] = ((mem->va >> PAGE_SHIFT) & KGNI_MH_VA_MASK) |
 		       ((u64)mdh << KGNI_MH_MDH_SHIFT);
 	mem->hndl[1] = (mem->npages & KGNI_MH_NPAGES_MASK) |
 		       ((u64)PAGE_SHIFT << KGNI_MH_PSIZE_SHIFT) |
-		       ((writable ? 0 : KGNI_MH_FLAG_READONLY) <<
+		       ((KGNI_MH_FLAG_GART |
+			 (writable ? 0 : KGNI_MH_FLAG_READONLY)) <<
 			KGNI_MH_FLAGS_SHIFT);
 	mem->hndl[1] |= (u64)kgni_mh_crc(mem->hndl) << KGNI_MH_CRC_SHIFT;
 	list_add_tail(&mem->node, &kfile->mems);
@@ -537,7 +725,8 @@ int kgni_ioctl_mem_register(struct kgni_ucmd *ucmd)
 	 */
 	return kgni_ucmd_respond(ucmd, sizeof(*cmd));
 
-err_unpin:
+err_unlock:
+	mutex_unlock(&kdev->dp_lock);
 	unpin_user_pages(mem->pages, mem->npages);
 err_unaccount:
 	atomic64_sub(mem->npages, &mem->mm->pinned_vm);
@@ -579,26 +768,17 @@ int kgni_ioctl_mem_deregister(struct kgni_ucmd *ucmd)
 
 /* Completion queues */
 
-static struct kgni_cq *kgni_cq_find(struct kgni_file *kfile, u32 id)
-{
-	struct kgni_cq *cq;
-
-	list_for_each_entry(cq, &kfile->cqs, node)
-		if (cq->id == id)
-			return cq;
-	return NULL;
-}
-
 int kgni_ioctl_cq_create(struct kgni_ucmd *ucmd)
 {
 	struct kgni_cq_create *cmd = ucmd->cmd;
 	struct kgni_file *kfile = ucmd->kfile;
 	struct kgni_dev *kdev = ucmd->kdev;
+	u64 qw2, qw3_flags = 0;
 	struct kgni_cq *cq;
 	u32 id;
 
-	if (cmd->flags || cmd->cq_id || cmd->ring_offset || cmd->ring_size ||
-	    cmd->user_offset)
+	if (cmd->flags & ~KGNI_CQ_BLOCKING || cmd->cq_id || cmd->ring_offset ||
+	    cmd->ring_size || cmd->user_offset)
 		return -EINVAL;
 	if (cmd->entries < GEMINI_CQ_MIN_MAX_INDEX + 1 ||
 	    cmd->entries > KGNI_CQ_MAX_ENTRIES)
@@ -608,6 +788,8 @@ int kgni_ioctl_cq_create(struct kgni_ucmd *ucmd)
 	if (!cq)
 		return -ENOMEM;
 	cq->entries = cmd->entries;
+	cq->blocking = cmd->flags & KGNI_CQ_BLOCKING;
+	refcount_set(&cq->ref, 1);
 	cq->ring_size = PAGE_ALIGN((size_t)cmd->entries * GEMINI_CQ_ENTRY_BYTES);
 	/* Page-aligned, so GEMINI_CQ_ALIGN-aligned; zeroed. */
 	cq->ring = dma_alloc_coherent(&kdev->pdev->dev, cq->ring_size,
@@ -628,9 +810,15 @@ int kgni_ioctl_cq_create(struct kgni_ucmd *ucmd)
 	}
 	set_bit(id, kdev->cq_map);
 	cq->id = id;
-	kgni_cq_write(kdev, id, cq->dma & GEMINI_CQ_BASE_MASK,
-		      ((u64)(cq->entries - 1) << GEMINI_CQ_MAX_INDEX_SHIFT) |
-		      GEMINI_CQ_ENABLE);
+	qw2 = ((u64)(cq->entries - 1) << GEMINI_CQ_MAX_INDEX_SHIFT) |
+	      GEMINI_CQ_ENABLE;
+	if (cq->blocking) {
+		/* Threshold 0: an interrupt for every entry written. */
+		qw2 |= (u64)(GEMINI_IRQ_FIRST + kdev->cq_vector) <<
+		       GEMINI_CQ_IRQ_INDEX_SHIFT;
+		qw3_flags = GEMINI_CQ_IRQ_REQ;
+	}
+	kgni_cq_write(kdev, id, cq->dma & GEMINI_CQ_BASE_MASK, qw2, qw3_flags);
 	list_add_tail(&cq->node, &kfile->cqs);
 	cmd->cq_id = id;
 	cmd->ring_offset = kgni_map_offset(KGNI_MAP_CQ_RING, id);
@@ -659,6 +847,71 @@ int kgni_ioctl_cq_destroy(struct kgni_ucmd *ucmd)
 	else
 		kgni_cq_free(kdev, cq, ucmd->file, true);
 	mutex_unlock(&kdev->dp_lock);
+	return ret;
+}
+
+/*
+ * Has the CQ an event the consumer has not taken?  Its descriptor's QW1
+ * holds the consumer's rd_index and the device's wr_index, live.  Once the
+ * CQ is dead or the device gone, the caller's checks decide.
+ */
+static bool kgni_cq_wait_done(struct kgni_dev *kdev, struct kgni_cq *cq)
+{
+	u64 qw1;
+
+	if (READ_ONCE(cq->dead) || READ_ONCE(kdev->gone))
+		return true;
+	qw1 = readq(kgni_mmr(kdev, GEMINI_MMR_CQ_DESC_ENTRY(cq->id)));
+	return ((qw1 >> GEMINI_CQ_RD_INDEX_SHIFT) & GEMINI_CQ_INDEX_MASK) !=
+	       ((qw1 >> GEMINI_CQ_WR_INDEX_SHIFT) & GEMINI_CQ_INDEX_MASK);
+}
+
+int kgni_ioctl_cq_wait(struct kgni_ucmd *ucmd)
+{
+	struct kgni_cq_wait *cmd = ucmd->cmd;
+	struct kgni_file *kfile = ucmd->kfile;
+	struct kgni_dev *kdev = ucmd->kdev;
+	struct kgni_cq *cq;
+	long left;
+	int ret;
+
+	if (cmd->flags)
+		return -EINVAL;
+	mutex_lock(&kdev->dp_lock);
+	cq = kgni_cq_find(kfile, cmd->cq_id);
+	if (!cq || !cq->blocking) {
+		mutex_unlock(&kdev->dp_lock);
+		return -EINVAL;
+	}
+	/* Destruction may free the CQ meanwhile; the structure stays ours. */
+	refcount_inc(&cq->ref);
+	mutex_unlock(&kdev->dp_lock);
+
+	/*
+	 * Sleeps with ctl_rwsem held for reading, as a ping does: remove
+	 * wakes it (gone) before it waits for the ioctls.  The interrupt
+	 * comes after the device has moved wr_index.
+	 */
+	if (cmd->timeout_ms == KGNI_CQ_WAIT_FOREVER) {
+		ret = wait_event_interruptible(kdev->cq_wq,
+					       kgni_cq_wait_done(kdev, cq));
+		left = ret ? ret : 1;
+	} else {
+		left = msecs_to_jiffies(cmd->timeout_ms);
+		left = wait_event_interruptible_timeout(kdev->cq_wq,
+				kgni_cq_wait_done(kdev, cq), left);
+	}
+	if (READ_ONCE(cq->dead))
+		ret = -EINVAL;
+	else if (READ_ONCE(kdev->gone))
+		ret = -ENODEV;
+	else if (left < 0)
+		ret = -EINTR;
+	else if (!left)
+		ret = -ETIMEDOUT;
+	else
+		ret = 0;
+	kgni_cq_put(cq);
 	return ret;
 }
 
@@ -786,13 +1039,11 @@ static int kgni_mmap_locked(struct kgni_file *kfile,
 		cq = kgni_cq_find(kfile, id);
 		if (!cq || rel >= cq->ring_size || len > cq->ring_size - rel)
 			return -EINVAL;
-		if (vma->vm_flags & VM_WRITE)
-			return -EPERM;
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
-		vm_flags_clear(vma, VM_MAYWRITE);
-#else
-		vma->vm_flags &= ~VM_MAYWRITE;
-#endif
+		/*
+		 * Writable: the consumer zeroes each entry it takes, which is
+		 * how it tells new entries from old ones after a lap.  The
+		 * device only writes the ring, so the owner can hurt nobody.
+		 */
 		/* dma_mmap_coherent() takes vm_pgoff as the offset in it */
 		pgoff = vma->vm_pgoff;
 		vma->vm_pgoff = rel >> PAGE_SHIFT;
@@ -843,8 +1094,7 @@ static int kgni_mmap_locked(struct kgni_file *kfile,
  * @vma: the mapping; its offset is one KGNI_IOC_*_CREATE/ALLOC gave
  *
  * Return: 0, -ENODEV after remove, -EINVAL for an offset or size outside
- * an object of the file or a private mapping, -EPERM for a writable
- * mapping of a CQ ring.
+ * an object of the file or a private mapping.
  */
 int kgni_mmap(struct file *file, struct vm_area_struct *vma)
 {

@@ -32,6 +32,7 @@ union kgni_ioctl_buf {
 	struct kgni_cq_destroy cq_destroy;
 	struct kgni_fma_alloc fma_alloc;
 	struct kgni_fma_free fma_free;
+	struct kgni_cq_wait cq_wait;
 };
 
 /**
@@ -59,7 +60,10 @@ struct kgni_ioctl_op {
 		.execute = _fn,						\
 	}
 
-/* The first version of each structure is the whole of it. */
+/*
+ * The first version of each structure is the whole of it, except
+ * struct kgni_mem_register's, which ended with mem_hndl.
+ */
 static const struct kgni_ioctl_op kgni_ioctl_ops[] = {
 	KGNI_IOCTL_OP(DIAG_PING, kgni_ioctl_diag_ping,
 		      struct kgni_diag_ping, trace),
@@ -83,6 +87,8 @@ static const struct kgni_ioctl_op kgni_ioctl_ops[] = {
 		      struct kgni_fma_alloc, window_size),
 	KGNI_IOCTL_OP(FMA_FREE, kgni_ioctl_fma_free,
 		      struct kgni_fma_free, reserved),
+	KGNI_IOCTL_OP(CQ_WAIT, kgni_ioctl_cq_wait,
+		      struct kgni_cq_wait, timeout_ms),
 };
 
 /**
@@ -152,14 +158,15 @@ long kgni_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
  * kgni_ioctl_shutdown() - stop ioctls from using the device
  * @kdev: the device being removed
  *
- * Marks the device gone, wakes a ping that waits for the device, and waits
- * until no ioctl that saw the device alive still runs.  After this no ioctl
- * touches BAR0.
+ * Marks the device gone, wakes a ping or CQ wait that waits for the
+ * device, and waits until no ioctl that saw the device alive still runs.
+ * After this no ioctl touches BAR0.
  */
 void kgni_ioctl_shutdown(struct kgni_dev *kdev)
 {
 	WRITE_ONCE(kdev->gone, true);
 	wake_up_all(&kdev->diag_wq);
+	wake_up_all(&kdev->cq_wq);
 	down_write(&kdev->ctl_rwsem);
 	up_write(&kdev->ctl_rwsem);
 }

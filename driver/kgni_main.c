@@ -117,6 +117,7 @@ struct kgni_dev *kgni_dev_alloc(struct pci_dev *pdev)
 	init_rwsem(&kdev->ctl_rwsem);
 	mutex_init(&kdev->diag_lock);
 	init_waitqueue_head(&kdev->diag_wq);
+	init_waitqueue_head(&kdev->cq_wq);
 	mutex_init(&kdev->dp_lock);
 
 	device_initialize(&kdev->dev);

@@ -27,6 +27,8 @@ static irqreturn_t kgni_irq(int irq, void *data)
 		schedule_work(&kdev->link_work);
 	if (v->index == kdev->diag_vector)
 		wake_up(&kdev->diag_wq);
+	if (v->index == kdev->cq_vector)
+		wake_up(&kdev->cq_wq);
 	if (READ_ONCE(kdev->test_vector) == (int)v->index)
 		complete(&kdev->test_done);
 	return IRQ_HANDLED;
@@ -34,7 +36,9 @@ static irqreturn_t kgni_irq(int irq, void *data)
 
 /*
  * One vector per Gemini in-band interrupt; the last one for link changes,
- * the one before for diagnostic pings (the same one if there is only one).
+ * the one before for diagnostic pings (the same one if there is only one),
+ * Gemini's first CQ interrupt for blocking CQs (shared with the pings' if
+ * the device has too few vectors: waiters check their own condition).
  */
 static int kgni_irq_setup(struct kgni_dev *kdev)
 {
@@ -53,6 +57,9 @@ static int kgni_irq_setup(struct kgni_dev *kdev)
 	kdev->nvec = nvec;
 	kdev->link_vector = nvec - 1;
 	kdev->diag_vector = nvec > 1 ? nvec - 2 : nvec - 1;
+	kdev->cq_vector = GEMINI_IRQ_VECTOR(GEMINI_IRQ_FIRST_CQ);
+	if (kdev->cq_vector >= kdev->diag_vector)
+		kdev->cq_vector = kdev->diag_vector;
 
 	for (i = 0; i < kdev->nvec; i++) {
 		struct kgni_vector *v = &kdev->vec[i];
@@ -257,6 +264,7 @@ static void kgni_remove(struct pci_dev *pdev)
 
 	kgni_counters_debugfs_del(kdev);
 	kgni_dev_del(kdev);
+	kgni_dp_stop(kdev);
 	kgni_ioctl_shutdown(kdev);
 	kgni_diag_stop(kdev);
 	kgni_link_stop(kdev);

@@ -16,7 +16,8 @@
 #   $(LIB_OUT)/guest/             a tree that scripts/build-image.sh copies
 #                                 onto the guest image's root:
 #                                 usr/bin/pmi_test (static, built through
-#                                 pkg-config)
+#                                 pkg-config), and the uGNI job tests
+#                                 usr/bin/ugni_* (selftests/ugni/)
 #   $(LIB_OUT)/tests/             host builds of pmi_test: pmi_test_asan
 #                                 (library and test under ASan+UBSan) and
 #                                 pmi_test_dyn (linked to libpmi.so); and
@@ -50,10 +51,11 @@ LIB_TARGETS := $(PMI_SO) $(LIB_OUT)/libpmi.so.1 $(LIB_OUT)/libpmi.so \
 	$(PMI_A) $(PMI_INC) $(PMI_PC) $(PMI_GUEST_TEST) $(PMI_HOST_TESTS)
 
 include $(LIB_DIR)/ugni/ugni.mk
+include $(REPO)/selftests/ugni/ugni-tests.mk
 
 .PHONY: lib test-lib
 
-lib: $(LIB_TARGETS) $(UGNI_TARGETS)
+lib: $(LIB_TARGETS) $(UGNI_TARGETS) $(UGNI_JOB_BINS)
 
 $(LIB_OUT)/obj/pmi.o: $(PMI_DIR)/pmi.c $(PMI_HDR)
 	@mkdir -p $(@D)

@@ -64,18 +64,19 @@
  *  - EINVAL: the device refused the payload length (the driver's own
  *    EINVAL, above, writes nothing back).
  *
- * The data-path commands (KGNI_IOC_JOB_CONFIGURE to KGNI_IOC_FMA_FREE) add:
+ * The data-path commands (KGNI_IOC_JOB_CONFIGURE to KGNI_IOC_CQ_WAIT) add:
  *
  *  - EPERM: the caller lacks the right: KGNI_IOC_JOB_CONFIGURE without
  *    CAP_SYS_ADMIN; KGNI_IOC_CDM_ATTACH to a (ptag, cookie) that no job
  *    configured; a command that needs a CDM on a file not attached.
  *  - EBUSY: the file is already attached; the CQ is still used by an FMA
- *    descriptor of the file.
+ *    descriptor or a memory registration of the file.
  *  - ENOSPC: no free hardware entry (job slot, MDD, CQ, FMA descriptor).
  *  - ENOMEM: kernel memory ran out, or pinning would exceed
  *    RLIMIT_MEMLOCK (without CAP_IPC_LOCK).
- *  - EXDEV: the pages of a registration are not physically contiguous,
- *    which the device cannot express with 4 KiB pages (abi.rst).
+ *  - ENOSPC also: the GART has no run of free entries long enough for
+ *    a registration.
+ *  - ETIMEDOUT: KGNI_IOC_CQ_WAIT's timeout ran out with the CQ empty.
  *  - EINVAL also: a handle, CQ or FMA id that no object of this file
  *    holds (objects of other files included).
  */
@@ -99,6 +100,7 @@ enum {
 	KGNI_CMD_CQ_DESTROY = 0x88,
 	KGNI_CMD_FMA_ALLOC = 0x89,
 	KGNI_CMD_FMA_FREE = 0x8a,
+	KGNI_CMD_CQ_WAIT = 0x8b,
 };
 
 /**
@@ -367,13 +369,20 @@ struct kgni_cdm_attach {
  *       rounded out to 4 KiB pages
  * @mem_hndl: out: the memory handle, uGNI's gni_mem_handle_t (qword1,
  *            qword2) in its version 1 layout with its CRC: VA of the first
- *            page, MDH, page count, page size 4 KiB, flag READONLY
+ *            page, MDH, page count, page size 4 KiB, flags READONLY and
+ *            GART
+ * @cq_id: in: 0, or a CQ of this file that receives the remote events
+ *         of requests into this memory (the MDD's cqh; uGNI's
+ *         dst_cq_hndl)
+ * @reserved: in: 0
  *
  * Pins the pages of [@addr, @addr + @len) (FOLL_LONGTERM), counting them
- * against RLIMIT_MEMLOCK, and gives them a memory domain (MDD) of the
- * file's ptag.  Byte @addr + k of the buffer is at remote offset
- * (@addr & 4095) + k of the MDH.  Needs a CDM (EPERM).  The pages must
- * be physically contiguous (EXDEV otherwise): one page always is.
+ * against RLIMIT_MEMLOCK, maps them through the NIC's GART (one 4 KiB
+ * entry per page, so any user memory qualifies) and gives them a memory
+ * domain (MDD) of the file's ptag.  Byte @addr + k of the buffer is at
+ * remote offset (@addr & 4095) + k of the MDH.  Needs a CDM (EPERM).
+ * A CQ named by @cq_id cannot be destroyed while the registration holds
+ * it (EBUSY).
  */
 struct kgni_mem_register {
 	__u32 size;
@@ -381,6 +390,8 @@ struct kgni_mem_register {
 	__aligned_u64 addr;
 	__aligned_u64 len;
 	__aligned_u64 mem_hndl[2];
+	__u32 cq_id;
+	__u32 reserved;
 };
 
 /**
@@ -401,22 +412,29 @@ struct kgni_mem_deregister {
 /* Entries of a CQ ring: 2 to KGNI_CQ_MAX_ENTRIES */
 #define KGNI_CQ_MAX_ENTRIES		(1u << 16)
 
+/* struct kgni_cq_create flags */
+#define KGNI_CQ_BLOCKING		0x1u
+
 /**
  * struct kgni_cq_create - ioctl(KGNI_IOC_CQ_CREATE)
  * @size: in: sizeof(struct kgni_cq_create)
- * @flags: in: 0
+ * @flags: in: 0 for a CQ that is only polled, KGNI_CQ_BLOCKING for one
+ *         that raises an interrupt per event, so that KGNI_IOC_CQ_WAIT
+ *         can sleep on it (uGNI's GNI_CQ_BLOCKING)
  * @entries: in: ring entries, 2 to KGNI_CQ_MAX_ENTRIES (one slot stays
  *           free: a ring holds @entries - 1 events)
  * @cq_id: out: the CQ (1 to 1023; the device's CQ 0 stays unused)
- * @ring_offset: out: mmap offset of the ring (read-only, @ring_size
- *               bytes: 8-byte entries, gemini_nic.h GEMINI_CQE_*)
+ * @ring_offset: out: mmap offset of the ring (@ring_size bytes of 8-byte
+ *               entries, gemini_nic.h GEMINI_CQE_*; the device writes an
+ *               entry with a non-zero source, the consumer zeroes it once
+ *               taken so that the slot reads empty on the next lap)
  * @ring_size: out: bytes of the ring mapping, @entries * 8 rounded up to
  *             the page size
  * @user_offset: out: mmap offset of the CQ's user page (4 KiB, uncached):
  *               its first qword reads rd_index (bits 28..0) and wr_index
  *               (60..32); the consumer writes rd_index there
  *
- * Makes an enabled CQ without interrupts.
+ * Makes an enabled CQ; with KGNI_CQ_BLOCKING its events interrupt.
  */
 struct kgni_cq_create {
 	__u32 size;
@@ -497,6 +515,30 @@ struct kgni_fma_free {
 	__u32 reserved;
 };
 
+/**
+ * struct kgni_cq_wait - ioctl(KGNI_IOC_CQ_WAIT)
+ * @size: in: sizeof(struct kgni_cq_wait)
+ * @flags: in: 0
+ * @cq_id: in: a CQ of this file made with KGNI_CQ_BLOCKING (EINVAL
+ *         otherwise)
+ * @timeout_ms: in: longest wait in ms; 0xffffffff waits without limit
+ *
+ * Sleeps until the CQ holds an event the consumer has not taken, that is
+ * until its write index differs from the read index the consumer last
+ * wrote to the user page.  Returns at once if it already does.
+ * ETIMEDOUT when @timeout_ms passes first; EINTR on a signal; EINVAL if
+ * the CQ is destroyed meanwhile.  The events themselves are read from
+ * the mapped ring, as without waiting.
+ */
+struct kgni_cq_wait {
+	__u32 size;
+	__u32 flags;
+	__u32 cq_id;
+	__u32 timeout_ms;
+};
+
+#define KGNI_CQ_WAIT_FOREVER		0xffffffffu
+
 #define KGNI_IOC_JOB_CONFIGURE		_IO(KGNI_IOC_MAGIC, KGNI_CMD_JOB_CONFIGURE)
 #define KGNI_IOC_CDM_ATTACH		_IO(KGNI_IOC_MAGIC, KGNI_CMD_CDM_ATTACH)
 #define KGNI_IOC_MEM_REGISTER		_IO(KGNI_IOC_MAGIC, KGNI_CMD_MEM_REGISTER)
@@ -505,5 +547,6 @@ struct kgni_fma_free {
 #define KGNI_IOC_CQ_DESTROY		_IO(KGNI_IOC_MAGIC, KGNI_CMD_CQ_DESTROY)
 #define KGNI_IOC_FMA_ALLOC		_IO(KGNI_IOC_MAGIC, KGNI_CMD_FMA_ALLOC)
 #define KGNI_IOC_FMA_FREE		_IO(KGNI_IOC_MAGIC, KGNI_CMD_FMA_FREE)
+#define KGNI_IOC_CQ_WAIT		_IO(KGNI_IOC_MAGIC, KGNI_CMD_CQ_WAIT)
 
 #endif /* KGNI_IOCTL_H */

@@ -147,6 +147,41 @@ enum vgemini_diag_status {
 #define VGEMINI_TRACE_RSP(r)		(((r) >> 25) & 0x1)	/* response path */
 
 /*
+ * GART: the page table that, on a Cray XE, the Opteron's GART provided to
+ * translate Gemini's addresses 4 KiB at a time.  vgemini models it in the
+ * device: a table of GART_ENTRIES 8-byte little-endian entries in node
+ * memory at GART_BASE.  An MDD without mrt_enable whose domain addresses
+ * are at or above VGEMINI_GART_APERTURE goes through it: domain address a
+ * is in the page of entry (a - VGEMINI_GART_APERTURE) >> 12, at the same
+ * offset in that page.  An index at or past GART_ENTRIES, an entry the
+ * bus refuses to read or an entry without VALID is a translation error.
+ * The device reads the entries from memory on every request: no cache to
+ * flush.  GART_BASE keeps bits 51..12 of what is written (the others read
+ * 0); a write of ENTRIES above VGEMINI_GART_MAX_ENTRIES keeps the maximum
+ * (and is a guest error).  Both reset to 0: GART off.
+ */
+#define VGEMINI_CTL_GART_BASE		0x098	/* RW 64: table address */
+#define VGEMINI_CTL_GART_ENTRIES	0x0a0	/* RW 32: entries, 0 = off */
+
+#define VGEMINI_GART_BASE_MASK		0x000ffffffffff000ull	/* 4 KiB aligned */
+#define VGEMINI_GART_MAX_ENTRIES	(1u << 20)
+#define VGEMINI_GART_APERTURE		(1ull << 47)
+#define VGEMINI_GART_PAGE_SHIFT		12
+#define VGEMINI_GART_PAGE_SIZE		(1ull << VGEMINI_GART_PAGE_SHIFT)
+#define VGEMINI_GART_ENTRY_BYTES	8
+
+/* An entry: the page's node-physical address in bits 51..12, VALID bit 0 */
+#define VGEMINI_GART_VALID		0x1ull
+#define VGEMINI_GART_ADDR_MASK		0x000ffffffffff000ull
+#define VGEMINI_GART_ENTRY(phys)	(((unsigned long long)(phys) & \
+					  VGEMINI_GART_ADDR_MASK) | \
+					 VGEMINI_GART_VALID)
+/* Domain address of the first byte of entry @idx's page */
+#define VGEMINI_GART_ADDR(idx)		(VGEMINI_GART_APERTURE + \
+					 ((unsigned long long)(idx) << \
+					  VGEMINI_GART_PAGE_SHIFT))
+
+/*
  * Counters (read-only, 64-bit, readable as two 32-bit halves, low first).
  * Router port p's block is at COUNTERS + p * COUNTER_STRIDE; the NIC's
  * block follows the six ports.  Phits and packets are counted on input,

@@ -20,8 +20,11 @@ UGNI_DIR := $(LIB_DIR)/ugni
 UGNI_VERSION := 1.0.0
 UGNI_SONAME := libugni.so.1
 UGNI_HDR := $(UGNI_DIR)/gni_pub.h $(UGNI_DIR)/ugni_priv.h \
-	$(REPO)/uapi/gemini_nic.h $(REPO)/uapi/gemini_hw.h
-UGNI_SRC := $(UGNI_DIR)/ugni_info.c $(UGNI_DIR)/ugni_stubs.c
+	$(REPO)/uapi/gemini_nic.h $(REPO)/uapi/gemini_hw.h \
+	$(REPO)/uapi/kgni_ioctl.h
+UGNI_SRC := $(UGNI_DIR)/ugni_info.c $(UGNI_DIR)/ugni_nic.c \
+	$(UGNI_DIR)/ugni_cq.c $(UGNI_DIR)/ugni_mem.c $(UGNI_DIR)/ugni_post.c \
+	$(UGNI_DIR)/ugni_stubs.c
 UGNI_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wshadow -pedantic \
 	-fPIC -fvisibility=hidden -I$(UGNI_DIR) -I$(REPO)/uapi \
 	-DUGNI_BUILD_STRING='"vgemini libugni $(UGNI_VERSION)"'
@@ -42,7 +45,7 @@ $(LIB_OUT)/obj/ugni/%.o: $(UGNI_DIR)/%.c $(UGNI_HDR)
 	$(CC) $(UGNI_CFLAGS) -c $< -o $@
 
 $(UGNI_SO): $(UGNI_OBJ) $(UGNI_DIR)/libugni.map
-	$(CC) -shared -Wl,-soname,$(UGNI_SONAME) \
+	$(CC) -shared -pthread -Wl,-soname,$(UGNI_SONAME) \
 		-Wl,--version-script=$(UGNI_DIR)/libugni.map -Wl,-z,defs \
 		-Wl,-z,relro -Wl,-z,now $(UGNI_OBJ) -o $@
 
@@ -67,5 +70,6 @@ $(LIB_OUT)/pkgconfig/%.pc: $(UGNI_DIR)/%.pc.in
 $(UGNI_TEST): $(UGNI_DIR)/tests/test_ugni.c $(UGNI_DIR)/tests/stub_calls.h \
 		$(UGNI_SRC) $(UGNI_HDR)
 	@mkdir -p $(@D)
-	$(CC) -std=gnu11 -Wall -Wextra -Werror $(UGNI_SAN) -I$(UGNI_DIR) \
-		-I$(REPO)/uapi $(UGNI_DIR)/tests/test_ugni.c $(UGNI_SRC) -o $@
+	$(CC) -std=gnu11 -Wall -Wextra -Werror -pthread $(UGNI_SAN) \
+		-I$(UGNI_DIR) -I$(REPO)/uapi $(UGNI_DIR)/tests/test_ugni.c \
+		$(UGNI_SRC) -o $@

@@ -9,9 +9,27 @@
  *   47..16  inst_id (POST/SMSG/MSGQ remote and local events) or msg_id
  *   15..0   tid: the request index GNI_GetCompleted looks up
  *   47..0   CQ-write events: the low 48 bits of cqwrite_value
+ *
+ * A post's sync-complete data carries the sender's remote_event in the
+ * inst_id bits, because the same data goes into the remote event; the
+ * local event gets the endpoint's local_event there when GNI_CqGetEvent
+ * hands it out (looked up by tid).
+ *
+ * Objects (Documentation/ugni.rst "Implementation"):
+ *   gni_cdm   what GNI_CdmCreate recorded; attached once, to one NIC;
+ *   gni_nic   one open /dev/kgniN attached to the CDM's domain: its
+ *             request table, CQs and FMA descriptors;
+ *   gni_cq    a kgni CQ with its ring and user page mapped;
+ *   ugni_fma  a kgni FMA descriptor with its pages mapped; one per source
+ *             CQ, since the descriptor's CQ is a privileged field;
+ *   gni_ep    a peer (PE, inst_id) and the FMA of its CQ.
  */
 #ifndef UGNI_PRIV_H
 #define UGNI_PRIV_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
 
 #include "gemini_nic.h"
 #include "gni_pub.h"
@@ -24,5 +42,129 @@
 #define UGNI_CQE_ID_MASK	0xffffffffull
 #define UGNI_CQE_TID_SHIFT	0
 #define UGNI_CQE_TID_MASK	0xffffull
+#define UGNI_CQWRITE_MASK	0xffffffffffffull	/* 48 bits */
+
+/* Request table: tids 0..UGNI_MAX_REQS - 1; UGNI_TID_NONE has no post. */
+#define UGNI_MAX_REQS		0xffffu
+#define UGNI_TID_NONE		0xffffu
+
+#define UGNI_PAGE		4096
+
+/* Sequences one FMA descriptor keeps open before the library waits. */
+#define UGNI_FMA_MAX_OPEN	32
+/* Requests in flight one descriptor allows itself (the ORB has 512). */
+#define UGNI_FMA_MAX_REQS	48
+#define UGNI_FMA_CHECK_EVERY	16
+
+struct gni_cq;
+struct ugni_fma;
+
+struct ugni_req {
+	gni_post_descriptor_t *desc;
+	struct gni_ep *ep;
+	uint32_t local_event;
+	bool used;
+};
+
+/* A registration that delivers remote events to a CQ */
+struct ugni_mreg {
+	struct ugni_mreg *next;
+	gni_mem_handle_t hndl;
+	struct gni_cq *cq;
+};
+
+struct gni_nic {
+	int fd;
+	uint32_t pe;
+	uint8_t ptag;
+	uint32_t cookie;
+	uint32_t inst_id;
+	uint32_t modes;
+	struct gni_cdm *cdm;
+	pthread_mutex_t lock;		/* tables below, object lists */
+	struct ugni_req *req;		/* UGNI_MAX_REQS entries */
+	uint16_t *free_tid;		/* stack of free tids */
+	uint32_t nfree;
+	struct ugni_fma *fmas;
+	struct gni_cq *cqs;
+	struct gni_cq *null_cq;		/* for endpoints made without a CQ */
+	uint32_t mem_count;		/* registrations held */
+	struct ugni_mreg *mregs;
+};
+
+struct gni_cdm {
+	uint32_t inst_id;
+	uint8_t ptag;
+	uint32_t cookie;
+	uint32_t modes;
+	struct gni_nic *nic;
+};
+
+struct gni_cq {
+	struct gni_nic *nic;
+	struct gni_cq *next;
+	uint32_t id;
+	uint32_t entries;		/* ring slots */
+	uint32_t rd;			/* next slot to read */
+	gni_cq_mode_t mode;
+	volatile uint64_t *ring;
+	size_t ring_size;
+	volatile uint64_t *user;	/* rd_index / wr_index page */
+	void (*handler)(gni_cq_entry_t *, void *);
+	void *context;
+	pthread_mutex_t lock;		/* consumers */
+	uint32_t ep_refs;
+	uint32_t mem_refs;		/* registrations delivering here */
+	uint32_t irq_mask;
+	bool internal;
+};
+
+struct ugni_fma {
+	struct ugni_fma *next;
+	struct gni_cq *cq;
+	uint32_t id;
+	uint32_t ep_refs;
+	size_t window;
+	volatile uint64_t *user;	/* control page (user alias) */
+	volatile uint8_t *put;		/* PUT window, write-combining */
+	volatile uint8_t *get;		/* GET window */
+	pthread_mutex_t lock;		/* one post at a time */
+	uint64_t qw1, qw2;		/* what the descriptor holds */
+	bool shadow_valid;
+};
+
+struct gni_ep {
+	struct gni_nic *nic;
+	struct gni_cq *cq;
+	struct ugni_fma *fma;
+	uint32_t remote_pe;
+	uint32_t remote_id;
+	uint32_t local_event;
+	uint32_t remote_event;
+	uint32_t outstanding;		/* posts not yet completed */
+	bool bound;
+};
+
+/* ugni_info.c */
+uint8_t ugni_memhndl_crc(const gni_mem_handle_t *h);
+
+/* ugni_nic.c */
+gni_return_t ugni_errno_rc(int err);
+int ugni_ioctl(struct gni_nic *nic, unsigned long req, void *arg);
+void *ugni_map(struct gni_nic *nic, uint64_t offset, size_t len, int prot);
+int ugni_fma_get(struct gni_nic *nic, struct gni_cq *cq,
+		 struct ugni_fma **out);
+void ugni_fma_put(struct gni_nic *nic, struct ugni_fma *fma);
+
+/* ugni_cq.c */
+gni_return_t ugni_cq_make(struct gni_nic *nic, uint32_t entries,
+			  gni_cq_mode_t mode, bool internal,
+			  struct gni_cq **out);
+void ugni_cq_unmake(struct gni_cq *cq);
+
+/* ugni_post.c */
+int ugni_req_alloc(struct gni_nic *nic, gni_post_descriptor_t *desc,
+		   struct gni_ep *ep);
+void ugni_req_free(struct gni_nic *nic, uint32_t tid);
 
 #endif

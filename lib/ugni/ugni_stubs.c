@@ -12,34 +12,6 @@
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 
 /* needs the kgni driver */
-UGNI_EXPORT gni_return_t GNI_CdmCreate(uint32_t inst_id, uint8_t ptag,
-		uint32_t cookie, uint32_t modes, gni_cdm_handle_t *cdm_hndl)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
-/* needs the kgni driver */
-UGNI_EXPORT gni_return_t GNI_CdmDestroy(gni_cdm_handle_t cdm_hndl)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
-/* needs the kgni driver */
-UGNI_EXPORT gni_return_t GNI_CdmGetNicAddress(uint32_t device_id,
-		uint32_t *address, uint32_t *cpu_id)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
-/* needs the kgni driver */
-UGNI_EXPORT gni_return_t GNI_CdmAttach(gni_cdm_handle_t cdm_hndl,
-		uint32_t device_id, uint32_t *local_addr,
-		gni_nic_handle_t *nic_hndl)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
-/* needs the kgni driver */
 UGNI_EXPORT gni_return_t GNI_CdmCheckpoint(gni_cdm_handle_t cdm_handle)
 {
 	return GNI_RC_ILLEGAL_OP;
@@ -83,45 +55,6 @@ UGNI_EXPORT gni_return_t GNI_ConfigureJob(uint32_t device_id, uint64_t job_id,
 UGNI_EXPORT gni_return_t GNI_ConfigureNTTandJob(int device_id, uint64_t job_id,
 		uint8_t ptag, uint32_t cookie, gni_job_limits_t *limits,
 		gni_ntt_descriptor_t *ntt_desc, uint32_t *ntt_base)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
-/* needs the kgni driver */
-UGNI_EXPORT gni_return_t GNI_EpCreate(gni_nic_handle_t nic_hndl,
-		gni_cq_handle_t src_cq_hndl, gni_ep_handle_t *ep_hndl)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
-/* needs the kgni driver */
-UGNI_EXPORT gni_return_t GNI_EpSetEventData(gni_ep_handle_t ep_hndl,
-		uint32_t local_event, uint32_t remote_event)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
-/* needs the kgni driver */
-UGNI_EXPORT gni_return_t GNI_EpBind(gni_ep_handle_t ep_hndl,
-		uint32_t remote_addr, uint32_t remote_id)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
-/* needs the kgni driver */
-UGNI_EXPORT gni_return_t GNI_EpUnbind(gni_ep_handle_t ep_hndl)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
-/* needs the kgni driver */
-UGNI_EXPORT gni_return_t GNI_EpIdle(gni_ep_handle_t ep_hndl)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
-/* needs the kgni driver */
-UGNI_EXPORT gni_return_t GNI_EpDestroy(gni_ep_handle_t ep_hndl)
 {
 	return GNI_RC_ILLEGAL_OP;
 }
@@ -209,14 +142,6 @@ UGNI_EXPORT gni_return_t GNI_EpPostDataCancelById(gni_ep_handle_t ep_hndl,
 }
 
 /* needs the kgni driver */
-UGNI_EXPORT gni_return_t GNI_MemRegister(gni_nic_handle_t nic_hndl,
-		uint64_t address, uint64_t length, gni_cq_handle_t dst_cq_hndl,
-		uint32_t flags, uint32_t vmdh_index, gni_mem_handle_t *mem_hndl)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
-/* needs the kgni driver */
 UGNI_EXPORT gni_return_t GNI_MemRegisterSegments(gni_nic_handle_t nic_hndl,
 		gni_mem_segment_t *mem_segments, uint32_t segments_cnt,
 		gni_cq_handle_t dst_cq_hndl, uint32_t flags,
@@ -228,13 +153,6 @@ UGNI_EXPORT gni_return_t GNI_MemRegisterSegments(gni_nic_handle_t nic_hndl,
 /* needs the kgni driver */
 UGNI_EXPORT gni_return_t GNI_SetMddResources(gni_nic_handle_t nic_hndl,
 		uint32_t num_entries)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
-/* needs the kgni driver */
-UGNI_EXPORT gni_return_t GNI_MemDeregister(gni_nic_handle_t nic_hndl,
-		gni_mem_handle_t *mem_hndl)
 {
 	return GNI_RC_ILLEGAL_OP;
 }
@@ -254,76 +172,7 @@ UGNI_EXPORT gni_return_t GNI_MemQueryHndls(gni_nic_handle_t nic_hndl, int fd,
 }
 
 /* needs the kgni driver */
-UGNI_EXPORT gni_return_t GNI_CqCreate(gni_nic_handle_t nic_hndl,
-		uint32_t entry_count, uint32_t delay_count, gni_cq_mode_t mode,
-		void (*handler)(gni_cq_entry_t *, void *), void *context,
-		gni_cq_handle_t *cq_hndl)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
-/* needs the kgni driver */
-UGNI_EXPORT gni_return_t GNI_CqDestroy(gni_cq_handle_t cq_hndl)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
-/* needs the kgni driver */
-UGNI_EXPORT gni_return_t GNI_CqGetEvent(gni_cq_handle_t cq_hndl,
-		gni_cq_entry_t *event_data)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
-/* needs the kgni driver */
-UGNI_EXPORT gni_return_t GNI_CqWaitEvent(gni_cq_handle_t cq_hndl,
-		uint64_t timeout, gni_cq_entry_t *event_data)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
-/* needs the kgni driver */
-UGNI_EXPORT gni_return_t GNI_CqVectorWaitEvent(gni_cq_handle_t *cq_hndls,
-		uint32_t num_cqs, uint64_t timeout, gni_cq_entry_t *event_data,
-		uint32_t *which)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
-/* needs the kgni driver */
-UGNI_EXPORT gni_return_t GNI_CqVectorMonitor(gni_cq_handle_t *cq_hndls,
-		uint32_t num_cqs, uint64_t timeout, uint32_t *which)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
-/* needs the kgni driver */
-UGNI_EXPORT gni_return_t GNI_CqInterruptMask(gni_cq_handle_t cq_hndl)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
-/* needs the kgni driver */
-UGNI_EXPORT gni_return_t GNI_CqInterruptUnmask(gni_cq_handle_t cq_hndl)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
-/* needs the kgni driver */
-UGNI_EXPORT gni_return_t GNI_CqTestEvent(gni_cq_handle_t cq_hndl)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
-/* needs the kgni driver */
 UGNI_EXPORT gni_return_t GNI_PostRdma(gni_ep_handle_t ep_hndl,
-		gni_post_descriptor_t *post_descr)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
-/* needs the kgni driver */
-UGNI_EXPORT gni_return_t GNI_PostFma(gni_ep_handle_t ep_hndl,
 		gni_post_descriptor_t *post_descr)
 {
 	return GNI_RC_ILLEGAL_OP;
@@ -332,20 +181,6 @@ UGNI_EXPORT gni_return_t GNI_PostFma(gni_ep_handle_t ep_hndl,
 /* Aries only: Gemini has none */
 UGNI_EXPORT gni_return_t GNI_CtPostFma(gni_ep_handle_t ep_hndl,
 		gni_post_descriptor_t *post_descr)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
-/* needs the kgni driver */
-UGNI_EXPORT gni_return_t GNI_PostCqWrite(gni_ep_handle_t ep_hndl,
-		gni_post_descriptor_t *post_descr)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
-/* needs the kgni driver */
-UGNI_EXPORT gni_return_t GNI_GetCompleted(gni_cq_handle_t cq_hndl,
-		gni_cq_entry_t event_data, gni_post_descriptor_t **post_descr)
 {
 	return GNI_RC_ILLEGAL_OP;
 }
@@ -530,40 +365,7 @@ UGNI_EXPORT gni_return_t GNI_SetErrorPtag(gni_err_handle_t err_handle,
 }
 
 /* needs the kgni driver */
-UGNI_EXPORT gni_return_t GNI_GetNumLocalDevices(int *num_devices)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
-/* needs the kgni driver */
-UGNI_EXPORT gni_return_t GNI_GetLocalDeviceIds(int len, int *device_ids)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
-/* needs the kgni driver */
-UGNI_EXPORT gni_return_t GNI_GetDevResInfo(uint32_t device_id,
-		gni_dev_res_t res_type, gni_dev_res_desc_t *res_desc)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
-/* needs the kgni driver */
-UGNI_EXPORT gni_return_t GNI_GetJobResInfo(uint32_t device_id, uint8_t ptag,
-		gni_job_res_t res_type, gni_job_res_desc_t *res_desc)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
-/* needs the kgni driver */
 UGNI_EXPORT gni_return_t GNI_GetNttGran(uint32_t device_id, uint32_t *ntt_gran)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
-/* needs the kgni driver */
-UGNI_EXPORT gni_return_t GNI_GetPtag(uint32_t device_id, uint32_t cookie,
-		uint8_t *ptag)
 {
 	return GNI_RC_ILLEGAL_OP;
 }

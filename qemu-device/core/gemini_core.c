@@ -342,6 +342,15 @@ static enum gemini_access ctl_read32(struct gemini_nic *nic, uint64_t off,
 	case VGEMINI_CTL_DIAG_NTRACE:
 		*val = nic->diag[GEMINI_DIAG_GUEST].ntrace;
 		break;
+	case VGEMINI_CTL_GART_BASE:
+		*val = (uint32_t)nic->nat.gart_base;
+		break;
+	case VGEMINI_CTL_GART_BASE + 4:
+		*val = (uint32_t)(nic->nat.gart_base >> 32);
+		break;
+	case VGEMINI_CTL_GART_ENTRIES:
+		*val = nic->nat.gart_entries;
+		break;
 	case VGEMINI_CTL_IRQ_RAISE:
 	case VGEMINI_CTL_DMA_CMD:
 	case VGEMINI_CTL_DIAG_CMD:
@@ -404,6 +413,22 @@ static enum gemini_access ctl_write32(struct gemini_nic *nic, uint64_t off,
 		break;
 	case VGEMINI_CTL_DIAG_IRQ:
 		nic->diag[GEMINI_DIAG_GUEST].irq = val;
+		break;
+	case VGEMINI_CTL_GART_BASE:
+		set_lo(&nic->nat.gart_base, val);
+		nic->nat.gart_base &= VGEMINI_GART_BASE_MASK;
+		break;
+	case VGEMINI_CTL_GART_BASE + 4:
+		set_hi(&nic->nat.gart_base, val);
+		nic->nat.gart_base &= VGEMINI_GART_BASE_MASK;
+		break;
+	case VGEMINI_CTL_GART_ENTRIES:
+		if (val > VGEMINI_GART_MAX_ENTRIES) {
+			gemini_guest_error(nic, "GART: %u entries, at most %u",
+					   val, VGEMINI_GART_MAX_ENTRIES);
+			val = VGEMINI_GART_MAX_ENTRIES;
+		}
+		nic->nat.gart_entries = val;
 		break;
 	case VGEMINI_CTL_DIAG_CMD: {
 		struct gemini_diag *d = &nic->diag[GEMINI_DIAG_GUEST];

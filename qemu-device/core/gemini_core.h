@@ -176,6 +176,9 @@ struct gemini_nat {
 	uint64_t mrt_page_size;		/* GEMINI_MRT_PS_* code */
 	uint64_t ntt[GEMINI_NTT_BANKS][GEMINI_NTT_BANK_ENTRIES];
 	uint64_t ntt_config;
+	/* The node's GART (control block registers, vgemini_ctl.h) */
+	uint64_t gart_base;		/* VGEMINI_GART_BASE_MASK bits */
+	uint32_t gart_entries;		/* 0 = off */
 };
 
 /* One completion queue (gemini_cq.c). */
@@ -455,7 +458,10 @@ struct gemini_dma_piece {
 	uint64_t len;
 };
 
-/* A packet (at most 64 bytes) spans at most two MRT pages. */
+/*
+ * A packet (at most 64 bytes) spans at most two MRT or GART pages, or the
+ * last physical page below the GART aperture and the first GART page.
+ */
 #define GEMINI_NAT_MAX_PIECES	2
 
 /*
@@ -477,7 +483,8 @@ unsigned int gemini_nat_check(const struct gemini_nic *nic, unsigned int ptag,
  * physical pieces, at most @max.  Returns GEMINI_STATUS_OK with the pieces
  * in @piece[0..*npieces), or the status of the first check that failed
  * (MDD_INV, PROTECTION, BOUNDS, WRITE_PERM, TRANSLATION; MALFORMED for
- * @len 0 or a range needing more than @max pieces).  Touches no memory.
+ * @len 0 or a range needing more than @max pieces).  Writes no memory; it
+ * reads the GART entries the range needs.
  */
 unsigned int gemini_nat_translate(const struct gemini_nic *nic,
 				  unsigned int ptag, unsigned int mdh,

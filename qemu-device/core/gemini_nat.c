@@ -16,8 +16,19 @@
  *    request for [offset, offset + len) is within bounds when offset + len
  *    fits in 40 bits and mem_base + offset + len - 1 <= that last byte;
  *    a domain whose max_base is below its mem_base has no valid byte.
- *  - Without mrt_enable, domain addresses are node-physical addresses:
- *    the domain is physically contiguous.
+ *  - Without mrt_enable, domain addresses below VGEMINI_GART_APERTURE
+ *    (2^47) are node-physical addresses: that part of the domain is
+ *    physically contiguous.  From the aperture up they go through the
+ *    node's GART (vgemini_ctl.h), a table of 8-byte entries in node memory
+ *    that the driver places with the control block's GART_BASE and
+ *    GART_ENTRIES: domain address a is at offset a & 0xfff of the 4 KiB
+ *    page that entry (a - aperture) >> 12 holds.  An index at or past
+ *    GART_ENTRIES, an entry the bus refuses to read, or one without its
+ *    valid bit is a translation error.  So the driver places a
+ *    registration at GART entries i..j by setting mem_base to
+ *    aperture + (i << 12) and max_base to the address of its last byte,
+ *    and any pinned pages qualify.  The entries are read at every request,
+ *    as a GART walks its table in memory.
  *  - With mrt_enable, domain addresses are addresses in the MRT's space:
  *    the MRT cuts that space into pages of the global MRT page size, and
  *    entry i maps page i (domain addresses [i << shift, (i + 1) << shift))
@@ -33,7 +44,7 @@
  * a refused request leaves memory untouched.  Checks run in this order and
  * the first failure is the status: MDD not valid (MDD_INV), ptag 0 or not
  * the MDD's (PROTECTION), out of bounds (BOUNDS), a write to a domain
- * without WRITABLE (WRITE_PERM), an MRT miss (TRANSLATION).
+ * without WRITABLE (WRITE_PERM), an MRT or GART miss (TRANSLATION).
  *
  * The NTT is only stored: it translates PEs on output, at the source.
  */
@@ -171,6 +182,63 @@ unsigned int gemini_nat_cqh(const struct gemini_nic *nic, unsigned int mdh)
 				   GEMINI_MDD_CQH_MASK);
 }
 
+/* The GART entry of domain address @addr (at or above the aperture). */
+static bool gart_lookup(const struct gemini_nic *nic, uint64_t addr,
+			uint64_t *page)
+{
+	uint64_t idx = (addr - VGEMINI_GART_APERTURE) >>
+		       VGEMINI_GART_PAGE_SHIFT;
+	uint8_t le[VGEMINI_GART_ENTRY_BYTES];
+	uint64_t e = 0;
+	int i;
+
+	if (idx >= nic->nat.gart_entries)
+		return false;
+	/* Base below 2^52, idx below 2^20: no overflow. */
+	if (nic->ops->dma_read(nic->opaque, nic->nat.gart_base +
+			       idx * VGEMINI_GART_ENTRY_BYTES, le, sizeof(le)))
+		return false;
+	for (i = VGEMINI_GART_ENTRY_BYTES - 1; i >= 0; i--)
+		e = e << 8 | le[i];
+	if (!(e & VGEMINI_GART_VALID))
+		return false;
+	*page = e & VGEMINI_GART_ADDR_MASK;
+	return true;
+}
+
+/* Without the MRT: physical below the GART aperture, the GART above. */
+static unsigned int direct_translate(const struct gemini_nic *nic,
+				     uint64_t addr, uint64_t len,
+				     struct gemini_dma_piece *piece,
+				     unsigned int max, unsigned int *npieces)
+{
+	unsigned int n = 0;
+
+	while (len) {
+		uint64_t chunk, page;
+
+		if (addr < VGEMINI_GART_APERTURE) {
+			chunk = VGEMINI_GART_APERTURE - addr;
+			page = addr & ~PAGE_4K_MASK;
+		} else {
+			chunk = VGEMINI_GART_PAGE_SIZE - (addr & PAGE_4K_MASK);
+			if (!gart_lookup(nic, addr, &page))
+				return GEMINI_STATUS_TRANSLATION;
+		}
+		if (chunk > len)
+			chunk = len;
+		if (n == max)
+			return GEMINI_STATUS_MALFORMED;
+		piece[n].addr = page | (addr & PAGE_4K_MASK);
+		piece[n].len = chunk;
+		n++;
+		addr += chunk;
+		len -= chunk;
+	}
+	*npieces = n;
+	return GEMINI_STATUS_OK;
+}
+
 unsigned int gemini_nat_translate(const struct gemini_nic *nic,
 				  unsigned int ptag, unsigned int mdh,
 				  uint64_t offset, uint64_t len, bool write,
@@ -205,12 +273,8 @@ unsigned int gemini_nat_translate(const struct gemini_nic *nic,
 			     GEMINI_MDD_MODES_MASK) & GEMINI_MDD_MODE_WRITABLE))
 		return GEMINI_STATUS_WRITE_PERM;
 
-	if (!(mdd[0] & GEMINI_MDD_MRT_ENABLE)) {
-		piece[0].addr = addr;
-		piece[0].len = len;
-		*npieces = 1;
-		return GEMINI_STATUS_OK;
-	}
+	if (!(mdd[0] & GEMINI_MDD_MRT_ENABLE))
+		return direct_translate(nic, addr, len, piece, max, npieces);
 
 	shift = GEMINI_MRT_PAGE_SHIFT(nic->nat.mrt_page_size &
 				      GEMINI_MRT_PAGE_SIZE_MASK);

@@ -10,6 +10,7 @@ Not a test itself.
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -271,3 +272,14 @@ def render(recs, dims):
             name(step(r["node"], r["out"], dims), dims)
             if r.get("out") in LABELS else "?")
     return s
+
+
+def by_rank(out, n):
+    """{rank: [lines]}, or None when a line lacks a valid "[r] " prefix."""
+    lines = {r: [] for r in range(n)}
+    for line in out.splitlines():
+        m = re.match(r"\[(\d+)\] (.*)$", line)
+        if not m or int(m.group(1)) not in lines:
+            return None
+        lines[int(m.group(1))].append(m.group(2))
+    return lines

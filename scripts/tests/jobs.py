@@ -9,8 +9,9 @@ against the node it runs on, the exit status of a failing rank, of
 PMI_Abort and of --timeout, that no rank is left running in any guest
 afterwards ("vgemini exec all -- ps"), and usage errors; that the job's
 domain is configured in kgni (every rank's "kgni-job attach" gets its
-node's PE, a wrong cookie is refused) and released when the job ends;
-always tears the fabric down.  Prints TAP.
+node's PE, a wrong cookie is refused) and released when the job ends,
+and so is --alt-domain's second domain; always tears the fabric down.
+Prints TAP.
 
 usage: jobs.py [DIMS...]      (default: 2x2x2 2x1x1)
 """
@@ -32,20 +33,9 @@ def run(*args, timeout=600):
     return rc, out, err, time.time() - t0
 
 
-def by_rank(out, n):
-    """{rank: [lines]}, or None when a line lacks a valid "[r] " prefix."""
-    lines = {r: [] for r in range(n)}
-    for line in out.splitlines():
-        m = re.match(r"\[(\d+)\] (.*)$", line)
-        if not m or int(m.group(1)) not in lines:
-            return None
-        lines[int(m.group(1))].append(m.group(2))
-    return lines
-
-
 def passed(out, n):
     """'' when every rank of n printed its pass line and no failure."""
-    lines = by_rank(out, n)
+    lines = fl.by_rank(out, n)
     if lines is None:
         return "a line without a valid [rank] prefix"
     for r in range(n):
@@ -79,7 +69,7 @@ def pmi_job(tap, n, ppn, nodes):
                           '$PMI_GNI_DEV_ID $PMI_GNI_LOC_ADDR '
                           '$(cat /sys/class/gni/kgni0/nic_address) '
                           '$PMI_GNI_PTAG $PMI_GNI_COOKIE $PMI_FD"')
-    lines = by_rank(out, n)
+    lines = fl.by_rank(out, n)
     bad = []
     creds = set()
     if rc != 0 or lines is None:
@@ -141,7 +131,7 @@ def domain_job(tap, n, ppn, nodes):
     args = ["-n", n] + (["--ppn", ppn] if ppn > 1 else [])
     rc, out, err, t = run("-v", *args, "kgni-job", "attach")
     creds = job_creds(err)
-    lines = by_rank(out, n)
+    lines = fl.by_rank(out, n)
     bad = []
     if rc != 0 or lines is None or creds is None:
         bad.append(f"exit {rc}, creds {creds}")
@@ -161,9 +151,11 @@ def domain_job(tap, n, ppn, nodes):
            "\n".join(bad) + "\n" + out + err)
     attach_fails(tap, creds, "after the job")
 
-    # A rank with a wrong cookie cannot attach; the others can.
+    # A rank with a wrong cookie cannot attach; the others can.  Rank 1
+    # fails only after rank 0 had time to attach and print: a failing rank
+    # ends the job and kills the others.
     rc, out, err, t = run("-v", "-n", 2, "--", "sh", "-c",
-                          'if [ "$PMI_RANK" = 1 ]; then exec kgni-job '
+                          'if [ "$PMI_RANK" = 1 ]; then sleep 10; exec kgni-job '
                           'attach "$PMI_GNI_PTAG" $((PMI_GNI_COOKIE ^ '
                           '0x10000)); else exec kgni-job attach; fi')
     tap.ok(rc == 1 and re.search(r"\[1\] kgni-job: attach .*errno 1\)",
@@ -171,6 +163,23 @@ def domain_job(tap, n, ppn, nodes):
            "rank 1 (node " in err and "[0] kgni-job: attached" in out,
            f"a rank with a wrong cookie fails to attach (EPERM): run exits 1 "
            f"({t:.1f}s)", f"exit {rc}\n{out}{err}")
+
+    # --alt-domain: a second domain, distinct in ptag and cookie, that
+    # every rank can attach to as well, released with the job's own.
+    rc, out, err, t = run("-v", *args, "--alt-domain", "--", "sh", "-c",
+                          'exec kgni-job attach "$VGEMINI_ALT_PTAG" '
+                          '"$VGEMINI_ALT_COOKIE"')
+    creds = job_creds(err)
+    m = re.search(r"alternate domain: ptag (\d+), cookie (0x[0-9a-f]+)", err)
+    alt = (int(m.group(1)), int(m.group(2), 16)) if m else None
+    tap.ok(rc == 0 and out.count("kgni-job: attached") == n and
+           alt is not None and creds is not None and
+           alt[0] != creds[0] and alt[1] != creds[1],
+           f"run {' '.join(map(str, args))} --alt-domain: every rank "
+           f"attaches to the alternate domain {alt}, distinct from the "
+           f"job's {creds} ({t:.1f}s)", f"exit {rc}\n{out}{err}")
+    attach_fails(tap, alt, "after the --alt-domain job, its alternate "
+                 "domain")
 
     # Released on --timeout too (the clean-up path that kills the ranks).
     rc, out, err, t = run("-v", *args, "--timeout", 5, "--", "sh", "-c",

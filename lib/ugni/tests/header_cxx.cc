@@ -19,7 +19,7 @@ int main()
 	if (GNI_GetDeviceType(&dev) != GNI_RC_SUCCESS || dev != GNI_DEVICE_GEMINI)
 		return 2;
 	if (GNI_CdmCreate(1, 3, 0, GNI_CDM_MODE_ERR_NO_KILL, &cdm) !=
-	    GNI_RC_ILLEGAL_OP)
+	    GNI_RC_SUCCESS || GNI_CdmDestroy(cdm) != GNI_RC_SUCCESS)
 		return 3;
 	if (GNI_CqErrorRecoverable(e, &r) != GNI_RC_INVALID_STATE ||
 	    GNI_CqErrorStr(e, buf, sizeof(buf)) != GNI_RC_SUCCESS)

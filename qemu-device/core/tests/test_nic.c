@@ -497,6 +497,165 @@ static void test_mrt(void)
 	fab_free(f);
 }
 
+/*
+ * GART translation: a table of 8 entries at GART_TAB in B's memory; a
+ * domain over entries 2 and 3, which map two pages far apart, the second
+ * below the first.
+ */
+#define GART_TAB	(MEM_BASE + 0x100000)
+#define GART_PG2	(MEM_BASE + 0x50000)
+#define GART_PG3	(MEM_BASE + 0x23000)
+#define MDH_GART	12
+
+static void gart_ctl(struct gemini_nic *nic, uint64_t base, uint32_t n)
+{
+	CHECK_EQ(gemini_ctl_write(nic, VGEMINI_CTL_GART_BASE, 8, base),
+		 GEMINI_ACCESS_OK);
+	CHECK_EQ(gemini_ctl_write(nic, VGEMINI_CTL_GART_ENTRIES, 4, n),
+		 GEMINI_ACCESS_OK);
+}
+
+static uint64_t ctl_rd(struct gemini_nic *nic, uint64_t off, unsigned int size)
+{
+	uint64_t v;
+
+	CHECK_EQ(gemini_ctl_read(nic, off, size, &v), GEMINI_ACCESS_OK);
+	return v;
+}
+
+static void test_gart(void)
+{
+	struct fabric *f = fab_new(2, 1, 1);
+	struct gemini_nic *nb = nic_of(f, 1);
+	struct node *b = &f->node[1];
+	uint8_t *shadow = malloc(MEM_SIZE);
+	struct gemini_pkt req, rsp;
+	uint64_t off = VGEMINI_GART_PAGE_SIZE - 20;
+	unsigned int i, errs;
+
+	if (!shadow)
+		abort();
+	/* The registers: low bits of the base dropped, entries capped. */
+	CHECK_EQ(ctl_rd(nb, VGEMINI_CTL_GART_BASE, 8), 0);
+	CHECK_EQ(ctl_rd(nb, VGEMINI_CTL_GART_ENTRIES, 4), 0);
+	gart_ctl(nb, ~0ull, 0);
+	CHECK_EQ(ctl_rd(nb, VGEMINI_CTL_GART_BASE, 8), VGEMINI_GART_BASE_MASK);
+	CHECK_EQ(ctl_rd(nb, VGEMINI_CTL_GART_BASE + 4, 4),
+		 VGEMINI_GART_BASE_MASK >> 32);
+	errs = b->guest_errors;
+	CHECK_EQ(gemini_ctl_write(nb, VGEMINI_CTL_GART_ENTRIES, 4,
+				  VGEMINI_GART_MAX_ENTRIES + 1),
+		 GEMINI_ACCESS_OK);
+	CHECK_EQ(ctl_rd(nb, VGEMINI_CTL_GART_ENTRIES, 4),
+		 VGEMINI_GART_MAX_ENTRIES);
+	CHECK_EQ(b->guest_errors, errs + 1);
+	gemini_nic_reset(nb);
+	CHECK_EQ(ctl_rd(nb, VGEMINI_CTL_GART_BASE, 8), 0);
+	CHECK_EQ(ctl_rd(nb, VGEMINI_CTL_GART_ENTRIES, 4), 0);
+	CHECK_EQ(gemini_ctl_write(nb, VGEMINI_CTL_GART_BASE, 4,
+				  (uint32_t)GART_TAB | 0xabc),
+		 GEMINI_ACCESS_OK);
+	CHECK_EQ(gemini_ctl_write(nb, VGEMINI_CTL_GART_BASE + 4, 4, 0),
+		 GEMINI_ACCESS_OK);
+	CHECK_EQ(ctl_rd(nb, VGEMINI_CTL_GART_BASE, 8), GART_TAB);
+	gart_ctl(nb, GART_TAB, 8);
+	CHECK_EQ(ctl_rd(nb, VGEMINI_CTL_GART_ENTRIES, 4), 8);
+
+	/* Entry bits other than the address and VALID are ignored. */
+	mem_set64(b, GART_TAB + 2 * 8, VGEMINI_GART_ENTRY(GART_PG2) |
+		  0xfff0000000000ffeull);
+	mem_set64(b, GART_TAB + 3 * 8, VGEMINI_GART_ENTRY(GART_PG3));
+	mdd_set(nb, MDH_GART, PTAG, VGEMINI_GART_ADDR(2),
+		VGEMINI_GART_ADDR(4) - 1, false, RW, 0);
+	memcpy(shadow, b->mem, MEM_SIZE);
+
+	/* 20 bytes at the end of entry 2's page, 44 at the start of 3's. */
+	req = request(GEMINI_PKT_PUT, 0, 1, PTAG, MDH_GART, off, 64);
+	for (i = 0; i < 64; i++)
+		req.data[i] = (uint8_t)(0x30 + i);
+	memcpy(shadow + (GART_PG2 - MEM_BASE) + off, req.data, 20);
+	memcpy(shadow + (GART_PG3 - MEM_BASE), req.data + 20, 44);
+	rsp = transact(f, &req);
+	CHECK_ACK(rsp);
+	CHECK(!memcmp(shadow, b->mem, MEM_SIZE));
+	req = request(GEMINI_PKT_GET, 0, 1, PTAG, MDH_GART, off, 64);
+	rsp = transact(f, &req);
+	CHECK_EQ(rsp.type, GEMINI_PKT_DATA);
+	for (i = 0; i < 64; i++)
+		CHECK_EQ(rsp.data[i], 0x30 + i);
+	/* An AMO in the second page. */
+	req = amo(0, 1, MDH_GART, VGEMINI_GART_PAGE_SIZE + 0x100,
+		  GEMINI_AMO_ADD, true, 5, 0);
+	rsp = transact(f, &req);
+	CHECK_EQ(rsp.type, GEMINI_PKT_DATA);
+	CHECK_EQ(mem_le64(b, GART_PG3 + 0x100), 5);
+	mem_set64(b, GART_PG3 + 0x100, 0);
+	/* The domain ends with entry 3's page. */
+	req = request(GEMINI_PKT_PUT, 0, 1, PTAG, MDH_GART,
+		      2 * VGEMINI_GART_PAGE_SIZE - 4, 8);
+	rsp = transact(f, &req);
+	CHECK_ERR(rsp, GEMINI_STATUS_BOUNDS);
+
+	/* Entry 3 not valid: the whole PUT is refused, page 2's part too. */
+	mem_set64(b, GART_TAB + 3 * 8, GART_PG3);
+	memcpy(shadow, b->mem, MEM_SIZE);
+	req = request(GEMINI_PKT_PUT, 0, 1, PTAG, MDH_GART, off, 64);
+	memset(req.data, 0xee, 64);
+	rsp = transact(f, &req);
+	CHECK_ERR(rsp, GEMINI_STATUS_TRANSLATION);
+	req = request(GEMINI_PKT_GET, 0, 1, PTAG, MDH_GART,
+		      VGEMINI_GART_PAGE_SIZE, 4);
+	rsp = transact(f, &req);
+	CHECK_ERR(rsp, GEMINI_STATUS_TRANSLATION);
+	CHECK(!memcmp(shadow, b->mem, MEM_SIZE));
+
+	/* Entry 3 valid again but past GART_ENTRIES. */
+	mem_set64(b, GART_TAB + 3 * 8, VGEMINI_GART_ENTRY(GART_PG3));
+	memcpy(shadow, b->mem, MEM_SIZE);
+	gart_ctl(nb, GART_TAB, 3);
+	req = request(GEMINI_PKT_PUT, 0, 1, PTAG, MDH_GART, off, 64);
+	memset(req.data, 0xdd, 64);
+	rsp = transact(f, &req);
+	CHECK_ERR(rsp, GEMINI_STATUS_TRANSLATION);
+	CHECK(!memcmp(shadow, b->mem, MEM_SIZE));
+	req = request(GEMINI_PKT_PUT, 0, 1, PTAG, MDH_GART, 0, 4);
+	memcpy(req.data, "gart", 4);
+	memcpy(shadow + (GART_PG2 - MEM_BASE), "gart", 4);
+	rsp = transact(f, &req);
+	CHECK_ACK(rsp);
+	CHECK(!memcmp(shadow, b->mem, MEM_SIZE));
+
+	/* GART off; a table where the bus refuses to read. */
+	gart_ctl(nb, GART_TAB, 0);
+	req = request(GEMINI_PKT_GET, 0, 1, PTAG, MDH_GART, 0, 4);
+	rsp = transact(f, &req);
+	CHECK_ERR(rsp, GEMINI_STATUS_TRANSLATION);
+	gart_ctl(nb, 0x40000000, 8);
+	rsp = transact(f, &req);
+	CHECK_ERR(rsp, GEMINI_STATUS_TRANSLATION);
+	gart_ctl(nb, GART_TAB, 8);
+	rsp = transact(f, &req);
+	CHECK_EQ(rsp.type, GEMINI_PKT_DATA);
+	CHECK(!memcmp(rsp.data, "gart", 4));
+
+	/*
+	 * The last entry of a full-size table, at the top of the aperture:
+	 * its domain address fits the MDD, and its entry, read past B's
+	 * memory, is refused by the bus.
+	 */
+	mdd_set(nb, MDH_GART + 1, PTAG,
+		VGEMINI_GART_ADDR(VGEMINI_GART_MAX_ENTRIES - 1),
+		VGEMINI_GART_ADDR(VGEMINI_GART_MAX_ENTRIES) - 1, false, RW, 0);
+	gart_ctl(nb, GART_TAB, VGEMINI_GART_MAX_ENTRIES);
+	req = request(GEMINI_PKT_PUT, 0, 1, PTAG, MDH_GART + 1, 0xff8, 8);
+	rsp = transact(f, &req);
+	CHECK_ERR(rsp, GEMINI_STATUS_TRANSLATION);
+	CHECK(!memcmp(shadow, b->mem, MEM_SIZE));
+	CHECK_EQ(b->guest_errors, errs + 1);
+	free(shadow);
+	fab_free(f);
+}
+
 #define WORD		(DOM + 0x100)		/* 16-byte aligned */
 
 static void test_amo(void)
@@ -1116,6 +1275,8 @@ static const struct tap_test tests[] = {
 	{ "PUT of every length at every alignment, byte for byte", test_put },
 	{ "GET returns the data in its DATA response", test_get },
 	{ "MRT translation, pages split, invalid entries refused", test_mrt },
+	{ "GART translation: scattered 4 KiB pages, misses refused",
+	  test_gart },
 	{ "every AMO, fetching and not, CSWAP success and failure", test_amo },
 	{ "8 NICs fetch-and-add one word: an exact total", test_amo_hammer },
 	{ "errors answer ERR with their status and touch nothing",

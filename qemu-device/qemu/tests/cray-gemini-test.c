@@ -120,6 +120,13 @@ static void test_scratch_and_reset(void)
     g_assert_cmphex(qpci_io_readq(n.dev, n.ctl, VGEMINI_CTL_SCRATCH), ==,
                     0xfedcba9811111111ull);
     wr32(&n, VGEMINI_CTL_LINK_IRQ, 7);
+    /* The GART registers: base bits 51..12 kept, entries capped. */
+    qpci_io_writeq(n.dev, n.ctl, VGEMINI_CTL_GART_BASE, ~0ull);
+    g_assert_cmphex(qpci_io_readq(n.dev, n.ctl, VGEMINI_CTL_GART_BASE), ==,
+                    VGEMINI_GART_BASE_MASK);
+    wr32(&n, VGEMINI_CTL_GART_ENTRIES, VGEMINI_GART_MAX_ENTRIES + 1);
+    g_assert_cmpuint(rd32(&n, VGEMINI_CTL_GART_ENTRIES), ==,
+                     VGEMINI_GART_MAX_ENTRIES);
     /* Read-only registers ignore writes. */
     wr32(&n, VGEMINI_CTL_MAGIC, 0);
     g_assert_cmphex(rd32(&n, VGEMINI_CTL_MAGIC), ==, VGEMINI_CTL_MAGIC_VALUE);
@@ -132,6 +139,8 @@ static void test_scratch_and_reset(void)
     g_assert_cmphex(rd32(&n, VGEMINI_CTL_MAGIC), ==, VGEMINI_CTL_MAGIC_VALUE);
     g_assert_cmphex(qpci_io_readq(n.dev, n.ctl, VGEMINI_CTL_SCRATCH), ==, 0);
     g_assert_cmphex(rd32(&n, VGEMINI_CTL_LINK_IRQ), ==, VGEMINI_IRQ_NONE);
+    g_assert_cmphex(qpci_io_readq(n.dev, n.ctl, VGEMINI_CTL_GART_BASE), ==, 0);
+    g_assert_cmpuint(rd32(&n, VGEMINI_CTL_GART_ENTRIES), ==, 0);
     node_stop(&n);
 }
 

@@ -1,0 +1,561 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * Communication domains, NIC handles, endpoints and the FMA descriptors
+ * behind them, on the kgni ioctls (uapi/kgni_ioctl.h).  A CDM attach opens
+ * /dev/kgniN and attaches the file to (ptag, cookie, inst_id); everything
+ * made through the NIC handle belongs to that file, so the kernel releases
+ * it all if the process dies.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "kgni_ioctl.h"
+#include "ugni_priv.h"
+
+#define NUM_DEVICES_MAX		8
+
+gni_return_t ugni_errno_rc(int err)
+{
+	switch (err) {
+	case 0:
+		return GNI_RC_SUCCESS;
+	case EPERM:
+	case EACCES:
+		return GNI_RC_PERMISSION_ERROR;
+	case ENOSPC:
+	case EBUSY:
+		return GNI_RC_ERROR_RESOURCE;
+	case ENOMEM:
+		return GNI_RC_ERROR_NOMEM;
+	case ETIMEDOUT:
+		return GNI_RC_TIMEOUT;
+	case ENODEV:
+	case ENXIO:
+		return GNI_RC_NO_MATCH;
+	default:
+		return GNI_RC_INVALID_PARAM;
+	}
+}
+
+/* 0 or an errno; the structure's size field is the caller's. */
+int ugni_ioctl(struct gni_nic *nic, unsigned long req, void *arg)
+{
+	return ioctl(nic->fd, req, arg) ? errno : 0;
+}
+
+void *ugni_map(struct gni_nic *nic, uint64_t offset, size_t len, int prot)
+{
+	void *p = mmap(NULL, len, prot, MAP_SHARED, nic->fd, (off_t)offset);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static int dev_open(uint32_t device_id)
+{
+	char path[32];
+
+	/* -1: the nearest NIC; a node has one */
+	if (device_id == (uint32_t)-1)
+		device_id = 0;
+	if (device_id >= NUM_DEVICES_MAX)
+		return -ENODEV;
+	snprintf(path, sizeof(path), "/dev/kgni%u", device_id);
+	return open(path, O_RDWR | O_CLOEXEC);
+}
+
+/* --- Communication domains --------------------------------------------- */
+
+UGNI_EXPORT gni_return_t GNI_CdmCreate(uint32_t inst_id, uint8_t ptag,
+				       uint32_t cookie, uint32_t modes,
+				       gni_cdm_handle_t *cdm_hndl)
+{
+	struct gni_cdm *cdm;
+
+	if (!cdm_hndl || !ptag || ptag == GNI_PTAG_LB ||
+	    (modes & GNI_CDM_MODE_PRIV_MASK))
+		return GNI_RC_INVALID_PARAM;
+	cdm = calloc(1, sizeof(*cdm));
+	if (!cdm)
+		return GNI_RC_ERROR_NOMEM;
+	cdm->inst_id = inst_id;
+	cdm->ptag = ptag;
+	cdm->cookie = cookie;
+	cdm->modes = modes;
+	*cdm_hndl = cdm;
+	return GNI_RC_SUCCESS;
+}
+
+static void nic_close(struct gni_nic *nic)
+{
+	/* Closing the file releases every kernel object and mapping's use. */
+	while (nic->mregs) {
+		struct ugni_mreg *m = nic->mregs;
+
+		nic->mregs = m->next;
+		free(m);
+	}
+	while (nic->cqs)
+		ugni_cq_unmake(nic->cqs);
+	close(nic->fd);
+	pthread_mutex_destroy(&nic->lock);
+	free(nic->req);
+	free(nic->free_tid);
+	free(nic);
+}
+
+UGNI_EXPORT gni_return_t GNI_CdmDestroy(gni_cdm_handle_t cdm_hndl)
+{
+	if (!cdm_hndl)
+		return GNI_RC_INVALID_PARAM;
+	if (cdm_hndl->nic)
+		nic_close(cdm_hndl->nic);
+	free(cdm_hndl);
+	return GNI_RC_SUCCESS;
+}
+
+static int read_nic_address(uint32_t device_id, uint32_t *address)
+{
+	char path[64], buf[32];
+	unsigned long v;
+	char *end;
+	FILE *f;
+
+	if (device_id == (uint32_t)-1)
+		device_id = 0;
+	if (device_id >= NUM_DEVICES_MAX)
+		return -1;
+	snprintf(path, sizeof(path), "/sys/class/gni/kgni%u/nic_address",
+		 device_id);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f)) {
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	v = strtoul(buf, &end, 0);
+	if (end == buf || v > 0x3ffff)
+		return -1;
+	*address = (uint32_t)v;
+	return 0;
+}
+
+UGNI_EXPORT gni_return_t GNI_CdmGetNicAddress(uint32_t device_id,
+					      uint32_t *address,
+					      uint32_t *cpu_id)
+{
+	if (!address || !cpu_id)
+		return GNI_RC_INVALID_PARAM;
+	if (read_nic_address(device_id, address))
+		return GNI_RC_NO_MATCH;
+	*cpu_id = 0;
+	return GNI_RC_SUCCESS;
+}
+
+UGNI_EXPORT gni_return_t GNI_CdmAttach(gni_cdm_handle_t cdm_hndl,
+				       uint32_t device_id,
+				       uint32_t *local_addr,
+				       gni_nic_handle_t *nic_hndl)
+{
+	struct kgni_cdm_attach a = { .size = sizeof(a) };
+	struct gni_nic *nic;
+	gni_return_t rc;
+	uint32_t i;
+	int err;
+
+	if (!cdm_hndl || !local_addr || !nic_hndl)
+		return GNI_RC_INVALID_PARAM;
+	if (cdm_hndl->nic)
+		return GNI_RC_INVALID_STATE;
+	nic = calloc(1, sizeof(*nic));
+	if (!nic)
+		return GNI_RC_ERROR_NOMEM;
+	nic->req = calloc(UGNI_MAX_REQS, sizeof(*nic->req));
+	nic->free_tid = calloc(UGNI_MAX_REQS, sizeof(*nic->free_tid));
+	if (!nic->req || !nic->free_tid) {
+		rc = GNI_RC_ERROR_NOMEM;
+		goto err_free;
+	}
+	/* Lowest tids on top, so that a quiet program reuses a few. */
+	for (i = 0; i < UGNI_MAX_REQS; i++)
+		nic->free_tid[i] = (uint16_t)(UGNI_MAX_REQS - 1 - i);
+	nic->nfree = UGNI_MAX_REQS;
+	nic->fd = dev_open(device_id);
+	if (nic->fd < 0) {
+		rc = GNI_RC_NO_MATCH;
+		goto err_free;
+	}
+	a.ptag = cdm_hndl->ptag;
+	a.cookie = cdm_hndl->cookie;
+	a.inst_id = cdm_hndl->inst_id;
+	err = ugni_ioctl(nic, KGNI_IOC_CDM_ATTACH, &a);
+	if (err) {
+		rc = err == EINVAL ? GNI_RC_INVALID_PARAM : ugni_errno_rc(err);
+		close(nic->fd);
+		goto err_free;
+	}
+	pthread_mutex_init(&nic->lock, NULL);
+	nic->pe = a.nic_pe;
+	nic->ptag = cdm_hndl->ptag;
+	nic->cookie = cdm_hndl->cookie;
+	nic->inst_id = cdm_hndl->inst_id;
+	nic->modes = cdm_hndl->modes;
+	nic->cdm = cdm_hndl;
+	cdm_hndl->nic = nic;
+	*local_addr = nic->pe;
+	*nic_hndl = nic;
+	return GNI_RC_SUCCESS;
+
+err_free:
+	free(nic->req);
+	free(nic->free_tid);
+	free(nic);
+	return rc;
+}
+
+/* --- FMA descriptors ----------------------------------------------------- */
+
+static void fma_unmap(struct ugni_fma *f)
+{
+	if (f->user)
+		munmap((void *)f->user, UGNI_PAGE);
+	if (f->put)
+		munmap((void *)f->put, f->window);
+	if (f->get)
+		munmap((void *)f->get, f->window);
+}
+
+/*
+ * The FMA descriptor whose local events go to @cq, allocated on first
+ * use.  Called with nic->lock held.  0 or an errno.
+ */
+int ugni_fma_get(struct gni_nic *nic, struct gni_cq *cq, struct ugni_fma **out)
+{
+	struct kgni_fma_alloc a = { .size = sizeof(a) };
+	struct kgni_fma_free fr = { .size = sizeof(fr) };
+	struct ugni_fma *f;
+	int err;
+
+	for (f = nic->fmas; f; f = f->next) {
+		if (f->cq == cq) {
+			f->ep_refs++;
+			*out = f;
+			return 0;
+		}
+	}
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return ENOMEM;
+	a.cq_id = cq->id;
+	err = ugni_ioctl(nic, KGNI_IOC_FMA_ALLOC, &a);
+	if (err) {
+		free(f);
+		return err;
+	}
+	f->id = a.fma_id;
+	f->cq = cq;
+	f->window = a.window_size;
+	f->user = ugni_map(nic, a.user_offset, UGNI_PAGE,
+			   PROT_READ | PROT_WRITE);
+	f->put = ugni_map(nic, a.put_wc_offset, f->window, PROT_WRITE);
+	f->get = ugni_map(nic, a.get_offset, f->window, PROT_WRITE);
+	if (!f->user || !f->put || !f->get) {
+		err = errno;
+		fma_unmap(f);
+		fr.fma_id = f->id;
+		ugni_ioctl(nic, KGNI_IOC_FMA_FREE, &fr);
+		free(f);
+		return err;
+	}
+	pthread_mutex_init(&f->lock, NULL);
+	f->ep_refs = 1;
+	f->next = nic->fmas;
+	nic->fmas = f;
+	*out = f;
+	return 0;
+}
+
+/* Drop an endpoint's use; the last one frees the descriptor.  nic->lock. */
+void ugni_fma_put(struct gni_nic *nic, struct ugni_fma *fma)
+{
+	struct kgni_fma_free fr = { .size = sizeof(fr) };
+	struct ugni_fma **pp;
+
+	if (--fma->ep_refs)
+		return;
+	for (pp = &nic->fmas; *pp; pp = &(*pp)->next) {
+		if (*pp == fma) {
+			*pp = fma->next;
+			break;
+		}
+	}
+	fma_unmap(fma);
+	fr.fma_id = fma->id;
+	ugni_ioctl(nic, KGNI_IOC_FMA_FREE, &fr);
+	pthread_mutex_destroy(&fma->lock);
+	free(fma);
+}
+
+/* --- Endpoints ------------------------------------------------------------ */
+
+UGNI_EXPORT gni_return_t GNI_EpCreate(gni_nic_handle_t nic_hndl,
+				      gni_cq_handle_t src_cq_hndl,
+				      gni_ep_handle_t *ep_hndl)
+{
+	struct gni_nic *nic = nic_hndl;
+	struct gni_cq *cq = src_cq_hndl;
+	struct gni_ep *ep;
+	gni_return_t rc;
+	int err;
+
+	if (!nic || !ep_hndl)
+		return GNI_RC_INVALID_PARAM;
+	/* A remote-event CQ cannot also take local events (§17.5). */
+	if (cq && (cq->nic != nic || cq->mem_refs))
+		return GNI_RC_INVALID_PARAM;
+	ep = calloc(1, sizeof(*ep));
+	if (!ep)
+		return GNI_RC_ERROR_NOMEM;
+	pthread_mutex_lock(&nic->lock);
+	if (!cq) {
+		/* Error events of silent posts need somewhere to go. */
+		if (!nic->null_cq) {
+			pthread_mutex_unlock(&nic->lock);
+			rc = ugni_cq_make(nic, 64, GNI_CQ_NOBLOCK, true, &cq);
+			pthread_mutex_lock(&nic->lock);
+			if (rc != GNI_RC_SUCCESS) {
+				pthread_mutex_unlock(&nic->lock);
+				free(ep);
+				return rc;
+			}
+			if (nic->null_cq) {
+				pthread_mutex_unlock(&nic->lock);
+				ugni_cq_unmake(cq);
+				pthread_mutex_lock(&nic->lock);
+			} else {
+				nic->null_cq = cq;
+			}
+		}
+		cq = nic->null_cq;
+	} else {
+		ep->cq = cq;
+	}
+	err = ugni_fma_get(nic, cq, &ep->fma);
+	if (err) {
+		pthread_mutex_unlock(&nic->lock);
+		free(ep);
+		return ugni_errno_rc(err);
+	}
+	if (ep->cq)
+		ep->cq->ep_refs++;
+	pthread_mutex_unlock(&nic->lock);
+	ep->nic = nic;
+	ep->remote_event = nic->inst_id;
+	*ep_hndl = ep;
+	return GNI_RC_SUCCESS;
+}
+
+UGNI_EXPORT gni_return_t GNI_EpBind(gni_ep_handle_t ep_hndl,
+				    uint32_t remote_addr, uint32_t remote_id)
+{
+	if (!ep_hndl || remote_addr > GEMINI_FMA_NPES_MASK)
+		return GNI_RC_INVALID_PARAM;
+	if (ep_hndl->outstanding)
+		return GNI_RC_INVALID_STATE;
+	ep_hndl->remote_pe = remote_addr;
+	ep_hndl->remote_id = remote_id;
+	ep_hndl->local_event = remote_id;
+	ep_hndl->bound = true;
+	return GNI_RC_SUCCESS;
+}
+
+UGNI_EXPORT gni_return_t GNI_EpSetEventData(gni_ep_handle_t ep_hndl,
+					    uint32_t local_event,
+					    uint32_t remote_event)
+{
+	if (!ep_hndl)
+		return GNI_RC_INVALID_PARAM;
+	ep_hndl->local_event = local_event;
+	ep_hndl->remote_event = remote_event;
+	return GNI_RC_SUCCESS;
+}
+
+UGNI_EXPORT gni_return_t GNI_EpUnbind(gni_ep_handle_t ep_hndl)
+{
+	if (!ep_hndl)
+		return GNI_RC_INVALID_PARAM;
+	if (ep_hndl->outstanding)
+		return GNI_RC_NOT_DONE;
+	ep_hndl->bound = false;
+	return GNI_RC_SUCCESS;
+}
+
+UGNI_EXPORT gni_return_t GNI_EpIdle(gni_ep_handle_t ep_hndl)
+{
+	if (!ep_hndl)
+		return GNI_RC_INVALID_PARAM;
+	return ep_hndl->outstanding ? GNI_RC_NOT_DONE : GNI_RC_SUCCESS;
+}
+
+UGNI_EXPORT gni_return_t GNI_EpDestroy(gni_ep_handle_t ep_hndl)
+{
+	struct gni_nic *nic;
+	uint32_t t;
+
+	if (!ep_hndl)
+		return GNI_RC_INVALID_PARAM;
+	nic = ep_hndl->nic;
+	pthread_mutex_lock(&nic->lock);
+	/* Posts still in the table lose their endpoint, not their slot. */
+	if (ep_hndl->outstanding)
+		for (t = 0; t < UGNI_MAX_REQS; t++)
+			if (nic->req[t].used && nic->req[t].ep == ep_hndl)
+				nic->req[t].ep = NULL;
+	ugni_fma_put(nic, ep_hndl->fma);
+	if (ep_hndl->cq)
+		ep_hndl->cq->ep_refs--;
+	pthread_mutex_unlock(&nic->lock);
+	free(ep_hndl);
+	return GNI_RC_SUCCESS;
+}
+
+/* --- Device and job queries --------------------------------------------- */
+
+UGNI_EXPORT gni_return_t GNI_GetNumLocalDevices(int *num_devices)
+{
+	uint32_t addr;
+	int n = 0;
+
+	if (!num_devices)
+		return GNI_RC_INVALID_PARAM;
+	while (n < NUM_DEVICES_MAX && !read_nic_address((uint32_t)n, &addr))
+		n++;
+	*num_devices = n;
+	return GNI_RC_SUCCESS;
+}
+
+UGNI_EXPORT gni_return_t GNI_GetLocalDeviceIds(int len, int *device_ids)
+{
+	uint32_t addr;
+	int n;
+
+	if (len < 0 || (len && !device_ids))
+		return GNI_RC_INVALID_PARAM;
+	for (n = 0; n < len && n < NUM_DEVICES_MAX &&
+		    !read_nic_address((uint32_t)n, &addr); n++)
+		device_ids[n] = n;
+	return GNI_RC_SUCCESS;
+}
+
+/* Totals of the device's tables (gemini_hw.h) for the Gemini resources. */
+static int dev_res_total(gni_dev_res_t res, uint64_t *total)
+{
+	switch (res) {
+	case GNI_DEV_RES_MDD:
+		*total = GEMINI_NUM_MDD;
+		return 0;
+	case GNI_DEV_RES_MRT:
+		*total = GEMINI_NUM_MRT;
+		return 0;
+	case GNI_DEV_RES_CQ:
+		*total = GEMINI_NUM_CQ - 1;	/* CQ 0 is never given out */
+		return 0;
+	case GNI_DEV_RES_FMA:
+		*total = GEMINI_NUM_FMA;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+UGNI_EXPORT gni_return_t GNI_GetDevResInfo(uint32_t device_id,
+					   gni_dev_res_t res_type,
+					   gni_dev_res_desc_t *res_desc)
+{
+	uint32_t addr;
+	uint64_t total;
+
+	if (!res_desc)
+		return GNI_RC_INVALID_PARAM;
+	if (read_nic_address(device_id, &addr))
+		return GNI_RC_NO_MATCH;
+	if (dev_res_total(res_type, &total))
+		return GNI_RC_ERROR_RESOURCE;
+	/* The kernel does not publish what other jobs hold. */
+	res_desc->available = total;
+	res_desc->reserved = 0;
+	res_desc->held = 0;
+	res_desc->total = total;
+	return GNI_RC_SUCCESS;
+}
+
+UGNI_EXPORT gni_return_t GNI_GetJobResInfo(uint32_t device_id, uint8_t ptag,
+					   gni_job_res_t res_type,
+					   gni_job_res_desc_t *res_desc)
+{
+	static const gni_dev_res_t dev[GNI_JOB_RES_LAST] = {
+		[GNI_JOB_RES_MDD] = GNI_DEV_RES_MDD,
+		[GNI_JOB_RES_MRT] = GNI_DEV_RES_MRT,
+		[GNI_JOB_RES_CQ] = GNI_DEV_RES_CQ,
+		[GNI_JOB_RES_FMA] = GNI_DEV_RES_FMA,
+	};
+	uint32_t addr;
+	uint64_t total;
+
+	if (!res_desc || !ptag || res_type <= GNI_JOB_RES_FIRST ||
+	    res_type >= GNI_JOB_RES_LAST)
+		return GNI_RC_INVALID_PARAM;
+	if (read_nic_address(device_id, &addr))
+		return GNI_RC_NO_MATCH;
+	if (!dev[res_type] || dev_res_total(dev[res_type], &total))
+		return GNI_RC_ERROR_RESOURCE;
+	/* No job limits are configured: a job may use the whole table. */
+	res_desc->used = 0;
+	res_desc->limit = total;
+	return GNI_RC_SUCCESS;
+}
+
+/*
+ * The kernel allows a (ptag, cookie) pair per job (KGNI_IOC_JOB_CONFIGURE)
+ * and attaches a file only to an allowed pair: ask it by attaching a
+ * scratch file to each user ptag in turn.  The file is closed at once.
+ */
+UGNI_EXPORT gni_return_t GNI_GetPtag(uint32_t device_id, uint32_t cookie,
+				     uint8_t *ptag)
+{
+	struct kgni_cdm_attach a = { .size = sizeof(a) };
+	struct gni_nic scratch = { .fd = -1 };
+	unsigned int p;
+	int err;
+
+	if (!ptag)
+		return GNI_RC_INVALID_PARAM;
+	for (p = 1; p < GNI_PTAG_LB; p++) {
+		if (scratch.fd < 0) {
+			scratch.fd = dev_open(device_id);
+			if (scratch.fd < 0)
+				return GNI_RC_NO_MATCH;
+		}
+		a.ptag = p;
+		a.cookie = cookie;
+		err = ugni_ioctl(&scratch, KGNI_IOC_CDM_ATTACH, &a);
+		if (!err) {
+			close(scratch.fd);
+			*ptag = (uint8_t)p;
+			return GNI_RC_SUCCESS;
+		}
+		if (err != EPERM) {
+			close(scratch.fd);
+			return ugni_errno_rc(err);
+		}
+	}
+	close(scratch.fd);
+	return GNI_RC_NO_MATCH;
+}

@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Host-side uGNI job tests: the programs of selftests/ugni/ (written
+against gni_pub.h and pmi.h only, in the image's /usr/bin) run as jobs
+with "vgemini run" on a 2x2x2 torus of its own:
+
+  ugni_putget     -n 2, -n 8: PUT/GET of 1..64 bytes at unaligned offsets
+                  between every ordered pair, byte for byte; unaligned
+                  GETs refused
+  ugni_amo        -n 8, and -n 16 --ppn 2: every Gemini AMO's result; 8
+                  (16) ranks hammering one word with FADD and CSWAP
+  ugni_cq         -n 8: local and remote events, GNI_EpSetEventData,
+                  GNI_PostCqWrite, CQ overrun, blocking CQ
+  ugni_isolation  -n 2 --alt-domain: deregistered, forged, out-of-bounds
+                  and read-only handles, another domain's CDM
+  ugni_nosys      -n 2: PUT, GET, AMOs, CQ write and CQ polling from a
+                  process in seccomp's strict mode (a system call kills it)
+  ugni_bench      -n 2: 8-byte PUT latency and issue rate (printed as
+                  "# bench: ..." notes, not checked)
+
+Each job passes when every rank printed its "<prog>: rank R of N: K
+checks passed" line and no "not ok" line, and "vgemini run" exits 0.
+Afterwards: the job's alternate domain is released, no ugni_* process is
+left in any guest.  Always tears the fabric down.  Prints TAP.
+
+usage: ugni-jobs.py [--quick]     (--quick: fewer sizes and counts)
+"""
+
+import os
+import re
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+import fabric_lib as fl  # noqa: E402
+
+JOB_TIMEOUT = 300       # vgemini run --timeout, per job
+
+
+def failures(out, n, prog):
+    """'' when every rank of n printed its pass line and no failure; else
+    why not, with the failing lines."""
+    lines = fl.by_rank(out, n)
+    if lines is None:
+        return "a line without a valid [rank] prefix"
+    why = []
+    for r in range(n):
+        if not any(re.fullmatch(rf"{prog}: rank {r} of {n}: \d+ checks "
+                                "passed", ln) for ln in lines[r]):
+            why.append(f"rank {r} did not pass")
+        bad = [i for i, ln in enumerate(lines[r])
+               if ln.startswith("not ok") or ln.startswith("# bail out")]
+        for i in bad[:5]:
+            why.append(f"[{r}] {lines[r][i]}")
+            # the diagnostics just before the failed check
+            for d in lines[r][max(0, i - 3):i]:
+                if d.startswith("#"):
+                    why.append(f"[{r}]   {d}")
+    return "\n".join(why)
+
+
+def counts(out):
+    """(checks passed, checks failed) over every rank's TAP lines."""
+    ok = len(re.findall(r"^\[\d+\] ok \d+ ", out, re.M))
+    nok = len(re.findall(r"^\[\d+\] not ok \d+ ", out, re.M))
+    return ok, nok
+
+
+def job(tap, n, prog, *prog_args, ppn=1, launcher=()):
+    args = ["-n", n] + (["--ppn", ppn] if ppn > 1 else []) + list(launcher)
+    t0 = time.time()
+    rc, out, err = fl.vg("run", *args, "--timeout", JOB_TIMEOUT, prog,
+                         *prog_args, timeout=JOB_TIMEOUT + 120)
+    t = time.time() - t0
+    why = failures(out, n, prog)
+    ok, nok = counts(out)
+    tap.ok(rc == 0 and not why,
+           f"run {' '.join(map(str, args))} {prog} "
+           f"{' '.join(map(str, prog_args))}".rstrip() +
+           f": every rank passed, {ok} checks ok, {nok} not ok ({t:.1f}s)",
+           f"exit {rc}\n{why}\n--- stderr:\n{err[-3000:]}")
+    return rc, out, err
+
+
+def alt_creds(err):
+    """The alternate (ptag, cookie) of a job run with -v, or None."""
+    m = re.search(r"alternate domain: ptag (\d+), cookie (0x[0-9a-f]+)",
+                  err)
+    return (int(m.group(1)), int(m.group(2), 16)) if m else None
+
+
+def released(tap, creds, what):
+    """After the job, attaching to creds on node 0 fails with EPERM."""
+    if creds is None:
+        tap.ok(False, f"{what}: released", "no alternate ptag/cookie in "
+               "the -v output")
+        return
+    p, c = creds
+    rc, out, err = fl.vg("exec", 0, "--", "kgni-job", "attach", p, c,
+                         timeout=120)
+    tap.ok(rc == 1 and "errno 1)" in err, f"{what}: kgni-job attach {p} "
+           f"{c:#x} on node 0 fails with EPERM (released)",
+           f"exit {rc}\n{out}{err}")
+
+
+def nothing_left(tap):
+    rc, out, err = fl.vg("exec", "all", "--", "ps", timeout=300)
+    left = [ln for ln in out.splitlines() if "ugni_" in ln]
+    tap.ok(rc == 0 and not left, "no ugni_* process left in any guest",
+           out + err if rc else "\n".join(left))
+
+
+def body(tap, fab, quick):
+    if not fab.up(tap, "2x2x2"):
+        return
+    sizes = ["--sizes", 16, "--offsets", 3] if quick else []
+    count = ["--count", 50] if quick else []
+
+    job(tap, 2, "ugni_putget", *sizes)
+    job(tap, 8, "ugni_putget", *sizes)
+    job(tap, 8, "ugni_amo", *count)
+    job(tap, 16, "ugni_amo", *(count or ["--count", 100]), ppn=2)
+    job(tap, 8, "ugni_cq")
+    rc, out, err = job(tap, 2, "ugni_isolation",
+                       launcher=["--alt-domain", "-v"])
+    released(tap, alt_creds(err), "the isolation job's alternate domain")
+    job(tap, 2, "ugni_nosys")
+    rc, out, err = job(tap, 2, "ugni_bench")
+    for line in out.splitlines():
+        m = re.match(r"\[0\] bench: (.*)$", line)
+        if m:
+            tap.note(f"bench: {m.group(1)}")
+    nothing_left(tap)
+
+
+def main():
+    quick = "--quick" in sys.argv[1:]
+    if [a for a in sys.argv[1:] if a != "--quick"]:
+        print("usage: ugni-jobs.py [--quick]", file=sys.stderr)
+        return 2
+    fl.run_test("ugni-jobs", lambda tap, fab: body(tap, fab, quick))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

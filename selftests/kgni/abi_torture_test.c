@@ -1,0 +1,964 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * abi_torture_test: every ioctl of /dev/kgni0 against the errno table of
+ * uapi/kgni_ioctl.h's "General ioctl format" block, beyond what
+ * datapath_test checks (its sizes 0, 4, 8 and sizeof - 1, a set tail
+ * byte, size 4097, flag bit 31 and NULL for the data-path commands):
+ *
+ *  - every command, KGNI_IOC_CQ_WAIT and the diagnostic and counter ones
+ *    included: a larger @size with a zero tail (sizeof + 8 and 4096) is
+ *    accepted; every unknown @flags bit alone is EINVAL; the argument
+ *    unmapped, in the kernel, or cut by an unmapped page after its
+ *    @size is EFAULT; and, for the commands datapath_test does not do,
+ *    the short, long and NULL cases;
+ *  - KGNI_IOC_MEM_REGISTER of the first version's size (before @cq_id)
+ *    is accepted, one byte less is not;
+ *  - reserved fields, ids out of range, ids of no object and of another
+ *    file's objects, embedded user pointers that cannot be used;
+ *  - KGNI_IOC_CQ_WAIT: polled CQ, time-out, signal, CQ destroyed while
+ *    waiting;
+ *  - unknown command numbers around and inside the range (and kgni's
+ *    numbers with another magic, direction or size) are ENOTTY;
+ *  - another process cannot mmap this file's CQ and FMA offsets through
+ *    its own file;
+ *  - the user alias page of an FMA descriptor does not let user space
+ *    change the privileged fields (ptag, CQ, NTT, PE base, enable) nor
+ *    the privilege mask;
+ *  - no kernel splat in the log, after each test and for the whole run
+ *    (the last test reads it from the boot on).
+ *
+ * KGNI_IOC_COUNTER_SNAPSHOT with @count 0 "succeeds" with EMSGSIZE and
+ * the sizes (Documentation/abi.rst); a kernel address where a user one
+ * belongs is out of range (EINVAL), as in datapath_test.
+ */
+#include <setjmp.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+
+#include "kgni_test.h"
+#include "kgni_ioctl.h"
+#include "gemini_nic.h"
+
+#define TEST_PTAG		0x52
+#define TEST_COOKIE		0x5eed0000u
+#define OTHER_PTAG		0x53
+#define PAGE			4096
+#define KERNEL_PTR		((void *)0xffffffff81000000ul)
+
+static int xioctl(int fd, unsigned long req, void *arg)
+{
+	return ioctl(fd, req, arg) ? -errno : 0;
+}
+
+static int job_configure(int fd, __u32 flags, __u32 ptag, __u32 cookie)
+{
+	struct kgni_job_configure j = {
+		.size = sizeof(j), .flags = flags, .ptag = ptag,
+		.cookie = cookie,
+	};
+
+	return xioctl(fd, KGNI_IOC_JOB_CONFIGURE, &j);
+}
+
+static int cdm_attach(int fd, __u32 ptag, __u32 cookie)
+{
+	struct kgni_cdm_attach a = {
+		.size = sizeof(a), .ptag = ptag, .cookie = cookie, .inst_id = 9,
+	};
+
+	return xioctl(fd, KGNI_IOC_CDM_ATTACH, &a);
+}
+
+static int cq_create(int fd, __u32 flags, __u32 entries,
+		     struct kgni_cq_create *cc)
+{
+	memset(cc, 0, sizeof(*cc));
+	cc->size = sizeof(*cc);
+	cc->flags = flags;
+	cc->entries = entries;
+	return xioctl(fd, KGNI_IOC_CQ_CREATE, cc);
+}
+
+static int cq_destroy(int fd, __u32 id)
+{
+	struct kgni_cq_destroy d = { .size = sizeof(d), .cq_id = id };
+
+	return xioctl(fd, KGNI_IOC_CQ_DESTROY, &d);
+}
+
+static int cq_wait(int fd, __u32 id, __u32 timeout_ms)
+{
+	struct kgni_cq_wait w = {
+		.size = sizeof(w), .cq_id = id, .timeout_ms = timeout_ms,
+	};
+
+	return xioctl(fd, KGNI_IOC_CQ_WAIT, &w);
+}
+
+static int fma_alloc(int fd, __u32 cq_id, struct kgni_fma_alloc *fa)
+{
+	memset(fa, 0, sizeof(*fa));
+	fa->size = sizeof(*fa);
+	fa->cq_id = cq_id;
+	return xioctl(fd, KGNI_IOC_FMA_ALLOC, fa);
+}
+
+static int fma_free(int fd, __u32 id)
+{
+	struct kgni_fma_free f = { .size = sizeof(f), .fma_id = id };
+
+	return xioctl(fd, KGNI_IOC_FMA_FREE, &f);
+}
+
+static int mem_register(int fd, void *addr, __u64 len, __u32 flags,
+			__u32 cq_id, __u64 h[2])
+{
+	struct kgni_mem_register r = {
+		.size = sizeof(r), .flags = flags, .addr = (uintptr_t)addr,
+		.len = len, .cq_id = cq_id,
+	};
+	int ret = xioctl(fd, KGNI_IOC_MEM_REGISTER, &r);
+
+	if (!ret) {
+		h[0] = r.mem_hndl[0];
+		h[1] = r.mem_hndl[1];
+	}
+	return ret;
+}
+
+static int mem_deregister(int fd, const __u64 h[2])
+{
+	struct kgni_mem_deregister d = {
+		.size = sizeof(d), .mem_hndl = { h[0], h[1] },
+	};
+
+	return xioctl(fd, KGNI_IOC_MEM_DEREGISTER, &d);
+}
+
+static void *map(int fd, __u64 off, size_t len, int prot)
+{
+	void *p = mmap(NULL, len, prot, MAP_SHARED, fd, off);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void *anon(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	memset(p, 0, len);
+	return p;
+}
+
+FIXTURE(abi) {
+	bool absent;
+	int fd;		/* attached to (TEST_PTAG, TEST_COOKIE) */
+	int kmsg;
+	char *page;	/* a page of memory to register */
+};
+
+FIXTURE_SETUP(abi)
+{
+	self->fd = -1;
+	self->kmsg = -1;
+	if (!kgni_require_device(_metadata)) {
+		self->absent = true;
+		return;
+	}
+	if (geteuid() != 0) {
+		self->absent = true;
+		SKIP(return, "needs root (KGNI_IOC_JOB_CONFIGURE)");
+	}
+	self->kmsg = kgni_kmsg_open(true);
+	ASSERT_LE(0, self->kmsg) TH_LOG("/dev/kmsg: %s", strerror(errno));
+	self->fd = open(KGNI_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", KGNI_DEV, strerror(errno));
+	ASSERT_EQ(0, job_configure(self->fd, 0, TEST_PTAG, TEST_COOKIE));
+	ASSERT_EQ(0, cdm_attach(self->fd, TEST_PTAG, TEST_COOKIE));
+	self->page = anon(PAGE);
+	ASSERT_NE(NULL, self->page);
+}
+
+FIXTURE_TEARDOWN(abi)
+{
+	unsigned int splats = 0;
+	char text[1024];
+	int fd;
+
+	if (self->absent)
+		return;
+	if (self->fd >= 0)
+		close(self->fd);
+	fd = open(KGNI_DEV, O_RDWR | O_CLOEXEC);
+	if (fd >= 0) {
+		job_configure(fd, KGNI_JOB_RELEASE, TEST_PTAG, TEST_COOKIE);
+		close(fd);
+	}
+	if (self->kmsg < 0)
+		return;
+	while (kgni_kmsg_next(self->kmsg, text, sizeof(text))) {
+		if (kgni_kmsg_is_splat(text)) {
+			TH_LOG("kernel: %s", text);
+			splats++;
+		}
+	}
+	close(self->kmsg);
+	EXPECT_EQ(0u, splats);
+}
+
+/* --- every command, generically -------------------------------------- */
+
+enum cmd_id {
+	C_DIAG_PING, C_COUNTER_READ, C_COUNTER_SNAPSHOT, C_JOB_CONFIGURE,
+	C_CDM_ATTACH, C_MEM_REGISTER, C_MEM_DEREGISTER, C_CQ_CREATE,
+	C_CQ_DESTROY, C_FMA_ALLOC, C_FMA_FREE, C_CQ_WAIT, C_NUM
+};
+
+struct cmd {
+	const char *name;
+	unsigned long req;
+	size_t size;		/* sizeof, this header */
+	size_t first;		/* the first version's size */
+	__u32 flags;		/* the flags it knows */
+	bool in_datapath;	/* datapath_test does the basic cases */
+};
+
+static const struct cmd cmds[C_NUM] = {
+	[C_DIAG_PING] = { "DIAG_PING", KGNI_IOC_DIAG_PING,
+		sizeof(struct kgni_diag_ping), sizeof(struct kgni_diag_ping),
+		0, false },
+	[C_COUNTER_READ] = { "COUNTER_READ", KGNI_IOC_COUNTER_READ,
+		sizeof(struct kgni_counter_read),
+		sizeof(struct kgni_counter_read), KGNI_COUNTER_BY_NAME, false },
+	[C_COUNTER_SNAPSHOT] = { "COUNTER_SNAPSHOT", KGNI_IOC_COUNTER_SNAPSHOT,
+		sizeof(struct kgni_counter_snapshot),
+		sizeof(struct kgni_counter_snapshot), 0, false },
+	[C_JOB_CONFIGURE] = { "JOB_CONFIGURE", KGNI_IOC_JOB_CONFIGURE,
+		sizeof(struct kgni_job_configure),
+		sizeof(struct kgni_job_configure), KGNI_JOB_RELEASE, true },
+	[C_CDM_ATTACH] = { "CDM_ATTACH", KGNI_IOC_CDM_ATTACH,
+		sizeof(struct kgni_cdm_attach), sizeof(struct kgni_cdm_attach),
+		0, true },
+	[C_MEM_REGISTER] = { "MEM_REGISTER", KGNI_IOC_MEM_REGISTER,
+		sizeof(struct kgni_mem_register),
+		offsetof(struct kgni_mem_register, cq_id), KGNI_MEM_READONLY,
+		true },
+	[C_MEM_DEREGISTER] = { "MEM_DEREGISTER", KGNI_IOC_MEM_DEREGISTER,
+		sizeof(struct kgni_mem_deregister),
+		sizeof(struct kgni_mem_deregister), 0, true },
+	[C_CQ_CREATE] = { "CQ_CREATE", KGNI_IOC_CQ_CREATE,
+		sizeof(struct kgni_cq_create), sizeof(struct kgni_cq_create),
+		KGNI_CQ_BLOCKING, true },
+	[C_CQ_DESTROY] = { "CQ_DESTROY", KGNI_IOC_CQ_DESTROY,
+		sizeof(struct kgni_cq_destroy), sizeof(struct kgni_cq_destroy),
+		0, true },
+	[C_FMA_ALLOC] = { "FMA_ALLOC", KGNI_IOC_FMA_ALLOC,
+		sizeof(struct kgni_fma_alloc), sizeof(struct kgni_fma_alloc),
+		0, true },
+	[C_FMA_FREE] = { "FMA_FREE", KGNI_IOC_FMA_FREE,
+		sizeof(struct kgni_fma_free), sizeof(struct kgni_fma_free), 0,
+		true },
+	[C_CQ_WAIT] = { "CQ_WAIT", KGNI_IOC_CQ_WAIT,
+		sizeof(struct kgni_cq_wait), sizeof(struct kgni_cq_wait), 0,
+		false },
+};
+
+/* Objects the valid requests below name, made per test */
+struct objs {
+	int fd2;		/* a fresh file, for CDM_ATTACH */
+	__u64 h[2];		/* a registration, for MEM_DEREGISTER */
+	__u32 cq;		/* a CQ, for CQ_DESTROY */
+	__u32 bcq;		/* a blocking CQ, for CQ_WAIT and FMA_ALLOC */
+	__u32 fma;		/* a descriptor, for FMA_FREE */
+	__u32 pe;		/* this NIC's PE, for DIAG_PING */
+};
+
+static void objs_make(struct __test_metadata *_metadata, int fd, char *page,
+		      struct objs *o)
+{
+	struct kgni_cq_create cc;
+	struct kgni_fma_alloc fa;
+	struct kgni_cdm_attach a = {
+		.size = sizeof(a), .ptag = TEST_PTAG, .cookie = TEST_COOKIE,
+	};
+
+	o->fd2 = open(KGNI_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, o->fd2);
+	ASSERT_EQ(0, mem_register(fd, page, PAGE, 0, 0, o->h));
+	ASSERT_EQ(0, cq_create(fd, 0, 4, &cc));
+	o->cq = cc.cq_id;
+	ASSERT_EQ(0, cq_create(fd, KGNI_CQ_BLOCKING, 4, &cc));
+	o->bcq = cc.cq_id;
+	ASSERT_EQ(0, fma_alloc(fd, o->bcq, &fa));
+	o->fma = fa.fma_id;
+	/* the PE: attach a throw-away file */
+	{
+		int t = open(KGNI_DEV, O_RDWR | O_CLOEXEC);
+
+		ASSERT_LE(0, t);
+		ASSERT_EQ(0, xioctl(t, KGNI_IOC_CDM_ATTACH, &a));
+		o->pe = a.nic_pe;
+		close(t);
+	}
+}
+
+/*
+ * A valid request of command @c in @buf (zeroed by the caller, @size
+ * already set), naming the objects of @o.
+ */
+static int valid_request(enum cmd_id c, void *buf, const struct objs *o,
+			 char *page, int *fd)
+{
+	switch (c) {
+	case C_DIAG_PING: {
+		struct kgni_diag_ping *p = buf;
+
+		p->dest = GEMINI_PE_GEMINI_ID(o->pe);
+		p->len = 0;
+		break;
+	}
+	case C_COUNTER_READ: {
+		struct kgni_counter_read *p = buf;
+
+		p->block = KGNI_PORT_NIC;
+		p->index = 0;
+		break;
+	}
+	case C_COUNTER_SNAPSHOT:
+		break;			/* count 0: the sizes, EMSGSIZE */
+	case C_JOB_CONFIGURE: {
+		struct kgni_job_configure *p = buf;
+
+		p->ptag = OTHER_PTAG;
+		p->cookie = 77;
+		break;
+	}
+	case C_CDM_ATTACH: {
+		struct kgni_cdm_attach *p = buf;
+
+		p->ptag = TEST_PTAG;
+		p->cookie = TEST_COOKIE;
+		*fd = o->fd2;
+		break;
+	}
+	case C_MEM_REGISTER: {
+		struct kgni_mem_register *p = buf;
+
+		p->addr = (uintptr_t)page;
+		p->len = 64;
+		break;
+	}
+	case C_MEM_DEREGISTER: {
+		struct kgni_mem_deregister *p = buf;
+
+		p->mem_hndl[0] = o->h[0];
+		p->mem_hndl[1] = o->h[1];
+		break;
+	}
+	case C_CQ_CREATE:
+		((struct kgni_cq_create *)buf)->entries = 4;
+		break;
+	case C_CQ_DESTROY:
+		((struct kgni_cq_destroy *)buf)->cq_id = o->cq;
+		break;
+	case C_FMA_ALLOC:
+		((struct kgni_fma_alloc *)buf)->cq_id = o->bcq;
+		break;
+	case C_FMA_FREE:
+		((struct kgni_fma_free *)buf)->fma_id = o->fma;
+		break;
+	case C_CQ_WAIT:
+		((struct kgni_cq_wait *)buf)->cq_id = o->bcq;
+		((struct kgni_cq_wait *)buf)->timeout_ms = 1;
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+/* Whether @ret means the kernel took the request (parsed it). */
+static bool accepted(enum cmd_id c, int ret)
+{
+	if (c == C_CQ_WAIT)
+		return ret == -ETIMEDOUT;	/* the CQ is empty */
+	if (c == C_COUNTER_SNAPSHOT)	/* count 0: the sizes (abi.rst) */
+		return ret == -EMSGSIZE;
+	if (c == C_DIAG_PING)	/* the fabric's own answers */
+		return ret == 0 || ret == -ETIMEDOUT || ret == -EHOSTUNREACH ||
+		       ret == -EBUSY;
+	return ret == 0;
+}
+
+/* Undo what an accepted request made; recreate what it destroyed. */
+static void undo(struct __test_metadata *_metadata, enum cmd_id c, void *buf,
+		 int fd, struct objs *o, char *page)
+{
+	switch (c) {
+	case C_JOB_CONFIGURE:
+		EXPECT_EQ(0, job_configure(fd, KGNI_JOB_RELEASE, OTHER_PTAG,
+					   77));
+		break;
+	case C_CDM_ATTACH:
+		close(o->fd2);
+		o->fd2 = open(KGNI_DEV, O_RDWR | O_CLOEXEC);
+		break;
+	case C_MEM_REGISTER:
+		EXPECT_EQ(0, mem_deregister(fd,
+			((struct kgni_mem_register *)buf)->mem_hndl));
+		break;
+	case C_MEM_DEREGISTER:
+		EXPECT_EQ(0, mem_register(fd, page, PAGE, 0, 0, o->h));
+		break;
+	case C_CQ_CREATE:
+		EXPECT_EQ(0, cq_destroy(fd,
+			((struct kgni_cq_create *)buf)->cq_id));
+		break;
+	case C_CQ_DESTROY: {
+		struct kgni_cq_create cc;
+
+		EXPECT_EQ(0, cq_create(fd, 0, 4, &cc));
+		o->cq = cc.cq_id;
+		break;
+	}
+	case C_FMA_ALLOC:
+		EXPECT_EQ(0, fma_free(fd,
+			((struct kgni_fma_alloc *)buf)->fma_id));
+		break;
+	case C_FMA_FREE: {
+		struct kgni_fma_alloc fa;
+
+		EXPECT_EQ(0, fma_alloc(fd, o->bcq, &fa));
+		o->fma = fa.fma_id;
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+/* Issue a valid request of command @c with @size; @used_fd: on which file. */
+static int issue(enum cmd_id c, __u8 *buf, __u32 size, struct objs *o,
+		 char *page, int fd, int *used_fd)
+{
+	memcpy(buf, &size, 4);
+	*used_fd = fd;
+	valid_request(c, buf, o, page, used_fd);
+	return xioctl(*used_fd, cmds[c].req, buf);
+}
+
+TEST_F_TIMEOUT(abi, every_command, 120)
+{
+	static __u8 buf[2 * PAGE];
+	struct objs o;
+	unsigned int c, bit;
+	int ret, ufd;
+	__u32 v;
+	__u8 *two;
+
+	if (self->absent)
+		return;
+	objs_make(_metadata, self->fd, self->page, &o);
+	/* two pages, the second unmapped: an argument cut by it */
+	two = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, two);
+	ASSERT_EQ(0, munmap(two + PAGE, PAGE));
+
+	for (c = 0; c < C_NUM; c++) {
+		const struct cmd *m = &cmds[c];
+		const __u32 bigger[] = { m->size + 8, PAGE };
+		unsigned int j;
+
+		/* larger sizes with a zero tail: accepted */
+		for (j = 0; j < ARRAY_SIZE(bigger); j++) {
+			memset(buf, 0, sizeof(buf));
+			ret = issue(c, buf, bigger[j], &o, self->page, self->fd,
+				    &ufd);
+			EXPECT_TRUE(accepted(c, ret))
+				TH_LOG("%s with size %u, zero tail: %d (%s)",
+				       m->name, bigger[j], ret, strerror(-ret));
+			if (accepted(c, ret))
+				undo(_metadata, c, buf, ufd, &o, self->page);
+			/* written back: at most @size, nothing after */
+			EXPECT_EQ(0, buf[bigger[j]])
+				TH_LOG("%s wrote past its size", m->name);
+		}
+		/* the exact size: accepted (the baseline of the above) */
+		memset(buf, 0, sizeof(buf));
+		ret = issue(c, buf, m->size, &o, self->page, self->fd, &ufd);
+		EXPECT_TRUE(accepted(c, ret))
+			TH_LOG("%s: %d (%s)", m->name, ret, strerror(-ret));
+		if (accepted(c, ret))
+			undo(_metadata, c, buf, ufd, &o, self->page);
+
+		/* an older caller's size; one byte less */
+		if (m->first != m->size) {
+			memset(buf, 0, sizeof(buf));
+			ret = issue(c, buf, m->first, &o, self->page, self->fd,
+				    &ufd);
+			EXPECT_TRUE(accepted(c, ret))
+				TH_LOG("%s with the first version's size %zu: "
+				       "%d", m->name, m->first, ret);
+			if (accepted(c, ret))
+				undo(_metadata, c, buf, ufd, &o, self->page);
+			memset(buf, 0, sizeof(buf));
+			ret = issue(c, buf, m->first - 1, &o, self->page,
+				    self->fd, &ufd);
+			EXPECT_EQ(-EINVAL, ret)
+				TH_LOG("%s with size %zu", m->name,
+				       m->first - 1);
+		}
+
+		/* each unknown flag bit alone */
+		for (bit = 0; bit < 32; bit++) {
+			if (m->flags & (1u << bit))
+				continue;
+			memset(buf, 0, sizeof(buf));
+			v = 1u << bit;
+			memcpy(buf + 4, &v, 4);
+			ret = issue(c, buf, m->size, &o, self->page, self->fd,
+				    &ufd);
+			EXPECT_EQ(-EINVAL, ret)
+				TH_LOG("%s with flag 0x%x: %d", m->name, v, ret);
+			if (accepted(c, ret))
+				undo(_metadata, c, buf, ufd, &o, self->page);
+		}
+
+		/* arguments that cannot be read */
+		ufd = c == C_CDM_ATTACH ? o.fd2 : self->fd;
+		EXPECT_EQ(-EFAULT, xioctl(ufd, m->req, two + PAGE))
+			TH_LOG("%s: unmapped argument", m->name);
+		EXPECT_EQ(-EFAULT, xioctl(ufd, m->req, KERNEL_PTR))
+			TH_LOG("%s: kernel pointer", m->name);
+		EXPECT_EQ(-EFAULT, xioctl(ufd, m->req, (void *)1))
+			TH_LOG("%s: pointer 1", m->name);
+		v = m->size;
+		memcpy(two + PAGE - 8, &v, 4);
+		memset(two + PAGE - 4, 0, 4);
+		EXPECT_EQ(-EFAULT, xioctl(ufd, m->req, two + PAGE - 8))
+			TH_LOG("%s: argument cut by an unmapped page",
+			       m->name);
+
+		if (m->in_datapath)
+			continue;
+		/* datapath_test's cases, for the commands it leaves out */
+		{
+			const __u32 bad[] = { 0, 4, m->size - 1 };
+
+			for (j = 0; j < ARRAY_SIZE(bad); j++) {
+				memset(buf, 0, sizeof(buf));
+				memcpy(buf, &bad[j], 4);
+				EXPECT_EQ(-EINVAL, xioctl(self->fd, m->req, buf))
+					TH_LOG("%s with size %u", m->name,
+					       bad[j]);
+			}
+		}
+		memset(buf, 0, sizeof(buf));
+		v = m->size + 8;
+		memcpy(buf, &v, 4);
+		buf[m->size + 5] = 0x80;
+		EXPECT_EQ(-E2BIG, xioctl(self->fd, m->req, buf))
+			TH_LOG("%s: tail byte set", m->name);
+		v = PAGE + 1;
+		memcpy(buf, &v, 4);
+		EXPECT_EQ(-E2BIG, xioctl(self->fd, m->req, buf))
+			TH_LOG("%s: size 4097", m->name);
+		v = 0xffffffffu;
+		memcpy(buf, &v, 4);
+		EXPECT_EQ(-E2BIG, xioctl(self->fd, m->req, buf))
+			TH_LOG("%s: size 0xffffffff", m->name);
+		EXPECT_EQ(-EFAULT, xioctl(self->fd, m->req, NULL))
+			TH_LOG("%s: NULL", m->name);
+	}
+	munmap(two, PAGE);
+	close(o.fd2);
+}
+
+/* --- ENOTTY ----------------------------------------------------------- */
+
+TEST_F(abi, unknown_commands)
+{
+	static __u8 buf[PAGE];
+	unsigned int nr;
+
+	if (self->absent)
+		return;
+	for (nr = 0; nr < 256; nr++) {
+		if (nr >= KGNI_CMD_BASE && nr <= KGNI_CMD_CQ_WAIT)
+			continue;
+		memset(buf, 0, sizeof(buf));
+		buf[0] = 64;
+		EXPECT_EQ(-ENOTTY, xioctl(self->fd, _IO(KGNI_IOC_MAGIC, nr),
+					  buf))
+			TH_LOG("_IO('G', 0x%x)", nr);
+	}
+	/* kgni's numbers with another magic, direction or size */
+	for (nr = KGNI_CMD_BASE; nr <= KGNI_CMD_CQ_WAIT; nr++) {
+		EXPECT_EQ(-ENOTTY, xioctl(self->fd, _IO('H', nr), buf))
+			TH_LOG("_IO('H', 0x%x)", nr);
+		EXPECT_EQ(-ENOTTY, xioctl(self->fd,
+					  _IOWR(KGNI_IOC_MAGIC, nr, __u64[2]),
+					  buf))
+			TH_LOG("_IOWR('G', 0x%x, 16 bytes)", nr);
+		EXPECT_EQ(-ENOTTY, xioctl(self->fd,
+					  _IOR(KGNI_IOC_MAGIC, nr, __u32), buf))
+			TH_LOG("_IOR('G', 0x%x, 4 bytes)", nr);
+		EXPECT_EQ(-ENOTTY, xioctl(self->fd,
+					  _IO(KGNI_IOC_MAGIC, nr) | 0x10000,
+					  buf))
+			TH_LOG("_IO('G', 0x%x) with a bit of the size", nr);
+	}
+}
+
+/* --- fields ----------------------------------------------------------- */
+
+TEST_F(abi, reserved_ranges_and_ids)
+{
+	struct kgni_cq_create cc, occ;
+	struct kgni_fma_alloc fa;
+	struct kgni_mem_register mr;
+	struct kgni_counter_snapshot cs;
+	struct kgni_counter_read cr;
+	struct kgni_diag_ping dp;
+	struct kgni_cdm_attach at;
+	struct kgni_cq_create tmp;
+	__u64 h[2], vals[4];
+	char *ro, *gone;
+	int fd2, fd3;
+
+	if (self->absent)
+		return;
+	fd2 = open(KGNI_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, cdm_attach(fd2, TEST_PTAG, TEST_COOKIE));
+	ASSERT_EQ(0, cq_create(fd2, 0, 4, &occ));	/* another file's */
+	ASSERT_EQ(0, cq_create(self->fd, 0, 4, &cc));
+
+	/* reserved fields */
+	memset(&mr, 0, sizeof(mr));
+	mr.size = sizeof(mr);
+	mr.addr = (uintptr_t)self->page;
+	mr.len = 64;
+	mr.reserved = 1;
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, KGNI_IOC_MEM_REGISTER, &mr));
+	memset(&cs, 0, sizeof(cs));
+	cs.size = sizeof(cs);
+	cs.reserved = 1;
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, KGNI_IOC_COUNTER_SNAPSHOT, &cs));
+	memset(&dp, 0, sizeof(dp));
+	dp.size = sizeof(dp);
+	dp.reserved = 0x80000000u;
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, KGNI_IOC_DIAG_PING, &dp));
+
+	/* ranges */
+	EXPECT_EQ(-EINVAL, job_configure(self->fd, 0, 0xffffffffu, 1));
+	memset(&at, 0, sizeof(at));
+	at.size = sizeof(at);
+	at.ptag = 256;
+	at.cookie = TEST_COOKIE;
+	fd3 = open(KGNI_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd3);
+	EXPECT_EQ(-EINVAL, xioctl(fd3, KGNI_IOC_CDM_ATTACH, &at));
+	close(fd3);
+	EXPECT_EQ(-EINVAL, cq_create(self->fd, 0, 0, &tmp));
+	EXPECT_EQ(-EINVAL, cq_create(self->fd, 0, 0xffffffffu, &tmp));
+	EXPECT_EQ(-EINVAL, cq_create(self->fd, 2, 4, &tmp));
+	EXPECT_EQ(-EINVAL, mem_register(self->fd, self->page,
+					((__u64)KGNI_MEM_MAX_PAGES + 1) * PAGE,
+					0, 0, h));
+	EXPECT_EQ(-EINVAL, mem_register(self->fd, self->page, -(__u64)PAGE,
+					0, 0, h)) TH_LOG("addr + len wraps");
+	EXPECT_EQ(-EINVAL, mem_register(self->fd, self->page, 64, 2, 0, h));
+	memset(&dp, 0, sizeof(dp));
+	dp.size = sizeof(dp);
+	dp.len = KGNI_DIAG_MAX_LEN + 1;
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, KGNI_IOC_DIAG_PING, &dp));
+	dp.len = 0;
+	dp.dest = 0x10000;
+	EXPECT_EQ(-ENXIO, xioctl(self->fd, KGNI_IOC_DIAG_PING, &dp));
+	memset(&cr, 0, sizeof(cr));
+	cr.size = sizeof(cr);
+	cr.block = KGNI_COUNTER_BLOCKS;
+	EXPECT_EQ(-ENOENT, xioctl(self->fd, KGNI_IOC_COUNTER_READ, &cr));
+	cr.block = 0;
+	cr.index = 0xffffffffu;
+	EXPECT_EQ(-ENOENT, xioctl(self->fd, KGNI_IOC_COUNTER_READ, &cr));
+	cr.flags = KGNI_COUNTER_BY_NAME;
+	strcpy(cr.name, "X+:NO_SUCH_COUNTER");
+	EXPECT_EQ(-ENOENT, xioctl(self->fd, KGNI_IOC_COUNTER_READ, &cr));
+	memset(cr.name, 'A', sizeof(cr.name));
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, KGNI_IOC_COUNTER_READ, &cr))
+		TH_LOG("a name without NUL");
+
+	/* ids of nothing, out of range, another file's */
+	EXPECT_EQ(-EINVAL, cq_destroy(self->fd, 1024));
+	EXPECT_EQ(-EINVAL, cq_destroy(self->fd, 0xffffffffu));
+	EXPECT_EQ(-EINVAL, cq_destroy(self->fd, occ.cq_id));
+	EXPECT_EQ(-EINVAL, fma_alloc(self->fd, 0, &fa));
+	EXPECT_EQ(-EINVAL, fma_alloc(self->fd, 0xffffffffu, &fa));
+	EXPECT_EQ(-EINVAL, fma_alloc(self->fd, occ.cq_id, &fa));
+	EXPECT_EQ(-EINVAL, fma_free(self->fd, 0xffffffffu));
+	EXPECT_EQ(-EINVAL, mem_register(self->fd, self->page, 64, 0,
+					occ.cq_id, h))
+		TH_LOG("a remote-event CQ of another file");
+	EXPECT_EQ(-EINVAL, mem_register(self->fd, self->page, 64, 0, 1024,
+					h));
+	EXPECT_EQ(-EINVAL, mem_register(self->fd, self->page, 64, 0,
+					0xffffffffu, h));
+	EXPECT_EQ(-EINVAL, cq_wait(self->fd, occ.cq_id, 0));
+	EXPECT_EQ(-EINVAL, cq_wait(self->fd, 0, 0));
+	EXPECT_EQ(-EINVAL, cq_wait(self->fd, 0xffffffffu, 0));
+
+	/* a CQ held by a registration cannot be destroyed */
+	ASSERT_EQ(0, mem_register(self->fd, self->page, 64, 0, cc.cq_id, h));
+	EXPECT_EQ(-EBUSY, cq_destroy(self->fd, cc.cq_id));
+	EXPECT_EQ(0, mem_deregister(self->fd, h));
+	EXPECT_EQ(0, cq_destroy(self->fd, cc.cq_id));
+
+	/* embedded user pointers */
+	ro = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	gone = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ro);
+	ASSERT_NE(MAP_FAILED, gone);
+	ASSERT_EQ(0, munmap(gone, PAGE));
+	EXPECT_EQ(-EFAULT, mem_register(self->fd, gone, 64, 0, 0, h))
+		TH_LOG("unmapped memory");
+	/* not a user address at all: out of range, as datapath_test's */
+	EXPECT_EQ(-EINVAL, mem_register(self->fd, KERNEL_PTR, 64, 0, 0, h))
+		TH_LOG("kernel memory");
+	EXPECT_EQ(-EFAULT, mem_register(self->fd, ro, 64, 0, 0, h))
+		TH_LOG("read-only memory for the network to write");
+	EXPECT_EQ(0, mem_register(self->fd, ro, 64, KGNI_MEM_READONLY, 0, h));
+	EXPECT_EQ(0, mem_deregister(self->fd, h));
+	memset(&cs, 0, sizeof(cs));
+	cs.size = sizeof(cs);
+	EXPECT_EQ(-EMSGSIZE, xioctl(self->fd, KGNI_IOC_COUNTER_SNAPSHOT, &cs));
+	cs.count = cs.num_blocks * cs.per_block;
+	ASSERT_NE(0u, cs.count);
+	cs.values = (uintptr_t)gone;
+	EXPECT_EQ(-EFAULT, xioctl(self->fd, KGNI_IOC_COUNTER_SNAPSHOT, &cs));
+	cs.values = (uintptr_t)KERNEL_PTR;
+	EXPECT_EQ(-EFAULT, xioctl(self->fd, KGNI_IOC_COUNTER_SNAPSHOT, &cs));
+	cs.values = (uintptr_t)ro;
+	EXPECT_EQ(-EFAULT, xioctl(self->fd, KGNI_IOC_COUNTER_SNAPSHOT, &cs))
+		TH_LOG("a read-only array");
+	cs.values = 0;
+	EXPECT_EQ(-EFAULT, xioctl(self->fd, KGNI_IOC_COUNTER_SNAPSHOT, &cs));
+	/* too small: EMSGSIZE, and the needed count written back */
+	cs.values = (uintptr_t)vals;
+	cs.count = 4;
+	EXPECT_EQ(-EMSGSIZE, xioctl(self->fd, KGNI_IOC_COUNTER_SNAPSHOT, &cs));
+	EXPECT_EQ(cs.num_blocks * cs.per_block, cs.count);
+	munmap(ro, PAGE);
+	close(fd2);
+}
+
+/* --- KGNI_IOC_CQ_WAIT -------------------------------------------------- */
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+TEST_F_TIMEOUT(abi, cq_wait, 60)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };
+	struct itimerval it = { .it_value = { 0, 200 * 1000 } };
+	struct kgni_cq_create cc, bc;
+	int status;
+	double t;
+	pid_t pid;
+
+	if (self->absent)
+		return;
+	ASSERT_EQ(0, cq_create(self->fd, 0, 4, &cc));
+	ASSERT_EQ(0, cq_create(self->fd, KGNI_CQ_BLOCKING, 4, &bc));
+	EXPECT_EQ(-EINVAL, cq_wait(self->fd, cc.cq_id, 10))
+		TH_LOG("a CQ made without KGNI_CQ_BLOCKING");
+	t = kgni_now();
+	EXPECT_EQ(-ETIMEDOUT, cq_wait(self->fd, bc.cq_id, 300));
+	t = kgni_now() - t;
+	EXPECT_TRUE(t > 0.25 && t < 5) TH_LOG("waited %.3f s for 300 ms", t);
+	EXPECT_EQ(-ETIMEDOUT, cq_wait(self->fd, bc.cq_id, 0));
+
+	/* a signal (no SA_RESTART) ends the wait */
+	ASSERT_EQ(0, sigaction(SIGALRM, &sa, NULL));
+	ASSERT_EQ(0, setitimer(ITIMER_REAL, &it, NULL));
+	t = kgni_now();
+	EXPECT_EQ(-EINTR, cq_wait(self->fd, bc.cq_id, 10000));
+	t = kgni_now() - t;
+	EXPECT_TRUE(t < 5) TH_LOG("EINTR after %.3f s", t);
+
+	/* destroyed while waited on, through the same file in a child */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		usleep(300 * 1000);
+		_exit(cq_destroy(self->fd, bc.cq_id) ? 1 : 0);
+	}
+	t = kgni_now();
+	EXPECT_EQ(-EINVAL, cq_wait(self->fd, bc.cq_id, 10000));
+	t = kgni_now() - t;
+	EXPECT_TRUE(t < 5) TH_LOG("the wait ended after %.3f s", t);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	EXPECT_EQ(-EINVAL, cq_wait(self->fd, bc.cq_id, 0));
+	EXPECT_EQ(0, cq_destroy(self->fd, cc.cq_id));
+}
+
+/* --- mmap across processes ------------------------------------------- */
+
+TEST_F(abi, mmap_other_process)
+{
+	struct kgni_cq_create cc;
+	struct kgni_fma_alloc fa;
+	int status;
+	pid_t pid;
+
+	if (self->absent)
+		return;
+	ASSERT_EQ(0, cq_create(self->fd, 0, 4, &cc));
+	ASSERT_EQ(0, fma_alloc(self->fd, cc.cq_id, &fa));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		const __u64 offs[] = {
+			cc.ring_offset, cc.user_offset, fa.user_offset,
+			fa.put_wc_offset, fa.put_uc_offset, fa.get_offset,
+		};
+		struct kgni_cq_create mine;
+		unsigned int i;
+		int fd;
+
+		fd = open(KGNI_DEV, O_RDWR | O_CLOEXEC);
+		if (fd < 0 || cdm_attach(fd, TEST_PTAG, TEST_COOKIE) ||
+		    cq_create(fd, 0, 4, &mine))
+			_exit(10);
+		for (i = 0; i < ARRAY_SIZE(offs); i++) {
+			if (map(fd, offs[i], PAGE, PROT_READ))
+				_exit(20 + i);
+			if (map(fd, offs[i], PAGE, PROT_WRITE))
+				_exit(30 + i);
+		}
+		/* its own ring: fine */
+		if (!map(fd, mine.ring_offset, PAGE, PROT_READ))
+			_exit(40);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("child status 0x%x (exit 2x/3x: offset x mapped; 10 "
+		       "set-up; 40 its own ring)", status);
+	EXPECT_EQ(0, fma_free(self->fd, fa.fma_id));
+	EXPECT_EQ(0, cq_destroy(self->fd, cc.cq_id));
+}
+
+/* --- the FMA user alias page -------------------------------------------- */
+
+TEST_F(abi, fma_privileged_fields)
+{
+	const __u64 priv2 = (__u64)(GEMINI_FMA_MODE2_FMA_ENABLE |
+				    GEMINI_FMA_MODE2_DT) <<
+			    GEMINI_FMA_MODE2_SHIFT;
+	struct kgni_cq_create cc;
+	struct kgni_fma_alloc fa;
+	volatile __u64 *u;
+	__u64 qw3, qw2, got;
+
+	if (self->absent)
+		return;
+	ASSERT_EQ(0, cq_create(self->fd, 0, 4, &cc));
+	ASSERT_EQ(0, fma_alloc(self->fd, cc.cq_id, &fa));
+	u = map(self->fd, fa.user_offset, PAGE, PROT_READ | PROT_WRITE);
+	ASSERT_NE(NULL, u);
+
+	/* QW3 (num_pes, pe_base, cq_hndl, ptags, NTT enable) is all the
+	 * kernel's under Gemini's default privilege mask */
+	qw3 = u[GEMINI_FMA_QW_PE / 8];
+	u[GEMINI_FMA_QW_PE / 8] = ~qw3;
+	EXPECT_EQ(qw3, u[GEMINI_FMA_QW_PE / 8]);
+	u[GEMINI_FMA_QW_PE / 8] = 0;
+	EXPECT_EQ(qw3, u[GEMINI_FMA_QW_PE / 8]);
+	u[GEMINI_FMA_QW_PE / 8] = (__u64)OTHER_PTAG <<
+				  GEMINI_FMA_SRC_PTAG_SHIFT |
+				  (__u64)OTHER_PTAG <<
+				  GEMINI_FMA_DEST_PTAG_SHIFT |
+				  GEMINI_FMA_MODE3_NTT_ENABLE <<
+				  GEMINI_FMA_MODE3_SHIFT;
+	got = u[GEMINI_FMA_QW_PE / 8];
+	EXPECT_EQ(qw3, got);
+	/* what it reads, if it shows the fields at all: the kernel's */
+	if (got >> GEMINI_FMA_SRC_PTAG_SHIFT & GEMINI_FMA_PTAG_MASK) {
+		EXPECT_EQ((__u64)TEST_PTAG, got >> GEMINI_FMA_SRC_PTAG_SHIFT &
+			  GEMINI_FMA_PTAG_MASK);
+		EXPECT_EQ((__u64)TEST_PTAG, got >> GEMINI_FMA_DEST_PTAG_SHIFT &
+			  GEMINI_FMA_PTAG_MASK);
+		EXPECT_EQ((__u64)cc.cq_id, got >> GEMINI_FMA_CQH_SHIFT &
+			  GEMINI_FMA_CQH_MASK);
+		EXPECT_EQ(0ull, got >> GEMINI_FMA_MODE3_SHIFT &
+			  GEMINI_FMA_MODE3_NTT_ENABLE);
+	}
+
+	/* QW2: the user's fields change, FMA and DT enable do not */
+	qw2 = u[GEMINI_FMA_QW_CMD / 8];
+	u[GEMINI_FMA_QW_CMD / 8] = (qw2 ^ priv2) |
+				   (0x123ull << GEMINI_FMA_REM_MDH_SHIFT);
+	got = u[GEMINI_FMA_QW_CMD / 8];
+	EXPECT_EQ(qw2 & priv2, got & priv2)
+		TH_LOG("QW2 0x%016llx -> 0x%016llx", (unsigned long long)qw2,
+		       (unsigned long long)got);
+	EXPECT_EQ(0x123ull, got >> GEMINI_FMA_REM_MDH_SHIFT &
+		  GEMINI_FMA_MDH_MASK) TH_LOG("the user's remote MDH");
+
+	/* the privilege mask is not reachable from the alias page */
+	u[GEMINI_FMA_PRIV_MASK_REG / 8] = GEMINI_FMA_PRIV_ALL;
+	u[GEMINI_FMA_QW_PE / 8] = ~qw3;
+	EXPECT_EQ(qw3, u[GEMINI_FMA_QW_PE / 8])
+		TH_LOG("QW3 changed after a write to +0x80 of the alias");
+
+	munmap((void *)u, PAGE);
+	EXPECT_EQ(0, fma_free(self->fd, fa.fma_id));
+	EXPECT_EQ(0, cq_destroy(self->fd, cc.cq_id));
+}
+
+/* Last: the whole kernel log since boot, every test program's run. */
+FIXTURE(zlog) {
+	int unused;
+};
+
+FIXTURE_SETUP(zlog)
+{
+}
+
+FIXTURE_TEARDOWN(zlog)
+{
+}
+
+TEST_F(zlog, kernel_log_has_no_splat)
+{
+	unsigned int splats = 0;
+	char text[1024];
+	int fd;
+
+	if (!kgni_require_device(_metadata))
+		return;
+	fd = kgni_kmsg_open(false);
+	ASSERT_LE(0, fd) TH_LOG("/dev/kmsg: %s", strerror(errno));
+	while (kgni_kmsg_next(fd, text, sizeof(text)))
+		if (kgni_kmsg_is_splat(text) && splats++ < 20)
+			TH_LOG("kernel: %s", text);
+	close(fd);
+	EXPECT_EQ(0u, splats);
+}
+
+TEST_HARNESS_MAIN

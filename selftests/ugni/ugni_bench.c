@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ugni_bench: 8-byte FMA PUT figures between ranks 0 and 1 (neighbours
+ * when they are on nodes 0 and 1), through gni_pub.h and pmi.h alone.
+ *
+ *     vgemini run -n 2 ugni_bench [--iters N]
+ *
+ * Prints, on rank 0, lines "bench: <what>: <value> <unit>":
+ *
+ *  - put8 ping-pong half round trip: rank 0 PUTs i into a word of rank 1,
+ *    which waits for it in its memory and PUTs i back (posts without
+ *    events): half the round trip, in us;
+ *  - put8 with GLOBAL event: post, then wait for the local GLOBAL event
+ *    (the data is at the target), in us per PUT;
+ *  - put8 issue rate, silent: N PUTs without events back to back, then
+ *    one with a GLOBAL event, in posts/s;
+ *  - put8 issue rate, GLOBAL events reaped every 64 posts, in posts/s.
+ *
+ * Nothing is asserted about the figures; the checks are only that every
+ * post and every wait ended well.
+ */
+#include "ugni_job.h"
+
+#define BATCH		64
+
+static struct job_buf *flag_all;
+static gni_mem_handle_t lmh;
+static uint64_t *lbuf;
+
+static int put8(int peer, uint64_t off, uint64_t val, uint16_t cq_mode)
+{
+	gni_post_descriptor_t *d = (gni_post_descriptor_t *)(lbuf + 64);
+	struct completion c;
+
+	lbuf[0] = val;
+	desc_rw(d, GNI_POST_FMA_PUT, &lbuf[0], &lmh,
+		flag_all[peer].addr + off, &flag_all[peer].mh, 8);
+	d->cq_mode = cq_mode;
+	return post_wait(job.ep[peer], job.cq, d, &c);
+}
+
+static int wait_word(volatile uint64_t *w, uint64_t val)
+{
+	double deadline = now() + EVENT_TIMEOUT_S;
+	unsigned int spins = 0;
+
+	while (__atomic_load_n(w, __ATOMIC_ACQUIRE) != val)
+		if (++spins % 64 == 0) {
+			if (now() > deadline)
+				return 0;
+			sched_yield();
+		}
+	return 1;
+}
+
+static void result(const char *what, double v, const char *unit)
+{
+	if (job.rank == 0) {
+		printf("bench: %s: %.1f %s\n", what, v, unit);
+		fflush(stdout);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	int iters = 1000, i, ok, peer;
+	gni_post_descriptor_t *descs;
+	uint64_t *flag;
+	gni_mem_handle_t fmh;
+	gni_cq_entry_t ev;
+	gni_post_descriptor_t *pd;
+	double t0 = 0;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--iters") && i + 1 < argc) {
+			iters = atoi(argv[++i]);
+		} else {
+			fprintf(stderr, "usage: ugni_bench [--iters N]\n");
+			return 2;
+		}
+	}
+	if (iters < BATCH || iters > 1000000) {
+		fprintf(stderr, "ugni_bench: --iters %d..1000000\n", BATCH);
+		return 2;
+	}
+	job_init("ugni_bench", 2);
+	wait_spins_only = 1;	/* latency, not politeness */
+	peer = job.rank == 0 ? 1 : 0;
+	flag = alloc_aligned(PAGE, PAGE);
+	memset(flag, 0, PAGE);
+	lbuf = alloc_aligned(64, PAGE);
+	descs = calloc(BATCH, sizeof(*descs));
+	if (!descs)
+		job_bail("out of memory");
+	fmh = reg(job.nic, flag, PAGE, NULL, GNI_MEM_READWRITE, "the flags");
+	lmh = reg(job.nic, lbuf, 64, NULL, GNI_MEM_READWRITE, "the source");
+	flag_all = publish(flag, &fmh);
+	barrier();
+
+	/* Ping-pong on flag[0]: silent PUTs, the data is the signal. */
+	if (job.rank <= 1) {
+		ok = 1;
+		t0 = 0;
+		for (i = 1; i <= iters + 10 && ok; i++) {
+			if (i == 11)
+				t0 = now();
+			if (job.rank == 0)
+				ok = put8(peer, 0, i, GNI_CQMODE_SILENT) &&
+				     wait_word(&flag[0], i);
+			else
+				ok = wait_word(&flag[0], i) &&
+				     put8(peer, 0, i, GNI_CQMODE_SILENT);
+		}
+		check(ok, "%d ping-pongs of 8-byte PUTs", iters);
+		result("put8 ping-pong half round trip",
+		       (now() - t0) * 1e6 / iters / 2, "us");
+	}
+	barrier();
+
+	if (job.rank == 0) {
+		/* PUT, wait for its GLOBAL event */
+		for (i = 0, ok = 1; i < iters + 10 && ok; i++) {
+			if (i == 10)
+				t0 = now();
+			ok = put8(peer, 8, i, GNI_CQMODE_GLOBAL_EVENT);
+		}
+		check(ok, "%d PUTs each waited for", iters);
+		result("put8 with GLOBAL event, one at a time",
+		       (now() - t0) * 1e6 / iters, "us");
+
+		/* Issue rate, silent, one event at the end */
+		t0 = now();
+		for (i = 0, ok = 1; i < iters && ok; i++)
+			ok = put8(peer, 16, i, GNI_CQMODE_SILENT);
+		ok = ok && put8(peer, 16, i, GNI_CQMODE_GLOBAL_EVENT);
+		check(ok, "%d silent PUTs and a last one with an event",
+		      iters);
+		result("put8 issue rate, silent", iters / (now() - t0),
+		       "posts/s");
+
+		/* Issue rate, events reaped in batches */
+		t0 = now();
+		for (i = 0, ok = 1; i < iters && ok; i += BATCH) {
+			int k, got;
+
+			for (k = 0; k < BATCH && ok; k++) {
+				lbuf[1 + k % 8] = i + k;
+				desc_rw(&descs[k], GNI_POST_FMA_PUT,
+					&lbuf[1 + k % 8], &lmh,
+					flag_all[peer].addr + 24,
+					&flag_all[peer].mh, 8);
+				ok = GNI_PostFma(job.ep[peer], &descs[k]) ==
+				     GNI_RC_SUCCESS;
+			}
+			for (got = 0; got < k && ok; got++)
+				ok = wait_event(job.cq, &ev) ==
+				     GNI_RC_SUCCESS &&
+				     GNI_GetCompleted(job.cq, ev, &pd) ==
+				     GNI_RC_SUCCESS;
+		}
+		check(ok, "%d PUTs with GLOBAL events reaped %d at a time",
+		      iters, BATCH);
+		result("put8 issue rate, events reaped in batches of 64",
+		       iters / (now() - t0), "posts/s");
+	}
+	barrier();
+	GNI_MemDeregister(job.nic, &lmh);
+	GNI_MemDeregister(job.nic, &fmh);
+	job_fini();
+	return job_finish();
+}
