@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The demo behind `make demo`: boot a 2x2x2 torus, show its links, read
 # every node's sysfs through kgni, ping across the fabric, watch the
-# counters, run a PMI job on every node, break a link and let the
-# supervisor route around it, tear down.
+# counters, run a PMI job and uGNI jobs on every node, break a link and
+# let the supervisor route around it, tear down.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -47,6 +47,12 @@ step "vgemini exec 0 -- (the routing state as the guest's kgni reads it: fabric_
 
 step "vgemini run -n 8 pmi_test --expect-size 8   (a job: one rank per node; the launcher serves PMI)"
 "$VGEMINI" run -n 8 pmi_test --expect-size 8 | grep -E 'pmi_test: rank|not ok'
+
+step "vgemini run -n 8 ugni_amo   (a uGNI program: 8 ranks hammer one word on rank 0 with remote atomics, OS-bypass)"
+"$VGEMINI" run -n 8 ugni_amo --count 50 | grep -E 'ugni_amo: rank|not ok'
+
+step "vgemini run -n 2 ugni_bench   (8-byte PUT latency and issue rate between neighbours)"
+"$VGEMINI" run -n 2 ugni_bench | grep -E 'bench:|not ok'
 
 step "vgemini fault 0 X+ down=1   (cut a cable; the supervisor reroutes in ~5 s)"
 "$VGEMINI" fault 0 X+ down=1
