@@ -28,8 +28,11 @@
  *    kernel accepts it if every byte it does not know is 0;
  *  - on return the kernel writes back at most @size bytes.
  *
- * Fields are "in" (read by the kernel), "out" (written by the kernel; their
- * value on input is ignored) or "in/out".  Fields named reserved must be 0
+ * Fields are "in" (read by the kernel), "out" (written by the kernel) or
+ * "in/out".  The out fields of KGNI_IOC_MEM_REGISTER, KGNI_IOC_CQ_CREATE
+ * and KGNI_IOC_FMA_ALLOC must be 0 on input (EINVAL otherwise), so that
+ * a later version can give them a meaning as inputs; the other commands
+ * ignore the input value of their out fields.  Fields named reserved must be 0
  * on input and are written as 0.
  *
  * Every ioctl uses these errnos with these meanings, and no other meaning:
