@@ -24,8 +24,9 @@
  *    still unread) the answer is ERR with status 0xf, "CQ error".
  *  - A PUT, GET or AMO with GEMINI_PKT_F_REMOTE_EVENT raises, once it has
  *    succeeded, an event with source RMT_SREQ, status OK and data 0 on the
- *    MDD's CQ.  Provisional: on Gemini the data comes from the source's
- *    sync packet, which arrives with the FMA source side.  A remote event
+ *    MDD's CQ.  The FMA does not set the flag: it delivers a sequence's
+ *    remote event, with the sync's data, as a CQWRITE sent after the
+ *    sequence's last response (gemini_fma.c).  A remote event
  *    the CQ cannot take is lost at the target (gemini_cq_event() counts
  *    and reports it); the request's answer does not change, since its
  *    data already moved.
