@@ -9,59 +9,23 @@
 #include <string.h>
 
 #include "gemini_core.h"
+#include "fake_bus.h"
 #include "tap.h"
 
 /* A fake node: 64 KiB of memory at MEM_BASE, a log of interrupts. */
 #define MEM_BASE	0x100000ull
 #define MEM_SIZE	0x10000u
+#define IRQ_LOG		64
 
 struct fake_node {
 	uint8_t mem[MEM_SIZE];
-	unsigned int irqs[64];
+	unsigned int irqs[IRQ_LOG];
 	unsigned int nirq;
 	unsigned int guest_errors;
 	unsigned int port_events;
 };
 
-static int fake_dma_read(void *opaque, uint64_t addr, void *buf, size_t len)
-{
-	struct fake_node *n = opaque;
-
-	if (addr < MEM_BASE || addr - MEM_BASE > MEM_SIZE ||
-	    len > MEM_SIZE - (addr - MEM_BASE))
-		return -1;
-	memcpy(buf, n->mem + (addr - MEM_BASE), len);
-	return 0;
-}
-
-static int fake_dma_write(void *opaque, uint64_t addr, const void *buf,
-			  size_t len)
-{
-	struct fake_node *n = opaque;
-
-	if (addr < MEM_BASE || addr - MEM_BASE > MEM_SIZE ||
-	    len > MEM_SIZE - (addr - MEM_BASE))
-		return -1;
-	memcpy(n->mem + (addr - MEM_BASE), buf, len);
-	return 0;
-}
-
-static void fake_irq(void *opaque, unsigned int vector)
-{
-	struct fake_node *n = opaque;
-
-	if (n->nirq < 64)
-		n->irqs[n->nirq] = vector;
-	n->nirq++;
-}
-
-static void fake_guest_error(void *opaque, const char *msg)
-{
-	struct fake_node *n = opaque;
-
-	(void)msg;
-	n->guest_errors++;
-}
+FAKE_BUS_CALLBACKS(struct fake_node)
 
 static void fake_port_changed(void *opaque, unsigned int port,
 			      enum vgemini_port_state state, uint32_t peer)

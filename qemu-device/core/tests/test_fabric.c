@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "gemini_core.h"
+#include "fake_bus.h"
 #include "tap.h"
 #include "routes.h"
 
@@ -56,45 +57,7 @@ struct node {
 
 static uint64_t clock_ns = 1000000000ull;
 
-static int fake_dma_read(void *opaque, uint64_t addr, void *buf, size_t len)
-{
-	struct node *n = opaque;
-
-	if (addr < MEM_BASE || addr - MEM_BASE > MEM_SIZE ||
-	    len > MEM_SIZE - (addr - MEM_BASE))
-		return -1;
-	memcpy(buf, n->mem + (addr - MEM_BASE), len);
-	return 0;
-}
-
-static int fake_dma_write(void *opaque, uint64_t addr, const void *buf,
-			  size_t len)
-{
-	struct node *n = opaque;
-
-	if (addr < MEM_BASE || addr - MEM_BASE > MEM_SIZE ||
-	    len > MEM_SIZE - (addr - MEM_BASE))
-		return -1;
-	memcpy(n->mem + (addr - MEM_BASE), buf, len);
-	return 0;
-}
-
-static void fake_irq(void *opaque, unsigned int vector)
-{
-	struct node *n = opaque;
-
-	if (n->nirq < IRQ_LOG)
-		n->irqs[n->nirq] = vector;
-	n->nirq++;
-}
-
-static void fake_guest_error(void *opaque, const char *msg)
-{
-	struct node *n = opaque;
-
-	(void)msg;
-	n->guest_errors++;
-}
+FAKE_BUS_CALLBACKS(struct node)
 
 static void fake_port_changed(void *opaque, unsigned int port,
 			      enum vgemini_port_state state, uint32_t peer)
