@@ -42,6 +42,7 @@
 
 #include "kgni_test.h"
 #include "kgni_ioctl.h"
+#include "kgni_dp.h"
 #include "gemini_nic.h"
 
 #define TEST_PTAG		0x52
@@ -49,30 +50,6 @@
 #define OTHER_PTAG		0x53
 #define PAGE			4096
 #define KERNEL_PTR		((void *)0xffffffff81000000ul)
-
-static int xioctl(int fd, unsigned long req, void *arg)
-{
-	return ioctl(fd, req, arg) ? -errno : 0;
-}
-
-static int job_configure(int fd, __u32 flags, __u32 ptag, __u32 cookie)
-{
-	struct kgni_job_configure j = {
-		.size = sizeof(j), .flags = flags, .ptag = ptag,
-		.cookie = cookie,
-	};
-
-	return xioctl(fd, KGNI_IOC_JOB_CONFIGURE, &j);
-}
-
-static int cdm_attach(int fd, __u32 ptag, __u32 cookie)
-{
-	struct kgni_cdm_attach a = {
-		.size = sizeof(a), .ptag = ptag, .cookie = cookie, .inst_id = 9,
-	};
-
-	return xioctl(fd, KGNI_IOC_CDM_ATTACH, &a);
-}
 
 static int cq_create(int fd, __u32 flags, __u32 entries,
 		     struct kgni_cq_create *cc)
@@ -115,49 +92,6 @@ static int fma_free(int fd, __u32 id)
 	return xioctl(fd, KGNI_IOC_FMA_FREE, &f);
 }
 
-static int mem_register(int fd, void *addr, __u64 len, __u32 flags,
-			__u32 cq_id, __u64 h[2])
-{
-	struct kgni_mem_register r = {
-		.size = sizeof(r), .flags = flags, .addr = (uintptr_t)addr,
-		.len = len, .cq_id = cq_id,
-	};
-	int ret = xioctl(fd, KGNI_IOC_MEM_REGISTER, &r);
-
-	if (!ret) {
-		h[0] = r.mem_hndl[0];
-		h[1] = r.mem_hndl[1];
-	}
-	return ret;
-}
-
-static int mem_deregister(int fd, const __u64 h[2])
-{
-	struct kgni_mem_deregister d = {
-		.size = sizeof(d), .mem_hndl = { h[0], h[1] },
-	};
-
-	return xioctl(fd, KGNI_IOC_MEM_DEREGISTER, &d);
-}
-
-static void *map(int fd, __u64 off, size_t len, int prot)
-{
-	void *p = mmap(NULL, len, prot, MAP_SHARED, fd, off);
-
-	return p == MAP_FAILED ? NULL : p;
-}
-
-static void *anon(size_t len)
-{
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (p == MAP_FAILED)
-		return NULL;
-	memset(p, 0, len);
-	return p;
-}
-
 FIXTURE(abi) {
 	bool absent;
 	int fd;		/* attached to (TEST_PTAG, TEST_COOKIE) */
@@ -182,7 +116,7 @@ FIXTURE_SETUP(abi)
 	self->fd = open(KGNI_DEV, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", KGNI_DEV, strerror(errno));
 	ASSERT_EQ(0, job_configure(self->fd, 0, TEST_PTAG, TEST_COOKIE));
-	ASSERT_EQ(0, cdm_attach(self->fd, TEST_PTAG, TEST_COOKIE));
+	ASSERT_EQ(0, cdm_attach(self->fd, TEST_PTAG, TEST_COOKIE, NULL));
 	self->page = anon(PAGE);
 	ASSERT_NE(NULL, self->page);
 }
@@ -190,7 +124,6 @@ FIXTURE_SETUP(abi)
 FIXTURE_TEARDOWN(abi)
 {
 	unsigned int splats = 0;
-	char text[1024];
 	int fd;
 
 	if (self->absent)
@@ -204,12 +137,7 @@ FIXTURE_TEARDOWN(abi)
 	}
 	if (self->kmsg < 0)
 		return;
-	while (kgni_kmsg_next(self->kmsg, text, sizeof(text))) {
-		if (kgni_kmsg_is_splat(text)) {
-			TH_LOG("kernel: %s", text);
-			splats++;
-		}
-	}
+	splats = kgni_kmsg_splats(_metadata, self->kmsg);
 	close(self->kmsg);
 	EXPECT_EQ(0u, splats);
 }
@@ -292,7 +220,7 @@ static void objs_make(struct __test_metadata *_metadata, int fd, char *page,
 
 	o->fd2 = open(KGNI_DEV, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, o->fd2);
-	ASSERT_EQ(0, mem_register(fd, page, PAGE, 0, 0, o->h));
+	ASSERT_EQ(0, mem_register_cq(fd, page, PAGE, 0, 0, o->h));
 	ASSERT_EQ(0, cq_create(fd, 0, 4, &cc));
 	o->cq = cc.cq_id;
 	ASSERT_EQ(0, cq_create(fd, KGNI_CQ_BLOCKING, 4, &cc));
@@ -416,7 +344,7 @@ static void undo(struct __test_metadata *_metadata, enum cmd_id c, void *buf,
 			((struct kgni_mem_register *)buf)->mem_hndl));
 		break;
 	case C_MEM_DEREGISTER:
-		EXPECT_EQ(0, mem_register(fd, page, PAGE, 0, 0, o->h));
+		EXPECT_EQ(0, mem_register_cq(fd, page, PAGE, 0, 0, o->h));
 		break;
 	case C_CQ_CREATE:
 		EXPECT_EQ(0, cq_destroy(fd,
@@ -639,7 +567,7 @@ TEST_F(abi, reserved_ranges_and_ids)
 		return;
 	fd2 = open(KGNI_DEV, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd2);
-	ASSERT_EQ(0, cdm_attach(fd2, TEST_PTAG, TEST_COOKIE));
+	ASSERT_EQ(0, cdm_attach(fd2, TEST_PTAG, TEST_COOKIE, NULL));
 	ASSERT_EQ(0, cq_create(fd2, 0, 4, &occ));	/* another file's */
 	ASSERT_EQ(0, cq_create(self->fd, 0, 4, &cc));
 
@@ -672,12 +600,12 @@ TEST_F(abi, reserved_ranges_and_ids)
 	EXPECT_EQ(-EINVAL, cq_create(self->fd, 0, 0, &tmp));
 	EXPECT_EQ(-EINVAL, cq_create(self->fd, 0, 0xffffffffu, &tmp));
 	EXPECT_EQ(-EINVAL, cq_create(self->fd, 2, 4, &tmp));
-	EXPECT_EQ(-EINVAL, mem_register(self->fd, self->page,
+	EXPECT_EQ(-EINVAL, mem_register_cq(self->fd, self->page,
 					((__u64)KGNI_MEM_MAX_PAGES + 1) * PAGE,
 					0, 0, h));
-	EXPECT_EQ(-EINVAL, mem_register(self->fd, self->page, -(__u64)PAGE,
+	EXPECT_EQ(-EINVAL, mem_register_cq(self->fd, self->page, -(__u64)PAGE,
 					0, 0, h)) TH_LOG("addr + len wraps");
-	EXPECT_EQ(-EINVAL, mem_register(self->fd, self->page, 64, 2, 0, h));
+	EXPECT_EQ(-EINVAL, mem_register_cq(self->fd, self->page, 64, 2, 0, h));
 	memset(&dp, 0, sizeof(dp));
 	dp.size = sizeof(dp);
 	dp.len = KGNI_DIAG_MAX_LEN + 1;
@@ -707,19 +635,19 @@ TEST_F(abi, reserved_ranges_and_ids)
 	EXPECT_EQ(-EINVAL, fma_alloc(self->fd, 0xffffffffu, &fa));
 	EXPECT_EQ(-EINVAL, fma_alloc(self->fd, occ.cq_id, &fa));
 	EXPECT_EQ(-EINVAL, fma_free(self->fd, 0xffffffffu));
-	EXPECT_EQ(-EINVAL, mem_register(self->fd, self->page, 64, 0,
+	EXPECT_EQ(-EINVAL, mem_register_cq(self->fd, self->page, 64, 0,
 					occ.cq_id, h))
 		TH_LOG("a remote-event CQ of another file");
-	EXPECT_EQ(-EINVAL, mem_register(self->fd, self->page, 64, 0, 1024,
+	EXPECT_EQ(-EINVAL, mem_register_cq(self->fd, self->page, 64, 0, 1024,
 					h));
-	EXPECT_EQ(-EINVAL, mem_register(self->fd, self->page, 64, 0,
+	EXPECT_EQ(-EINVAL, mem_register_cq(self->fd, self->page, 64, 0,
 					0xffffffffu, h));
 	EXPECT_EQ(-EINVAL, cq_wait(self->fd, occ.cq_id, 0));
 	EXPECT_EQ(-EINVAL, cq_wait(self->fd, 0, 0));
 	EXPECT_EQ(-EINVAL, cq_wait(self->fd, 0xffffffffu, 0));
 
 	/* a CQ held by a registration cannot be destroyed */
-	ASSERT_EQ(0, mem_register(self->fd, self->page, 64, 0, cc.cq_id, h));
+	ASSERT_EQ(0, mem_register_cq(self->fd, self->page, 64, 0, cc.cq_id, h));
 	EXPECT_EQ(-EBUSY, cq_destroy(self->fd, cc.cq_id));
 	EXPECT_EQ(0, mem_deregister(self->fd, h));
 	EXPECT_EQ(0, cq_destroy(self->fd, cc.cq_id));
@@ -731,14 +659,14 @@ TEST_F(abi, reserved_ranges_and_ids)
 	ASSERT_NE(MAP_FAILED, ro);
 	ASSERT_NE(MAP_FAILED, gone);
 	ASSERT_EQ(0, munmap(gone, PAGE));
-	EXPECT_EQ(-EFAULT, mem_register(self->fd, gone, 64, 0, 0, h))
+	EXPECT_EQ(-EFAULT, mem_register_cq(self->fd, gone, 64, 0, 0, h))
 		TH_LOG("unmapped memory");
 	/* not a user address at all: out of range, as datapath_test's */
-	EXPECT_EQ(-EINVAL, mem_register(self->fd, KERNEL_PTR, 64, 0, 0, h))
+	EXPECT_EQ(-EINVAL, mem_register_cq(self->fd, KERNEL_PTR, 64, 0, 0, h))
 		TH_LOG("kernel memory");
-	EXPECT_EQ(-EFAULT, mem_register(self->fd, ro, 64, 0, 0, h))
+	EXPECT_EQ(-EFAULT, mem_register_cq(self->fd, ro, 64, 0, 0, h))
 		TH_LOG("read-only memory for the network to write");
-	EXPECT_EQ(0, mem_register(self->fd, ro, 64, KGNI_MEM_READONLY, 0, h));
+	EXPECT_EQ(0, mem_register_cq(self->fd, ro, 64, KGNI_MEM_READONLY, 0, h));
 	EXPECT_EQ(0, mem_deregister(self->fd, h));
 	memset(&cs, 0, sizeof(cs));
 	cs.size = sizeof(cs);
@@ -841,7 +769,7 @@ TEST_F(abi, mmap_other_process)
 		int fd;
 
 		fd = open(KGNI_DEV, O_RDWR | O_CLOEXEC);
-		if (fd < 0 || cdm_attach(fd, TEST_PTAG, TEST_COOKIE) ||
+		if (fd < 0 || cdm_attach(fd, TEST_PTAG, TEST_COOKIE, NULL) ||
 		    cq_create(fd, 0, 4, &mine))
 			_exit(10);
 		for (i = 0; i < ARRAY_SIZE(offs); i++) {

@@ -23,6 +23,7 @@
 
 #include "kgni_test.h"
 #include "kgni_ioctl.h"
+#include "kgni_dp.h"
 #include "gemini_nic.h"
 #include "gemini_pkt.h"
 
@@ -48,11 +49,6 @@
 #define CQE_STATUS(e)		((e) >> GEMINI_CQE_STATUS_SHIFT & \
 				 GEMINI_CQE_STATUS_MASK)
 
-static int xioctl(int fd, unsigned long req, void *arg)
-{
-	return ioctl(fd, req, arg) ? -errno : 0;
-}
-
 /* CRC-8/MAXIM, table form, from the spec's constants */
 static uint8_t mh_crc(const __u64 h[2])
 {
@@ -73,68 +69,10 @@ static uint8_t mh_crc(const __u64 h[2])
 	return crc;
 }
 
-static int job_configure(int fd, __u32 flags, __u32 ptag, __u32 cookie)
-{
-	struct kgni_job_configure j = {
-		.size = sizeof(j), .flags = flags, .ptag = ptag,
-		.cookie = cookie,
-	};
-
-	return xioctl(fd, KGNI_IOC_JOB_CONFIGURE, &j);
-}
-
-static int cdm_attach(int fd, __u32 ptag, __u32 cookie, __u32 *pe)
-{
-	struct kgni_cdm_attach a = {
-		.size = sizeof(a), .ptag = ptag, .cookie = cookie, .inst_id = 7,
-	};
-	int ret = xioctl(fd, KGNI_IOC_CDM_ATTACH, &a);
-
-	if (!ret && pe)
-		*pe = a.nic_pe;
-	return ret;
-}
-
-static int mem_register_cq(int fd, void *addr, size_t len, __u32 flags,
-			   __u32 cq_id, __u64 h[2])
-{
-	struct kgni_mem_register r = {
-		.size = sizeof(r), .flags = flags,
-		.addr = (uintptr_t)addr, .len = len, .cq_id = cq_id,
-	};
-	int ret = xioctl(fd, KGNI_IOC_MEM_REGISTER, &r);
-
-	if (!ret) {
-		h[0] = r.mem_hndl[0];
-		h[1] = r.mem_hndl[1];
-	}
-	return ret;
-}
-
 static int mem_register(int fd, void *addr, size_t len, __u32 flags,
 			__u64 h[2])
 {
 	return mem_register_cq(fd, addr, len, flags, 0, h);
-}
-
-static int mem_deregister(int fd, const __u64 h[2])
-{
-	struct kgni_mem_deregister d = {
-		.size = sizeof(d), .mem_hndl = { h[0], h[1] },
-	};
-
-	return xioctl(fd, KGNI_IOC_MEM_DEREGISTER, &d);
-}
-
-static void *page_buf(size_t len)
-{
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (p == MAP_FAILED)
-		return NULL;
-	memset(p, 0, len);
-	return p;
 }
 
 /*
@@ -234,7 +172,6 @@ FIXTURE_SETUP(dp)
 
 FIXTURE_TEARDOWN(dp)
 {
-	char text[1024];
 	unsigned int splats = 0;
 
 	if (self->absent)
@@ -243,12 +180,7 @@ FIXTURE_TEARDOWN(dp)
 		close(self->fd);
 	if (self->kmsg < 0)
 		return;
-	while (kgni_kmsg_next(self->kmsg, text, sizeof(text))) {
-		if (kgni_kmsg_is_splat(text)) {
-			TH_LOG("kernel: %s", text);
-			splats++;
-		}
-	}
+	splats = kgni_kmsg_splats(_metadata, self->kmsg);
 	close(self->kmsg);
 	EXPECT_EQ(0u, splats);
 }
@@ -265,13 +197,6 @@ struct dp_ctx {
 	volatile char *get;
 	unsigned int next;	/* next CQ entry to read */
 };
-
-static void *map(int fd, __u64 off, size_t len, int prot)
-{
-	void *p = mmap(NULL, len, prot, MAP_SHARED, fd, off);
-
-	return p == MAP_FAILED ? NULL : p;
-}
 
 static void dp_open(struct __test_metadata *_metadata, int fd,
 		    struct dp_ctx *c)
@@ -370,8 +295,8 @@ TEST_F_TIMEOUT(dp, put_get_loopback, 60)
 	if (self->absent)
 		return;
 	wait_fabric(_metadata);
-	a = page_buf(PAGE);
-	b = page_buf(PAGE);
+	a = anon(PAGE);
+	b = anon(PAGE);
 	ASSERT_TRUE(a && b);
 	ASSERT_EQ(0, mem_register(self->fd, a, PAGE, 0, ha));
 	ASSERT_EQ(0, mem_register(self->fd, b, PAGE, 0, hb));
@@ -424,7 +349,7 @@ TEST_F_TIMEOUT(dp, put_get_loopback, 60)
 	/* A PUT into a read-only registration fails its sync. */
 	{
 		__u64 hr[2];
-		char *r = page_buf(PAGE);
+		char *r = anon(PAGE);
 
 		ASSERT_NE(NULL, r);
 		ASSERT_EQ(0, mem_register(self->fd, r, PAGE,
@@ -467,7 +392,7 @@ TEST_F(dp, release_on_close)
 
 	if (self->absent)
 		return;
-	a = page_buf(PAGE);
+	a = anon(PAGE);
 	ASSERT_NE(NULL, a);
 	fd2 = open(KGNI_DEV, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd2);
@@ -657,7 +582,7 @@ TEST_F_TIMEOUT(dp, gart_exhausted, 120)
 
 	if (self->absent)
 		return;
-	a = page_buf((size_t)NP * PAGE);
+	a = anon((size_t)NP * PAGE);
 	ASSERT_NE(NULL, a);
 	for (n = 0; n < MAX; n++) {
 		r = mem_register(self->fd, a, (size_t)NP * PAGE, 0, h[n]);
@@ -698,8 +623,8 @@ TEST_F_TIMEOUT(dp, remote_event, 60)
 	if (self->absent)
 		return;
 	wait_fabric(_metadata);
-	a = page_buf(PAGE);
-	b = page_buf(PAGE);
+	a = anon(PAGE);
+	b = anon(PAGE);
 	ASSERT_TRUE(a && b);
 	dp_open(_metadata, self->fd, &c);
 	ASSERT_EQ(0, xioctl(self->fd, KGNI_IOC_CQ_CREATE, &rcq));
@@ -842,7 +767,7 @@ TEST_F_TIMEOUT(dp, cq_blocking, 90)
 		return;
 	wait_fabric(_metadata);
 	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
-	a = page_buf(PAGE);
+	a = anon(PAGE);
 	ASSERT_NE(NULL, a);
 	ASSERT_EQ(0, mem_register(self->fd, a, PAGE, 0, ha));
 
@@ -1013,7 +938,7 @@ TEST_F(dp, abi_fields)
 
 	if (self->absent)
 		return;
-	a = page_buf(2 * PAGE);
+	a = anon(2 * PAGE);
 	ASSERT_NE(NULL, a);
 
 	/* jobs and CDMs */
@@ -1125,7 +1050,7 @@ TEST_F(dp, unprivileged)
 	if (pid == 0) {
 		struct rlimit rl = { 0, 0 };
 		__u64 h[2];
-		char *a = page_buf(PAGE);
+		char *a = anon(PAGE);
 		int fd;
 
 		if (!a || setrlimit(RLIMIT_MEMLOCK, &rl) ||
