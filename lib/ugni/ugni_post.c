@@ -82,7 +82,12 @@ static void fma_program(struct ugni_fma *f, uint64_t qw1, uint64_t qw2)
 static uint64_t qw2_of(unsigned int cmd, uint32_t rem_mdh, uint32_t src_mdh,
 		       uint16_t dlvr_mode)
 {
-	uint64_t m2 = 0;
+	/*
+	 * FMA_ENABLE is the kernel's bit and is set while the descriptor is
+	 * ours: writing it back as 1 keeps the store within what the
+	 * privilege mask allows (a 0 there is a refused write).
+	 */
+	uint64_t m2 = GEMINI_FMA_MODE2_FMA_ENABLE;
 
 	/* Adaptive and hashed unless the delivery mode says otherwise. */
 	if (!(dlvr_mode & GNI_DLVMODE_NO_ADAPT))

@@ -246,6 +246,7 @@ struct gemini_fma_ssid {
 	bool synced;			/* the sync-complete doorbell was rung */
 	bool target_valid;		/* a request went out: target known */
 	uint8_t desc;
+	uint16_t cqh;			/* the local event's CQ, fixed at open */
 	uint8_t status;			/* first error, or OK */
 	uint8_t sync_type;		/* GEMINI_FMA_SYNC_* */
 	uint8_t sync_sent;		/* sync packets issued (flag, event) */

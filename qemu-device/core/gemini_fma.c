@@ -131,6 +131,12 @@ static int seq_open(struct gemini_nic *nic, unsigned int di)
 		memset(s, 0, sizeof(*s));
 		s->used = true;
 		s->desc = (uint8_t)di;
+		/*
+		 * The local event goes to the CQ of whoever opened the
+		 * sequence, even if the kernel hands the descriptor to
+		 * another owner before it ends.
+		 */
+		s->cqh = (uint16_t)d_cqh(d);
 		/* A request refused before the SSID existed fails it too. */
 		s->status = d->pend_status;
 		d->pend_status = GEMINI_STATUS_OK;
@@ -628,7 +634,7 @@ static void seq_finish(struct gemini_nic *nic, unsigned int si)
 
 	/* An error is always reported, even by a sequence that asked for none. */
 	if ((s->sync_type & GEMINI_FMA_SYNC_LOCAL_EVENT) || s->status) {
-		if (gemini_cq_event(nic, d_cqh(d), GEMINI_CQE_SRC_SSID_SREQ,
+		if (gemini_cq_event(nic, s->cqh, GEMINI_CQE_SRC_SSID_SREQ,
 				    s->status, s->sync_data))
 			f->stats.local_events++;
 		else
@@ -747,6 +753,28 @@ static void sync_complete(struct gemini_nic *nic, unsigned int di, uint64_t val)
 				s->status = GEMINI_STATUS_NPES;
 		}
 	}
+	seq_progress(nic, (unsigned int)si);
+}
+
+/*
+ * The kernel disabled descriptor @di (to free it or hand it on): its open
+ * sequence is closed as if synced with no event, so that it ends once its
+ * requests are answered or time out, and the SSID count the kernel polls
+ * drops to 0.  An error pending for the old owner is not the new one's.
+ */
+static void fma_disabled(struct gemini_nic *nic, unsigned int di)
+{
+	struct gemini_fma_desc *d = &nic->fma.desc[di];
+	struct gemini_fma_ssid *s;
+	int si = d->open;
+
+	d->pend_status = GEMINI_STATUS_OK;
+	if (si == SSID_NONE)
+		return;
+	s = &nic->fma.ssid[si];
+	s->synced = true;
+	s->sync_type = GEMINI_FMA_SYNC_NO_EVENT;
+	d->open = SSID_NONE;
 	seq_progress(nic, (unsigned int)si);
 }
 
@@ -1040,6 +1068,13 @@ static enum gemini_access desc_write(struct gemini_nic *nic, unsigned int di,
 	old = *reg;
 	neu = old;
 	gemini_reg_access(&neu, mask, at, size, &val, true);
+	if (!priv && qw >= 6 && !user_bits(qw, d->priv_mask)) {
+		/* A doorbell is an access, not a value: withheld is withheld. */
+		nic->fma.stats.priv_refused++;
+		gemini_guest_error(nic, "FMA %u: user ring of doorbell QW%u "
+				   "refused", di, qw + 1);
+		return GEMINI_ACCESS_READ_ONLY;
+	}
 	if (!priv) {
 		allowed = user_bits(qw, d->priv_mask);
 		if ((neu ^ old) & ~allowed) {
@@ -1056,6 +1091,9 @@ static enum gemini_access desc_write(struct gemini_nic *nic, unsigned int di,
 		}
 	}
 	*reg = neu;
+	if (qw == 1 && !(d_mode2(d) & GEMINI_FMA_MODE2_FMA_ENABLE) &&
+	    (old >> GEMINI_FMA_MODE2_SHIFT & GEMINI_FMA_MODE2_FMA_ENABLE))
+		fma_disabled(nic, di);
 	switch (qw) {
 	case 6:
 		if (val != GEMINI_FMA_ALLOC_SYNCID_VALUE) {

@@ -291,6 +291,22 @@ static void test_registers(void)
 	CHECK_EQ(gemini_window_write(nic, user_qw(DI, GEMINI_FMA_QW_SYNCCMP), 8,
 				     1ull << 56 | 77), GEMINI_ACCESS_READ_ONLY);
 	CHECK_EQ(nic->fma.stats.completions, 0);
+	/* Writing the value a withheld doorbell holds does not ring it. */
+	CHECK_EQ(gemini_window_write(nic, user_qw(DI, GEMINI_FMA_QW_CQ_WRITE),
+				     8, win_rd(nic, priv_qw(DI,
+					GEMINI_FMA_QW_CQ_WRITE), 8)),
+		 GEMINI_ACCESS_READ_ONLY);
+	CHECK_EQ(gemini_window_write(nic, user_qw(DI, GEMINI_FMA_QW_SYNCCMP), 8,
+				     win_rd(nic, priv_qw(DI,
+					GEMINI_FMA_QW_SYNCCMP), 8)),
+		 GEMINI_ACCESS_READ_ONLY);
+	CHECK_EQ(gemini_window_write(nic, user_qw(DI, GEMINI_FMA_QW_ALLOC_SYNCID), 8,
+				     win_rd(nic, priv_qw(DI,
+					GEMINI_FMA_QW_ALLOC_SYNCID), 8)),
+		 GEMINI_ACCESS_READ_ONLY);
+	CHECK_EQ(nic->fma.stats.completions, 0);
+	CHECK_EQ(nic->fma.stats.requests, 0);
+	CHECK_EQ(SSIDS(fma_status(nic, DI)), 0);
 	/* Doorbells take 8-byte writes only. */
 	CHECK_EQ(gemini_window_write(nic, priv_qw(DI, GEMINI_FMA_QW_SYNCCMP), 4,
 				     1), GEMINI_ACCESS_BAD_SIZE);
@@ -898,6 +914,80 @@ static void test_exhaustion(void)
 	fab_free(f);
 }
 
+/*
+ * The kernel frees a descriptor with a request in flight and gives it to
+ * another job: the old sequence's events stay the old owner's, the new
+ * owner inherits no error, and the SSID count drains to 0 for the kernel.
+ */
+static void test_reuse(void)
+{
+	struct fabric *f = fma_fabric(3, 1, 1);
+	struct gemini_nic *src = nic_of(f, 0);
+	const unsigned int cq_b = 7;
+	const uint64_t cq_b_base = MEM_BASE + 0x3000;
+	struct cq_cfg b = { .base = cq_b_base, .max_index = CQ_MAX,
+			    .enable = true };
+	char err[128];
+	unsigned int round;
+
+	cq_set(src, cq_b, &b);
+	CHECK_EQ(gemini_fault_set(src, GEMINI_PORT_XP, "down=1", err,
+				  sizeof(err)), 0);
+	for (round = 0; round < 2; round++) {
+		/* Job A: one sequence synced with an event, one left open. */
+		fma_kernel(src, DI, PTAG, 0);
+		fma_cmd(src, DI, GEMINI_FMA_CMD_PUT, 0);
+		fma_base(src, DI, GEMINI_PE(1, 0), 0);
+		put8(src, DI, 0, 8, 0xa);
+		fma_sync(src, DI, GEMINI_FMA_SYNC_LOCAL_EVENT, 0xa0 + round);
+		put8(src, DI, 8, 8, 0xb);
+		run(f);
+		CHECK_EQ(SSIDS(fma_status(src, DI)), 2);
+
+		/* The kernel frees it (as kgni_fma_program) and gives it to B. */
+		win_wr(src, priv_qw(DI, GEMINI_FMA_QW_CMD), 8, 0);
+		win_wr(src, priv_qw(DI, GEMINI_FMA_QW_PE), 8,
+		       (uint64_t)cq_b << GEMINI_FMA_CQH_SHIFT |
+		       (uint64_t)BAD_PTAG << GEMINI_FMA_SRC_PTAG_SHIFT |
+		       (uint64_t)BAD_PTAG << GEMINI_FMA_DEST_PTAG_SHIFT);
+		win_wr(src, priv_qw(DI, GEMINI_FMA_QW_CMD), 8,
+		       (uint64_t)GEMINI_FMA_MODE2_FMA_ENABLE <<
+		       GEMINI_FMA_MODE2_SHIFT);
+		run_for(f, MS(GEMINI_FMA_TIMEOUT_MS) + MS(10));
+
+		/* A's two timeouts reach A's CQ, not B's. */
+		CHECK_EVENT(next_event(f, 0, LCQ), GEMINI_CQE_SRC_SSID_SREQ,
+			    GEMINI_STATUS_TIMEOUT, 0xa0 + round);
+		CHECK_EVENT(next_event(f, 0, LCQ), GEMINI_CQE_SRC_SSID_SREQ,
+			    GEMINI_STATUS_TIMEOUT, 0);
+		CHECK_EQ(next_event(f, 0, LCQ), 0);
+		CHECK_EQ(cq_wr_index(src, cq_b), round);
+		CHECK_EQ(SSIDS(fma_status(src, DI)), 0);
+
+		/* B's first sequence starts clean: loopback, no error. */
+		fma_cmd(src, DI, GEMINI_FMA_CMD_PUT, 0);
+		fma_base(src, DI, GEMINI_PE(0, 0), 0);
+		win_wr(src, priv_qw(DI, GEMINI_FMA_QW_CMD), 8, 0);
+		win_wr(src, priv_qw(DI, GEMINI_FMA_QW_PE), 8,
+		       (uint64_t)cq_b << GEMINI_FMA_CQH_SHIFT |
+		       (uint64_t)PTAG << GEMINI_FMA_SRC_PTAG_SHIFT |
+		       (uint64_t)PTAG << GEMINI_FMA_DEST_PTAG_SHIFT);
+		win_wr(src, priv_qw(DI, GEMINI_FMA_QW_CMD), 8,
+		       (uint64_t)GEMINI_FMA_MODE2_FMA_ENABLE <<
+		       GEMINI_FMA_MODE2_SHIFT);
+		fma_cmd(src, DI, GEMINI_FMA_CMD_PUT, 0);
+		fma_base(src, DI, GEMINI_PE(0, 0), 0x100);
+		put8(src, DI, 0, 8, 0xb0b);
+		fma_sync(src, DI, GEMINI_FMA_SYNC_LOCAL_EVENT, 0xb1);
+		run(f);
+		CHECK_EQ(cq_wr_index(src, cq_b), round + 1);
+		CHECK_EVENT(mem_le64(&f->node[0], cq_b_base + 8ull * round),
+			    GEMINI_CQE_SRC_SSID_SREQ, 0, 0xb1);
+		CHECK_EQ(mem_le64(&f->node[0], DOM_BASE + 0x100), 0xb0b);
+	}
+	fab_free(f);
+}
+
 static const struct tap_test tests[] = {
 	{ "FMA layouts, default privilege mask, tag space", test_layouts },
 	{ "descriptor registers: kernel page, user alias, privilege mask",
@@ -917,6 +1007,8 @@ static const struct tap_test tests[] = {
 	  test_timeout_stale },
 	{ "ORB and SSID exhaustion refuse visibly, lose nothing",
 	  test_exhaustion },
+	{ "a reused descriptor: old events stay the old owner's",
+	  test_reuse },
 };
 
 int main(void)
