@@ -72,12 +72,24 @@ struct kgni_dev;
  * @used: the slot holds a pair
  * @ptag: protection tag
  * @cookie: cookie
+ * @gen: tells this job from earlier ones of the slot (never 0)
+ * @uid: the user whose processes may attach
+ * @cgrp: the cgroup (v2) they must be in, referenced
+ * @ncq: CQs the job's files hold on this NIC
  */
 struct kgni_job {
 	bool used;
 	u8 ptag;
 	u32 cookie;
+	u32 gen;
+	kuid_t uid;
+	struct cgroup *cgrp;
+	unsigned int ncq;
 };
+
+/* CQs one file, and one job on one NIC, may hold (EDQUOT past them) */
+#define KGNI_MAX_CQS_PER_FILE	64
+#define KGNI_MAX_CQS_PER_JOB	256
 
 /**
  * struct kgni_vector - one MSI-X vector
@@ -136,6 +148,8 @@ struct kgni_port_cache {
  * @dp_lock: serialises the data path: @jobs, the allocation maps, every
  *           file's objects and the programming of MDDs, CQs and FMAs
  * @jobs: the allowed (ptag, cookie) pairs
+ * @job_gen: the last &struct kgni_job.gen given
+ * @files: every open &struct kgni_file, for revoking a released job's
  * @mdd_map: MDHs in use
  * @cq_map: CQs in use (CQ 0 is never given out)
  * @fma_map: general FMA descriptors in use
@@ -176,6 +190,8 @@ struct kgni_dev {
 	void __iomem *fma_priv;
 	struct mutex dp_lock;		/* see above */
 	struct kgni_job jobs[KGNI_MAX_JOBS];
+	u32 job_gen;
+	struct list_head files;
 	DECLARE_BITMAP(mdd_map, GEMINI_NUM_MDD);
 	DECLARE_BITMAP(cq_map, GEMINI_NUM_CQ);
 	DECLARE_BITMAP(fma_map, GEMINI_NUM_FMA);
@@ -188,7 +204,13 @@ struct kgni_dev {
 /**
  * struct kgni_file - one open file of /dev/kgniN; owns its objects
  * @kdev: the device
+ * @file: its struct file
+ * @node: in &kgni_dev.files
  * @attached: the file has a CDM
+ * @revoked: its job was released: the data path is closed to it
+ * @job: index of its job in &kgni_dev.jobs, if attached
+ * @job_gen: that job's generation
+ * @ncq: CQs of the file
  * @ptag: the CDM's protection tag
  * @cookie: the CDM's cookie
  * @inst_id: the CDM's instance id
@@ -200,7 +222,13 @@ struct kgni_dev {
  */
 struct kgni_file {
 	struct kgni_dev *kdev;
+	struct file *file;
+	struct list_head node;
 	bool attached;
+	bool revoked;
+	unsigned int job;
+	u32 job_gen;
+	unsigned int ncq;
 	u8 ptag;
 	u32 cookie;
 	u32 inst_id;
@@ -285,6 +313,7 @@ int kgni_dp_map(struct kgni_dev *kdev);
 void kgni_dp_stop(struct kgni_dev *kdev);
 void kgni_dp_unmap(struct kgni_dev *kdev);
 void kgni_file_release(struct kgni_file *kfile, struct file *file);
+void kgni_dp_free_jobs(struct kgni_dev *kdev);
 int kgni_mmap(struct file *file, struct vm_area_struct *vma);
 int kgni_ioctl_job_configure(struct kgni_ucmd *ucmd);
 int kgni_ioctl_cdm_attach(struct kgni_ucmd *ucmd);

@@ -11,19 +11,30 @@
  * pages with mmap and drives the FMA without syscalls.
  *
  * Every object belongs to the file that made it and is undone when the
- * file is released: the device entry is reset first (so that a later
- * owner starts clean and the device stops using the memory), then the
- * memory is unpinned or freed.
+ * file is released or its job is (a released job's files are revoked):
+ * the device entry is reset first (so that a later owner starts clean and
+ * the device stops using the memory), then the memory is unpinned or
+ * freed.
+ *
+ * Who may attach: a job set-up names the user and the cgroup of the job's
+ * ranks; knowing (ptag, cookie) is not enough (Documentation/jobs.rst).
  *
  * mmap offsets encode the object: bits 47..40 its kind, 39..24 its id,
  * 23..0 the offset inside it.  The same offsets are used for every file of
  * the device, so freeing an object removes every mapping of it with
- * unmap_mapping_range() before the device entry is reset.
+ * unmap_mapping_range() before the device entry is reset.  A mapping that
+ * mmap() was still setting up is not in the file's mapping tree yet and
+ * escapes that; so every mapping holds a reference on its object, and a
+ * CQ's ring and the CQ and FMA numbers (whose MMIO pages it may map) are
+ * given back only when the last mapping has gone.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bitmap.h>
 #include <linux/capability.h>
+#include <linux/cgroup.h>
+#include <linux/cred.h>
+#include <linux/delay.h>
 #include <linux/dma-mapping.h>
 #include <linux/mm.h>
 #include <linux/refcount.h>
@@ -106,11 +117,16 @@ struct kgni_mem {
  * @ring_size: bytes allocated for the ring (whole pages)
  * @users: FMA descriptors and registrations of the file that name it
  * @blocking: made with KGNI_CQ_BLOCKING: its events interrupt
- * @dead: destroyed; only waiters still hold the structure
- * @ref: the file's list holds one, each KGNI_IOC_CQ_WAIT one
+ * @dead: destroyed; only waiters and mappings still hold the structure
+ * @ref: the file's list holds one, each KGNI_IOC_CQ_WAIT and each mapping
+ *       one; the last frees the ring and gives the number back
+ * @kdev: the device
+ * @mm: the mm whose RLIMIT_MEMLOCK the ring is charged to
  */
 struct kgni_cq {
 	struct list_head node;
+	struct kgni_dev *kdev;
+	struct mm_struct *mm;
 	u32 id;
 	u32 entries;
 	void *ring;
@@ -127,11 +143,18 @@ struct kgni_cq {
  * @node: in the file's list
  * @id: the descriptor, 0 to GEMINI_NUM_FMA - 1
  * @cq: its cq_hndl
+ * @ref: the file's list holds one, each mapping one; the last gives the
+ *       number back, unless @stuck
+ * @stuck: it did not go idle after being disabled: never handed out again
+ * @kdev: the device
  */
 struct kgni_fma {
 	struct list_head node;
 	u32 id;
 	struct kgni_cq *cq;
+	refcount_t ref;
+	bool stuck;
+	struct kgni_dev *kdev;
 };
 
 /* CRC-8/MAXIM: reflected polynomial 0x8c, initial 0, no final xor. */
@@ -411,23 +434,44 @@ static void kgni_mem_free(struct kgni_dev *kdev, struct kgni_mem *mem,
 	kfree(mem);
 }
 
-static void kgni_cq_put(struct kgni_cq *cq)
+static unsigned long kgni_cq_pages(const struct kgni_cq *cq)
 {
-	if (refcount_dec_and_test(&cq->ref))
-		kfree(cq);
+	return cq->ring_size >> PAGE_SHIFT;
 }
 
-static void kgni_cq_free(struct kgni_dev *kdev, struct kgni_cq *cq,
-			 struct file *file, bool live)
+/*
+ * The last reference: the device has not used the ring since the CQ was
+ * destroyed, and no mapping is left of the ring or of the CQ's user page.
+ */
+static void kgni_cq_put(struct kgni_cq *cq)
 {
-	kgni_zap(file, kgni_map_offset(KGNI_MAP_CQ_RING, cq->id),
-		 cq->ring_size);
-	kgni_zap(file, kgni_map_offset(KGNI_MAP_CQ_USER, cq->id), PAGE_SIZE);
-	if (live)
-		kgni_cq_write(kdev, cq->id, 0, 0, 0);
-	clear_bit(cq->id, kdev->cq_map);
+	struct kgni_dev *kdev = cq->kdev;
+
+	if (!refcount_dec_and_test(&cq->ref))
+		return;
 	dma_free_coherent(&kdev->pdev->dev, cq->ring_size, cq->ring, cq->dma);
+	atomic64_sub(kgni_cq_pages(cq), &cq->mm->pinned_vm);
+	mmdrop(cq->mm);
+	clear_bit(cq->id, kdev->cq_map);
+	kfree(cq);
+}
+
+static void kgni_cq_free(struct kgni_dev *kdev, struct kgni_file *kfile,
+			 struct kgni_cq *cq, bool live)
+{
+	kgni_zap(kfile->file, kgni_map_offset(KGNI_MAP_CQ_RING, cq->id),
+		 cq->ring_size);
+	kgni_zap(kfile->file, kgni_map_offset(KGNI_MAP_CQ_USER, cq->id),
+		 PAGE_SIZE);
+	if (live) {
+		kgni_cq_write(kdev, cq->id, 0, 0, 0);
+		/* Flush: the device writes no entry into the ring after this. */
+		readq(kgni_mmr(kdev, GEMINI_MMR_CQ_DESC_ENTRY(cq->id)) + 8);
+	}
 	list_del(&cq->node);
+	kfile->ncq--;
+	if (kfile->attached)
+		kdev->jobs[kfile->job].ncq--;
 	/* A waiter sees it dead and lets go of it. */
 	WRITE_ONCE(cq->dead, true);
 	if (cq->blocking)
@@ -435,24 +479,107 @@ static void kgni_cq_free(struct kgni_dev *kdev, struct kgni_cq *cq,
 	kgni_cq_put(cq);
 }
 
-static void kgni_fma_free(struct kgni_dev *kdev, struct kgni_fma *fma,
-			  struct file *file, bool live)
+static void kgni_fma_put(struct kgni_fma *fma)
+{
+	if (!refcount_dec_and_test(&fma->ref))
+		return;
+	if (!fma->stuck)
+		clear_bit(fma->id, fma->kdev->fma_map);
+	kfree(fma);
+}
+
+/* The SSIDs descriptor @d holds: sequences not ended yet */
+static unsigned int kgni_fma_ssids(struct kgni_dev *kdev, u32 d)
+{
+	u64 st = readq(kgni_fma_reg(kdev, d, GEMINI_FMA_QW_STATUS));
+
+	return (st >> GEMINI_FMA_STAT_SSID_SHIFT) & GEMINI_FMA_STAT_SSID_MASK;
+}
+
+/*
+ * Free FMA descriptors @fma[0..n-1] (dp_lock held): remove their mappings,
+ * disable them, then wait until their sequences have ended, so that no
+ * completion of the old owner can reach a later owner of the descriptor
+ * or of the CQ it names.  The device ends every sequence of a disabled
+ * descriptor within GEMINI_FMA_TIMEOUT_MS; one still busy after that is
+ * never given out again.
+ */
+static void kgni_fmas_free(struct kgni_dev *kdev, struct kgni_file *kfile,
+			   struct kgni_fma **fma, unsigned int n, bool live)
 {
 	static const enum kgni_map_kind win[] = {
 		KGNI_MAP_FMA_PUT_WC, KGNI_MAP_FMA_PUT_UC, KGNI_MAP_FMA_GET,
 	};
-	unsigned int i;
+	unsigned long deadline = jiffies +
+		msecs_to_jiffies(GEMINI_FMA_TIMEOUT_MS + 1000);
+	unsigned int i, k, busy;
 
-	kgni_zap(file, kgni_map_offset(KGNI_MAP_FMA_USER, fma->id), PAGE_SIZE);
-	for (i = 0; i < ARRAY_SIZE(win); i++)
-		kgni_zap(file, kgni_map_offset(win[i], fma->id),
-			 KGNI_FMA_MAP_SIZE);
-	if (live)
-		kgni_fma_program(kdev, fma->id, 0, 0);
-	clear_bit(fma->id, kdev->fma_map);
-	fma->cq->users--;
-	list_del(&fma->node);
-	kfree(fma);
+	for (i = 0; i < n; i++) {
+		kgni_zap(kfile->file,
+			 kgni_map_offset(KGNI_MAP_FMA_USER, fma[i]->id),
+			 PAGE_SIZE);
+		for (k = 0; k < ARRAY_SIZE(win); k++)
+			kgni_zap(kfile->file,
+				 kgni_map_offset(win[k], fma[i]->id),
+				 KGNI_FMA_MAP_SIZE);
+		if (live)
+			kgni_fma_program(kdev, fma[i]->id, 0, 0);
+	}
+	for (;;) {
+		busy = 0;
+		for (i = 0; live && i < n; i++)
+			busy += !!kgni_fma_ssids(kdev, fma[i]->id);
+		if (!busy || time_after(jiffies, deadline))
+			break;
+		usleep_range(200, 2000);
+	}
+	for (i = 0; i < n; i++) {
+		if (busy && kgni_fma_ssids(kdev, fma[i]->id)) {
+			dev_warn(&kdev->pdev->dev,
+				 "FMA descriptor %u still busy %u ms after it was disabled: not used again\n",
+				 fma[i]->id, GEMINI_FMA_TIMEOUT_MS + 1000);
+			fma[i]->stuck = true;
+		}
+		fma[i]->cq->users--;
+		list_del(&fma[i]->node);
+		kgni_fma_put(fma[i]);
+	}
+}
+
+/* Every FMA descriptor of @kfile (dp_lock held) */
+static void kgni_fmas_free_all(struct kgni_dev *kdev, struct kgni_file *kfile,
+			       bool live)
+{
+	struct kgni_fma *batch[16], *fma;
+	unsigned int n;
+
+	do {
+		n = 0;
+		list_for_each_entry(fma, &kfile->fmas, node) {
+			batch[n++] = fma;
+			if (n == ARRAY_SIZE(batch))
+				break;
+		}
+		if (n)
+			kgni_fmas_free(kdev, kfile, batch, n, live);
+	} while (n);
+}
+
+/*
+ * Undo every object of @kfile (dp_lock held): descriptors and
+ * registrations before the CQs they name.
+ */
+static void kgni_file_teardown(struct kgni_dev *kdev, struct kgni_file *kfile,
+			       bool live)
+{
+	struct kgni_mem *mem, *mem_next;
+	struct kgni_cq *cq, *cq_next;
+
+	kgni_fmas_free_all(kdev, kfile, live);
+	list_for_each_entry_safe(mem, mem_next, &kfile->mems, node)
+		kgni_mem_free(kdev, mem, live);
+	list_for_each_entry_safe(cq, cq_next, &kfile->cqs, node)
+		kgni_cq_free(kdev, kfile, cq, live);
 }
 
 /**
@@ -461,45 +588,90 @@ static void kgni_fma_free(struct kgni_dev *kdev, struct kgni_fma *fma,
  * @file: its struct file
  *
  * No mapping of the file is left (each holds the file).  After remove the
- * device is not touched; the memory is still unpinned and freed.  FMA
- * descriptors and registrations go before the CQs they name.
+ * device is not touched; the memory is still unpinned and freed.
  */
 void kgni_file_release(struct kgni_file *kfile, struct file *file)
 {
 	struct kgni_dev *kdev = kfile->kdev;
-	struct kgni_fma *fma, *fma_next;
-	struct kgni_mem *mem, *mem_next;
-	struct kgni_cq *cq, *cq_next;
 	bool live;
 
 	down_read(&kdev->ctl_rwsem);
 	live = !READ_ONCE(kdev->gone);
 	mutex_lock(&kdev->dp_lock);
-	list_for_each_entry_safe(fma, fma_next, &kfile->fmas, node)
-		kgni_fma_free(kdev, fma, NULL, live);
-	list_for_each_entry_safe(mem, mem_next, &kfile->mems, node)
-		kgni_mem_free(kdev, mem, live);
-	list_for_each_entry_safe(cq, cq_next, &kfile->cqs, node)
-		kgni_cq_free(kdev, cq, NULL, live);
+	kgni_file_teardown(kdev, kfile, live);
+	list_del(&kfile->node);
 	mutex_unlock(&kdev->dp_lock);
 	up_read(&kdev->ctl_rwsem);
 }
 
+/**
+ * kgni_dp_free_jobs() - drop the jobs' cgroups (the device's last put)
+ * @kdev: the device
+ */
+void kgni_dp_free_jobs(struct kgni_dev *kdev)
+{
+	int i;
+
+	for (i = 0; i < KGNI_MAX_JOBS; i++)
+		if (kdev->jobs[i].used)
+			cgroup_put(kdev->jobs[i].cgrp);
+}
+
+/*
+ * What the data path allows @kfile (dp_lock held): 0, -EPERM without a
+ * CDM, -ENOLINK once its job was released.
+ */
+static int kgni_file_usable(const struct kgni_file *kfile)
+{
+	if (kfile->revoked)
+		return -ENOLINK;
+	return kfile->attached ? 0 : -EPERM;
+}
+
 /* Jobs and CDMs */
+
+/* Revoke every attachment to job @i (dp_lock held; the slot is freed). */
+static void kgni_job_revoke(struct kgni_dev *kdev, int i)
+{
+	struct kgni_job *job = &kdev->jobs[i];
+	struct kgni_file *kfile;
+	bool live = !READ_ONCE(kdev->gone);
+
+	list_for_each_entry(kfile, &kdev->files, node) {
+		if (!kfile->attached || kfile->revoked || kfile->job != i ||
+		    kfile->job_gen != job->gen)
+			continue;
+		kgni_file_teardown(kdev, kfile, live);
+		kfile->revoked = true;
+	}
+	cgroup_put(job->cgrp);
+	job->cgrp = NULL;
+	job->used = false;
+}
 
 int kgni_ioctl_job_configure(struct kgni_ucmd *ucmd)
 {
 	struct kgni_job_configure *cmd = ucmd->cmd;
 	struct kgni_dev *kdev = ucmd->kdev;
 	struct kgni_job *job, *free = NULL;
+	struct cgroup *cgrp = NULL;
+	kuid_t uid = INVALID_UID;
 	int i, ret = 0;
 
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
-	if (cmd->flags & ~KGNI_JOB_RELEASE)
+	if (cmd->flags & ~KGNI_JOB_RELEASE || cmd->reserved || cmd->reserved2)
 		return -EINVAL;
 	if (cmd->ptag == 0 || cmd->ptag >= GEMINI_NUM_PTAG)
 		return -EINVAL;
+	if (!(cmd->flags & KGNI_JOB_RELEASE)) {
+		uid = make_kuid(current_user_ns(), cmd->uid);
+		if (!uid_valid(uid))
+			return -EINVAL;
+		cgrp = cgroup_get_from_fd(cmd->cgroup_fd);
+		if (IS_ERR(cgrp))
+			return -EBADF;
+	}
 
 	mutex_lock(&kdev->dp_lock);
 	for (i = 0; i < KGNI_MAX_JOBS; i++) {
@@ -514,20 +686,42 @@ int kgni_ioctl_job_configure(struct kgni_ucmd *ucmd)
 	}
 	if (cmd->flags & KGNI_JOB_RELEASE) {
 		if (i < KGNI_MAX_JOBS)
-			kdev->jobs[i].used = false;
+			kgni_job_revoke(kdev, i);
 		else
 			ret = -EINVAL;
-	} else if (i == KGNI_MAX_JOBS) {
-		if (free) {
-			free->ptag = cmd->ptag;
-			free->cookie = cmd->cookie;
-			free->used = true;
-		} else {
-			ret = -ENOSPC;
-		}
+	} else if (i < KGNI_MAX_JOBS) {
+		/* Its ranks are bound already: no second binding. */
+		ret = -EBUSY;
+	} else if (free) {
+		free->ptag = cmd->ptag;
+		free->cookie = cmd->cookie;
+		free->uid = uid;
+		free->cgrp = cgrp;
+		free->ncq = 0;
+		free->gen = ++kdev->job_gen ? kdev->job_gen : ++kdev->job_gen;
+		free->used = true;
+		cgrp = NULL;
+	} else {
+		ret = -ENOSPC;
 	}
 	mutex_unlock(&kdev->dp_lock);
+	if (cgrp)
+		cgroup_put(cgrp);
 	return ret;
+}
+
+/* Is the calling process one of @job's ranks: its user, in its cgroup? */
+static bool kgni_job_member(const struct kgni_job *job)
+{
+	bool in;
+
+	if (!uid_eq(current_euid(), job->uid) ||
+	    !uid_eq(current_uid(), job->uid))
+		return false;
+	rcu_read_lock();
+	in = cgroup_is_descendant(task_dfl_cgroup(current), job->cgrp);
+	rcu_read_unlock();
+	return in;
 }
 
 int kgni_ioctl_cdm_attach(struct kgni_ucmd *ucmd)
@@ -544,7 +738,7 @@ int kgni_ioctl_cdm_attach(struct kgni_ucmd *ucmd)
 
 	mutex_lock(&kdev->dp_lock);
 	if (kfile->attached) {
-		ret = -EBUSY;
+		ret = kfile->revoked ? -ENOLINK : -EBUSY;
 		goto out;
 	}
 	for (i = 0; i < KGNI_MAX_JOBS; i++) {
@@ -552,9 +746,12 @@ int kgni_ioctl_cdm_attach(struct kgni_ucmd *ucmd)
 		    kdev->jobs[i].cookie == cmd->cookie)
 			break;
 	}
-	if (i == KGNI_MAX_JOBS)
+	/* Not told apart from a pair no job has: no probing for pairs. */
+	if (i == KGNI_MAX_JOBS || !kgni_job_member(&kdev->jobs[i]))
 		goto out;
 	kfile->attached = true;
+	kfile->job = i;
+	kfile->job_gen = kdev->jobs[i].gen;
 	kfile->ptag = cmd->ptag;
 	kfile->cookie = cmd->cookie;
 	kfile->inst_id = cmd->inst_id;
@@ -634,12 +831,9 @@ int kgni_ioctl_mem_register(struct kgni_ucmd *ucmd)
 		return -EINVAL;
 	/* Checked again below, when it is taken: it may go meanwhile. */
 	mutex_lock(&kdev->dp_lock);
-	if (!kfile->attached)
-		ret = -EPERM;
-	else if (cmd->cq_id && !kgni_cq_find(kfile, cmd->cq_id))
+	ret = kgni_file_usable(kfile);
+	if (!ret && cmd->cq_id && !kgni_cq_find(kfile, cmd->cq_id))
 		ret = -EINVAL;
-	else
-		ret = 0;
 	mutex_unlock(&kdev->dp_lock);
 	if (ret)
 		return ret;
@@ -670,6 +864,10 @@ int kgni_ioctl_mem_register(struct kgni_ucmd *ucmd)
 		goto err_unaccount;
 
 	mutex_lock(&kdev->dp_lock);
+	/* The job may have been released while the pages were pinned. */
+	ret = kgni_file_usable(kfile);
+	if (ret)
+		goto err_unlock;
 	if (cmd->cq_id) {
 		cq = kgni_cq_find(kfile, cmd->cq_id);
 		if (!cq) {
@@ -754,6 +952,8 @@ int kgni_ioctl_mem_deregister(struct kgni_ucmd *ucmd)
 		return -EINVAL;
 
 	mutex_lock(&kdev->dp_lock);
+	if (kfile->revoked)
+		ret = -ENOLINK;
 	list_for_each_entry(mem, &kfile->mems, node) {
 		if (mem->hndl[0] == cmd->mem_hndl[0] &&
 		    mem->hndl[1] == cmd->mem_hndl[1]) {
@@ -774,7 +974,10 @@ int kgni_ioctl_cq_create(struct kgni_ucmd *ucmd)
 	struct kgni_file *kfile = ucmd->kfile;
 	struct kgni_dev *kdev = ucmd->kdev;
 	u64 qw2, qw3_flags = 0;
+	unsigned long lock_limit;
 	struct kgni_cq *cq;
+	s64 pinned;
+	int ret;
 	u32 id;
 
 	if (cmd->flags & ~KGNI_CQ_BLOCKING || cmd->cq_id || cmd->ring_offset ||
@@ -787,29 +990,47 @@ int kgni_ioctl_cq_create(struct kgni_ucmd *ucmd)
 	cq = kzalloc(sizeof(*cq), GFP_KERNEL);
 	if (!cq)
 		return -ENOMEM;
+	cq->kdev = kdev;
 	cq->entries = cmd->entries;
 	cq->blocking = cmd->flags & KGNI_CQ_BLOCKING;
 	refcount_set(&cq->ref, 1);
 	cq->ring_size = PAGE_ALIGN((size_t)cmd->entries * GEMINI_CQ_ENTRY_BYTES);
+
+	/* The ring is pinned kernel memory: charged as registrations are. */
+	cq->mm = current->mm;
+	mmgrab(cq->mm);
+	lock_limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	pinned = atomic64_add_return(kgni_cq_pages(cq), &cq->mm->pinned_vm);
+	if (pinned > lock_limit && !capable(CAP_IPC_LOCK)) {
+		ret = -ENOMEM;
+		goto err_unaccount;
+	}
 	/* Page-aligned, so GEMINI_CQ_ALIGN-aligned; zeroed. */
 	cq->ring = dma_alloc_coherent(&kdev->pdev->dev, cq->ring_size,
-				      &cq->dma, GFP_KERNEL);
+				      &cq->dma, GFP_KERNEL | __GFP_NOWARN);
 	if (!cq->ring) {
-		kfree(cq);
-		return -ENOMEM;
+		ret = -ENOMEM;
+		goto err_unaccount;
 	}
 
 	mutex_lock(&kdev->dp_lock);
+	ret = kgni_file_usable(kfile);
+	if (ret)
+		goto err_unlock;
+	if (kfile->ncq >= KGNI_MAX_CQS_PER_FILE ||
+	    kdev->jobs[kfile->job].ncq >= KGNI_MAX_CQS_PER_JOB) {
+		ret = -EDQUOT;
+		goto err_unlock;
+	}
 	id = find_first_zero_bit(kdev->cq_map, GEMINI_NUM_CQ);
 	if (id >= GEMINI_NUM_CQ) {
-		mutex_unlock(&kdev->dp_lock);
-		dma_free_coherent(&kdev->pdev->dev, cq->ring_size, cq->ring,
-				  cq->dma);
-		kfree(cq);
-		return -ENOSPC;
+		ret = -ENOSPC;
+		goto err_unlock;
 	}
 	set_bit(id, kdev->cq_map);
 	cq->id = id;
+	kfile->ncq++;
+	kdev->jobs[kfile->job].ncq++;
 	qw2 = ((u64)(cq->entries - 1) << GEMINI_CQ_MAX_INDEX_SHIFT) |
 	      GEMINI_CQ_ENABLE;
 	if (cq->blocking) {
@@ -826,6 +1047,15 @@ int kgni_ioctl_cq_create(struct kgni_ucmd *ucmd)
 	cmd->user_offset = kgni_map_offset(KGNI_MAP_CQ_USER, id);
 	mutex_unlock(&kdev->dp_lock);
 	return kgni_ucmd_respond(ucmd, sizeof(*cmd));
+
+err_unlock:
+	mutex_unlock(&kdev->dp_lock);
+	dma_free_coherent(&kdev->pdev->dev, cq->ring_size, cq->ring, cq->dma);
+err_unaccount:
+	atomic64_sub(kgni_cq_pages(cq), &cq->mm->pinned_vm);
+	mmdrop(cq->mm);
+	kfree(cq);
+	return ret;
 }
 
 int kgni_ioctl_cq_destroy(struct kgni_ucmd *ucmd)
@@ -840,12 +1070,14 @@ int kgni_ioctl_cq_destroy(struct kgni_ucmd *ucmd)
 		return -EINVAL;
 	mutex_lock(&kdev->dp_lock);
 	cq = kgni_cq_find(kfile, cmd->cq_id);
-	if (!cq)
+	if (kfile->revoked)
+		ret = -ENOLINK;
+	else if (!cq)
 		ret = -EINVAL;
 	else if (cq->users)
 		ret = -EBUSY;
 	else
-		kgni_cq_free(kdev, cq, ucmd->file, true);
+		kgni_cq_free(kdev, kfile, cq, true);
 	mutex_unlock(&kdev->dp_lock);
 	return ret;
 }
@@ -881,7 +1113,7 @@ int kgni_ioctl_cq_wait(struct kgni_ucmd *ucmd)
 	cq = kgni_cq_find(kfile, cmd->cq_id);
 	if (!cq || !cq->blocking) {
 		mutex_unlock(&kdev->dp_lock);
-		return -EINVAL;
+		return kfile->revoked ? -ENOLINK : -EINVAL;
 	}
 	/* Destruction may free the CQ meanwhile; the structure stays ours. */
 	refcount_inc(&cq->ref);
@@ -936,11 +1168,12 @@ int kgni_ioctl_fma_alloc(struct kgni_ucmd *ucmd)
 	fma = kzalloc(sizeof(*fma), GFP_KERNEL);
 	if (!fma)
 		return -ENOMEM;
+	refcount_set(&fma->ref, 1);
+	fma->kdev = kdev;
 	mutex_lock(&kdev->dp_lock);
-	if (!kfile->attached) {
-		ret = -EPERM;
+	ret = kgni_file_usable(kfile);
+	if (ret)
 		goto err_unlock;
-	}
 	cq = kgni_cq_find(kfile, cmd->cq_id);
 	if (!cq) {
 		ret = -EINVAL;
@@ -986,9 +1219,11 @@ int kgni_ioctl_fma_free(struct kgni_ucmd *ucmd)
 	if (cmd->flags || cmd->reserved)
 		return -EINVAL;
 	mutex_lock(&kdev->dp_lock);
+	if (kfile->revoked)
+		ret = -ENOLINK;
 	list_for_each_entry(fma, &kfile->fmas, node) {
 		if (fma->id == cmd->fma_id) {
-			kgni_fma_free(kdev, fma, ucmd->file, true);
+			kgni_fmas_free(kdev, kfile, &fma, 1, true);
 			ret = 0;
 			break;
 		}
@@ -1000,10 +1235,43 @@ int kgni_ioctl_fma_free(struct kgni_ucmd *ucmd)
 /* mmap */
 
 /*
- * No fault handler: a page of a mapping that kgni_zap() removed is not
- * mapped again, its access is SIGBUS.
+ * Each mapping holds a reference on its object (see the top of the file),
+ * its copies too (fork, split).  No fault handler: a page of a mapping
+ * that kgni_zap() removed is not mapped again, its access is SIGBUS.
  */
-static const struct vm_operations_struct kgni_vm_ops;
+static void kgni_cq_vm_open(struct vm_area_struct *vma)
+{
+	struct kgni_cq *cq = vma->vm_private_data;
+
+	refcount_inc(&cq->ref);
+}
+
+static void kgni_cq_vm_close(struct vm_area_struct *vma)
+{
+	kgni_cq_put(vma->vm_private_data);
+}
+
+static const struct vm_operations_struct kgni_cq_vm_ops = {
+	.open = kgni_cq_vm_open,
+	.close = kgni_cq_vm_close,
+};
+
+static void kgni_fma_vm_open(struct vm_area_struct *vma)
+{
+	struct kgni_fma *fma = vma->vm_private_data;
+
+	refcount_inc(&fma->ref);
+}
+
+static void kgni_fma_vm_close(struct vm_area_struct *vma)
+{
+	kgni_fma_put(vma->vm_private_data);
+}
+
+static const struct vm_operations_struct kgni_fma_vm_ops = {
+	.open = kgni_fma_vm_open,
+	.close = kgni_fma_vm_close,
+};
 
 static struct kgni_fma *kgni_fma_find(struct kgni_file *kfile, u32 id)
 {
@@ -1025,14 +1293,16 @@ static int kgni_mmap_locked(struct kgni_file *kfile,
 	u32 id = (off >> KGNI_MAP_ID_SHIFT) & KGNI_MAP_ID_MASK;
 	u64 rel = off & KGNI_MAP_REL_MASK;
 	pgprot_t prot = pgprot_noncached(vma->vm_page_prot);
+	struct kgni_fma *fma = NULL;
+	struct kgni_cq *cq = NULL;
 	unsigned long pgoff;
 	u64 bar_off, size;
-	struct kgni_cq *cq;
 	int ret;
 
 	if (!(vma->vm_flags & VM_SHARED))
 		return -EINVAL;
-	vma->vm_ops = &kgni_vm_ops;
+	if (kfile->revoked)
+		return -ENOLINK;
 
 	switch (kind) {
 	case KGNI_MAP_CQ_RING:
@@ -1050,15 +1320,17 @@ static int kgni_mmap_locked(struct kgni_file *kfile,
 		ret = dma_mmap_coherent(&kdev->pdev->dev, vma, cq->ring,
 					cq->dma, cq->ring_size);
 		vma->vm_pgoff = pgoff;
-		return ret;
+		goto out;
 	case KGNI_MAP_CQ_USER:
-		if (!kgni_cq_find(kfile, id))
+		cq = kgni_cq_find(kfile, id);
+		if (!cq)
 			return -EINVAL;
 		bar_off = GEMINI_CQ_USER_PAGE(id);
 		size = PAGE_SIZE;
 		break;
 	case KGNI_MAP_FMA_USER:
-		if (!kgni_fma_find(kfile, id))
+		fma = kgni_fma_find(kfile, id);
+		if (!fma)
 			return -EINVAL;
 		bar_off = GEMINI_FMA_USER_PAGE(id);
 		size = PAGE_SIZE;
@@ -1066,7 +1338,8 @@ static int kgni_mmap_locked(struct kgni_file *kfile,
 	case KGNI_MAP_FMA_PUT_WC:
 	case KGNI_MAP_FMA_PUT_UC:
 	case KGNI_MAP_FMA_GET:
-		if (!kgni_fma_find(kfile, id))
+		fma = kgni_fma_find(kfile, id);
+		if (!fma)
 			return -EINVAL;
 		bar_off = GEMINI_FMA_WINDOW(kind == KGNI_MAP_FMA_PUT_WC ?
 					    GEMINI_FMA_PUT_WC :
@@ -1083,9 +1356,23 @@ static int kgni_mmap_locked(struct kgni_file *kfile,
 	if (rel >= size || len > size - rel)
 		return -EINVAL;
 	vma->vm_page_prot = prot;
-	return io_remap_pfn_range(vma, vma->vm_start,
-				  (kdev->nic_phys + bar_off + rel) >> PAGE_SHIFT,
-				  len, prot);
+	ret = io_remap_pfn_range(vma, vma->vm_start,
+				 (kdev->nic_phys + bar_off + rel) >> PAGE_SHIFT,
+				 len, prot);
+out:
+	if (ret)
+		return ret;
+	/* On failure mmap() calls no ->close: take the reference last. */
+	if (fma) {
+		refcount_inc(&fma->ref);
+		vma->vm_private_data = fma;
+		vma->vm_ops = &kgni_fma_vm_ops;
+	} else {
+		refcount_inc(&cq->ref);
+		vma->vm_private_data = cq;
+		vma->vm_ops = &kgni_cq_vm_ops;
+	}
+	return 0;
 }
 
 /**

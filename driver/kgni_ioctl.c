@@ -72,7 +72,7 @@ static const struct kgni_ioctl_op kgni_ioctl_ops[] = {
 	KGNI_IOCTL_OP(COUNTER_SNAPSHOT, kgni_ioctl_counter_snapshot,
 		      struct kgni_counter_snapshot, values),
 	KGNI_IOCTL_OP(JOB_CONFIGURE, kgni_ioctl_job_configure,
-		      struct kgni_job_configure, cookie),
+		      struct kgni_job_configure, reserved2),
 	KGNI_IOCTL_OP(CDM_ATTACH, kgni_ioctl_cdm_attach,
 		      struct kgni_cdm_attach, nic_pe),
 	KGNI_IOCTL_OP(MEM_REGISTER, kgni_ioctl_mem_register,

@@ -56,7 +56,11 @@ static int kgni_open(struct inode *inode, struct file *file)
 	INIT_LIST_HEAD(&kfile->mems);
 	INIT_LIST_HEAD(&kfile->cqs);
 	INIT_LIST_HEAD(&kfile->fmas);
+	kfile->file = file;
 	get_device(&kdev->dev);
+	mutex_lock(&kdev->dp_lock);
+	list_add_tail(&kfile->node, &kdev->files);
+	mutex_unlock(&kdev->dp_lock);
 	file->private_data = kfile;
 	return nonseekable_open(inode, file);
 }
@@ -85,6 +89,7 @@ static void kgni_dev_release(struct device *dev)
 {
 	struct kgni_dev *kdev = to_kgni_dev(dev);
 
+	kgni_dp_free_jobs(kdev);
 	ida_free(&kgni_ida, kdev->minor);
 	kfree(kdev);
 }
@@ -119,6 +124,7 @@ struct kgni_dev *kgni_dev_alloc(struct pci_dev *pdev)
 	init_waitqueue_head(&kdev->diag_wq);
 	init_waitqueue_head(&kdev->cq_wq);
 	mutex_init(&kdev->dp_lock);
+	INIT_LIST_HEAD(&kdev->files);
 
 	device_initialize(&kdev->dev);
 	kdev->dev.class = &kgni_class;

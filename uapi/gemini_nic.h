@@ -243,6 +243,14 @@
 #define GEMINI_FMA_WINDOW(base, d)	((base) + ((unsigned long long)(d) << \
 					 GEMINI_FMA_WINDOW_SHIFT))
 
+/*
+ * An FMA request that gets no response within GEMINI_FMA_TIMEOUT_MS ends
+ * with REQUEST_TIMEOUT; its tag then rests as long again before reuse,
+ * so a late response to it is recognised as stale.  A disabled
+ * descriptor's sequences have all ended (SSID count 0) by then.
+ */
+#define GEMINI_FMA_TIMEOUT_MS		2000u
+
 /* Byte offsets of the qwords in a control page (QW1 is at 0) */
 #define GEMINI_FMA_QW_BASE_OFFSET	0x00	/* QW1 */
 #define GEMINI_FMA_QW_CMD		0x08	/* QW2 */

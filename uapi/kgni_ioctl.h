@@ -316,19 +316,35 @@ struct kgni_counter_snapshot {
  * struct kgni_job_configure - ioctl(KGNI_IOC_JOB_CONFIGURE)
  * @size: in: sizeof(struct kgni_job_configure)
  * @flags: in: 0 to allow (@ptag, @cookie) on this NIC, KGNI_JOB_RELEASE
- *         to withdraw it (files already attached keep their CDM)
+ *         to withdraw it
  * @ptag: in: protection tag, 1 to 255 (the device refuses ptag 0)
  * @cookie: in: the job's cookie
+ * @uid: in (allow): the only user id (in the caller's user namespace)
+ *       whose processes may attach
+ * @cgroup_fd: in (allow): an open directory of a cgroup v2 hierarchy; only
+ *             processes in that cgroup or below it may attach.  The
+ *             launcher creates one per job and starts the job's ranks in
+ *             it (Documentation/jobs.rst, "Job isolation").  Ignored for
+ *             KGNI_JOB_RELEASE.
+ * @reserved: in: 0
  *
  * The launcher's job set-up; needs CAP_SYS_ADMIN (else EPERM).  Allowing
- * a pair already allowed succeeds; ENOSPC when the NIC's table of
- * KGNI_MAX_JOBS pairs is full; releasing a pair not allowed is EINVAL.
+ * a pair already allowed is EBUSY; ENOSPC when the NIC's table of
+ * KGNI_MAX_JOBS pairs is full; EBADF when @cgroup_fd is no cgroup v2
+ * directory; releasing a pair not allowed is EINVAL.  Releasing revokes
+ * every attachment to the pair: those files' FMA descriptors stop, their
+ * registrations become invalid, and their data-path ioctls fail with
+ * ENOLINK from then on.
  */
 struct kgni_job_configure {
 	__u32 size;
 	__u32 flags;
 	__u32 ptag;
 	__u32 cookie;
+	__u32 uid;
+	__s32 cgroup_fd;
+	__u32 reserved;
+	__u32 reserved2;
 };
 
 #define KGNI_MAX_JOBS			32

@@ -214,13 +214,6 @@ struct gemini_rmt_stats {
 #define GEMINI_TAG_DIAG_SEQ	0x0ffu
 #define GEMINI_ORB_SIZE		512u	/* vgemini: Gemini has 1024 */
 
-/*
- * An FMA request that gets no response within GEMINI_FMA_TIMEOUT_MS ends
- * with REQUEST_TIMEOUT; its tag then rests as long again before reuse,
- * so a late response to it is recognised as stale.
- */
-#define GEMINI_FMA_TIMEOUT_MS	2000u
-
 /* One FMA descriptor (gemini_fma.c): the qwords as the kernel sees them. */
 struct gemini_fma_desc {
 	uint64_t base_offset;		/* QW1 */

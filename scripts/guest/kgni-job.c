@@ -2,40 +2,94 @@
 /*
  * kgni-job: a job's communication domain in kgni, from the guest's shell.
  *
- *   kgni-job configure PTAG COOKIE   allow (PTAG, COOKIE) on /dev/kgni0
- *   kgni-job release PTAG COOKIE     withdraw it
- *   kgni-job attach [PTAG COOKIE]    attach a file to (PTAG, COOKIE, rank)
+ *   kgni-job configure PTAG COOKIE CGROUP [UID]
+ *        allow (PTAG, COOKIE) on /dev/kgni0 to the processes of user UID
+ *        (default 0) in cgroup CGROUP, a name under /sys/fs/cgroup made if
+ *        need be
+ *   kgni-job release PTAG COOKIE [CGROUP]
+ *        withdraw it (kgni revokes every attachment to it); with CGROUP,
+ *        then kill what is left in that cgroup and remove it
+ *   kgni-job run CGROUP [UID] -- PROG ARGS...
+ *        enter cgroup CGROUP, become user UID if given, exec PROG
+ *   kgni-job attach [PTAG COOKIE]
+ *        attach a file to (PTAG, COOKIE, rank)
  *
  * configure and release use KGNI_IOC_JOB_CONFIGURE (CAP_SYS_ADMIN): what
  * "vgemini run" does on every node of a job before its ranks start and
- * after they have ended (Documentation/jobs.rst).  attach takes PTAG and
+ * after they have ended; it starts each rank with "kgni-job run"
+ * (Documentation/jobs.rst, "Job isolation").  attach takes PTAG and
  * COOKIE from PMI_GNI_PTAG and PMI_GNI_COOKIE when not given, the instance
  * id from PMI_RANK (0 if unset), does KGNI_IOC_CDM_ATTACH and prints
  * "kgni-job: attached ptag P cookie 0xC inst I: pe 0xPE".
  *
- * Exit status: 0 done, 1 the ioctl (or opening the device) failed, 2 usage.
+ * Exit status: 0 done, 1 the ioctl (or opening the device, or the cgroup)
+ * failed, 2 usage; run: PROG's, or 127 if it could not be started.
  * Built statically by scripts/build-image.sh with -Iuapi.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 
 #include "kgni_ioctl.h"
 
 #define DEV "/dev/kgni0"
+#define CGROUP_ROOT "/sys/fs/cgroup"
 
 static int usage(void)
 {
 	fprintf(stderr,
-		"usage: kgni-job configure PTAG COOKIE\n"
-		"       kgni-job release PTAG COOKIE\n"
+		"usage: kgni-job configure PTAG COOKIE CGROUP [UID]\n"
+		"       kgni-job release PTAG COOKIE [CGROUP]\n"
+		"       kgni-job run CGROUP [UID] -- PROG [ARGS...]\n"
 		"       kgni-job attach [PTAG COOKIE]   (default: "
 		"$PMI_GNI_PTAG $PMI_GNI_COOKIE, instance $PMI_RANK)\n");
 	return 2;
+}
+
+/* A job's cgroup name: one path component, no dots at its start. */
+static int cgroup_name_ok(const char *name)
+{
+	if (!*name || name[0] == '.' || strchr(name, '/') ||
+	    strlen(name) > 200) {
+		fprintf(stderr, "kgni-job: bad cgroup name '%s'\n", name);
+		return 0;
+	}
+	return 1;
+}
+
+static void cgroup_path(char *buf, size_t len, const char *name,
+			const char *file)
+{
+	snprintf(buf, len, CGROUP_ROOT "/%s%s%s", name, file ? "/" : "",
+		 file ? file : "");
+}
+
+/* Write @text into @path; 0 or -1 with a message. */
+static int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0) {
+		fprintf(stderr, "kgni-job: cannot open %s: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	n = write(fd, text, strlen(text));
+	if (n != (ssize_t)strlen(text)) {
+		fprintf(stderr, "kgni-job: cannot write %s: %s\n", path,
+			n < 0 ? strerror(errno) : "short write");
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
 }
 
 /* A number of 0..max (decimal, 0x hex or 0 octal), else -1. */
@@ -67,18 +121,40 @@ static int open_dev(void)
 	return fd;
 }
 
-static int job_configure(__u32 ptag, __u32 cookie, int release)
+static int job_configure(__u32 ptag, __u32 cookie, int release,
+			 const char *cgroup, __u32 uid)
 {
 	struct kgni_job_configure j;
-	int fd = open_dev();
+	char path[256];
+	int fd, cfd = -1;
 
-	if (fd < 0)
+	if (!release) {
+		cgroup_path(path, sizeof(path), cgroup, NULL);
+		if (mkdir(path, 0755) && errno != EEXIST) {
+			fprintf(stderr, "kgni-job: cannot make cgroup %s: %s\n",
+				path, strerror(errno));
+			return 1;
+		}
+		cfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (cfd < 0) {
+			fprintf(stderr, "kgni-job: cannot open cgroup %s: %s\n",
+				path, strerror(errno));
+			return 1;
+		}
+	}
+	fd = open_dev();
+	if (fd < 0) {
+		if (cfd >= 0)
+			close(cfd);
 		return 1;
+	}
 	memset(&j, 0, sizeof(j));
 	j.size = sizeof(j);
 	j.flags = release ? KGNI_JOB_RELEASE : 0;
 	j.ptag = ptag;
 	j.cookie = cookie;
+	j.uid = uid;
+	j.cgroup_fd = cfd;
 	if (ioctl(fd, KGNI_IOC_JOB_CONFIGURE, &j)) {
 		int e = errno;
 
@@ -88,12 +164,47 @@ static int job_configure(__u32 ptag, __u32 cookie, int release)
 			strerror(e), e,
 			e == EPERM ? " (needs CAP_SYS_ADMIN)" :
 			e == ENOSPC ? " (the NIC's job table is full)" :
+			e == EBUSY ? " (configured already)" :
+			e == EBADF ? " (no cgroup v2 directory)" :
 			e == EINVAL && release ? " (not configured)" : "");
 		close(fd);
+		if (cfd >= 0)
+			close(cfd);
 		return 1;
 	}
 	close(fd);
+	if (cfd >= 0)
+		close(cfd);
+	if (release && cgroup) {
+		/* What the job left behind goes with it (the cgroup is gone
+		 * already if another domain of the job released it). */
+		cgroup_path(path, sizeof(path), cgroup, "cgroup.kill");
+		if (access(path, F_OK) == 0)
+			write_file(path, "1");
+		cgroup_path(path, sizeof(path), cgroup, NULL);
+		for (int i = 0; i < 100 && rmdir(path) && errno == EBUSY; i++)
+			usleep(10000);
+	}
 	return 0;
+}
+
+/* Enter cgroup @name, become @uid if @set_uid, exec @argv. */
+static int job_run(const char *name, int set_uid, uid_t uid, char **argv)
+{
+	char path[256];
+
+	cgroup_path(path, sizeof(path), name, "cgroup.procs");
+	if (write_file(path, "0"))
+		return 127;
+	if (set_uid && (setgid(uid) || setuid(uid))) {
+		fprintf(stderr, "kgni-job: cannot become user %u: %s\n",
+			(unsigned int)uid, strerror(errno));
+		return 127;
+	}
+	execvp(argv[0], argv);
+	fprintf(stderr, "kgni-job: cannot run %s: %s\n", argv[0],
+		strerror(errno));
+	return 127;
 }
 
 static int cdm_attach(__u32 ptag, __u32 cookie, __u32 inst)
@@ -128,18 +239,36 @@ static int cdm_attach(__u32 ptag, __u32 cookie, __u32 inst)
 int main(int argc, char **argv)
 {
 	const char *ps, *cs, *is;
-	long long ptag, cookie, inst = 0;
+	long long ptag, cookie, uid, inst = 0;
 
 	if (argc < 2)
 		return usage();
 	if (!strcmp(argv[1], "configure") || !strcmp(argv[1], "release")) {
-		if (argc != 4)
+		int release = argv[1][0] == 'r';
+		const char *cgroup = argc > 4 ? argv[4] : NULL;
+
+		if (argc < 4 || argc > (release ? 5 : 6) ||
+		    (!release && argc < 5))
 			return usage();
 		ptag = number("ptag", argv[2], 255);
 		cookie = number("cookie", argv[3], 0xffffffffull);
-		if (ptag < 0 || cookie < 0)
+		uid = argc == 6 ? number("uid", argv[5], 0xfffffffeull) : 0;
+		if (ptag < 0 || cookie < 0 || uid < 0)
 			return 2;
-		return job_configure(ptag, cookie, argv[1][0] == 'r');
+		if (cgroup && !cgroup_name_ok(cgroup))
+			return 2;
+		return job_configure(ptag, cookie, release, cgroup, uid);
+	}
+	if (!strcmp(argv[1], "run")) {
+		int dash = argc > 3 && !strcmp(argv[3], "--") ? 3 :
+			   argc > 4 && !strcmp(argv[4], "--") ? 4 : 0;
+
+		if (!dash || dash + 1 >= argc || !cgroup_name_ok(argv[2]))
+			return usage();
+		uid = dash == 4 ? number("uid", argv[3], 0xfffffffeull) : 0;
+		if (uid < 0)
+			return 2;
+		return job_run(argv[2], dash == 4, (uid_t)uid, argv + dash + 1);
 	}
 	if (!strcmp(argv[1], "attach")) {
 		if (argc == 4) {

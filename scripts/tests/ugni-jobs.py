@@ -26,6 +26,7 @@ left in any guest.  Always tears the fabric down.  Prints TAP.
 usage: ugni-jobs.py [--quick]     (--quick: fewer sizes and counts)
 """
 
+import json
 import os
 import re
 import sys
@@ -103,6 +104,16 @@ def released(tap, creds, what):
            f"exit {rc}\n{out}{err}")
 
 
+def fma_counters():
+    """{node: the device's fma counters}, or None if they cannot be read."""
+    rc, out, err = fl.vg("counters", "--json", timeout=300)
+    try:
+        nodes = json.loads(out)["nodes"]
+        return {n: c["fma"] for n, c in nodes.items()}
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
 def nothing_left(tap):
     rc, out, err = fl.vg("exec", "all", "--", "ps", timeout=300)
     left = [ln for ln in out.splitlines() if "ugni_" in ln]
@@ -125,7 +136,14 @@ def body(tap, fab, quick):
                        launcher=["--alt-domain", "-v"])
     released(tap, alt_creds(err), "the isolation job's alternate domain")
     job(tap, 2, "ugni_nosys")
+    before = fma_counters()
     rc, out, err = job(tap, 2, "ugni_bench")
+    after = fma_counters()
+    refused = {n: after[n]["priv_refused"] - before[n]["priv_refused"]
+               for n in after if n in before} if before and after else None
+    tap.ok(refused is not None and not any(refused.values()),
+           "ugni_bench: no FMA register write of libugni's is refused "
+           "(priv_refused unchanged on every node)", f"{refused}")
     for line in out.splitlines():
         m = re.match(r"\[0\] bench: (.*)$", line)
         if m:

@@ -265,8 +265,15 @@ static int valid_request(enum cmd_id c, void *buf, const struct objs *o,
 	case C_JOB_CONFIGURE: {
 		struct kgni_job_configure *p = buf;
 
+		static int cgroup_fd = -1;
+
 		p->ptag = OTHER_PTAG;
 		p->cookie = 77;
+		if (cgroup_fd < 0)
+			cgroup_fd = open(TEST_CGROUP, O_RDONLY | O_DIRECTORY |
+					 O_CLOEXEC);
+		p->cgroup_fd = cgroup_fd;
+		p->uid = getuid();
 		break;
 	}
 	case C_CDM_ATTACH: {

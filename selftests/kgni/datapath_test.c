@@ -176,8 +176,11 @@ FIXTURE_TEARDOWN(dp)
 
 	if (self->absent)
 		return;
-	if (self->fd >= 0)
+	if (self->fd >= 0) {
+		job_configure(self->fd, KGNI_JOB_RELEASE, TEST_PTAG,
+			      TEST_COOKIE);
 		close(self->fd);
+	}
 	if (self->kmsg < 0)
 		return;
 	splats = kgni_kmsg_splats(_metadata, self->kmsg);
@@ -944,7 +947,8 @@ TEST_F(dp, abi_fields)
 	/* jobs and CDMs */
 	EXPECT_EQ(-EINVAL, job_configure(self->fd, 0, 0, 1));
 	EXPECT_EQ(-EINVAL, job_configure(self->fd, 0, 256, 1));
-	EXPECT_EQ(0, job_configure(self->fd, 0, TEST_PTAG, TEST_COOKIE));
+	/* a pair allowed already is not bound a second time */
+	EXPECT_EQ(-EBUSY, job_configure(self->fd, 0, TEST_PTAG, TEST_COOKIE));
 	EXPECT_EQ(-EINVAL, job_configure(self->fd, KGNI_JOB_RELEASE, 0x43, 9));
 	EXPECT_EQ(-EBUSY, cdm_attach(self->fd, TEST_PTAG, TEST_COOKIE, NULL));
 	fd2 = open(KGNI_DEV, O_RDWR | O_CLOEXEC);
@@ -1037,7 +1041,15 @@ TEST_F(dp, abi_fields)
 	close(fd2);	/* frees its FMA and CQ */
 }
 
-/* Without CAP_SYS_ADMIN, no job set-up; without CAP_IPC_LOCK, the limit. */
+/*
+ * Without CAP_SYS_ADMIN, no job set-up; without CAP_IPC_LOCK, the limit,
+ * for registrations and for CQ rings alike.  The job is bound to the
+ * unprivileged user (and the test's cgroup, which the child stays in).
+ */
+#define NOBODY			65534
+#define NOBODY_PTAG		0x45
+#define NOBODY_COOKIE		0x5e5e0000u
+
 TEST_F(dp, unprivileged)
 {
 	pid_t pid;
@@ -1045,32 +1057,43 @@ TEST_F(dp, unprivileged)
 
 	if (self->absent)
 		return;
+	ASSERT_EQ(0, job_configure_uid(self->fd, 0, NOBODY_PTAG, NOBODY_COOKIE,
+				       NOBODY));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
 		struct rlimit rl = { 0, 0 };
+		struct kgni_cq_create cq = {
+			.size = sizeof(cq), .entries = 2,
+		};
 		__u64 h[2];
 		char *a = anon(PAGE);
 		int fd;
 
 		if (!a || setrlimit(RLIMIT_MEMLOCK, &rl) ||
-		    setgid(65534) || setuid(65534))
+		    setgid(NOBODY) || setuid(NOBODY))
 			_exit(10);
 		fd = open(KGNI_DEV, O_RDWR | O_CLOEXEC);
 		if (fd < 0)
 			_exit(11);
 		if (job_configure(fd, 0, 0x44, 1) != -EPERM)
 			_exit(12);
-		if (cdm_attach(fd, TEST_PTAG, TEST_COOKIE, NULL))
+		if (cdm_attach(fd, TEST_PTAG, TEST_COOKIE, NULL) != -EPERM)
+			_exit(15);
+		if (cdm_attach(fd, NOBODY_PTAG, NOBODY_COOKIE, NULL))
 			_exit(13);
 		if (mem_register(fd, a, PAGE, 0, h) != -ENOMEM)
 			_exit(14);
+		if (xioctl(fd, KGNI_IOC_CQ_CREATE, &cq) != -ENOMEM)
+			_exit(16);
 		_exit(0);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		TH_LOG("child status 0x%x (exit 12: JOB_CONFIGURE, 14: RLIMIT_MEMLOCK)",
+		TH_LOG("child status 0x%x (exit 12: JOB_CONFIGURE, 15: attach as another user, 14, 16: RLIMIT_MEMLOCK)",
 		       status);
+	EXPECT_EQ(0, job_configure(self->fd, KGNI_JOB_RELEASE, NOBODY_PTAG,
+				   NOBODY_COOKIE));
 }
 
 TEST_HARNESS_MAIN

@@ -6,9 +6,13 @@
 #ifndef KGNI_DP_H
 #define KGNI_DP_H
 
+#include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 #include "kgni_ioctl.h"
 
@@ -17,15 +21,56 @@ static inline int xioctl(int fd, unsigned long req, void *arg)
 	return ioctl(fd, req, arg) ? -errno : 0;
 }
 
-static inline int job_configure(int fd, __u32 flags, __u32 ptag,
-				__u32 cookie)
+/* The cgroup the selftests' jobs are bound to (mounted by the image's init) */
+#define TEST_CGROUP_ROOT	"/sys/fs/cgroup"
+#define TEST_CGROUP		TEST_CGROUP_ROOT "/kgni-selftest"
+
+/* Move the calling process into cgroup directory @dir; 0 or -errno. */
+static inline int cgroup_enter(const char *dir)
+{
+	char path[256];
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, "0", 1) != 1)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/*
+ * Allow (@ptag, @cookie) to user @uid in TEST_CGROUP, which the caller
+ * joins first (made if need be); or release it.  Where the caller cannot
+ * join (not root), the ioctl is made with no cgroup and says why not.
+ */
+static inline int job_configure_uid(int fd, __u32 flags, __u32 ptag,
+				    __u32 cookie, __u32 uid)
 {
 	struct kgni_job_configure j = {
 		.size = sizeof(j), .flags = flags, .ptag = ptag,
-		.cookie = cookie,
+		.cookie = cookie, .uid = uid, .cgroup_fd = -1,
 	};
+	int ret;
 
-	return xioctl(fd, KGNI_IOC_JOB_CONFIGURE, &j);
+	if (!(flags & KGNI_JOB_RELEASE)) {
+		mkdir(TEST_CGROUP, 0755);
+		if (!cgroup_enter(TEST_CGROUP))
+			j.cgroup_fd = open(TEST_CGROUP, O_RDONLY | O_DIRECTORY |
+					   O_CLOEXEC);
+	}
+	ret = xioctl(fd, KGNI_IOC_JOB_CONFIGURE, &j);
+	if (j.cgroup_fd >= 0)
+		close(j.cgroup_fd);
+	return ret;
+}
+
+static inline int job_configure(int fd, __u32 flags, __u32 ptag,
+				__u32 cookie)
+{
+	return job_configure_uid(fd, flags, ptag, cookie, getuid());
 }
 
 /* Attach @fd with inst_id 7; the NIC's PE into @pe if not NULL. */
