@@ -441,8 +441,13 @@ static bool rx_chan(struct gemini_nic *nic, struct gemini_router_port *p,
 {
 	struct gemini_rx_chan *rx = &p->rx[c];
 	bool progress = false;
+	/*
+	 * A peer may write slots as fast as it likes, malformed ones that
+	 * never fill the queue included: one window's worth per poll.
+	 */
+	unsigned int budget = SLOTS;
 
-	while (rx->q.count < GEMINI_PKTQ_DEPTH) {
+	while (budget-- && rx->q.count < GEMINI_PKTQ_DEPTH) {
 		uint8_t buf[VGEMINI_LINK_SLOT_DATA];
 		struct gemini_pkt *pkt;
 		uint16_t len;

@@ -181,6 +181,7 @@ static uint64_t cray_gemini_ctl_read(void *opaque, hwaddr addr, unsigned size)
     enum gemini_access r;
     uint64_t val;
 
+    gemini_link_thread_enter();
     r = gemini_ctl_read(&s->nic, addr, size, &val);
     if (r != GEMINI_ACCESS_OK) {
         report_access("ctl", "read", r, addr, size);
@@ -195,6 +196,7 @@ static void cray_gemini_ctl_write(void *opaque, hwaddr addr, uint64_t val,
     CrayGeminiState *s = opaque;
     enum gemini_access r;
 
+    gemini_link_thread_enter();
     trace_cray_gemini_ctl_write(addr, size, val);
     r = gemini_ctl_write(&s->nic, addr, size, val);
     if (r != GEMINI_ACCESS_OK) {
@@ -210,6 +212,7 @@ static uint64_t cray_gemini_window_read(void *opaque, hwaddr addr,
     enum gemini_access r;
     uint64_t val;
 
+    gemini_link_thread_enter();
     r = gemini_window_read(&s->nic, addr, size, &val);
     if (r != GEMINI_ACCESS_OK) {
         report_access("window", "read", r, addr, size);
@@ -224,6 +227,7 @@ static void cray_gemini_window_write(void *opaque, hwaddr addr, uint64_t val,
     CrayGeminiState *s = opaque;
     enum gemini_access r;
 
+    gemini_link_thread_enter();
     trace_cray_gemini_window_write(addr, size, val);
     r = gemini_window_write(&s->nic, addr, size, val);
     if (r != GEMINI_ACCESS_OK) {
@@ -270,6 +274,11 @@ static void cray_gemini_tick(void *opaque)
     CrayGeminiState *s = opaque;
     int64_t now = qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
 
+    for (unsigned port = 0; port < GEMINI_NUM_TORUS_PORTS; port++) {
+        if (s->links[port].mem && gemini_link_broken(&s->links[port])) {
+            trace_cray_gemini_link_broken(gemini_port_name(port));
+        }
+    }
     gemini_nic_tick(&s->nic, now);
     timer_mod(s->tick, now + VGEMINI_LINK_HEARTBEAT_MS);
     cray_gemini_poll(s);
@@ -364,8 +373,20 @@ static void cray_gemini_realize(PCIDevice *pdev, Error **errp)
     }
 
     /* Before the links: their doorbells may ring at once. */
+    gemini_link_thread_enter();     /* the main loop's thread */
     s->poll_timer = timer_new_ns(QEMU_CLOCK_REALTIME, cray_gemini_poll_cb, s);
+    /*
+     * The poll does DMA: with the guard, DMA aimed at our own BARs cannot
+     * re-enter the device through its MMIO handlers (QEMU 8.0, and the
+     * CVE-2023-3019 back-port in Debian's 7.2).  The core refuses such
+     * DMA as well, whatever QEMU it runs in.
+     */
+#ifdef qemu_bh_new_guarded
+    s->poll_bh = qemu_bh_new_guarded(cray_gemini_poll_cb, s,
+                                     &DEVICE(s)->mem_reentrancy_guard);
+#else
     s->poll_bh = qemu_bh_new(cray_gemini_poll_cb, s);
+#endif
     if (!cray_gemini_attach_links(s, errp)) {
         cray_gemini_detach_links(s);
         qemu_bh_delete(s->poll_bh);

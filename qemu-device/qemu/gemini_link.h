@@ -17,6 +17,8 @@ typedef struct GeminiLink {
     int bell_rd;        /* our doorbell, -1 when closed */
     int bell_wr;        /* the peer's doorbell, -1 when closed */
     void *owner;        /* the device, for the doorbell handler */
+    bool peer_broke;    /* set by the SIGBUS handler: mapping replaced */
+    bool broke_reported;
 } GeminiLink;
 
 /*
@@ -28,7 +30,17 @@ bool gemini_link_open(GeminiLink *link, const char *spec, unsigned side,
 void gemini_link_close(GeminiLink *link);
 /* Wake the peer; never blocks (a full FIFO already holds a wake-up). */
 void gemini_link_ring(GeminiLink *link);
-/* Empty our doorbell after it rang. */
+/* Empty our doorbell after it rang (a bounded amount of it). */
 void gemini_link_drain(GeminiLink *link);
+/*
+ * True once, the first time it is asked after the peer truncated the link
+ * file (the mapping now holds private zeros): the caller logs it.
+ */
+bool gemini_link_broken(GeminiLink *link);
+/*
+ * Let this thread take the SIGBUS of a truncated link file (see
+ * gemini_link.c); cheap after the first call in a thread.
+ */
+void gemini_link_thread_enter(void);
 
 #endif

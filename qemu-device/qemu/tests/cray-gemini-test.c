@@ -540,6 +540,34 @@ static bool json_has(const char *json, const char *needle)
     return strstr(json, needle) != NULL;
 }
 
+/*
+ * A broken or hostile neighbour truncates the link files: this QEMU must
+ * not die of SIGBUS; the ports stay down and the device answers.
+ */
+static void test_link_truncated(void)
+{
+    g_autofree char *dir = g_dir_make_tmp("cray-gemini-XXXXXX", NULL);
+    g_autofree char *l0 = make_link(dir, "link-0-x");
+    g_autofree char *l1 = make_link(dir, "link-1-x");
+    g_autofree char *args = NULL;
+    Node a;
+
+    args = g_strdup_printf("x=0,dim-x=2,link-xp=%s,link-xm=%s", l0, l1);
+    node_start(&a, args);
+    g_assert_cmpuint(port_state(&a, GEMINI_PORT_XP), ==, VGEMINI_PORT_DOWN);
+    g_assert_cmpint(truncate(l0, 0), ==, 0);
+    g_assert_cmpint(truncate(l1, 0), ==, 0);
+    /* Several heartbeats: every one reads the links. */
+    g_usleep(4 * VGEMINI_LINK_HEARTBEAT_MS * 1000 + 500 * 1000);
+    g_assert_cmpuint(port_state(&a, GEMINI_PORT_XP), ==, VGEMINI_PORT_DOWN);
+    g_assert_cmpuint(port_state(&a, GEMINI_PORT_XM), ==, VGEMINI_PORT_DOWN);
+    g_assert_cmphex(rd32(&a, VGEMINI_CTL_MAGIC), ==, VGEMINI_CTL_MAGIC_VALUE);
+    node_stop(&a);
+    remove_link(l0);
+    remove_link(l1);
+    g_assert_cmpint(g_rmdir(dir), ==, 0);
+}
+
 static void test_supervisor(void)
 {
     static const char *const bad_pings[] = {
@@ -701,6 +729,7 @@ int main(int argc, char **argv)
     qtest_add_func("/cray-gemini/dma", test_dma);
     qtest_add_func("/cray-gemini/garbage", test_garbage);
     qtest_add_func("/cray-gemini/links", test_links);
+    qtest_add_func("/cray-gemini/link-truncated", test_link_truncated);
     qtest_add_func("/cray-gemini/supervisor", test_supervisor);
     qtest_add_func("/cray-gemini/bad-properties", test_bad_properties);
     return g_test_run();
