@@ -8,6 +8,8 @@
 #   make check    build, then run every test; ends with "N passed, N failed"
 #   make demo     build, boot a 2x2x2 torus, show it, tear it down
 #   make bench    fabric latency per hop next to a baseline of the same run
+#   make soak     DURATION seconds (default 600) of all-to-all uGNI traffic
+#                 under link faults and paused nodes (scripts/tests/soak.py)
 #   make test-core, make test-lib   host unit tests only, in seconds
 #   make clean    remove every build output
 #
@@ -17,7 +19,7 @@
 REPO  := $(CURDIR)
 BUILD := $(REPO)/build
 
-.PHONY: all setup check demo bench clean
+.PHONY: all setup check demo bench soak clean
 .PHONY: build qemu test-core module selftests image firmware
 
 all: setup
@@ -34,6 +36,11 @@ demo: setup
 bench: setup
 	@$(MAKE) --no-print-directory build
 	@scripts/bench.sh
+
+DURATION ?= 600
+soak: setup
+	@$(MAKE) --no-print-directory build
+	@scripts/tests/soak.py --seconds $(DURATION)
 
 setup:
 	@scripts/setup.sh
@@ -99,11 +106,8 @@ core-tests: $(CORE_TESTS)
 test-core: $(CORE_TESTS)
 	@for t in $(CORE_TESTS); do $$t || exit 1; done
 
-# Libfuzzer target for the packet decoder (clang); not part of check.
-$(BUILD)/core/fuzz_packet: qemu-device/core/gemini_packet.c $(CORE_HDR) qemu-device/core/tests/fuzz_packet.c
-	@mkdir -p $(@D)
-	clang -g -O1 -fsanitize=fuzzer,address,undefined -Iuapi -Iqemu-device/core \
-		qemu-device/core/gemini_packet.c qemu-device/core/tests/fuzz_packet.c -o $@
+# libFuzzer targets of the core (clang): fuzz, fuzz-replay, fuzz-cov.
+include qemu-device/core/tests/fuzz.mk
 
 # Routing-table firmware: the vgemini-routes tool and its tests.
 include firmware/firmware.mk

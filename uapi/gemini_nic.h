@@ -361,6 +361,14 @@
 #define GEMINI_GCW_COUNT_SHIFT		48
 #define GEMINI_GCW_COUNT_MASK		0xfull
 #define GEMINI_GCW_GB			(1ull << 58)	/* ignored (vgemini) */
+/*
+ * vgemini: the GET reads from the store's window offset + 4.  A CPU cannot
+ * store 8 bytes at an offset that is 4 mod 8 as one access (QEMU's TCG
+ * splits it into bytes), so a GET of a 4-byte aligned remote address
+ * stores its GCW at the 8-byte aligned offset below it with this bit.
+ * Refused (MALFORMED) for AMOs and for a store that is not 8-aligned.
+ */
+#define GEMINI_GCW_REMOTE_PLUS4		(1ull << 52)
 #define GEMINI_GCW_CMD_SHIFT		59
 #define GEMINI_GCW_CMD_MASK		0x1full
 /*

@@ -349,8 +349,17 @@ static void do_get(struct post *p)
 
 			if (!(++nstores % UGNI_FMA_CHECK_EVERY))
 				fma_room(f);
-			*(volatile uint64_t *)(f->get + x) =
-				GEMINI_GCW_GET(n, p->loff + done);
+			/*
+			 * One aligned 8-byte store: a remote offset that is
+			 * 4 mod 8 is stored 4 below with the +4 bit.
+			 */
+			if (x & 4)
+				*(volatile uint64_t *)(f->get + x - 4) =
+					GEMINI_GCW_GET(n, p->loff + done) |
+					GEMINI_GCW_REMOTE_PLUS4;
+			else
+				*(volatile uint64_t *)(f->get + x) =
+					GEMINI_GCW_GET(n, p->loff + done);
 			x += n;
 			done += n;
 		}

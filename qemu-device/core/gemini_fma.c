@@ -551,6 +551,17 @@ static void get_store(struct gemini_nic *nic, unsigned int di, uint64_t x,
 	struct gemini_pkt pkt = { 0 };
 	unsigned int op, len, n, status;
 
+	if (gcw & GEMINI_GCW_REMOTE_PLUS4) {
+		if ((x & 7) || cmd != GEMINI_FMA_CMD_GET) {
+			fma_refuse(nic, di, GEMINI_FMA_FLAG_HT_REQ,
+				   GEMINI_STATUS_MALFORMED, "GCW +4 at window "
+				   "offset 0x%llx, command 0x%x: only for a GET "
+				   "stored 8-aligned", (unsigned long long)x,
+				   cmd);
+			return;
+		}
+		x += 4;
+	}
 	if (!fma_prepare(nic, di, x, &pkt))
 		return;
 	if (cmd == GEMINI_FMA_CMD_GET) {

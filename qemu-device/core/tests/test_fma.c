@@ -445,7 +445,12 @@ static void test_get(void)
 				local + l;
 
 			memset(got, 0xee, 72);
-			gcw(src, DI, x, GEMINI_GCW_GET(len, local + l));
+			/* As a CPU must: 8-aligned, +4 for the odd words. */
+			if (x & 4)
+				gcw(src, DI, x - 4, GEMINI_GCW_GET(len, local + l) |
+				    GEMINI_GCW_REMOTE_PLUS4);
+			else
+				gcw(src, DI, x, GEMINI_GCW_GET(len, local + l));
 			CHECK_EQ(RC(fma_status(src, DI)), 1);
 			fma_sync(src, DI, GEMINI_FMA_SYNC_LOCAL_EVENT, len);
 			run(f);
@@ -468,6 +473,19 @@ static void test_get(void)
 	run(f);
 	CHECK_EVENT(next_event(f, 0, LCQ), GEMINI_CQE_SRC_SSID_SREQ,
 		    GEMINI_STATUS_BOUNDS, 2);
+	/* +4 only from an 8-aligned store, and only for a GET. */
+	gcw(src, DI, 4, GEMINI_GCW_GET(8, local) | GEMINI_GCW_REMOTE_PLUS4);
+	fma_sync(src, DI, GEMINI_FMA_SYNC_LOCAL_EVENT, 3);
+	run(f);
+	CHECK_EVENT(next_event(f, 0, LCQ), GEMINI_CQE_SRC_SSID_SREQ,
+		    GEMINI_STATUS_MALFORMED, 3);
+	fma_cmd(src, DI, GEMINI_FMA_CMD_GET, 0);
+	gcw(src, DI, 8, GEMINI_GCW(GEMINI_AMO_ADD, 0, local) |
+	    GEMINI_GCW_REMOTE_PLUS4);
+	fma_sync(src, DI, GEMINI_FMA_SYNC_LOCAL_EVENT, 4);
+	run(f);
+	CHECK_EVENT(next_event(f, 0, LCQ), GEMINI_CQE_SRC_SSID_SREQ,
+		    GEMINI_STATUS_MALFORMED, 4);
 	CHECK_EQ(f->node[2].nic.rmt.req_done, 16 * 6);
 	fab_free(f);
 }
