@@ -9,7 +9,7 @@
 
 #include "gemini_core.h"
 
-void gemini_guest_error(struct gemini_nic *nic, const char *fmt, ...)
+void gemini_guest_error(const struct gemini_nic *nic, const char *fmt, ...)
 {
 	char msg[160];
 	va_list ap;
@@ -91,6 +91,60 @@ int gemini_nic_init(struct gemini_nic *nic, const struct gemini_config *cfg,
 	return 0;
 }
 
+void gemini_nic_set_own_window(struct gemini_nic *nic, unsigned int i,
+			       uint64_t base, uint64_t size)
+{
+	if (i >= GEMINI_OWN_WINDOWS)
+		return;
+	nic->own[i].base = base;
+	nic->own[i].size = base + size < base ? 0 - base : size;
+}
+
+/* Does [@addr, @addr + @len) touch one of the device's own windows? */
+static bool dma_hits_self(const struct gemini_nic *nic, uint64_t addr,
+			  size_t len)
+{
+	uint64_t last = addr + len - 1;
+	unsigned int i;
+
+	if (!len)
+		return false;
+	if (last < addr)
+		return true;		/* wraps: refused anyway */
+	for (i = 0; i < GEMINI_OWN_WINDOWS; i++) {
+		const struct gemini_own_window *w = &nic->own[i];
+
+		if (w->size && addr <= w->base + (w->size - 1) &&
+		    last >= w->base)
+			return true;
+	}
+	return false;
+}
+
+int gemini_dma_read(const struct gemini_nic *nic, uint64_t addr, void *buf,
+		    size_t len)
+{
+	if (dma_hits_self(nic, addr, len)) {
+		gemini_guest_error(nic, "DMA read of 0x%llx+%zu refused: the "
+				   "device's own registers",
+				   (unsigned long long)addr, len);
+		return -1;
+	}
+	return nic->ops->dma_read(nic->opaque, addr, buf, len);
+}
+
+int gemini_dma_write(const struct gemini_nic *nic, uint64_t addr, const void *buf,
+		     size_t len)
+{
+	if (dma_hits_self(nic, addr, len)) {
+		gemini_guest_error(nic, "DMA write of 0x%llx+%zu refused: the "
+				   "device's own registers",
+				   (unsigned long long)addr, len);
+		return -1;
+	}
+	return nic->ops->dma_write(nic->opaque, addr, buf, len);
+}
+
 void gemini_nic_reset(struct gemini_nic *nic)
 {
 	nic->scratch = 0;
@@ -166,18 +220,16 @@ static uint32_t dma_run(struct gemini_nic *nic, uint32_t cmd)
 			n = DMA_CHUNK;
 		if (cmd == VGEMINI_DMA_CMD_FILL) {
 			memset(buf, nic->dma_pattern & 0xff, n);
-		} else if (nic->ops->dma_read(nic->opaque, nic->dma_addr + done,
-					      buf, n)) {
+		} else if (gemini_dma_read(nic, nic->dma_addr + done, buf, n)) {
 			goto bus_error;
 		}
 		if (cmd == VGEMINI_DMA_CMD_INVERT) {
 			for (i = 0; i < n; i++)
 				buf[i] = ~buf[i];
 		}
-		if (nic->ops->dma_write(nic->opaque,
-					(cmd == VGEMINI_DMA_CMD_COPY ?
-					 nic->dma_dst : nic->dma_addr) + done,
-					buf, n))
+		if (gemini_dma_write(nic, (cmd == VGEMINI_DMA_CMD_COPY ?
+					   nic->dma_dst : nic->dma_addr) + done,
+				     buf, n))
 			goto bus_error;
 	}
 	return VGEMINI_DMA_DONE;

@@ -304,9 +304,22 @@ struct gemini_fma {
 	struct gemini_fma_stats stats;
 };
 
+/*
+ * The device's own MMIO windows on the bus (its BARs as the guest placed
+ * them): DMA into them is refused, so that a descriptor or ring aimed at
+ * the device cannot make it re-enter itself, whatever QEMU it runs in.
+ */
+#define GEMINI_OWN_WINDOWS	4
+
+struct gemini_own_window {
+	uint64_t base;
+	uint64_t size;			/* 0: none */
+};
+
 struct gemini_nic {
 	const struct gemini_ops *ops;
 	void *opaque;
+	struct gemini_own_window own[GEMINI_OWN_WINDOWS];
 	struct gemini_config cfg;
 	uint32_t gemini_id;
 	uint32_t pe;
@@ -347,6 +360,20 @@ int gemini_nic_init(struct gemini_nic *nic, const struct gemini_config *cfg,
 void gemini_nic_reset(struct gemini_nic *nic);
 /* Free what gemini_nic_init() and the router allocated. */
 void gemini_nic_fini(struct gemini_nic *nic);
+/*
+ * Own window @i (< GEMINI_OWN_WINDOWS) is [@base, @base + @size) on the
+ * bus; @size 0 forgets it.  The glue calls this whenever a BAR moves.
+ */
+void gemini_nic_set_own_window(struct gemini_nic *nic, unsigned int i,
+			       uint64_t base, uint64_t size);
+/*
+ * Every DMA of the core goes through these: 0, or -1 when the bus refused
+ * or the range touches one of the device's own windows.
+ */
+int gemini_dma_read(const struct gemini_nic *nic, uint64_t addr, void *buf,
+		    size_t len);
+int gemini_dma_write(const struct gemini_nic *nic, uint64_t addr,
+		     const void *buf, size_t len);
 
 /* BAR0, the control block.  @size is the guest's access size. */
 enum gemini_access gemini_ctl_read(struct gemini_nic *nic, uint64_t offset,
@@ -362,7 +389,7 @@ enum gemini_access gemini_window_write(struct gemini_nic *nic,
 				       uint64_t val);
 
 /* Report a guest programming error (ops->guest_error), printf-style. */
-void gemini_guest_error(struct gemini_nic *nic, const char *fmt, ...)
+void gemini_guest_error(const struct gemini_nic *nic, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /*

@@ -240,9 +240,8 @@ bool gemini_cq_event(struct gemini_nic *nic, unsigned int cqh,
 		(full ? GEMINI_CQE_OVERRUN : 0);
 	for (i = 0; i < GEMINI_CQ_ENTRY_BYTES; i++)
 		le[i] = (uint8_t)(entry >> (8 * i));
-	if (nic->ops->dma_write(nic->opaque,
-				base + (uint64_t)wr * GEMINI_CQ_ENTRY_BYTES,
-				le, sizeof(le))) {
+	if (gemini_dma_write(nic, base + (uint64_t)wr * GEMINI_CQ_ENTRY_BYTES,
+			     le, sizeof(le))) {
 		nic->rmt.cq_lost++;
 		gemini_guest_error(nic, "CQ %u: bus refused entry %u at 0x%llx, "
 				   "event lost", cqh, wr,

@@ -195,8 +195,8 @@ static bool gart_lookup(const struct gemini_nic *nic, uint64_t addr,
 	if (idx >= nic->nat.gart_entries)
 		return false;
 	/* Base below 2^52, idx below 2^20: no overflow. */
-	if (nic->ops->dma_read(nic->opaque, nic->nat.gart_base +
-			       idx * VGEMINI_GART_ENTRY_BYTES, le, sizeof(le)))
+	if (gemini_dma_read(nic, nic->nat.gart_base +
+			    idx * VGEMINI_GART_ENTRY_BYTES, le, sizeof(le)))
 		return false;
 	for (i = VGEMINI_GART_ENTRY_BYTES - 1; i >= 0; i--)
 		e = e << 8 | le[i];
@@ -309,8 +309,7 @@ int gemini_nat_dma_read(struct gemini_nic *nic,
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
-		if (nic->ops->dma_read(nic->opaque, piece[i].addr, p,
-				       piece[i].len))
+		if (gemini_dma_read(nic, piece[i].addr, p, piece[i].len))
 			return -1;
 		p += piece[i].len;
 	}
@@ -325,8 +324,7 @@ int gemini_nat_dma_write(struct gemini_nic *nic,
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
-		if (nic->ops->dma_write(nic->opaque, piece[i].addr, p,
-					piece[i].len))
+		if (gemini_dma_write(nic, piece[i].addr, p, piece[i].len))
 			return -1;
 		p += piece[i].len;
 	}

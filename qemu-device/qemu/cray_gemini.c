@@ -74,15 +74,16 @@ static void report_access(const char *bar, const char *dir,
 
 /* --- Core ops ----------------------------------------------------------- */
 
-static int gemini_dma_read(void *opaque, uint64_t addr, void *buf, size_t len)
+static int cray_gemini_dma_read(void *opaque, uint64_t addr, void *buf,
+                                size_t len)
 {
     CrayGeminiState *s = opaque;
 
     return pci_dma_read(PCI_DEVICE(s), addr, buf, len) == MEMTX_OK ? 0 : -1;
 }
 
-static int gemini_dma_write(void *opaque, uint64_t addr, const void *buf,
-                            size_t len)
+static int cray_gemini_dma_write(void *opaque, uint64_t addr,
+                                 const void *buf, size_t len)
 {
     CrayGeminiState *s = opaque;
 
@@ -128,8 +129,8 @@ static void gemini_kick_peer(void *opaque, unsigned port)
 }
 
 static const struct gemini_ops cray_gemini_core_ops = {
-    .dma_read = gemini_dma_read,
-    .dma_write = gemini_dma_write,
+    .dma_read = cray_gemini_dma_read,
+    .dma_write = cray_gemini_dma_write,
     .raise_irq = gemini_raise_irq,
     .guest_error = cray_gemini_guest_error,
     .port_changed = gemini_port_changed,
@@ -422,12 +423,42 @@ static void cray_gemini_exit(PCIDevice *pdev)
     msix_uninit_exclusive_bar(pdev);
 }
 
+/*
+ * Tell the core where the guest placed the BARs: it refuses DMA into
+ * them (a ring or descriptor aimed at the device itself).
+ */
+static void cray_gemini_update_own_windows(CrayGeminiState *s)
+{
+    static const int bars[] = { GEMINI_BAR_CTL, GEMINI_BAR_NIC,
+                                GEMINI_BAR_MSIX };
+    PCIDevice *pdev = PCI_DEVICE(s);
+
+    for (unsigned i = 0; i < ARRAY_SIZE(bars); i++) {
+        pcibus_t addr = pci_get_bar_addr(pdev, bars[i]);
+
+        if (addr == PCI_BAR_UNMAPPED) {
+            gemini_nic_set_own_window(&s->nic, i, 0, 0);
+        } else {
+            gemini_nic_set_own_window(&s->nic, i, addr,
+                                      pdev->io_regions[bars[i]].size);
+        }
+    }
+}
+
+static void cray_gemini_config_write(PCIDevice *pdev, uint32_t addr,
+                                     uint32_t val, int len)
+{
+    pci_default_write_config(pdev, addr, val, len);
+    cray_gemini_update_own_windows(CRAY_GEMINI(pdev));
+}
+
 static void cray_gemini_reset(DeviceState *dev)
 {
     CrayGeminiState *s = CRAY_GEMINI(dev);
 
     trace_cray_gemini_reset();
     gemini_nic_reset(&s->nic);
+    cray_gemini_update_own_windows(s);
 }
 
 /* Links and host memory mappings cannot move with the guest (yet). */
@@ -667,6 +698,7 @@ static void cray_gemini_class_init(ObjectClass *klass, void *data)
 
     k->realize = cray_gemini_realize;
     k->exit = cray_gemini_exit;
+    k->config_write = cray_gemini_config_write;
     k->vendor_id = GEMINI_PCI_VENDOR_ID;
     k->device_id = GEMINI_PCI_DEVICE_ID;
     k->revision = GEMINI_PCI_REVISION;

@@ -303,15 +303,33 @@ static void test_dma_errors(void)
 	CHECK_EQ(rd(&nic, VGEMINI_CTL_DMA_STATUS, 4), VGEMINI_DMA_ERR_BUS);
 	dma(&nic, MEM_BASE, 0x20, 16, 0, VGEMINI_DMA_CMD_COPY);
 	CHECK_EQ(rd(&nic, VGEMINI_CTL_DMA_STATUS, 4), VGEMINI_DMA_ERR_BUS);
-	/* Each ended in a completion interrupt and a logged guest error. */
-	CHECK_EQ(node.nirq, 9);
-	CHECK_EQ(node.guest_errors, 9);
+	/*
+	 * Into or out of the device's own registers (a BAR the glue placed,
+	 * here over fake memory so that the bus alone would allow it).
+	 */
+	gemini_nic_set_own_window(&nic, 1, MEM_BASE + 0x1000, 0x1000);
+	dma(&nic, MEM_BASE + 0xff8, 0, 16, 0xff, VGEMINI_DMA_CMD_FILL);
+	CHECK_EQ(rd(&nic, VGEMINI_CTL_DMA_STATUS, 4), VGEMINI_DMA_ERR_BUS);
+	dma(&nic, MEM_BASE + 0x1ff8, MEM_BASE, 8, 0, VGEMINI_DMA_CMD_COPY);
+	CHECK_EQ(rd(&nic, VGEMINI_CTL_DMA_STATUS, 4), VGEMINI_DMA_ERR_BUS);
+	CHECK_EQ(node.mem[0xff8], 0);
+	CHECK_EQ(node.mem[0x1000], 0);
+	gemini_nic_set_own_window(&nic, 1, 0, 0);
+	dma(&nic, MEM_BASE + 0x1000, 0, 16, 0xff, VGEMINI_DMA_CMD_FILL);
+	CHECK_EQ(rd(&nic, VGEMINI_CTL_DMA_STATUS, 4), VGEMINI_DMA_DONE);
+	CHECK_EQ(node.mem[0x1000], 0xff);
+	/*
+	 * Each ended in a completion interrupt; each error was logged, the
+	 * two refusals by the core's DMA check too.
+	 */
+	CHECK_EQ(node.nirq, 12);
+	CHECK_EQ(node.guest_errors, 13);
 	/* A bad completion vector is itself a guest error, not a crash. */
 	wr(&nic, VGEMINI_CTL_DMA_IRQ, 4, 99);
 	dma(&nic, MEM_BASE, 0, 16, 0, VGEMINI_DMA_CMD_FILL);
 	CHECK_EQ(rd(&nic, VGEMINI_CTL_DMA_STATUS, 4), VGEMINI_DMA_DONE);
-	CHECK_EQ(node.nirq, 9);
-	CHECK_EQ(node.guest_errors, 10);
+	CHECK_EQ(node.nirq, 12);
+	CHECK_EQ(node.guest_errors, 14);
 	/* Nothing outside what the good FILL touched was written. */
 	CHECK_EQ(node.mem[16], 0);
 }

@@ -1006,6 +1006,230 @@ static void test_reuse(void)
 	fab_free(f);
 }
 
+/*
+ * The soak of scripts/tests/soak.py, on the host: every node of a 2x2x2
+ * torus keeps SOAK_SLOTS sequences in flight (a PUT store or a GET of
+ * 4..64 bytes into a block of a random node that only it writes, each
+ * synced with a local event whose data names it), while links corrupt,
+ * drop and delay and one node stops polling for a while now and then.
+ * Every sequence must end exactly once, within the FMA timeout, with OK
+ * (the link layer recovers every fault), and every GET must return the
+ * bytes PUT there.  SOAK_SEQS in the environment sets the length.
+ */
+#define SOAK_SLOTS	4
+#define SOAK_BLOCKS	0x40000		/* domain offsets of the blocks */
+#define SOAK_LANDING	0xc0000		/* local GET buffers */
+
+struct soak_slot {
+	bool busy;
+	bool get;
+	uint32_t dst;
+	unsigned int off, len;
+	uint64_t id;
+	uint64_t since;
+};
+
+struct soak {
+	struct fabric *f;
+	struct soak_slot slot[8][SOAK_SLOTS];
+	uint8_t shadow[8][8][SOAK_SLOTS][64];	/* [dst][src][slot] */
+	uint64_t rng, next_id, done, lost, dups, bad_status, data_errors;
+	uint64_t late;
+	int paused;
+	uint64_t pause_end;
+};
+
+static uint64_t soak_block(uint32_t src, unsigned int s)
+{
+	return SOAK_BLOCKS + ((uint64_t)src * SOAK_SLOTS + s) * 64;
+}
+
+static void soak_issue(struct soak *k, uint32_t i, unsigned int s)
+{
+	struct gemini_nic *nic = nic_of(k->f, i);
+	struct soak_slot *sl = &k->slot[i][s];
+	static const unsigned int sizes[4] = { 1, 2, 4, 8 };
+
+	sl->dst = (uint32_t)(xrand(&k->rng) % k->f->n);
+	sl->get = xrand(&k->rng) & 1;
+	sl->id = ++k->next_id & GEMINI_FMA_SYNC_DATA_MASK;
+	sl->since = clock_ns;
+	sl->busy = true;
+	fma_cmd(nic, DI, sl->get ? GEMINI_FMA_CMD_GET : GEMINI_FMA_CMD_PUT, 0);
+	fma_base(nic, DI, GEMINI_PE(sl->dst, 0), soak_block(i, s));
+	if (sl->get) {
+		uint64_t w;
+
+		sl->len = 4 * (1 + (unsigned int)(xrand(&k->rng) % 16));
+		sl->off = 4 * (unsigned int)(xrand(&k->rng) %
+					     ((64 - sl->len) / 4 + 1));
+		w = GEMINI_GCW_GET(sl->len, SOAK_LANDING + s * 64);
+		memset(k->f->node[i].mem + (DOM_BASE - MEM_BASE) +
+		       SOAK_LANDING + s * 64, 0xee, 64);
+		if (sl->off & 4)
+			gcw(nic, DI, sl->off - 4, w | GEMINI_GCW_REMOTE_PLUS4);
+		else
+			gcw(nic, DI, sl->off, w);
+	} else {
+		uint64_t v = xrand(&k->rng);
+		unsigned int b;
+
+		sl->len = sizes[xrand(&k->rng) % 4];
+		sl->off = sl->len * (unsigned int)(xrand(&k->rng) %
+						   (64 / sl->len));
+		put8(nic, DI, sl->off, sl->len, v);
+		for (b = 0; b < sl->len; b++)
+			k->shadow[sl->dst][i][s][sl->off + b] =
+				(uint8_t)(v >> (8 * b));
+	}
+	fma_sync(nic, DI, GEMINI_FMA_SYNC_LOCAL_EVENT, sl->id);
+}
+
+static void soak_reap(struct soak *k, uint32_t i)
+{
+	uint64_t e;
+	unsigned int s;
+
+	while ((e = next_event(k->f, i, LCQ))) {
+		uint64_t id = e & GEMINI_CQE_DATA_MASK;
+		struct soak_slot *sl = NULL;
+
+		for (s = 0; s < SOAK_SLOTS; s++)
+			if (k->slot[i][s].busy && k->slot[i][s].id == id)
+				sl = &k->slot[i][s];
+		if (!sl) {
+			k->dups++;
+			printf("#   node %u: event for nothing: 0x%016llx\n", i,
+			       (unsigned long long)e);
+			continue;
+		}
+		s = (unsigned int)(sl - k->slot[i]);
+		sl->busy = false;
+		k->done++;
+		if (clock_ns - sl->since > MS(GEMINI_FMA_TIMEOUT_MS) + MS(100))
+			k->late++;
+		if ((e >> GEMINI_CQE_STATUS_SHIFT) & GEMINI_CQE_STATUS_MASK) {
+			k->bad_status++;
+			if (k->bad_status < 5)
+				printf("#   node %u: %s %u bytes at %u of node %u:"
+				       " status %llu\n", i, sl->get ? "GET" :
+				       "PUT", sl->len, sl->off, sl->dst,
+				       (unsigned long long)(e >>
+				       GEMINI_CQE_STATUS_SHIFT &
+				       GEMINI_CQE_STATUS_MASK));
+			continue;
+		}
+		if (sl->get &&
+		    memcmp(k->f->node[i].mem + (DOM_BASE - MEM_BASE) +
+			   SOAK_LANDING + s * 64,
+			   &k->shadow[sl->dst][i][s][sl->off], sl->len)) {
+			k->data_errors++;
+			printf("#   node %u slot %u: GET %u bytes at %u of node "
+			       "%u: wrong data\n", i, s, sl->len, sl->off,
+			       sl->dst);
+		}
+	}
+}
+
+/* One round: every running node polls; the clock and heartbeats move. */
+static void soak_round(struct soak *k)
+{
+	struct fabric *f = k->f;
+	uint64_t before = signature(f), now_ms;
+	uint32_t i;
+
+	if (k->paused >= 0 && clock_ns >= k->pause_end)
+		k->paused = -1;
+	for (i = 0; i < f->n; i++)
+		if ((int)i != k->paused)
+			gemini_nic_poll(nic_of(f, i));
+	clock_ns += signature(f) != before ? STEP_NS : 20 * STEP_NS;
+	now_ms = clock_ns / 1000000;
+	if (now_ms >= f->next_tick_ms) {
+		for (i = 0; i < f->n; i++)
+			if ((int)i != k->paused)
+				gemini_nic_tick(nic_of(f, i), now_ms);
+		f->next_tick_ms = now_ms + VGEMINI_LINK_HEARTBEAT_MS;
+	}
+}
+
+static void test_soak(void)
+{
+	static struct soak k;
+	const char *env = getenv("SOAK_SEQS");
+	uint64_t seqs = env ? strtoull(env, NULL, 0) : 20000, deadline;
+	uint64_t next_pause;
+	char err[128];
+	uint32_t i;
+	unsigned int s;
+
+	memset(&k, 0, sizeof(k));
+	k.f = fma_fabric(2, 2, 2);
+	k.rng = 0x5eed;
+	k.paused = -1;
+	CHECK_EQ(gemini_fault_set(nic_of(k.f, 0), GEMINI_PORT_XP,
+				  "corrupt=0.1,seed=1", err, sizeof(err)), 0);
+	CHECK_EQ(gemini_fault_set(nic_of(k.f, 3), GEMINI_PORT_YM,
+				  "drop=0.05,seed=2", err, sizeof(err)), 0);
+	CHECK_EQ(gemini_fault_set(nic_of(k.f, 1), GEMINI_PORT_YP,
+				  "delay=0.05,delay-ms=2,seed=3", err,
+				  sizeof(err)), 0);
+	next_pause = clock_ns + MS(3000);
+	while (k.next_id < seqs) {
+		for (i = 0; i < k.f->n; i++) {
+			if ((int)i == k.paused)
+				continue;
+			soak_reap(&k, i);
+			for (s = 0; s < SOAK_SLOTS; s++)
+				if (!k.slot[i][s].busy && k.next_id < seqs)
+					soak_issue(&k, i, s);
+		}
+		soak_round(&k);
+		if (clock_ns >= next_pause) {
+			/* Node 5 stops: it neither polls nor ticks. */
+			k.paused = 5;
+			k.pause_end = clock_ns + MS(400);
+			next_pause = clock_ns + MS(3000);
+		}
+	}
+	deadline = clock_ns + MS(GEMINI_FMA_TIMEOUT_MS) * 3;
+	for (;;) {
+		bool busy = false;
+
+		for (i = 0; i < k.f->n; i++) {
+			soak_reap(&k, i);
+			for (s = 0; s < SOAK_SLOTS; s++)
+				busy |= k.slot[i][s].busy;
+		}
+		if (!busy || clock_ns > deadline)
+			break;
+		soak_round(&k);
+	}
+	for (i = 0; i < k.f->n; i++)
+		for (s = 0; s < SOAK_SLOTS; s++)
+			if (k.slot[i][s].busy) {
+				k.lost++;
+				printf("#   node %u slot %u: %s to node %u never "
+				       "ended\n", i, s, k.slot[i][s].get ?
+				       "GET" : "PUT", k.slot[i][s].dst);
+			}
+	printf("#   %llu sequences: %llu ended, %llu lost, %llu for nothing, "
+	       "%llu not OK, %llu late, %llu data errors; %llu link retries\n",
+	       (unsigned long long)k.next_id, (unsigned long long)k.done,
+	       (unsigned long long)k.lost, (unsigned long long)k.dups,
+	       (unsigned long long)k.bad_status, (unsigned long long)k.late,
+	       (unsigned long long)k.data_errors,
+	       (unsigned long long)(nic_of(k.f, 0)->port[GEMINI_PORT_XP]
+				    .ctr[VGEMINI_PC_RETRY]));
+	CHECK_EQ(k.done, k.next_id);
+	CHECK_EQ(k.lost, 0);
+	CHECK_EQ(k.dups, 0);
+	CHECK_EQ(k.bad_status, 0);
+	CHECK_EQ(k.late, 0);
+	CHECK_EQ(k.data_errors, 0);
+	fab_free(k.f);
+}
+
 static const struct tap_test tests[] = {
 	{ "FMA layouts, default privilege mask, tag space", test_layouts },
 	{ "descriptor registers: kernel page, user alias, privilege mask",
@@ -1027,6 +1251,8 @@ static const struct tap_test tests[] = {
 	  test_exhaustion },
 	{ "a reused descriptor: old events stay the old owner's",
 	  test_reuse },
+	{ "soak under link faults and a paused node: every sequence ends "
+	  "once, OK, with the right data", test_soak },
 };
 
 int main(void)

@@ -268,6 +268,17 @@ static void test_dma(void)
     dma(&n, ~0ull - 3, 0, 16, 0, VGEMINI_DMA_CMD_FILL);
     g_assert_cmpuint(rd32(&n, VGEMINI_CTL_DMA_STATUS), ==,
                      VGEMINI_DMA_ERR_BUS);
+    /* Aimed at its own registers: refused, nothing re-entered. */
+    qpci_io_writeq(n.dev, n.ctl, VGEMINI_CTL_SCRATCH, 0x1234);
+    dma(&n, n.ctl.addr + VGEMINI_CTL_SCRATCH, 0, 8, 0x77,
+        VGEMINI_DMA_CMD_FILL);
+    g_assert_cmpuint(rd32(&n, VGEMINI_CTL_DMA_STATUS), ==,
+                     VGEMINI_DMA_ERR_BUS);
+    dma(&n, a, n.ctl.addr + VGEMINI_CTL_DMA_CMD, 8, 0, VGEMINI_DMA_CMD_COPY);
+    g_assert_cmpuint(rd32(&n, VGEMINI_CTL_DMA_STATUS), ==,
+                     VGEMINI_DMA_ERR_BUS);
+    g_assert_cmphex(qpci_io_readq(n.dev, n.ctl, VGEMINI_CTL_SCRATCH), ==,
+                    0x1234);
     check_irqs(&n, irqbuf, -1);
 
     /* Without bus mastering the device cannot reach memory. */
