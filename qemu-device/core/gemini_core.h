@@ -609,6 +609,8 @@ void gemini_diag_json(const struct gemini_nic *nic, unsigned int slot,
 
 /* JSON texts for the supervisor (QMP). */
 void gemini_counters_json(const struct gemini_nic *nic, char *buf, size_t len);
+/* Busy FMA descriptors and enabled CQs, live, as JSON (gemini_fma.c). */
+void gemini_state_json(const struct gemini_nic *nic, char *buf, size_t len);
 void gemini_ports_json(const struct gemini_nic *nic, char *buf, size_t len);
 
 /*

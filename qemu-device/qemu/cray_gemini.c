@@ -618,6 +618,15 @@ static char *cray_gemini_get_counters(Object *obj, Error **errp)
     return buf;
 }
 
+static char *cray_gemini_get_state(Object *obj, Error **errp)
+{
+    CrayGeminiState *s = CRAY_GEMINI(obj);
+    char *buf = g_malloc(65536);
+
+    gemini_state_json(&s->nic, buf, 65536);
+    return buf;
+}
+
 static char *cray_gemini_get_ports(Object *obj, Error **errp)
 {
     CrayGeminiState *s = CRAY_GEMINI(obj);
@@ -683,6 +692,8 @@ static void cray_gemini_add_supervisor_props(ObjectClass *klass)
     object_class_property_add_str(klass, "counters",
                                   cray_gemini_get_counters, NULL);
     object_class_property_add_str(klass, "ports", cray_gemini_get_ports,
+                                  NULL);
+    object_class_property_add_str(klass, "state", cray_gemini_get_state,
                                   NULL);
     for (int p = 0; p < GEMINI_NUM_TORUS_PORTS; p++) {
         object_class_property_add(klass, fault_props[p], "str",

@@ -19,6 +19,7 @@ faults), completions lost, duplicated and late, data errors (all must be
 `make soak DURATION=600` runs the long one; `make check` a short one.
 """
 
+import json
 import os
 import re
 import signal
@@ -93,6 +94,29 @@ def pauser(pid, stop, log):
         log.append(time.time())
 
 
+def watcher(stop, notes, until):
+    """While a run goes on, sample every node's FMA completions each 5 s;
+    a node whose count stops while the others' move is stalled: record its
+    device state (vgemini state) and counters once, for the report."""
+    last, seen = {}, set()
+    while not stop.wait(5.0) and time.time() < until:
+        rc, out, err = fl.vg("counters", "--json", timeout=60)
+        try:
+            nodes = json.loads(out)["nodes"]
+            cur = {n: c["fma"]["completions"] for n, c in nodes.items()}
+        except (ValueError, KeyError, TypeError):
+            continue
+        moving = [n for n in cur if n in last and cur[n] != last[n]]
+        for n in cur:
+            if n in last and cur[n] == last[n] and moving and n not in seen:
+                seen.add(n)
+                _, st, _ = fl.vg("state", n, timeout=60)
+                notes.append(f"node {n} stalled at {cur[n]} completions; "
+                             f"fma {nodes[n]['fma']}; rmt "
+                             f"{nodes[n]['rmt']}; state {st.strip()}")
+        last = cur
+
+
 def clean(tap, what, seconds):
     rc, out, err = soak_run(seconds)
     res = parse(out)
@@ -120,6 +144,10 @@ def body(tap, fab, seconds, baseline):
                           daemon=True) if pid else None
     if th:
         th.start()
+    notes = []
+    wt = threading.Thread(target=watcher, daemon=True,
+                          args=(stop, notes, time.time() + seconds - 5))
+    wt.start()
     t0 = time.time()
     try:
         rc, out, err = soak_run(seconds)
@@ -127,6 +155,9 @@ def body(tap, fab, seconds, baseline):
         stop.set()
         if th:
             th.join()
+        wt.join()
+    for n in notes:
+        tap.note(n)
     took = time.time() - t0
     res = parse(out)
     line, _ = summary(f"{seconds} s under faults and {len(pauses)} pauses "
