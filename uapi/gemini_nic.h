@@ -250,6 +250,14 @@
  * descriptor's sequences have all ended (SSID count 0) by then.
  */
 #define GEMINI_FMA_TIMEOUT_MS		2000u
+/*
+ * vgemini: the timeout counts the time the device runs.  A poll that comes
+ * more than GEMINI_FMA_PAUSE_MS after the earliest deadline means the QEMU
+ * process was stopped or starved; the outstanding requests' clocks are
+ * moved on by the gap, so that their answers, which may be waiting in the
+ * link, are taken first.
+ */
+#define GEMINI_FMA_PAUSE_MS		100u
 
 /* Byte offsets of the qwords in a control page (QW1 is at 0) */
 #define GEMINI_FMA_QW_BASE_OFFSET	0x00	/* QW1 */

@@ -279,6 +279,7 @@ struct gemini_fma_stats {
 	uint64_t responses;		/* responses matched */
 	uint64_t errors;		/* ERR responses */
 	uint64_t timeouts;		/* requests timed out */
+	uint64_t paused;		/* polls after a pause of the device */
 	uint64_t stale;			/* responses matching nothing */
 	uint64_t refused;		/* stores refused (flags set) */
 	uint64_t orb_full;		/* of which: no ORB entry */

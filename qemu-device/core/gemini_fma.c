@@ -45,6 +45,8 @@
 #include "gemini_core.h"
 
 #define TIMEOUT_NS	((uint64_t)GEMINI_FMA_TIMEOUT_MS * 1000000)
+/* A poll this late after a deadline means the device itself did not run. */
+#define PAUSE_NS	((uint64_t)GEMINI_FMA_PAUSE_MS * 1000000)
 #define ADDR_MASK	((1ull << GEMINI_FMA_ADDR_BITS) - 1)
 #define OFFSET_MASK	((1ull << GEMINI_PKT_ADDR_BITS) - 1)
 #define SSID_NONE	(-1)
@@ -893,6 +895,24 @@ bool gemini_fma_poll(struct gemini_nic *nic, uint64_t now, uint64_t *deadline)
 	}
 	if (!f->orb_used)
 		return progress;
+	if (f->next_timeout != UINT64_MAX &&
+	    now - f->next_timeout > PAUSE_NS && now > f->next_timeout) {
+		/*
+		 * Polled long after the earliest deadline: this QEMU was
+		 * stopped or starved, not the fabric slow.  Time it did not
+		 * run does not count against its requests, whose answers may
+		 * be waiting in the link right now: each gets the pause and
+		 * PAUSE_NS of running time more, so that this poll takes in
+		 * what arrived before anything times out.
+		 */
+		uint64_t late = now - f->next_timeout + PAUSE_NS;
+
+		for (t = 0; t < GEMINI_ORB_SIZE; t++)
+			if (f->orb[t].state != GEMINI_ORB_FREE)
+				f->orb[t].since_ns += late;
+		f->next_timeout += late;
+		f->stats.paused++;
+	}
 	if (now >= f->next_timeout) {
 		f->next_timeout = UINT64_MAX;
 		for (t = 0; t < GEMINI_ORB_SIZE; t++) {

@@ -509,7 +509,8 @@ static void jprintf(struct jbuf *j, const char *fmt, ...)
 	va_list ap;
 	int n;
 
-	if (j->left <= 1)
+	/* With one byte left vsnprintf still terminates the text. */
+	if (!j->left)
 		return;
 	va_start(ap, fmt);
 	n = vsnprintf(j->p, j->left, fmt, ap);
@@ -536,7 +537,7 @@ static void fma_stats_json(struct jbuf *j, const struct gemini_fma_stats *f)
 		{ "priv_refused", f->priv_refused },
 		{ "completions", f->completions },
 		{ "local_events", f->local_events },
-		{ "local_lost", f->local_lost },
+		{ "local_lost", f->local_lost }, { "paused", f->paused },
 	};
 	unsigned int i;
 

@@ -864,6 +864,47 @@ static void test_timeout_stale(void)
 	fab_free(f);
 }
 
+/*
+ * The sender's QEMU stops for 3 s (no poll, no tick) while its request's
+ * answer waits in the link: on resume the request completes OK instead of
+ * timing out; a request whose answer never comes still times out, 2 s of
+ * running time later.
+ */
+static void test_pause(void)
+{
+	struct fabric *f = fma_fabric(2, 1, 1);
+	struct gemini_nic *src = nic_of(f, 0);
+	char err[128];
+	uint32_t i;
+
+	fma_cmd(src, DI, GEMINI_FMA_CMD_PUT, 0);
+	fma_base(src, DI, GEMINI_PE(1, 0), 0x100);
+	put8(src, DI, 0, 8, 0x5a5a);
+	fma_sync(src, DI, GEMINI_FMA_SYNC_LOCAL_EVENT, 0x51);
+	gemini_nic_poll(src);			/* the request leaves */
+	for (i = 0; i < 200; i++) {		/* only node 1 runs */
+		gemini_nic_poll(nic_of(f, 1));
+		clock_ns += MS(15);
+	}
+	run(f);
+	CHECK_EVENT(next_event(f, 0, LCQ), GEMINI_CQE_SRC_SSID_SREQ, 0, 0x51);
+	CHECK_EQ(mem_le64(&f->node[1], DOM_BASE + 0x100), 0x5a5a);
+	CHECK_EQ(src->fma.stats.timeouts, 0);
+	CHECK_EQ(src->fma.stats.paused, 1);
+
+	/* A link that is really dead still times out. */
+	CHECK_EQ(gemini_fault_set(src, GEMINI_PORT_XP, "down=1", err,
+				  sizeof(err)), 0);
+	CHECK_EQ(gemini_fault_set(src, GEMINI_PORT_XM, "down=1", err,
+				  sizeof(err)), 0);
+	put8(src, DI, 8, 8, 1);
+	fma_sync(src, DI, GEMINI_FMA_SYNC_LOCAL_EVENT, 0x52);
+	run_for(f, MS(GEMINI_FMA_TIMEOUT_MS) + MS(50));
+	CHECK_EVENT(next_event(f, 0, LCQ), GEMINI_CQE_SRC_SSID_SREQ,
+		    GEMINI_STATUS_TIMEOUT, 0x52);
+	fab_free(f);
+}
+
 /* ORB and SSIDs run out: the stores are refused, visibly; none is lost. */
 static void test_exhaustion(void)
 {
@@ -1249,6 +1290,8 @@ static const struct tap_test tests[] = {
 	  test_timeout_stale },
 	{ "ORB and SSID exhaustion refuse visibly, lose nothing",
 	  test_exhaustion },
+	{ "a paused sender completes on resume; a dead link still times out",
+	  test_pause },
 	{ "a reused descriptor: old events stay the old owner's",
 	  test_reuse },
 	{ "soak under link faults and a paused node: every sequence ends "
