@@ -11,6 +11,8 @@
 #   make soak     DURATION seconds (default 600) of all-to-all uGNI traffic
 #                 under link faults and paused nodes (scripts/tests/soak.py)
 #   make test-core, make test-lib   host unit tests only, in seconds
+#   make fuzz     FUZZ_TIME seconds (default 600) of libFuzzer on the
+#                 device core; make fuzz-cov: its line coverage per file
 #   make clean    remove every build output
 #
 # The front-door targets run `setup` first and then a sub-make, so that

@@ -76,6 +76,7 @@ stage firmware-cli 300 "$REPO/firmware/tests/test_cli.sh" "$REPO/build/firmware/
 stage lib-host 300 "$REPO/lib/pmi/tests/host-test.py" "$REPO/build/lib"
 stage lib-ugni 300 "$REPO/lib/ugni/tests/host-test.py" "$REPO/build/lib"
 stage qtest 600 "$QEMU_BUILD/tests/qtest/cray-gemini-test" --tap
+stage core-fuzz 600 make -C "$REPO" --no-print-directory fuzz-replay
 for dims in 1x1x1 3x2x1 2x2x2; do
 	stage "guest-selftests-$dims" 1500 "$REPO/scripts/tests/guest-selftests.sh" "$dims"
 done

@@ -6,6 +6,7 @@ set -euo pipefail
 
 PKGS=(
 	build-essential pkg-config git python3 ca-certificates clang g++
+	llvm libclang-rt-14-dev		# libFuzzer, make fuzz-cov
 	ninja-build meson libglib2.0-dev libpixman-1-dev libfdt-dev
 	flex bison python3-venv dpkg-dev
 	qemu-system-data seabios
