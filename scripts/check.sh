@@ -88,7 +88,7 @@ stage fabric-counters 1500 "$REPO/scripts/tests/fabric-counters.py"
 stage fabric-link-retry 1800 "$REPO/scripts/tests/fabric-faults.py"
 stage jobs 1500 "$REPO/scripts/tests/jobs.py"
 stage ugni-jobs 900 "$REPO/scripts/tests/ugni-jobs.py"
-stage soak 900 "$REPO/scripts/tests/soak.py" --seconds 60 --baseline 15
+stage soak 900 "$REPO/scripts/tests/soak.py" --seconds 30 --baseline 10
 
 echo "total time $(($(date +%s) - t0))s"
 echo "$passed passed, $failed failed, $skipped skipped"

@@ -159,6 +159,12 @@ def body(tap, fab, seconds, baseline):
     for n in notes:
         tap.note(n)
     took = time.time() - t0
+    # The whole output, for a post-mortem of a failure.
+    logdir = os.path.join(fl.REPO, "build", "soak")
+    os.makedirs(logdir, exist_ok=True)
+    with open(os.path.join(logdir, "faulted-run.log"), "w") as f:
+        f.write(out + err)
+    tap.note(f"full output: {logdir}/faulted-run.log")
     res = parse(out)
     line, _ = summary(f"{seconds} s under faults and {len(pauses)} pauses "
                       f"of node {PAUSED_NODE}", res, seconds)

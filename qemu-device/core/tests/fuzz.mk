@@ -60,11 +60,6 @@ $(BUILD)/core/fuzz_core_cov: $(CORE_SRC) $(CORE_HDR) $(FUZZ_DIR)/fuzz_core.c $(F
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_COV) $(CORE_SRC) $(FUZZ_DIR)/fuzz_core.c -o $@
 
-$(BUILD)/core/fuzz_packet_cov: qemu-device/core/gemini_packet.c $(CORE_HDR) qemu-device/core/tests/fuzz_packet.c
-	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_COV) \
-		qemu-device/core/gemini_packet.c qemu-device/core/tests/fuzz_packet.c -o $@
-
 $(BUILD)/core/fuzz_core_seeds: $(FUZZ_DIR)/fuzz_core_seeds.c $(FUZZ_DIR)/fuzz_core.h $(CORE_HDR)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -g -Wall -Wextra -Werror -Iuapi -Iqemu-device/core \
@@ -80,7 +75,7 @@ fuzz-replay: fuzz-build
 	@FUZZ_OUT=$(FUZZ_OUT) FUZZ_CORPUS=$(FUZZ_CORPUS) BUILD=$(BUILD) \
 		$(FUZZ_DIR)/fuzz.sh replay $(FUZZ_REPLAY_TIME)
 
-fuzz-cov: $(BUILD)/core/fuzz_core_cov $(BUILD)/core/fuzz_packet_cov
+fuzz-cov: $(BUILD)/core/fuzz_core_cov
 	@FUZZ_OUT=$(FUZZ_OUT) FUZZ_CORPUS=$(FUZZ_CORPUS) BUILD=$(BUILD) \
 		$(FUZZ_DIR)/fuzz.sh cov
 

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * libFuzzer target for the whole device core (every .c file of qemu-device/core):
- * two NICs, node A (Gemini 0) and node B (Gemini 1) of a 2x1x1 torus,
- * cabled back to back in memory as the launcher cables link files, and
- * driven by a program the fuzzer writes (the language is in fuzz_core.h):
+ * libFuzzer target for the whole device core (every .c file of
+ * qemu-device/core): two NICs, node A (Gemini 0) and node B (Gemini 1)
+ * of a 2x1x1 torus, cabled back to back in memory as the launcher
+ * cables link files, and driven by a program the fuzzer writes (the
+ * language is in fuzz_core.h):
  * the guests' MMIO to BAR0 and BAR2 at any offset, size and value, the
  * guests' stores into node memory (CQ rings, GART table, data), frames a
  * hostile neighbour writes into a link, the supervisor's calls (routing
@@ -54,6 +55,9 @@
  *   A DMA READ is legitimate under (b) (the DMA_ADDR range only), under
  *   (c) without the WRITABLE condition, or if it is an 8-byte GART entry
  *   at GART_BASE + 8 * i with i < GART_ENTRIES.
+ *   And whatever else holds, no DMA may touch one of the device's own
+ *   windows (its BARs, gemini_nic_set_own_window()): the core refuses it
+ *   before the bus sees it.
  *   Anything else - in particular a write into the memory of a ptag whose
  *   domains the executing requests cannot name, any data DMA during a
  *   guest MMIO access or a tick - is a finding.  The translation is
@@ -97,7 +101,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define MS(x)		((uint64_t)(x) * 1000000u)
 #define SHM_BYTES	sizeof(struct vgemini_link_shm)
 #define AP		VGEMINI_GART_APERTURE
-#define BUDGET		4000	/* work units per input (see cost()) */
+#define BUDGET		4000	/* work per input (see cost()) */
 
 struct fnode {
 	struct gemini_nic nic;
@@ -121,7 +125,7 @@ static uint8_t links[FZ_NLINKS][VGEMINI_LINK_FILE_SIZE]
 static uint64_t now_ns;
 static uint64_t next_tick_ms;
 static unsigned int budget;
-static int trace;	/* FUZZ_CORE_TRACE: 1 a summary per input, 2 errors too */
+static int trace;	/* FUZZ_CORE_TRACE: 1 a summary, 2 errors too */
 
 /* The hostile far end of each node's Z+ link (side 1 of FZ_L_ZA + n). */
 struct hostile {
@@ -187,7 +191,7 @@ enum ctx { CTX_NONE, CTX_CTL, CTX_WIN, CTX_POLL, CTX_DIRECT };
 static struct {
 	enum ctx ctx;
 	struct fnode *node;
-	bool dma_cmd;			/* this control write starts the test DMA */
+	bool dma_cmd;		/* this write starts the test DMA */
 	const struct gemini_pkt *pkt;	/* a request executed directly */
 } oc;
 
@@ -333,8 +337,9 @@ static bool mdd_covers(const struct fnode *n, unsigned int ptag,
 		return false;
 
 	if (q1 & GEMINI_MDD_MRT_ENABLE) {
-		unsigned int shift = GEMINI_MRT_PAGE_SHIFT(nat->mrt_page_size &
-							   GEMINI_MRT_PAGE_SIZE_MASK);
+		unsigned int code = nat->mrt_page_size &
+				    GEMINI_MRT_PAGE_SIZE_MASK;
+		unsigned int shift = GEMINI_MRT_PAGE_SHIFT(code);
 		uint64_t page = 1ull << shift, in = addr & (page - 1), i, imax;
 
 		/* A run never crosses an MRT page. */
@@ -361,7 +366,8 @@ static bool mdd_covers(const struct fnode *n, unsigned int ptag,
 		return true;
 	/* From the aperture up: a GART page, its entry read from memory. */
 	{
-		uint64_t in = addr & (VGEMINI_GART_PAGE_SIZE - 1), i, imin, imax;
+		uint64_t in = addr & (VGEMINI_GART_PAGE_SIZE - 1);
+		uint64_t i, imin, imax;
 		uint64_t gb = nat->gart_base, end = MEM_BASE + MEM_SIZE;
 
 		if (in + len > VGEMINI_GART_PAGE_SIZE || hi < AP ||
@@ -452,6 +458,21 @@ static bool pending_ok(const struct fnode *n, uint64_t addr, uint64_t len,
 	return false;
 }
 
+/* Does the range touch one of the device's own windows? */
+static bool own_window(const struct fnode *n, uint64_t addr, uint64_t len)
+{
+	unsigned int i;
+
+	for (i = 0; i < GEMINI_OWN_WINDOWS; i++) {
+		const struct gemini_own_window *w = &n->nic.own[i];
+
+		if (w->size && addr <= w->base + (w->size - 1) &&
+		    addr + len - 1 >= w->base)
+			return true;
+	}
+	return false;
+}
+
 static void judge(struct fnode *n, uint64_t addr, size_t len, bool write)
 {
 	if (oc.node != n)
@@ -461,6 +482,9 @@ static void judge(struct fnode *n, uint64_t addr, size_t len, bool write)
 		return;
 	if (addr + len < addr)
 		finding(n, "DMA range wraps", addr, len);
+	if (own_window(n, addr, len))
+		finding(n, write ? "DMA write into the device's own window" :
+			"DMA read of the device's own window", addr, len);
 	if (write ? cq_entry_ok(n, addr, len) : gart_read_ok(n, addr, len))
 		return;
 	if (test_dma_ok(n, addr, len, write))
@@ -733,7 +757,7 @@ static uint8_t route_variant(unsigned int id, unsigned int v, unsigned int ip,
 		return VGEMINI_ROUTE_ENTRY(GEMINI_PORT_XP, 0);
 	case 1:		/* the other link, class 1 */
 		return VGEMINI_ROUTE_ENTRY(GEMINI_PORT_XM, 1);
-	case 2:		/* everything from the NIC once round the Y ring */
+	case 2:		/* from the NIC once round the Y ring */
 		if (ip == VGEMINI_ROUTE_IN_NIC)
 			return VGEMINI_ROUTE_ENTRY(GEMINI_PORT_YP, 0);
 		return VGEMINI_ROUTE_ENTRY(GEMINI_PORT_XP,
@@ -807,6 +831,9 @@ static void load_table(struct fnode *n, unsigned int v, uint32_t gen,
 
 /* --- time ---------------------------------------------------------------- */
 
+static void poll_node(struct fnode *n);
+static bool hostile_rx(unsigned int n);
+
 static void tick_all(void)
 {
 	uint64_t ms = now_ns / 1000000;
@@ -826,17 +853,46 @@ static void tick_all(void)
 }
 
 /* Move the clock; heartbeats on the way unless the VMs stalled. */
+/*
+ * Move the clock.  Unless the VMs stalled, the glue runs on the way: its
+ * heartbeat timer, and for each device a poll when a doorbell rang or
+ * new work came, and when the deadline its last poll returned has come
+ * (at most POLLS_PER_STEP polls, the rest of the way as if starved).
+ */
+#define POLLS_PER_STEP	64
+
 static void advance(uint64_t ns, bool stall)
 {
 	uint64_t target = now_ns + ns;
+	unsigned int polls_here = 0, n;
 
-	if (!stall) {
-		while (next_tick_ms * 1000000 <= target) {
-			if (now_ns < next_tick_ms * 1000000)
-				now_ns = next_tick_ms * 1000000;
-			tick_all();
-			next_tick_ms += VGEMINI_LINK_HEARTBEAT_MS;
+	while (!stall) {
+		uint64_t t = next_tick_ms * 1000000;
+		struct fnode *due = NULL;
+
+		for (n = 0; n < NNODES && polls_here < POLLS_PER_STEP; n++) {
+			uint64_t d = nodes[n].wake ? now_ns : nodes[n].deadline;
+
+			if (d < t) {
+				t = d;
+				due = &nodes[n];
+			}
 		}
+		if (t > target)
+			break;
+		if (t > now_ns)
+			now_ns = t;
+		if (due) {
+			for (n = 0; n < NNODES; n++)
+				if (hostile_rx(n))
+					nodes[n].wake = true;
+			poll_node(due);
+			polls_here++;
+			budget = budget > 20 ? budget - 20 : 0;
+			continue;
+		}
+		tick_all();
+		next_tick_ms += VGEMINI_LINK_HEARTBEAT_MS;
 	}
 	now_ns = target;
 	if (now_ns / 1000000 >= next_tick_ms) {
@@ -920,8 +976,8 @@ static bool busy(void)
 	for (n = 0; n < NNODES; n++) {
 		const struct gemini_nic *nic = &nodes[n].nic;
 
-		if (nic->router.inject[0].count || nic->router.inject[1].count ||
-		    nic->fma.qcount)
+		if (nic->router.inject[0].count ||
+		    nic->router.inject[1].count || nic->fma.qcount)
 			return true;
 		for (p = 0; p < GEMINI_NUM_TORUS_PORTS; p++)
 			for (c = 0; c < VGEMINI_LINK_CHANS; c++)
@@ -1020,11 +1076,16 @@ static void setup(uint8_t cfg)
 		nd->id = n;
 		nd->irqs = nd->guest_errors = nd->stale = nd->kicks = 0;
 		for (p = 0; p < GEMINI_NUM_TORUS_PORTS; p++)
-			nd->epoch[p] = ((uint64_t)(n + 1) << 32) | (p << 8) | 0x51;
+			nd->epoch[p] = ((uint64_t)(n + 1) << 32) | p << 8 |
+				       0x51;
 		enter(CTX_NONE, nd);
-		if (gemini_nic_init(&nd->nic, &c, n && (cfg & FZ_CFG_MINIMAL_OPS) ?
+		if (gemini_nic_init(&nd->nic, &c,
+				    n && (cfg & FZ_CFG_MINIMAL_OPS) ?
 				    &minimal_ops : &ops, nd, err, sizeof(err)))
 			broken(nd, err);
+		/* Where the glue says the BARs are: in memory, past it. */
+		gemini_nic_set_own_window(&nd->nic, 0, FZ_OWN0, FZ_OWN0_SIZE);
+		gemini_nic_set_own_window(&nd->nic, 1, FZ_OWN1, FZ_OWN1_SIZE);
 		leave();
 		hostile[n] = (struct hostile){ .epoch = 0x4057000ull + n };
 	}
@@ -1098,13 +1159,16 @@ static uint64_t win_offset(unsigned int region, unsigned int idx,
 		       (sub & wmask);
 	case FZ_R_OS_PUT_WC:
 		return GEMINI_FMA_WINDOW(GEMINI_OS_FMA_PUT_WC,
-					 idx % GEMINI_NUM_FMA_OS) + (sub & wmask);
+					 idx % GEMINI_NUM_FMA_OS) +
+		       (sub & wmask);
 	case FZ_R_OS_GET:
 		return GEMINI_FMA_WINDOW(GEMINI_OS_FMA_GET,
-					 idx % GEMINI_NUM_FMA_OS) + (sub & wmask);
+					 idx % GEMINI_NUM_FMA_OS) +
+		       (sub & wmask);
 	case FZ_R_OS_PUT_UC:
 		return GEMINI_FMA_WINDOW(GEMINI_OS_FMA_PUT_UC,
-					 idx % GEMINI_NUM_FMA_OS) + (sub & wmask);
+					 idx % GEMINI_NUM_FMA_OS) +
+		       (sub & wmask);
 	default:
 		return (((uint64_t)idx << 22) ^ sub) &
 		       ((GEMINI_BAR_NIC_SIZE << 1) - 1);
@@ -1288,7 +1352,7 @@ static void op_inject(struct fnode *n, struct rd *r)
 	uint16_t slot_len = 0;
 
 	switch ((mode >> 4) & 7) {
-	case 1:		/* the X link into this node, as the other's X+ */
+	case 1:		/* the X link in, as the other's X+ */
 		link = FZ_L_X0 + !n->id;
 		w = 0;
 		break;
@@ -1526,12 +1590,18 @@ static void op_report(struct fnode *n, struct rd *r)
 		(void)gemini_port_counter_name(arg % 32);
 		(void)gemini_nic_counter_name(arg % 32);
 		if (!gemini_port_name(arg % 8) ||
-		    !gemini_port_state_name((enum vgemini_port_state)(arg % 5)) ||
+		    !gemini_port_state_name((enum vgemini_port_state)
+					    (arg % 5)) ||
 		    !gemini_pkt_error_name((int)(int8_t)arg) ||
 		    !gemini_pkt_type_name(arg % 16))
 			broken(n, "a name function returned NULL");
 		(void)gemini_fabric_state(&n->nic);
 		(void)gemini_neighbour_pe(&n->nic, arg % 8);
+		break;
+	case FZ_P_STATE:
+		len = arg % (sizeof(buf) + 1);
+		gemini_state_json(&n->nic, buf, len);
+		check_text(n, buf, len);
 		break;
 	default:
 		(void)gemini_router_first_hop(&n->nic, arg);
@@ -1632,10 +1702,10 @@ static void op_direct(struct fnode *n, struct rd *r)
 		st = gemini_nat_translate(&n->nic, ptag, mdh, off, len, write,
 					  piece, max, &np);
 		if (trace > 1)
-			fprintf(stderr, "  translate ptag %u mdh %u 0x%llx+%llu:"
-				" status %u, %u pieces\n", ptag, mdh,
-				(unsigned long long)off, (unsigned long long)len,
-				st, np);
+			fprintf(stderr, "  translate ptag %u mdh %u "
+				"0x%llx+%llu: status %u, %u pieces\n",
+				ptag, mdh, (unsigned long long)off,
+				(unsigned long long)len, st, np);
 		if (st > GEMINI_STATUS_MAX)
 			broken(n, "translation status out of range");
 		if (st != GEMINI_STATUS_OK)
@@ -1682,6 +1752,18 @@ static void op_direct(struct fnode *n, struct rd *r)
 		if (make_valid(&p))
 			(void)gemini_diag_deliver(&n->nic, &p);
 		break;
+	case FZ_D_OWN: {
+		unsigned int i = g8(r) % (GEMINI_OWN_WINDOWS + 1);
+		uint64_t base = g64(r), size = g64(r);
+
+		/* Mostly somewhere in node memory, a page or so. */
+		if (!(base >> 63))
+			base = MEM_BASE + base % MEM_SIZE;
+		if (!(size >> 63))
+			size %= 0x4000;
+		gemini_nic_set_own_window(&n->nic, i, base, size);
+		break;
+	}
 	default: {
 		/* The glue's checks of its properties, on a spare device. */
 		static struct gemini_nic spare;
@@ -1784,7 +1866,8 @@ static void exec_op(struct rd *r, bool nested)
 		unsigned int rounds = g8(r) % 8 + 1, which = g8(r) % 4;
 
 		for (k = 0; k < rounds && budget; k++) {
-			round_(which == 0 ? ROUND_BOTH : which == 1 ? n->id + 1 :
+			round_(which == 0 ? ROUND_BOTH :
+			       which == 1 ? n->id + 1 :
 			       which == 2 ? 2 - n->id : ROUND_GLUE);
 			budget = budget > 20 ? budget - 20 : 0;
 		}
@@ -1905,10 +1988,11 @@ static void summary(void)
 		const struct fnode *nd = &nodes[n];
 		const struct gemini_nic *nic = &nd->nic;
 
-		fprintf(stderr, "node %c: rmt done %llu refused %llu waits %llu;"
-			" cq events %llu overruns %llu lost %llu; fma requests "
-			"%llu responses %llu errors %llu timeouts %llu stale %llu"
-			" refused %llu completions %llu local events %llu; "
+		fprintf(stderr, "node %c: rmt done %llu refused %llu "
+			"waits %llu; cq events %llu overruns %llu lost %llu; "
+			"fma requests %llu responses %llu errors %llu "
+			"timeouts %llu stale %llu refused %llu completions "
+			"%llu local events %llu; "
 			"guest errors %llu irqs %llu stale %llu\n", 'A' + n,
 			(unsigned long long)nic->rmt.req_done,
 			(unsigned long long)nic->rmt.req_refused,
@@ -1986,11 +2070,14 @@ static uint64_t next_timer(void)
 
 		if (nic->fma.orb_used && nic->fma.next_timeout < t)
 			t = nic->fma.next_timeout;
-		for (s = 0; s < GEMINI_DIAG_SLOTS; s++)
+		for (s = 0; s < GEMINI_DIAG_SLOTS; s++) {
+			uint64_t d = nic->diag[s].sent_ns +
+				     MS(VGEMINI_DIAG_TIMEOUT_MS);
+
 			if (nic->diag[s].status == VGEMINI_DIAG_PENDING &&
-			    nic->diag[s].sent_ns + MS(VGEMINI_DIAG_TIMEOUT_MS) < t)
-				t = nic->diag[s].sent_ns +
-				    MS(VGEMINI_DIAG_TIMEOUT_MS);
+			    d < t)
+				t = d;
+		}
 	}
 	return t;
 }
@@ -1998,28 +2085,26 @@ static uint64_t next_timer(void)
 /*
  * Let every timeout run out (a sequence may wait for its requests, then
  * its flag, then its remote event, and tags rest before reuse), the
- * clock moving from deadline to deadline as the glue's timer does - so
- * that the FMA never takes the wait for a pause of the device
- * (GEMINI_FMA_PAUSE_MS) - and heartbeats going on: no synchronised
- * sequence may be left unfinished.
+ * clock moving from deadline to deadline as the glue's timer does - each
+ * step at most 99 ms past the earliest one, so that the FMA never takes
+ * the wait for a pause of the device (GEMINI_FMA_PAUSE_MS) - and the
+ * heartbeats going on: no synchronised sequence may be left unfinished.
  */
 static void drain(void)
 {
-	unsigned int k, i, n, s;
+	const uint64_t slack = MS(GEMINI_FMA_PAUSE_MS) - MS(1);
+	unsigned int k, n, s;
 
-	for (k = 0; k < 16 && unfinished(); k++) {
-		uint64_t t = next_timer();
+	for (k = 0; k < 1024 && unfinished(); k++) {
+		uint64_t t = next_timer(), at;
 
-		if (t != UINT64_MAX && t > now_ns)
-			advance(t - now_ns, false);
-		for (i = 0; i < 3; i++) {
-			uint64_t at = now_ns;
-
-			/* A node not polled says its deadline has not come. */
-			round_(ROUND_GLUE);
-			for (n = 0; n < NNODES; n++)
-				check_timeouts(&nodes[n], at);
-		}
+		if (t != UINT64_MAX && t + slack > now_ns)
+			advance(t + slack - now_ns, false);
+		at = now_ns;
+		/* A node not polled says its deadline has not come. */
+		round_(ROUND_GLUE);
+		for (n = 0; n < NNODES; n++)
+			check_timeouts(&nodes[n], at);
 	}
 	for (n = 0; n < NNODES; n++) {
 		const struct gemini_nic *nic = &nodes[n].nic;

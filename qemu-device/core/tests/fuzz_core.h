@@ -14,11 +14,16 @@
 /* Node memory: the same layout on both nodes (see DESIGN at fuzz_core.c). */
 #define FZ_MEM_BASE	0x100000ull
 #define FZ_MEM_SIZE	0x80000u
-#define FZ_SYS		(FZ_MEM_BASE + 0x00000)	/* CQ rings, GART table */
-#define FZ_REGION1	(FZ_MEM_BASE + 0x20000)	/* ptag FZ_PTAG1's memory */
-#define FZ_REGION2	(FZ_MEM_BASE + 0x40000)	/* ptag FZ_PTAG2's memory */
+#define FZ_SYS		(FZ_MEM_BASE + 0x00000)	/* CQs, GART */
+#define FZ_REGION1	(FZ_MEM_BASE + 0x20000)	/* FZ_PTAG1's */
+#define FZ_REGION2	(FZ_MEM_BASE + 0x40000)	/* FZ_PTAG2's */
 #define FZ_SHARED	(FZ_MEM_BASE + 0x60000)	/* nobody's */
 #define FZ_REGION_SIZE	0x20000u
+/* The device's own windows at the start: a page of memory, and past it. */
+#define FZ_OWN0		(FZ_SHARED + 0x10000)
+#define FZ_OWN0_SIZE	0x1000u
+#define FZ_OWN1		(FZ_MEM_BASE + FZ_MEM_SIZE)
+#define FZ_OWN1_SIZE	0x10000u
 #define FZ_PTAG1	7
 #define FZ_PTAG2	9
 
@@ -128,7 +133,7 @@ enum fz_side_field {
 	FZ_F_HEARTBEAT, FZ_F_ARMED, FZ_F_ACK, FZ_F_FREED, FZ_F_NAK,
 	FZ_F_RX_EPOCH,
 	FZ_F_SILENT,	/* hostile: stop (val odd) or resume heartbeats */
-	FZ_F_PASSIVE,	/* hostile: stop (val odd) or resume acknowledging */
+	FZ_F_PASSIVE,	/* hostile: stop (val odd) or resume acking */
 	FZ_F_RETRAIN,	/* hostile: a new epoch */
 	FZ_NFIELDS
 };
@@ -148,14 +153,16 @@ enum fz_clock {
 
 /* FZ_DIRECT: core entry points called as their in-core callers would. */
 enum fz_direct {
-	FZ_D_RMT,	/* pkt fields as FZ_INJECT kind 0: gemini_rmt_deliver */
+	FZ_D_RMT,	/* pkt fields (FZ_INJECT kind 0): rmt_deliver */
 	FZ_D_INJECT,	/* same: gemini_router_inject */
 	FZ_D_CQ_EVENT,	/* cqh u16, source u8, status u8, data u64 */
-	FZ_D_TRANSLATE,	/* ptag u8, mdh u16, off u64, len u64, write u8, max u8 */
+	FZ_D_TRANSLATE,	/* ptag u8, mdh u16, off u64, len u64, write u8,
+			 * max u8 */
 	FZ_D_CHECK,	/* ptag u8, mdh u16 */
 	FZ_D_FMA_RSP,	/* pkt fields, made a valid packet first */
 	FZ_D_DIAG,	/* pkt fields, made a valid packet first */
 	FZ_D_INIT,	/* dims 3 x u8, coord 3 x u8, vectors u8, ops u8 */
+	FZ_D_OWN,	/* i u8, base u64, size u64: where the BARs are */
 	FZ_NDIRECT
 };
 
@@ -167,6 +174,7 @@ enum fz_report {
 	FZ_P_FAULT,	/* arg: port */
 	FZ_P_NAMES,	/* arg: index */
 	FZ_P_FIRST_HOP,	/* arg: destination */
+	FZ_P_STATE,	/* arg: buffer length */
 	FZ_NREPORTS
 };
 

@@ -353,14 +353,16 @@ static void seed_put(struct prog *p)
 
 	domain(p);
 	for (i = 0; i < 12; i++)
-		put(p, A, D1, 8 * i + (i & 7), sz[i & 3], 0x1111111111111111ull * i);
+		put(p, A, D1, 8 * i + (i & 7), sz[i & 3],
+		    0x1111111111111111ull * i);
 	fma_sync(p, A, D1, GEMINI_FMA_SYNC_LOCAL_EVENT, 0xabc);
 	run(p);
 	/* ptag 2 into its own region, with a flag and a remote event */
 	put(p, A, D2, 0x40, S8, 0x2222);
 	fma_scratch(p, A, D2, 0xf1a9, 0x800);
 	fma_sync(p, A, D2, GEMINI_FMA_SYNC_LOCAL_EVENT |
-		 GEMINI_FMA_SYNC_REMOTE_EVENT | GEMINI_FMA_SYNC_WITH_FLAG, 0x77);
+		 GEMINI_FMA_SYNC_REMOTE_EVENT | GEMINI_FMA_SYNC_WITH_FLAG,
+		 0x77);
 	run(p);
 	/* the consumer moves on */
 	win(p, A, FZ_R_CQ_USER, LCQ1, 0, S8, 1);
@@ -419,7 +421,7 @@ static void seed_amo(struct prog *p)
 	fma_cmd(p, A, D1, GEMINI_AMO_AX, MDH1, MDH1, 0);
 	put(p, A, D1, 8, S8, 0);		/* AX misaligned */
 	gcw(p, A, D1, 0, GEMINI_GCW(GEMINI_AMO_ADD, 0, 0x204)); /* local */
-	gcw(p, A, D1, 0, GEMINI_GCW(0x1f, 0, 0x200));	/* no such command */
+	gcw(p, A, D1, 0, GEMINI_GCW(0x1f, 0, 0x200));	/* no command */
 	fma_cmd(p, A, D1, 0x1f, MDH1, MDH1, 0);
 	put(p, A, D1, 0, S8, 0);
 	fma_sync(p, A, D1, GEMINI_FMA_SYNC_LOCAL_EVENT, 5);
@@ -545,7 +547,8 @@ static void seed_gart(struct prog *p)
 		/* entries 0..15: region 1, pages in reverse */
 		for (i = 0; i < 16; i++)
 			mem64(p, n, GART_TABLE + 8 * i,
-			      VGEMINI_GART_ENTRY(FZ_REGION1 + 0x1000 * (15 - i)));
+			      VGEMINI_GART_ENTRY(FZ_REGION1 +
+						 0x1000 * (15 - i)));
 		mdd(p, n, MDH_GART, FZ_PTAG1, VGEMINI_GART_ADDR(0),
 		    VGEMINI_GART_ADDR(16) - 1, 0, RW, RCQ1);
 	}
@@ -594,7 +597,8 @@ static void seed_ntt(struct prog *p)
 	fma_kernel(p, A, D1, FZ_PTAG1, LCQ1,
 		   2ull << GEMINI_FMA_NUM_PES_SHIFT |
 		   10ull << GEMINI_FMA_PE_BASE_SHIFT |
-		   (uint64_t)GEMINI_FMA_MODE3_NTT_ENABLE << GEMINI_FMA_MODE3_SHIFT);
+		   (uint64_t)GEMINI_FMA_MODE3_NTT_ENABLE <<
+		   GEMINI_FMA_MODE3_SHIFT);
 	fma_cmd(p, A, D1, GEMINI_FMA_CMD_PUT, MDH1, MDH1, 0);
 	fma_base(p, A, D1, 0, 0x300);
 	put(p, A, D1, 8, S8, 0x5000);
@@ -1080,7 +1084,8 @@ static void seed_timeout(struct prog *p)
 	gcw(p, A, D1, 0, GEMINI_GCW_GET(8, 0x100));
 	fma_scratch(p, A, D1, 1, 0x10);
 	fma_sync(p, A, D1, GEMINI_FMA_SYNC_LOCAL_EVENT |
-		 GEMINI_FMA_SYNC_WITH_FLAG | GEMINI_FMA_SYNC_REMOTE_EVENT, 0x7e);
+		 GEMINI_FMA_SYNC_WITH_FLAG | GEMINI_FMA_SYNC_REMOTE_EVENT,
+		 0x7e);
 	run(p);
 	clock_(p, FZ_C_FMA_TIMEOUT, 0);
 	poll_(p, 2);
@@ -1192,7 +1197,8 @@ static void seed_tables(struct prog *p)
 		static const struct { unsigned int at, x; int adj; } bad[] = {
 			{ 0, 1, 0 }, { 4, 1, 0 }, { 8, 1, 0 }, { 12, 1, 0 },
 			{ 16, 1, 0 }, { 19, 1, 0 }, { 20, 1, 0 }, { 40, 1, 0 },
-			{ 64, 1, 0 }, { 64, 0x10, 0 }, { 0, 0, -1 }, { 0, 0, -80 },
+			{ 64, 1, 0 }, { 64, 0x10, 0 }, { 0, 0, -1 },
+			{ 0, 0, -80 },
 			{ 0, 0, 1 }, { 28, 1, 0 },
 		};
 
@@ -1487,7 +1493,7 @@ static void seed_raw_frames(struct prog *p)
 	raw_frame(p, &k, 3 * 4, 0x40, 1);	/* GET of 72 bytes */
 	raw_frame(p, &k, 3 * 6, 0x01, 1);	/* phit 6 reserved bit */
 	raw_frame(p, &k, 0, 0x07, 1);		/* type 7 */
-	raw_frame(p, &k, 2, 0x40, 1);		/* response VC, request layout */
+	raw_frame(p, &k, 2, 0x40, 1);		/* VC 1, request layout */
 	raw_frame(p, &k, 0, 0, 1);		/* and a good one at last */
 	poll_(p, 4);
 	/* MRT translations needing more pieces than allowed */
@@ -1546,7 +1552,8 @@ static void seed_fma_life(struct prog *p)
 	put(p, A, D1, 0, S8, 5);
 	fma_scratch(p, A, D1, 0xf1a9, 0x100);
 	fma_sync(p, A, D1, GEMINI_FMA_SYNC_LOCAL_EVENT |
-		 GEMINI_FMA_SYNC_WITH_FLAG | GEMINI_FMA_SYNC_REMOTE_EVENT, 0x32);
+		 GEMINI_FMA_SYNC_WITH_FLAG | GEMINI_FMA_SYNC_REMOTE_EVENT,
+		 0x32);
 	repeat(p, GEMINI_ORB_SIZE - 1, 1, 8);
 	put(p, A, D2, 0, S8, 0x200);
 	op(p, A, FZ_QUIESCE);
@@ -1554,6 +1561,69 @@ static void seed_fma_life(struct prog *p)
 	run(p);
 	fma_sync(p, A, D2, GEMINI_FMA_SYNC_LOCAL_EVENT, 0x33);
 	run(p);
+}
+
+/* DMA aimed at the device's own registers (its BARs) is refused. */
+static void seed_own(struct prog *p)
+{
+	domain(p);
+	/* a domain over the shared area, where own window 0 lies */
+	mdd(p, B, 20, FZ_PTAG1, FZ_SHARED, FZ_SHARED + FZ_REGION_SIZE - 1, 0,
+	    RW, RCQ1);
+	fma_cmd(p, A, D1, GEMINI_FMA_CMD_PUT, 20, MDH1, 0);
+	fma_base(p, A, D1, B, FZ_OWN0 - FZ_SHARED - 8);
+	put(p, A, D1, 0, S8, 1);		/* just before */
+	put(p, A, D1, 4, S8, 2);		/* across its start */
+	put(p, A, D1, 8, S8, 3);		/* inside */
+	fma_cmd(p, A, D1, GEMINI_FMA_CMD_GET, 20, MDH1, 0);
+	gcw(p, A, D1, 8, GEMINI_GCW_GET(16, 0x100));
+	fma_sync(p, A, D1, GEMINI_FMA_SYNC_LOCAL_EVENT, 0x40);
+	run(p);
+	/* the test DMA, a CQ ring and a GART table there */
+	ctl(p, A, VGEMINI_CTL_DMA_ADDR, S8, FZ_OWN0 - 0x100);
+	ctl(p, A, VGEMINI_CTL_DMA_LEN, S4, 0x200);
+	ctl(p, A, VGEMINI_CTL_DMA_CMD, S4, VGEMINI_DMA_CMD_FILL);
+	ctl(p, A, VGEMINI_CTL_DMA_DST, S8, FZ_OWN1 - 8);
+	ctl(p, A, VGEMINI_CTL_DMA_ADDR, S8, FZ_SHARED);
+	ctl(p, A, VGEMINI_CTL_DMA_CMD, S4, VGEMINI_DMA_CMD_COPY);
+	cq(p, B, RCQ1, FZ_OWN0, CQ_MAX, 1, 0);
+	fma_sync(p, A, D1, GEMINI_FMA_SYNC_REMOTE_EVENT, 0x41);
+	run(p);
+	ctl(p, B, VGEMINI_CTL_GART_BASE, S8, FZ_OWN0);
+	ctl(p, B, VGEMINI_CTL_GART_ENTRIES, S4, 4);
+	mdd(p, B, MDH_GART, FZ_PTAG1, VGEMINI_GART_ADDR(0),
+	    VGEMINI_GART_ADDR(4) - 1, 0, RW, RCQ1);
+	fma_cmd(p, A, D1, GEMINI_FMA_CMD_PUT, MDH_GART, MDH1, 0);
+	put(p, A, D1, 0, S8, 4);
+	fma_sync(p, A, D1, GEMINI_FMA_SYNC_LOCAL_EVENT, 0x42);
+	run(p);
+	/* the guest moves the BARs; one of them to address 0, one wraps */
+	op(p, B, FZ_DIRECT);
+	e8(p, FZ_D_OWN);
+	e8(p, 0);
+	e64(p, FZ_REGION1 - FZ_MEM_BASE);
+	e64(p, 0x1000);
+	op(p, B, FZ_DIRECT);
+	e8(p, FZ_D_OWN);
+	e8(p, 2);
+	e64(p, ~0ull - 0xfff);
+	e64(p, ~0ull);
+	op(p, B, FZ_DIRECT);
+	e8(p, FZ_D_OWN);
+	e8(p, GEMINI_OWN_WINDOWS);
+	e64(p, 0);
+	e64(p, 0x1000);
+	fma_cmd(p, A, D1, GEMINI_FMA_CMD_PUT, MDH1, MDH1, 0);
+	fma_base(p, A, D1, B, 0);
+	put(p, A, D1, 0x10, S8, 5);
+	fma_sync(p, A, D1, GEMINI_FMA_SYNC_LOCAL_EVENT, 0x43);
+	run(p);
+	op(p, A, FZ_REPORT);
+	e8(p, FZ_P_STATE);
+	e32(p, 8000);
+	op(p, B, FZ_REPORT);
+	e8(p, FZ_P_STATE);
+	e32(p, 30);
 }
 
 /* The glue's checks of the device properties. */
@@ -1740,6 +1810,7 @@ static const struct {
 	{ "init", seed_init, 0x00 },
 	{ "fma-life", seed_fma_life, 0x00 },
 	{ "raw-frames", seed_raw_frames, 0x00 },
+	{ "own", seed_own, 0x00 },
 	{ "minimal-ops", seed_minimal, FZ_CFG_MINIMAL_OPS },
 	{ "no-table", seed_no_table, FZ_CFG_NO_TABLE },
 };
@@ -1750,8 +1821,8 @@ int main(int argc, char **argv)
 	unsigned int i;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: %s CORE_CORPUS_DIR [PACKET_CORPUS_DIR]\n",
-			argv[0]);
+		fprintf(stderr, "usage: %s CORE_CORPUS_DIR "
+			"[PACKET_CORPUS_DIR]\n", argv[0]);
 		return 2;
 	}
 	for (i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
