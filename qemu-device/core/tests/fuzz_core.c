@@ -2039,7 +2039,11 @@ static void check_timeouts(const struct fnode *n, uint64_t now)
 			broken(n, "a ping outlived its timeout");
 }
 
-/* Anything that a timeout must end still under way? */
+/*
+ * Anything of the FMA that a timeout must end still under way?  (Pings
+ * are not waited for: a burst may go on for minutes; check_timeouts()
+ * sees that each one ends in time.)
+ */
 static bool unfinished(void)
 {
 	unsigned int n, s;
@@ -2049,9 +2053,6 @@ static bool unfinished(void)
 
 		if (nic->fma.orb_used)
 			return true;
-		for (s = 0; s < GEMINI_DIAG_SLOTS; s++)
-			if (nic->diag[s].status == VGEMINI_DIAG_PENDING)
-				return true;
 		for (s = 0; s < GEMINI_NUM_SSID; s++)
 			if (nic->fma.ssid[s].used && nic->fma.ssid[s].synced)
 				return true;
@@ -2059,25 +2060,17 @@ static bool unfinished(void)
 	return false;
 }
 
-/* The earliest FMA or ping deadline of any node, UINT64_MAX if none. */
+/* The earliest FMA deadline of any node, UINT64_MAX if none. */
 static uint64_t next_timer(void)
 {
 	uint64_t t = UINT64_MAX;
-	unsigned int n, s;
+	unsigned int n;
 
 	for (n = 0; n < NNODES; n++) {
 		const struct gemini_nic *nic = &nodes[n].nic;
 
 		if (nic->fma.orb_used && nic->fma.next_timeout < t)
 			t = nic->fma.next_timeout;
-		for (s = 0; s < GEMINI_DIAG_SLOTS; s++) {
-			uint64_t d = nic->diag[s].sent_ns +
-				     MS(VGEMINI_DIAG_TIMEOUT_MS);
-
-			if (nic->diag[s].status == VGEMINI_DIAG_PENDING &&
-			    d < t)
-				t = d;
-		}
 	}
 	return t;
 }
