@@ -30,7 +30,12 @@ enum gemini_access {
 
 /* Calls from the core to the outside world. */
 struct gemini_ops {
-	/* Node memory; return 0 on success, negative if the bus refused. */
+	/*
+	 * Node memory; return 0 on success, negative if the bus refused.
+	 * An 8-byte write at an 8-byte aligned address must reach memory
+	 * as one store: the guest's CPU reads and clears CQ entries while
+	 * the device writes others (see cray_gemini_dma_write()).
+	 */
 	int (*dma_read)(void *opaque, uint64_t addr, void *buf, size_t len);
 	int (*dma_write)(void *opaque, uint64_t addr, const void *buf,
 			 size_t len);

@@ -82,12 +82,27 @@ static int cray_gemini_dma_read(void *opaque, uint64_t addr, void *buf,
     return pci_dma_read(PCI_DEVICE(s), addr, buf, len) == MEMTX_OK ? 0 : -1;
 }
 
+/*
+ * An aligned quadword (a CQ entry, an AMO's result) lands as one store.
+ * The guest's CPU may read and clear a CQ entry the moment it appears;
+ * pci_dma_write() copies with memmove(), which for 8 bytes may store the
+ * same bytes twice, and a second store after the consumer cleared the
+ * slot brings the entry back: one lap later the consumer takes it for a
+ * new event, runs ahead of the device, and the CQ overruns.
+ */
 static int cray_gemini_dma_write(void *opaque, uint64_t addr,
                                  const void *buf, size_t len)
 {
-    CrayGeminiState *s = opaque;
+    PCIDevice *pdev = PCI_DEVICE(opaque);
+    MemTxResult r;
 
-    return pci_dma_write(PCI_DEVICE(s), addr, buf, len) == MEMTX_OK ? 0 : -1;
+    if (len == 8 && !(addr & 7)) {
+        smp_mb();       /* ordered after our earlier writes, as pci_dma_rw */
+        address_space_stq_le(pci_get_address_space(pdev), addr,
+                             ldq_le_p(buf), MEMTXATTRS_UNSPECIFIED, &r);
+        return r == MEMTX_OK ? 0 : -1;
+    }
+    return pci_dma_write(pdev, addr, buf, len) == MEMTX_OK ? 0 : -1;
 }
 
 static void gemini_raise_irq(void *opaque, unsigned vector)
