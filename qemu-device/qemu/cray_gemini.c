@@ -11,6 +11,7 @@
  *
  *   BAR0  control block (vgemini_ctl.h), 64 KiB
  *   BAR2  Gemini NIC address window (gemini_hw.h), 256 GiB, prefetchable
+ *         (property window-size: smaller, for QEMU's generic fuzzer)
  *   BAR4  MSI-X table and PBA, 32 vectors
  */
 #include "qemu/osdep.h"
@@ -53,7 +54,15 @@ struct CrayGeminiState {
     uint32_t coord[3];
     uint32_t dims[3];
     char *link_spec[GEMINI_NUM_TORUS_PORTS];
+    uint64_t window_size;       /* BAR2's size: the whole window by default */
 };
+
+/*
+ * The smallest BAR2 that holds the local block (the MMRs and descriptor
+ * tables).  QEMU's generic fuzzer sizes BARs through their low 32 bits
+ * and places them below 4 GiB, so it can map no larger one.
+ */
+#define CRAY_GEMINI_WINDOW_MIN  0x8000000ull    /* 128 MiB */
 
 static const char *const access_names[] = {
     [GEMINI_ACCESS_OK] = "ok",
@@ -361,6 +370,15 @@ static void cray_gemini_realize(PCIDevice *pdev, Error **errp)
     };
     char err[160];
 
+    if (s->window_size < CRAY_GEMINI_WINDOW_MIN ||
+        s->window_size > GEMINI_BAR_NIC_SIZE ||
+        (s->window_size & (s->window_size - 1))) {
+        error_setg(errp, "cray-gemini: window-size must be a power of two "
+                   "from 0x%llx to 0x%llx",
+                   (unsigned long long)CRAY_GEMINI_WINDOW_MIN,
+                   (unsigned long long)GEMINI_BAR_NIC_SIZE);
+        return;
+    }
     memcpy(cfg.coord, s->coord, sizeof(cfg.coord));
     memcpy(cfg.dims, s->dims, sizeof(cfg.dims));
     if (gemini_nic_init(&s->nic, &cfg, &cray_gemini_core_ops, s,
@@ -375,7 +393,7 @@ static void cray_gemini_realize(PCIDevice *pdev, Error **errp)
                      PCI_BASE_ADDRESS_SPACE_MEMORY |
                      PCI_BASE_ADDRESS_MEM_TYPE_64, &s->ctl);
     memory_region_init_io(&s->window, OBJECT(s), &cray_gemini_window_ops, s,
-                          "cray-gemini-window", GEMINI_BAR_NIC_SIZE);
+                          "cray-gemini-window", s->window_size);
     pci_register_bar(pdev, GEMINI_BAR_NIC,
                      PCI_BASE_ADDRESS_SPACE_MEMORY |
                      PCI_BASE_ADDRESS_MEM_TYPE_64 |
@@ -495,6 +513,8 @@ static Property cray_gemini_properties[] = {
     DEFINE_PROP_STRING("link-ym", CrayGeminiState, link_spec[GEMINI_PORT_YM]),
     DEFINE_PROP_STRING("link-zp", CrayGeminiState, link_spec[GEMINI_PORT_ZP]),
     DEFINE_PROP_STRING("link-zm", CrayGeminiState, link_spec[GEMINI_PORT_ZM]),
+    DEFINE_PROP_UINT64("window-size", CrayGeminiState, window_size,
+                       GEMINI_BAR_NIC_SIZE),
     DEFINE_PROP_END_OF_LIST(),
 };
 

@@ -700,6 +700,22 @@ static void test_supervisor(void)
     g_assert_cmpint(g_rmdir(dir), ==, 0);
 }
 
+/* --- a small NIC window (QEMU's generic fuzzer maps no larger) ---------- */
+
+static void test_small_window(void)
+{
+    Node n;
+    QPCIBar win;
+    uint64_t size = 0;
+
+    node_start(&n, "x=1,y=2,z=0,dim-x=3,dim-y=4,dim-z=1,window-size=0x8000000");
+    win = qpci_iomap(n.dev, GEMINI_BAR_NIC, &size);
+    g_assert_cmphex(size, ==, 0x8000000);
+    /* The local block is all there: id = 1 + 3 * (2 + 4 * 0) = 7 */
+    g_assert_cmphex(qpci_io_readq(n.dev, win, GEMINI_MMR_NL_NODE_ID), ==, 7);
+    node_stop(&n);
+}
+
 /* --- bad properties are refused, not crashed on ------------------------- */
 
 static void test_bad_properties(void)
@@ -712,6 +728,9 @@ static void test_bad_properties(void)
         "{'link-xp': '/nonexistent/vgemini-link'}",
         "{'link-xp': 'tcp:localhost:1'}",
         "{'link-xp': '/dev/null'}",
+        "{'window-size': 4096}",
+        "{'window-size': 201326592}",
+        "{'window-size': 549755813888}",
     };
     QTestState *qts = qtest_init("-M q35 -nodefaults");
 
@@ -743,5 +762,6 @@ int main(int argc, char **argv)
     qtest_add_func("/cray-gemini/link-truncated", test_link_truncated);
     qtest_add_func("/cray-gemini/supervisor", test_supervisor);
     qtest_add_func("/cray-gemini/bad-properties", test_bad_properties);
+    qtest_add_func("/cray-gemini/small-window", test_small_window);
     return g_test_run();
 }
