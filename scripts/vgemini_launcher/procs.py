@@ -1,0 +1,190 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Processes and QEMU arguments: finding, watching and killing the
+processes of a run directory, and the QEMU command line of one node.
+"""
+
+import os
+import re
+import signal
+import subprocess
+import time
+
+from .common import EXIT_USAGE, REPO, Failure
+from .torus import DIMS, PORTS, coord_of, neighbour
+from .agent import AGENT_PORT_NAME, AGENT_PORTS
+from .qmp import GEMINI_ID
+
+
+def proc_starttime(pid):
+    """Start time of pid (clock ticks since boot), None if it is gone or
+    a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            stat = f.read()
+    except OSError:
+        return None
+    fields = stat[stat.rfind(")") + 2:].split()
+    if fields[0] in ("Z", "X"):
+        return None
+    return int(fields[19])
+
+
+def proc_alive(pid, starttime):
+    return bool(pid) and proc_starttime(pid) == starttime
+
+
+def find_qemus(rundir):
+    """pids of the processes started for this run directory: the QEMUs and
+    the supervisor daemon (matched by their -pidfile or --pidfile
+    argument), mapped to that pid file."""
+    found = {}
+    prefix = rundir.rstrip("/") + "/"
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/cmdline", "rb") as f:
+                args = f.read().split(b"\0")
+        except OSError:
+            continue
+        for i, a in enumerate(args[:-1]):
+            if a in (b"-pidfile", b"--pidfile"):
+                p = os.fsdecode(args[i + 1])
+                if p.startswith(prefix) and p.endswith(".pid"):
+                    found[int(d)] = p
+    return found
+
+
+def kill_and_wait(pids, grace=5.0):
+    """SIGTERM, then SIGKILL after grace seconds; wait until all are gone."""
+    pids = {p: proc_starttime(p) for p in pids}
+    pids = {p: t for p, t in pids.items() if t is not None}
+    for p in pids:
+        try:
+            os.kill(p, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+    end = time.monotonic() + grace
+    killed = False
+    gone = list(pids)
+    while pids:
+        _reap()
+        pids = {p: t for p, t in pids.items() if proc_alive(p, t)}
+        if not pids:
+            break
+        if time.monotonic() >= end:
+            if killed:
+                raise Failure("processes %s do not die" %
+                              ", ".join(map(str, pids)))
+            for p in pids:
+                try:
+                    os.kill(p, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            killed = True
+            end = time.monotonic() + 5.0
+        time.sleep(0.05)
+    # Dead QEMUs we did not start are zombies until init reaps them; give it
+    # a moment, so that 'down' leaves a clean process table.
+    end = time.monotonic() + 3.0
+    while time.monotonic() < end and any(os.path.exists(f"/proc/{p}")
+                                         for p in gone):
+        _reap()
+        time.sleep(0.05)
+
+
+def _reap():
+    """Reap our own exited children (QEMUs started by this process)."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def parse_mem(s):
+    m = re.fullmatch(r"(\d+)([MG]?)", s.upper().rstrip("B").rstrip("I"))
+    if not m:
+        raise Failure(f"bad --mem '{s}': want e.g. 256M or 1G", EXIT_USAGE)
+    mib = int(m.group(1)) * (1024 if m.group(2) == "G" else 1)
+    if mib < 64:
+        raise Failure(f"--mem {s}: at least 64M", EXIT_USAGE)
+    return mib
+
+
+def qopt(s):
+    """Escape a value for a QEMU comma-separated option."""
+    return str(s).replace(",", ",,")
+
+
+def qemu_binary():
+    q = os.environ.get("VGEMINI_QEMU") or os.path.join(
+        REPO, "build/qemu/build/qemu-system-x86_64")
+    if not (os.path.isfile(q) and os.access(q, os.X_OK)):
+        raise Failure(f"QEMU binary {q} not found (build it with "
+                      "scripts/build-qemu.sh, or set VGEMINI_QEMU)")
+    return q
+
+
+def image_dir():
+    d = os.environ.get("VGEMINI_IMAGE") or os.path.join(REPO, "build/image")
+    for f in ("vmlinuz", "initrd.img"):
+        if not os.path.isfile(os.path.join(d, f)):
+            raise Failure(f"guest image {d}/{f} not found (build it with "
+                          "scripts/build-image.sh, or set VGEMINI_IMAGE)")
+    return d
+
+
+def qemu_has_gemini(qemu):
+    try:
+        out = subprocess.run([qemu, "-device", "help"], capture_output=True,
+                             text=True, timeout=30).stdout
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise Failure(f"cannot run {qemu}: {e}")
+    return '"cray-gemini"' in out
+
+
+def qemu_argv(fab, qemu, image, n, dims, mem, gemini, append, extra):
+    x, y, z = coord_of(n, dims)
+    cmdline = (f"console=ttyS0 panic=-1 quiet mitigations=off "
+               f"vgemini.fabric={fab.name} vgemini.node={n} "
+               f"vgemini.coord={x},{y},{z} "
+               f"vgemini.dims={dims[0]},{dims[1]},{dims[2]} "
+               f"vgemini.ports={AGENT_PORTS}")
+    if append:
+        cmdline += " " + append
+    argv = [qemu, "-name", qopt(f"vgemini-{fab.name}-node{n}"),
+            "-M", "q35", "-cpu", "qemu64,phys-bits=42",
+            "-global", "q35-pcihost.pci-hole64-size=512G",
+            "-accel", "tcg", "-m", f"{mem}M", "-smp", "1",
+            "-display", "none", "-no-reboot", "-nodefaults",
+            "-L", "/usr/share/qemu", "-L", "/usr/share/seabios",
+            "-kernel", os.path.join(image, "vmlinuz"),
+            "-initrd", os.path.join(image, "initrd.img"),
+            "-append", cmdline,
+            "-serial", "file:" + fab.path(n, "console"),
+            "-qmp", f"unix:{qopt(fab.qmp_sock(n))},server=on,wait=off",
+            "-qmp", f"unix:{qopt(fab.qmp_sock(n, sup=True))},server=on,"
+            "wait=off",
+            "-device", "virtio-serial-pci,id=vser0"]
+    for k in range(AGENT_PORTS):
+        name = AGENT_PORT_NAME if k == 0 else f"{AGENT_PORT_NAME}.{k}"
+        argv += ["-chardev", f"socket,id=agent{k},path="
+                 f"{qopt(fab.agent_sock(n, k))},server=on,wait=off",
+                 "-device", f"virtserialport,bus=vser0.0,chardev=agent{k},"
+                 f"name={name}"]
+    if gemini:
+        links = {}
+        for d in DIMS:
+            links[d + "p"] = fab.link(n, d)
+            links[d + "m"] = fab.link(neighbour(n, dims, d, -1), d)
+        dev = (f"cray-gemini,id={GEMINI_ID},x={x},y={y},z={z},"
+               f"dim-x={dims[0]},dim-y={dims[1]},dim-z={dims[2]}")
+        for p in PORTS:
+            dev += f",link-{p}={qopt(links[p])}"
+        argv += ["-device", dev]
+    argv += ["-pidfile", fab.path(n, "pid")]
+    argv += extra
+    return argv

@@ -1,0 +1,88 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Processes and the QEMU command line of a node."""
+
+import os
+import unittest
+
+from vgemini_launcher import procs
+from vgemini_launcher.common import EXIT_USAGE, Failure
+from vgemini_launcher.fabric import Fabric
+
+from .helpers import ScratchTest
+
+
+class Mem(unittest.TestCase):
+    def test_good(self):
+        for s, mib in (("256M", 256), ("1G", 1024), ("512MiB", 512),
+                       ("1gb", 1024), ("64", 64), ("2g", 2048)):
+            self.assertEqual(procs.parse_mem(s), mib, s)
+
+    def test_bad(self):
+        for s, msg in (("lots", "want e.g. 256M or 1G"),
+                       ("1T", "want e.g. 256M or 1G"),
+                       ("63M", "at least 64M")):
+            with self.assertRaises(Failure) as cm:
+                procs.parse_mem(s)
+            self.assertEqual(cm.exception.code, EXIT_USAGE)
+            self.assertIn(msg, str(cm.exception))
+
+
+class Processes(unittest.TestCase):
+    def test_start_time_identifies_a_process(self):
+        st = procs.proc_starttime(os.getpid())
+        self.assertIsInstance(st, int)
+        self.assertTrue(procs.proc_alive(os.getpid(), st))
+        self.assertFalse(procs.proc_alive(os.getpid(), st + 1))
+        self.assertFalse(procs.proc_alive(None, None))
+        self.assertIsNone(procs.proc_starttime(2 ** 22 + 1))
+
+
+class QemuArgv(ScratchTest):
+    def argv(self, n, dims, gemini=True, append="", extra=()):
+        fab = Fabric("f")
+        return fab, procs.qemu_argv(fab, "/q", "/img", n, dims, 128, gemini,
+                                    append, list(extra))
+
+    def opt(self, argv, name):
+        return [argv[i + 1] for i, a in enumerate(argv) if a == name]
+
+    def test_qopt(self):
+        self.assertEqual(procs.qopt("a,b,,c"), "a,,b,,,,c")
+        self.assertEqual(procs.qopt(3), "3")
+
+    def test_node_and_links(self):
+        fab, argv = self.argv(1, [2, 2, 1], append="kgni.debug=1",
+                              extra=["-s"])
+        self.assertEqual(argv[0], "/q")
+        self.assertEqual(argv[-3:], ["-pidfile", fab.path(1, "pid"), "-s"])
+        self.assertEqual(self.opt(argv, "-m"), ["128M"])
+        self.assertEqual(self.opt(argv, "-append"), [
+            "console=ttyS0 panic=-1 quiet mitigations=off vgemini.fabric=f "
+            "vgemini.node=1 vgemini.coord=1,0,0 vgemini.dims=2,2,1 "
+            "vgemini.ports=4 kgni.debug=1"])
+        dev = [d for d in self.opt(argv, "-device")
+               if d.startswith("cray-gemini")]
+        link = os.path.join(self.shmdir, "vgemini-f", "link-")
+        self.assertEqual(dev, [
+            "cray-gemini,id=gemini0,x=1,y=0,z=0,dim-x=2,dim-y=2,dim-z=1,"
+            f"link-xp={link}1-x,link-xm={link}0-x,link-yp={link}1-y,"
+            f"link-ym={link}3-y,link-zp={link}1-z,link-zm={link}1-z"])
+        self.assertEqual(len(self.opt(argv, "-chardev")), 4)
+        self.assertIn("virtserialport,bus=vser0.0,chardev=agent3,"
+                      "name=vgemini.agent.3", self.opt(argv, "-device"))
+        self.assertEqual(self.opt(argv, "-qmp"), [
+            f"unix:{self.rundir}/f/node1.qmp,server=on,wait=off",
+            f"unix:{self.rundir}/f/node1.qmp-sup,server=on,wait=off"])
+
+    def test_without_the_device(self):
+        _, argv = self.argv(0, [1, 1, 1], gemini=False)
+        self.assertFalse(any(a.startswith("cray-gemini") for a in argv))
+
+    def test_commas_in_paths_are_escaped(self):
+        os.environ["VGEMINI_RUNDIR"] = self.rundir + ",x"
+        _, argv = self.argv(0, [1, 1, 1])
+        self.assertEqual(self.opt(argv, "-qmp")[0],
+                         f"unix:{self.rundir},,x/f/node0.qmp,server=on,"
+                         "wait=off")
+        self.assertIn(f"file:{self.rundir},x/f/node0.console",
+                      self.opt(argv, "-serial"))
