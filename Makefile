@@ -13,6 +13,8 @@
 #   make test-core, make test-lib   host unit tests only, in seconds
 #   make fuzz     FUZZ_TIME seconds (default 600) of libFuzzer on the
 #                 device core; make fuzz-cov: its line coverage per file
+#   make docs     render Documentation/ to build/docs/html (Sphinx, with
+#                 the kernel-doc of uapi/); any warning fails it
 #   make clean    remove every build output
 #
 # The front-door targets run `setup` first and then a sub-make, so that
@@ -21,7 +23,7 @@
 REPO  := $(CURDIR)
 BUILD := $(REPO)/build
 
-.PHONY: all setup check demo bench soak clean
+.PHONY: all setup check demo bench soak docs clean
 .PHONY: build qemu test-core module selftests image firmware
 
 all: setup
@@ -46,6 +48,11 @@ soak: setup
 
 setup:
 	@scripts/setup.sh
+
+# Sphinx, warnings as errors; kernel-doc from Debian's linux-source tarball
+# (scripts/docs.sh).  Needs only the packages of `make setup`.
+docs:
+	@scripts/docs.sh
 
 # --- what the front door builds (setup must have run) ---------------------
 

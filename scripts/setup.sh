@@ -13,6 +13,7 @@ PKGS=(
 	linux-headers-amd64 linux-source-6.1
 	busybox-static cpio gzip kmod xz-utils zstd
 	socat strace
+	python3-sphinx perl	# make docs (and linux-source-6.1's kernel-doc)
 )
 
 if [ "$(id -u)" -ne 0 ]; then

@@ -31,14 +31,25 @@
 #define GEMINI_PE_GEMINI_ID(pe)		(((pe) >> GEMINI_NIC_ID_BITS) & GEMINI_ID_MASK)
 #define GEMINI_PE_NIC_ID(pe)		((pe) & GEMINI_NIC_ID_MASK)
 
-/* Router: six torus ports, in this order everywhere in vgemini. */
+/**
+ * enum gemini_port - the router's six torus ports
+ * @GEMINI_PORT_XP: X+
+ * @GEMINI_PORT_XM: X-
+ * @GEMINI_PORT_YP: Y+
+ * @GEMINI_PORT_YM: Y-
+ * @GEMINI_PORT_ZP: Z+
+ * @GEMINI_PORT_ZM: Z-
+ * @GEMINI_NUM_TORUS_PORTS: the number of torus ports
+ *
+ * In this order everywhere in vgemini.
+ */
 enum gemini_port {
-	GEMINI_PORT_XP = 0,		/* X+ */
-	GEMINI_PORT_XM = 1,		/* X- */
-	GEMINI_PORT_YP = 2,		/* Y+ */
-	GEMINI_PORT_YM = 3,		/* Y- */
-	GEMINI_PORT_ZP = 4,		/* Z+ */
-	GEMINI_PORT_ZM = 5,		/* Z- */
+	GEMINI_PORT_XP = 0,
+	GEMINI_PORT_XM = 1,
+	GEMINI_PORT_YP = 2,
+	GEMINI_PORT_YM = 3,
+	GEMINI_PORT_ZP = 4,
+	GEMINI_PORT_ZM = 5,
 	GEMINI_NUM_TORUS_PORTS = 6,
 };
 #define GEMINI_PORT_DIM(port)		((port) >> 1)	/* 0 = X, 1 = Y, 2 = Z */

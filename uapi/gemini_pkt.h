@@ -157,18 +157,25 @@ enum gemini_pkt_type {
 
 #define GEMINI_PKT_TYPE_VC(type)	(((type) >> 3) & 1)
 
-/*
- * enum gemini_amo_op - Gemini AMOs; the values are the low 5 bits of the
- * Gemini command codes.  Each may be fetching (GEMINI_PKT_F_FETCH) or not,
- * except CSWAP, which always fetches.
+/**
+ * enum gemini_amo_op - Gemini AMOs on the 8-byte target T
+ * @GEMINI_AMO_ADD: ``T += op1``
+ * @GEMINI_AMO_AND: ``T &= op1``
+ * @GEMINI_AMO_OR: ``T |= op1``
+ * @GEMINI_AMO_XOR: ``T ^= op1``
+ * @GEMINI_AMO_AX: ``T = (T & op1) ^ op2``
+ * @GEMINI_AMO_CSWAP: ``if (T == op1) T = op2``
+ *
+ * The values are the low 5 bits of the Gemini command codes.  Each may be
+ * fetching (GEMINI_PKT_F_FETCH) or not, except CSWAP, which always fetches.
  */
 enum gemini_amo_op {
-	GEMINI_AMO_ADD = 0x08,		/* T += op1 */
-	GEMINI_AMO_AND = 0x09,		/* T &= op1 */
-	GEMINI_AMO_OR = 0x0a,		/* T |= op1 */
-	GEMINI_AMO_XOR = 0x0b,		/* T ^= op1 */
-	GEMINI_AMO_AX = 0x0c,		/* T = (T & op1) ^ op2 */
-	GEMINI_AMO_CSWAP = 0x0d,	/* if (T == op1) T = op2 */
+	GEMINI_AMO_ADD = 0x08,
+	GEMINI_AMO_AND = 0x09,
+	GEMINI_AMO_OR = 0x0a,
+	GEMINI_AMO_XOR = 0x0b,
+	GEMINI_AMO_AX = 0x0c,
+	GEMINI_AMO_CSWAP = 0x0d,
 };
 
 #define GEMINI_AMO_OPERAND_BYTES	8

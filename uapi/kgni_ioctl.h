@@ -72,9 +72,15 @@
  *  - EPERM: the caller lacks the right: KGNI_IOC_JOB_CONFIGURE without
  *    CAP_SYS_ADMIN; KGNI_IOC_CDM_ATTACH to a (ptag, cookie) that no job
  *    configured; a command that needs a CDM on a file not attached.
- *  - EBUSY: the file is already attached; the CQ is still used by an FMA
- *    descriptor or a memory registration of the file.
+ *  - ENOLINK: the job of the file's CDM was released: the attachment is
+ *    revoked and every data-path command on the file fails so.
+ *  - EBUSY: the file is already attached; the (ptag, cookie) is allowed
+ *    already; the CQ is still used by an FMA descriptor or a memory
+ *    registration of the file.
+ *  - EBADF: KGNI_IOC_JOB_CONFIGURE's cgroup_fd is no cgroup v2 directory.
  *  - ENOSPC: no free hardware entry (job slot, MDD, CQ, FMA descriptor).
+ *  - EDQUOT: KGNI_IOC_CQ_CREATE past the CQs one file, or one job on one
+ *    NIC, may hold.
  *  - ENOMEM: kernel memory ran out, or pinning would exceed
  *    RLIMIT_MEMLOCK (without CAP_IPC_LOCK).
  *  - ENOSPC also: the GART has no run of free entries long enough for
@@ -327,6 +333,7 @@ struct kgni_counter_snapshot {
  *             it (Documentation/jobs.rst, "Job isolation").  Ignored for
  *             KGNI_JOB_RELEASE.
  * @reserved: in: 0
+ * @reserved2: in: 0
  *
  * The launcher's job set-up; needs CAP_SYS_ADMIN (else EPERM).  Allowing
  * a pair already allowed is EBUSY; ENOSPC when the NIC's table of

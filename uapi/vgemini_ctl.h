@@ -75,11 +75,18 @@
 #define VGEMINI_PORT_EXPECTED		0x8	/* RO 32: PE the topology expects */
 #define VGEMINI_PORT_CHANGES		0xc	/* RO 32: state changes since reset */
 
+/**
+ * enum vgemini_port_state - a router port's state (VGEMINI_PORT_STATE)
+ * @VGEMINI_PORT_UNUSED: no link attached to this port
+ * @VGEMINI_PORT_DOWN: attached, no live neighbour
+ * @VGEMINI_PORT_UP: neighbour answered and is alive
+ * @VGEMINI_PORT_MISWIRED: neighbour alive but not the expected one
+ */
 enum vgemini_port_state {
-	VGEMINI_PORT_UNUSED = 0,	/* no link attached to this port */
-	VGEMINI_PORT_DOWN = 1,		/* attached, no live neighbour */
-	VGEMINI_PORT_UP = 2,		/* neighbour answered and is alive */
-	VGEMINI_PORT_MISWIRED = 3,	/* neighbour alive but not the expected one */
+	VGEMINI_PORT_UNUSED = 0,
+	VGEMINI_PORT_DOWN = 1,
+	VGEMINI_PORT_UP = 2,
+	VGEMINI_PORT_MISWIRED = 3,
 };
 
 #define VGEMINI_PEER_NONE		0xffffffffu
@@ -91,10 +98,16 @@ enum vgemini_port_state {
 #define VGEMINI_CTL_ROUTE_GEN		0x060	/* RO 32: table generation, 0 = none */
 #define VGEMINI_CTL_FABRIC_STATE	0x064	/* RO 32: enum vgemini_fabric_state */
 
+/**
+ * enum vgemini_fabric_state - the router's state (VGEMINI_CTL_FABRIC_STATE)
+ * @VGEMINI_FABRIC_NO_TABLE: no routing table loaded
+ * @VGEMINI_FABRIC_RUNNING: a table is loaded and the router forwards
+ * @VGEMINI_FABRIC_QUIESCED: the supervisor holds all traffic
+ */
 enum vgemini_fabric_state {
-	VGEMINI_FABRIC_NO_TABLE = 0,	/* no routing table loaded */
+	VGEMINI_FABRIC_NO_TABLE = 0,
 	VGEMINI_FABRIC_RUNNING = 1,
-	VGEMINI_FABRIC_QUIESCED = 2,	/* the supervisor holds all traffic */
+	VGEMINI_FABRIC_QUIESCED = 2,
 };
 
 /*
@@ -122,15 +135,26 @@ enum vgemini_fabric_state {
 #define VGEMINI_DIAG_CMD_PING		1
 #define VGEMINI_DIAG_TIMEOUT_MS		2000u
 
+/**
+ * enum vgemini_diag_status - state or result of the last diagnostic ping
+ * @VGEMINI_DIAG_IDLE: no ping since reset
+ * @VGEMINI_DIAG_PENDING: a ping is in flight
+ * @VGEMINI_DIAG_DONE: the response came back
+ * @VGEMINI_DIAG_ERR_TIMEOUT: no response in time: lost or unreachable
+ * @VGEMINI_DIAG_ERR_DEST: no such node in this torus
+ * @VGEMINI_DIAG_ERR_LEN: LEN over 64
+ * @VGEMINI_DIAG_ERR_BUSY: no room to inject the request
+ * @VGEMINI_DIAG_ERR_NO_ROUTE: no routing table, or the table has no route
+ */
 enum vgemini_diag_status {
 	VGEMINI_DIAG_IDLE = 0,
 	VGEMINI_DIAG_PENDING = 1,
 	VGEMINI_DIAG_DONE = 2,
-	VGEMINI_DIAG_ERR_TIMEOUT = 3,	/* no response in time: lost or unreachable */
-	VGEMINI_DIAG_ERR_DEST = 4,	/* no such node in this torus */
-	VGEMINI_DIAG_ERR_LEN = 5,	/* LEN over 64 */
-	VGEMINI_DIAG_ERR_BUSY = 6,	/* no room to inject the request */
-	VGEMINI_DIAG_ERR_NO_ROUTE = 7,	/* no routing table, or the table has no route */
+	VGEMINI_DIAG_ERR_TIMEOUT = 3,
+	VGEMINI_DIAG_ERR_DEST = 4,
+	VGEMINI_DIAG_ERR_LEN = 5,
+	VGEMINI_DIAG_ERR_BUSY = 6,
+	VGEMINI_DIAG_ERR_NO_ROUTE = 7,
 };
 
 /* DIAG_HOPS fields */
@@ -197,36 +221,69 @@ enum vgemini_diag_status {
 #define VGEMINI_COUNTER_BLOCKS		7
 #define VGEMINI_COUNTERS_PER_BLK	16
 
-/* Per router port, in the order of the six static tile counters first. */
+/**
+ * enum vgemini_port_counter - the counters of a router port's block
+ * @VGEMINI_PC_VC0_PHITS: request-VC phits received
+ * @VGEMINI_PC_VC1_PHITS: response-VC phits received
+ * @VGEMINI_PC_VC0_PKTS: request-VC packets received
+ * @VGEMINI_PC_VC1_PKTS: response-VC packets received
+ * @VGEMINI_PC_INQ_STALL: 800 MHz cycles an input waited for an output
+ * @VGEMINI_PC_CREDIT_STALL: 800 MHz cycles an output waited for credits
+ * @VGEMINI_PC_RETRY: packets this port sent again (link retry)
+ * @VGEMINI_PC_CRC_ERR: packets received with a bad CRC
+ * @VGEMINI_PC_SEQ_ERR: gaps seen: packets lost on the way in
+ * @VGEMINI_PC_NAK: retransmission requests sent
+ * @VGEMINI_PC_FAULTS: packets this port's fault injector hit
+ * @VGEMINI_PC_DOWN_DROP: packets dropped: this port down
+ * @VGEMINI_PC_TX_PKTS: packets sent (first transmissions)
+ * @VGEMINI_PC_NUM: the number of port counters
+ *
+ * The six static tile counters come first, in Gemini's order.
+ */
 enum vgemini_port_counter {
-	VGEMINI_PC_VC0_PHITS = 0,	/* request-VC phits received */
-	VGEMINI_PC_VC1_PHITS = 1,	/* response-VC phits received */
-	VGEMINI_PC_VC0_PKTS = 2,	/* request-VC packets received */
-	VGEMINI_PC_VC1_PKTS = 3,	/* response-VC packets received */
-	VGEMINI_PC_INQ_STALL = 4,	/* 800 MHz cycles an input waited for an output */
-	VGEMINI_PC_CREDIT_STALL = 5,	/* 800 MHz cycles an output waited for credits */
-	VGEMINI_PC_RETRY = 6,		/* packets this port sent again (link retry) */
-	VGEMINI_PC_CRC_ERR = 7,		/* packets received with a bad CRC */
-	VGEMINI_PC_SEQ_ERR = 8,		/* gaps seen: packets lost on the way in */
-	VGEMINI_PC_NAK = 9,		/* retransmission requests sent */
-	VGEMINI_PC_FAULTS = 10,		/* packets this port's fault injector hit */
-	VGEMINI_PC_DOWN_DROP = 11,	/* packets dropped: this port down */
-	VGEMINI_PC_TX_PKTS = 12,	/* packets sent (first transmissions) */
+	VGEMINI_PC_VC0_PHITS = 0,
+	VGEMINI_PC_VC1_PHITS = 1,
+	VGEMINI_PC_VC0_PKTS = 2,
+	VGEMINI_PC_VC1_PKTS = 3,
+	VGEMINI_PC_INQ_STALL = 4,
+	VGEMINI_PC_CREDIT_STALL = 5,
+	VGEMINI_PC_RETRY = 6,
+	VGEMINI_PC_CRC_ERR = 7,
+	VGEMINI_PC_SEQ_ERR = 8,
+	VGEMINI_PC_NAK = 9,
+	VGEMINI_PC_FAULTS = 10,
+	VGEMINI_PC_DOWN_DROP = 11,
+	VGEMINI_PC_TX_PKTS = 12,
 	VGEMINI_PC_NUM = 13,
 };
 
+/**
+ * enum vgemini_nic_counter - the counters of the NIC's block
+ * @VGEMINI_NC_REQ_PKTS_OUT: request packets the NIC injected
+ * @VGEMINI_NC_REQ_PHITS_OUT: their phits
+ * @VGEMINI_NC_RSP_PKTS_OUT: response packets the NIC injected
+ * @VGEMINI_NC_RSP_PHITS_OUT: their phits
+ * @VGEMINI_NC_REQ_PKTS_IN: request packets delivered to the NIC
+ * @VGEMINI_NC_RSP_PKTS_IN: response packets delivered to the NIC
+ * @VGEMINI_NC_NO_ROUTE: packets this router dropped: no route
+ * @VGEMINI_NC_MALFORMED: packets dropped: malformed (after CRC)
+ * @VGEMINI_NC_STALE_RSP: responses matching no outstanding request
+ * @VGEMINI_NC_DIAG_PINGS: diagnostic requests answered
+ * @VGEMINI_NC_DIAG_TIMEOUTS: diagnostic requests timed out
+ * @VGEMINI_NC_NUM: the number of NIC counters
+ */
 enum vgemini_nic_counter {
-	VGEMINI_NC_REQ_PKTS_OUT = 0,	/* request packets the NIC injected */
+	VGEMINI_NC_REQ_PKTS_OUT = 0,
 	VGEMINI_NC_REQ_PHITS_OUT = 1,
-	VGEMINI_NC_RSP_PKTS_OUT = 2,	/* response packets the NIC injected */
+	VGEMINI_NC_RSP_PKTS_OUT = 2,
 	VGEMINI_NC_RSP_PHITS_OUT = 3,
-	VGEMINI_NC_REQ_PKTS_IN = 4,	/* request packets delivered to the NIC */
+	VGEMINI_NC_REQ_PKTS_IN = 4,
 	VGEMINI_NC_RSP_PKTS_IN = 5,
-	VGEMINI_NC_NO_ROUTE = 6,	/* packets this router dropped: no route */
-	VGEMINI_NC_MALFORMED = 7,	/* packets dropped: malformed (after CRC) */
-	VGEMINI_NC_STALE_RSP = 8,	/* responses matching no outstanding request */
-	VGEMINI_NC_DIAG_PINGS = 9,	/* diagnostic requests answered */
-	VGEMINI_NC_DIAG_TIMEOUTS = 10,	/* diagnostic requests timed out */
+	VGEMINI_NC_NO_ROUTE = 6,
+	VGEMINI_NC_MALFORMED = 7,
+	VGEMINI_NC_STALE_RSP = 8,
+	VGEMINI_NC_DIAG_PINGS = 9,
+	VGEMINI_NC_DIAG_TIMEOUTS = 10,
 	VGEMINI_NC_NUM = 11,
 };
 

@@ -85,10 +85,11 @@
  * @gen: bumped (odd while writing, even when done) on every write, so
  *       that a reader can tell a torn copy and a rewritten slot
  * @seq: packet number within the session
- * @epoch: the session (see above) the packet belongs to
+ * @epoch: the session (both sides' epochs combined) the packet belongs to
  * @len: bytes of the packet in @bytes (3 per phit)
  * @reserved: zero
  * @bytes: the packet as phits (uapi/gemini_pkt.h)
+ * @pad: to VGEMINI_LINK_SLOT_BYTES; unused
  */
 struct vgemini_link_slot {
 	uint32_t gen;
