@@ -26,6 +26,12 @@
  *    out on it while idle (GNI_RC_TIMEOUT, after the timeout), and sleeps
  *    until rank 1's remote event comes; on a polled CQ it is refused
  *    (GNI_RC_ERROR_RESOURCE).
+ * 6. Laps (--laps N, default 4000): N CQ writes to myself, one at a time:
+ *    each makes exactly one local event (its own descriptor back) and one
+ *    remote event carrying its own value, through many laps of both rings
+ *    (the consumer clears each entry it takes); no other event is left.
+ *    An entry the device wrote twice, brought back after its consumer had
+ *    cleared it, shows up a lap later as a value out of sequence.
  */
 #include "ugni_job.h"
 
@@ -135,7 +141,48 @@ static void remote_events(gni_cq_handle_t rcq, const uint64_t *rbuf,
 	free(seen);
 }
 
-int main(void)
+/* 6: @n CQ writes to myself, each event seen exactly once, in order */
+static void laps(gni_cq_handle_t rcq, const struct job_buf *mine, int n)
+{
+	gni_post_descriptor_t d;
+	struct completion c;
+	gni_cq_entry_t ev;
+	gni_return_t rc;
+	int i, bad_local = 0, bad_remote = 0, extra = 0;
+	uint64_t want;
+
+	for (i = 0; i < n; i++) {
+		want = 0x1a9000000000ull | (uint64_t)job.rank << 24 | i;
+		desc_init(&d, GNI_POST_CQWRITE, GNI_CQMODE_GLOBAL_EVENT);
+		d.remote_mem_hndl = mine->mh;
+		d.cqwrite_value = want;
+		d.post_id = 0x1a90000 + i;
+		if (!post_wait(job.ep[job.rank], job.cq, &d, &c) ||
+		    d.post_id != 0x1a90000u + i) {
+			if (bad_local++ < 3)
+				diag("lap write %d: %s", i, describe(&c));
+			break;
+		}
+		rc = wait_event(rcq, &ev);
+		if (rc != GNI_RC_SUCCESS || GNI_CQ_GET_DATA(ev) != want) {
+			if (bad_remote++ < 3)
+				diag("lap write %d: remote event %s 0x%016" PRIx64
+				     ", want data 0x%" PRIx64, i, rc_str(rc),
+				     (uint64_t)ev, want);
+			break;
+		}
+	}
+	while (GNI_CqGetEvent(job.cq, &ev) != GNI_RC_NOT_DONE ||
+	       GNI_CqGetEvent(rcq, &ev) != GNI_RC_NOT_DONE)
+		if (extra++ > 2 * n)
+			break;
+	check(i == n && !bad_local && !bad_remote && !extra, "%d CQ writes to "
+	      "myself through %d laps of the local and %d of the remote CQ: "
+	      "each event once, in order, none left over (%d done, %d extra)",
+	      n, n / (LOCAL_CQ_ENTRIES + 1), n / (RCQ_ENTRIES + 1), i, extra);
+}
+
+int main(int argc, char **argv)
 {
 	gni_cq_handle_t rcq, ocq = NULL, bcq = NULL;
 	gni_mem_handle_t rmh, omh, bmh;
@@ -148,6 +195,16 @@ int main(void)
 	int peer, i, got, bad, ok;
 	double t0, t;
 
+	int nlaps = 4000;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--laps") && i + 1 < argc) {
+			nlaps = atoi(argv[++i]);
+		} else {
+			fprintf(stderr, "usage: ugni_cq [--laps N]\n");
+			return 2;
+		}
+	}
 	job_init("ugni_cq", 1);
 	lbuf = malloc(64 * sizeof(*lbuf) + job.size * sizeof(*lbuf));
 	rbuf = alloc_aligned(PAGE, PAGE);
@@ -337,6 +394,8 @@ int main(void)
 	}
 	if (job.size < 2)
 		skip("blocking CQ: needs 2 ranks");
+	barrier();
+	laps(rcq, &rb_all[job.rank], nlaps);
 	barrier();
 	if (bcq) {
 		rc = GNI_MemDeregister(job.nic, &bmh);
