@@ -11,9 +11,13 @@
  *   kgni_ioctl.c     ioctls of /dev/kgniN: checks and dispatch, removal
  *   kgni_diag.c      the diagnostic ping and its interrupt
  *   kgni_counters.c  router and NIC counters: ioctls, sysfs and debugfs
- *   kgni_dp.c        the data path: jobs, CDMs, memory registration
- *                    through the GART, CQs and their waits, FMA
- *                    descriptors, mmap of their pages
+ *   kgni_job.c       the data path's jobs and CDMs: who may attach,
+ *                    revoking a released job, releasing a file
+ *   kgni_mem.c       the NIC's tables, the GART, memory registration
+ *   kgni_cq.c        CQs and their blocking waits
+ *   kgni_fma.c       FMA descriptors
+ *   kgni_mmap.c      mmap of the data path's objects, the mappings' lifetime
+ * The data path's files share kgni_dp.h besides.
  */
 #ifndef KGNI_H
 #define KGNI_H
@@ -35,6 +39,7 @@
 #include "gemini_nic.h"
 #include "kgni_ioctl.h"
 #include "vgemini_ctl.h"
+#include "vgemini_names.h"
 
 /*
  * Driver version, encoded as GNI_VERSION_CHECK(major, minor, code) is:
@@ -54,12 +59,12 @@
 /*
  * struct class callbacks took non-const pointers before these kernels.
  */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#if KERNEL_VERSION(6, 2, 0) <= LINUX_VERSION_CODE
 #define KGNI_CONST_DEV		const
 #else
 #define KGNI_CONST_DEV
 #endif
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
+#if KERNEL_VERSION(6, 4, 0) <= LINUX_VERSION_CODE
 #define KGNI_CONST_CLASS	const
 #else
 #define KGNI_CONST_CLASS
@@ -308,22 +313,30 @@ long kgni_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 int kgni_ucmd_respond(struct kgni_ucmd *ucmd, size_t len);
 void kgni_ioctl_shutdown(struct kgni_dev *kdev);
 
-/* kgni_dp.c */
+/* kgni_job.c */
+void kgni_file_release(struct kgni_file *kfile, struct file *file);
+void kgni_dp_free_jobs(struct kgni_dev *kdev);
+int kgni_ioctl_job_configure(struct kgni_ucmd *ucmd);
+int kgni_ioctl_cdm_attach(struct kgni_ucmd *ucmd);
+
+/* kgni_mem.c */
 int kgni_dp_map(struct kgni_dev *kdev);
 void kgni_dp_stop(struct kgni_dev *kdev);
 void kgni_dp_unmap(struct kgni_dev *kdev);
-void kgni_file_release(struct kgni_file *kfile, struct file *file);
-void kgni_dp_free_jobs(struct kgni_dev *kdev);
-int kgni_mmap(struct file *file, struct vm_area_struct *vma);
-int kgni_ioctl_job_configure(struct kgni_ucmd *ucmd);
-int kgni_ioctl_cdm_attach(struct kgni_ucmd *ucmd);
 int kgni_ioctl_mem_register(struct kgni_ucmd *ucmd);
 int kgni_ioctl_mem_deregister(struct kgni_ucmd *ucmd);
+
+/* kgni_cq.c */
 int kgni_ioctl_cq_create(struct kgni_ucmd *ucmd);
 int kgni_ioctl_cq_destroy(struct kgni_ucmd *ucmd);
+int kgni_ioctl_cq_wait(struct kgni_ucmd *ucmd);
+
+/* kgni_fma.c */
 int kgni_ioctl_fma_alloc(struct kgni_ucmd *ucmd);
 int kgni_ioctl_fma_free(struct kgni_ucmd *ucmd);
-int kgni_ioctl_cq_wait(struct kgni_ucmd *ucmd);
+
+/* kgni_mmap.c */
+int kgni_mmap(struct file *file, struct vm_area_struct *vma);
 
 /* kgni_diag.c */
 void kgni_diag_start(struct kgni_dev *kdev);

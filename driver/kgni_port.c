@@ -9,19 +9,11 @@
 #include "kgni.h"
 
 static const char * const kgni_port_names[GEMINI_NUM_TORUS_PORTS] = {
-	[GEMINI_PORT_XP] = "X+",
-	[GEMINI_PORT_XM] = "X-",
-	[GEMINI_PORT_YP] = "Y+",
-	[GEMINI_PORT_YM] = "Y-",
-	[GEMINI_PORT_ZP] = "Z+",
-	[GEMINI_PORT_ZM] = "Z-",
+	VGEMINI_PORT_LIST(VGEMINI_PORT_LABEL_INIT)
 };
 
 static const char * const kgni_port_state_names[] = {
-	[VGEMINI_PORT_UNUSED] = "unused",
-	[VGEMINI_PORT_DOWN] = "down",
-	[VGEMINI_PORT_UP] = "up",
-	[VGEMINI_PORT_MISWIRED] = "miswired",
+	VGEMINI_PORT_STATE_LIST(VGEMINI_PORT_STATE_INIT)
 };
 
 /* "X+" ... "Z-": in the kernel log and in counter names. */

@@ -137,12 +137,7 @@ static const struct attribute_group kgni_dev_group = {
  * block, named "<port>_<register>" (xp_state, xp_peer, ...).
  */
 static const char * const kgni_port_prefix[GEMINI_NUM_TORUS_PORTS] = {
-	[GEMINI_PORT_XP] = "xp",
-	[GEMINI_PORT_XM] = "xm",
-	[GEMINI_PORT_YP] = "yp",
-	[GEMINI_PORT_YM] = "ym",
-	[GEMINI_PORT_ZP] = "zp",
-	[GEMINI_PORT_ZM] = "zm",
+	VGEMINI_PORT_LIST(VGEMINI_PORT_SHORT_INIT)
 };
 
 static const struct {

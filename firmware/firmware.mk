@@ -14,7 +14,9 @@ FIRMWARE_OUT ?= $(BUILD)/firmware
 FIRMWARE_DIR := $(REPO)/firmware
 FIRMWARE_LIB := $(addprefix $(FIRMWARE_DIR)/,torus.c routes.c check.c image.c image_dir.c)
 FIRMWARE_HDR := $(FIRMWARE_DIR)/routes.h $(REPO)/uapi/gemini_hw.h \
-	$(REPO)/uapi/vgemini_route.h
+	$(REPO)/uapi/vgemini_route.h $(REPO)/uapi/vgemini_crc32.h \
+	$(REPO)/uapi/vgemini_le.h $(REPO)/uapi/vgemini_names.h \
+	$(REPO)/uapi/vgemini_ctl.h
 FIRMWARE_CFLAGS := -std=c11 -g -Wall -Wextra -Werror -Wshadow \
 	-I$(REPO)/uapi -I$(FIRMWARE_DIR)
 FIRMWARE_SAN := -O1 -fsanitize=address,undefined -fno-sanitize-recover=all

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Routing-table images (uapi/vgemini_route.h): the CRC-32 of the entries,
- * building an image's header, and parsing an image with every field
- * checked.  All fields are little-endian whatever the host.
+ * Routing-table images (uapi/vgemini_route.h): building an image's header,
+ * and parsing an image with every field checked.  All fields are little-endian whatever the host.
  */
 #include <stddef.h>
 #include <string.h>
@@ -12,51 +11,7 @@
 _Static_assert(sizeof(struct vgemini_route_hdr) == VGEMINI_ROUTE_HDR_SIZE,
 	       "routing image header is 64 bytes");
 
-#define HDR_OFF(field)	offsetof(struct vgemini_route_hdr, field)
-
-/* CRC-32 of IEEE 802.3 (reflected polynomial 0xedb88320), as zlib's. */
-static uint32_t crc_table[256];
-static bool crc_table_ready;
-
-static void crc_table_init(void)
-{
-	uint32_t c, n, k;
-
-	for (n = 0; n < 256; n++) {
-		c = n;
-		for (k = 0; k < 8; k++)
-			c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-		crc_table[n] = c;
-	}
-	crc_table_ready = true;
-}
-
-/* Start with crc = 0; feed the result back in to continue. */
-uint32_t crc32_ieee(uint32_t crc, const void *buf, size_t len)
-{
-	const uint8_t *p = buf;
-
-	if (!crc_table_ready)
-		crc_table_init();
-	crc = ~crc;
-	while (len--)
-		crc = crc_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
-	return ~crc;
-}
-
-static void put_le32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)(v >> 16);
-	p[3] = (uint8_t)(v >> 24);
-}
-
-static uint32_t get_le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
+#define HDR_OFF(field)	VGEMINI_ROUTE_HDR_OFF(field)
 
 size_t image_size(uint32_t num_nodes)
 {
@@ -75,18 +30,18 @@ void image_build(uint8_t *img, const struct torus *t, uint32_t node,
 	unsigned int i;
 
 	memset(img, 0, VGEMINI_ROUTE_HDR_SIZE);
-	put_le32(img + HDR_OFF(magic), VGEMINI_ROUTE_MAGIC);
-	put_le32(img + HDR_OFF(version), VGEMINI_ROUTE_VERSION);
-	put_le32(img + HDR_OFF(hdr_size), VGEMINI_ROUTE_HDR_SIZE);
-	put_le32(img + HDR_OFF(gemini_id), node);
+	vgemini_put_le32(img + HDR_OFF(magic), VGEMINI_ROUTE_MAGIC);
+	vgemini_put_le32(img + HDR_OFF(version), VGEMINI_ROUTE_VERSION);
+	vgemini_put_le32(img + HDR_OFF(hdr_size), VGEMINI_ROUTE_HDR_SIZE);
+	vgemini_put_le32(img + HDR_OFF(gemini_id), node);
 	for (i = 0; i < 3; i++)
 		img[HDR_OFF(dims) + i] = (uint8_t)t->dims[i];
-	put_le32(img + HDR_OFF(num_nodes), t->num_nodes);
-	put_le32(img + HDR_OFF(generation), generation);
-	put_le32(img + HDR_OFF(entries_crc32),
-		 crc32_ieee(0, entries, image_size(t->num_nodes) -
+	vgemini_put_le32(img + HDR_OFF(num_nodes), t->num_nodes);
+	vgemini_put_le32(img + HDR_OFF(generation), generation);
+	vgemini_put_le32(img + HDR_OFF(entries_crc32),
+		 vgemini_crc32(0, entries, image_size(t->num_nodes) -
 				       VGEMINI_ROUTE_HDR_SIZE));
-	put_le32(img + HDR_OFF(num_failed), t->num_failed);
+	vgemini_put_le32(img + HDR_OFF(num_failed), t->num_failed);
 }
 
 static int parse_header(const uint8_t *buf, size_t len, struct route_image *img,
@@ -101,19 +56,19 @@ static int parse_header(const uint8_t *buf, size_t len, struct route_image *img,
 			   len, VGEMINI_ROUTE_HDR_SIZE);
 		return -1;
 	}
-	v = get_le32(buf + HDR_OFF(magic));
+	v = vgemini_get_le32(buf + HDR_OFF(magic));
 	if (v != VGEMINI_ROUTE_MAGIC) {
 		routes_err(err, "bad magic 0x%08x (expected 0x%08x, \"VGRT\")",
 			   v, VGEMINI_ROUTE_MAGIC);
 		return -1;
 	}
-	v = get_le32(buf + HDR_OFF(version));
+	v = vgemini_get_le32(buf + HDR_OFF(version));
 	if (v != VGEMINI_ROUTE_VERSION) {
 		routes_err(err, "version %u: this tool reads version %u only",
 			   v, VGEMINI_ROUTE_VERSION);
 		return -1;
 	}
-	v = get_le32(buf + HDR_OFF(hdr_size));
+	v = vgemini_get_le32(buf + HDR_OFF(hdr_size));
 	if (v != VGEMINI_ROUTE_HDR_SIZE) {
 		routes_err(err, "header size %u (expected %u)", v,
 			   VGEMINI_ROUTE_HDR_SIZE);
@@ -139,22 +94,22 @@ static int parse_header(const uint8_t *buf, size_t len, struct route_image *img,
 			return -1;
 		}
 	}
-	img->num_nodes = get_le32(buf + HDR_OFF(num_nodes));
+	img->num_nodes = vgemini_get_le32(buf + HDR_OFF(num_nodes));
 	if (img->num_nodes != n || n > GEMINI_MAX_NODES) {
 		routes_err(err, "num_nodes %u does not match dims %ux%ux%u (or exceeds %u)",
 			   img->num_nodes, img->dims[0], img->dims[1],
 			   img->dims[2], GEMINI_MAX_NODES);
 		return -1;
 	}
-	img->gemini_id = get_le32(buf + HDR_OFF(gemini_id));
+	img->gemini_id = vgemini_get_le32(buf + HDR_OFF(gemini_id));
 	if (img->gemini_id >= img->num_nodes) {
 		routes_err(err, "gemini_id %u outside a torus of %u nodes",
 			   img->gemini_id, img->num_nodes);
 		return -1;
 	}
-	img->generation = get_le32(buf + HDR_OFF(generation));
-	img->crc = get_le32(buf + HDR_OFF(entries_crc32));
-	img->num_failed = get_le32(buf + HDR_OFF(num_failed));
+	img->generation = vgemini_get_le32(buf + HDR_OFF(generation));
+	img->crc = vgemini_get_le32(buf + HDR_OFF(entries_crc32));
+	img->num_failed = vgemini_get_le32(buf + HDR_OFF(num_failed));
 	return 0;
 }
 
@@ -180,7 +135,7 @@ int image_parse(const uint8_t *buf, size_t len, struct route_image *img,
 	}
 	img->entries = buf + VGEMINI_ROUTE_HDR_SIZE;
 	num = want - VGEMINI_ROUTE_HDR_SIZE;
-	crc = crc32_ieee(0, img->entries, num);
+	crc = vgemini_crc32(0, img->entries, num);
 	if (crc != img->crc) {
 		routes_err(err, "entries CRC-32 is 0x%08x, header says 0x%08x",
 			   crc, img->crc);

@@ -17,6 +17,8 @@
 #include <stdint.h>
 
 #include "gemini_hw.h"
+#include "vgemini_crc32.h"
+#include "vgemini_le.h"
 #include "vgemini_route.h"
 
 #define ROUTES_ERR_LEN		256
@@ -188,7 +190,6 @@ struct route_image {
 	const uint8_t *entries;
 };
 
-uint32_t crc32_ieee(uint32_t crc, const void *buf, size_t len);
 size_t image_size(uint32_t num_nodes);
 void image_build(uint8_t *img, const struct torus *t, uint32_t node,
 		 uint32_t generation);

@@ -4,12 +4,14 @@
  * distances and connected components; and the parsers of the values the
  * vgemini-routes command line takes (dims, nodes, ports, numbers).
  */
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "routes.h"
+#include "vgemini_names.h"
 
 void routes_err(char *err, const char *fmt, ...)
 {
@@ -190,10 +192,12 @@ uint32_t *torus_components(const struct torus *t, uint32_t *num_comp)
 const char *port_name(unsigned int port)
 {
 	static const char *const names[] = {
-		"X+", "X-", "Y+", "Y-", "Z+", "Z-", "local", "none",
+		VGEMINI_PORT_LIST(VGEMINI_PORT_LABEL_INIT)
+		[VGEMINI_ROUTE_OUT_NIC] = "local",
+		[VGEMINI_ROUTE_NONE] = "none",
 	};
 
-	return port < 8 ? names[port] : "?";
+	return port < sizeof(names) / sizeof(names[0]) ? names[port] : "?";
 }
 
 /* Strict decimal: digits only, no sign or spaces, at most UINT32_MAX. */
@@ -268,28 +272,31 @@ int parse_dims(const char *s, unsigned int dims[3], char *err)
 	return 0;
 }
 
-/* X+ X- Y+ Y- Z+ Z-, any case, or xp xm yp ym zp zm. */
+/* Whether @s is @name but for the case of letters. */
+static bool same_name(const char *s, const char *name)
+{
+	for (; *s && *name; s++, name++)
+		if (tolower((unsigned char)*s) != tolower((unsigned char)*name))
+			return false;
+	return !*s && !*name;
+}
+
+/* X+ X- Y+ Y- Z+ Z-, any case, or xp xm yp ym zp zm (vgemini_names.h). */
 int parse_port(const char *s, unsigned int *port, char *err)
 {
-	static const char dimc[] = "xyz";
-	const char *d;
-	int sign;
+#define PORT_NAMES(id, label, sname)	[GEMINI_PORT_##id] = { label, sname },
+	static const char *const names[GEMINI_NUM_TORUS_PORTS][2] = {
+		VGEMINI_PORT_LIST(PORT_NAMES)
+	};
+#undef PORT_NAMES
+	unsigned int p;
 
-	if (strlen(s) != 2 || !(d = strchr(dimc, s[0] | 0x20)) || !*d)
-		goto bad;
-	switch (s[1]) {
-	case '+': case 'p': case 'P':
-		sign = 0;
-		break;
-	case '-': case 'm': case 'M':
-		sign = 1;
-		break;
-	default:
-		goto bad;
+	for (p = 0; p < GEMINI_NUM_TORUS_PORTS; p++) {
+		if (same_name(s, names[p][0]) || same_name(s, names[p][1])) {
+			*port = p;
+			return 0;
+		}
 	}
-	*port = (unsigned int)(d - dimc) * 2 + (unsigned int)sign;
-	return 0;
-bad:
 	routes_err(err, "port \"%s\": expected one of X+ X- Y+ Y- Z+ Z- (or xp xm yp ym zp zm)",
 		   s);
 	return -1;

@@ -21,7 +21,7 @@
 #   $(LIB_OUT)/tests/             host builds of pmi_test: pmi_test_asan
 #                                 (library and test under ASan+UBSan) and
 #                                 pmi_test_dyn (linked to libpmi.so); and
-#                                 vgemini-agent (scripts/guest/agent.c under
+#                                 vgemini-agent (guest/agent.c under
 #                                 ASan+UBSan) for "vgemini run --local"
 #
 #   lib        all of the above, and libugni (lib/ugni/ugni.mk)
@@ -34,9 +34,9 @@ LIB_DIR := $(REPO)/lib
 PMI_DIR := $(LIB_DIR)/pmi
 PMI_VERSION := 1.0.0
 PMI_SONAME := libpmi.so.1
-PMI_HDR := $(PMI_DIR)/pmi.h $(PMI_DIR)/pmi_wire.h
+PMI_HDR := $(PMI_DIR)/pmi.h $(PMI_DIR)/pmi_wire.h $(REPO)/uapi/vgemini_le.h
 PMI_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wshadow \
-	-fPIC -fvisibility=hidden -pthread -I$(PMI_DIR)
+	-fPIC -fvisibility=hidden -pthread -I$(PMI_DIR) -I$(REPO)/uapi
 PMI_SAN := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all
 PMI_PKG := PKG_CONFIG_PATH=$(LIB_OUT)/pkgconfig pkg-config
 
@@ -95,7 +95,8 @@ $(PMI_GUEST_TEST): $(PMI_DIR)/tests/pmi_test.c $(PMI_A) $(PMI_INC) $(PMI_PC)
 $(LIB_OUT)/tests/pmi_test_asan: $(PMI_DIR)/tests/pmi_test.c $(PMI_DIR)/pmi.c $(PMI_HDR)
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 -Wall -Wextra -Werror -pthread $(PMI_SAN) \
-		-I$(PMI_DIR) $(PMI_DIR)/tests/pmi_test.c $(PMI_DIR)/pmi.c -o $@
+		-I$(PMI_DIR) -I$(REPO)/uapi $(PMI_DIR)/tests/pmi_test.c \
+		$(PMI_DIR)/pmi.c -o $@
 
 $(LIB_OUT)/tests/pmi_test_dyn: $(PMI_DIR)/tests/pmi_test.c $(LIB_OUT)/libpmi.so $(PMI_INC) $(PMI_PC)
 	@mkdir -p $(@D)
@@ -103,9 +104,9 @@ $(LIB_OUT)/tests/pmi_test_dyn: $(PMI_DIR)/tests/pmi_test.c $(LIB_OUT)/libpmi.so 
 		$$($(PMI_PKG) --cflags cray-pmi) $< -o $@ \
 		$$($(PMI_PKG) --libs cray-pmi) -Wl,-rpath,$(LIB_OUT)
 
-$(LIB_OUT)/tests/vgemini-agent: $(REPO)/scripts/guest/agent.c
+$(LIB_OUT)/tests/vgemini-agent: $(REPO)/guest/agent.c $(REPO)/uapi/vgemini_agent.h $(REPO)/uapi/vgemini_le.h
 	@mkdir -p $(@D)
-	$(CC) -std=gnu11 -Wall -Wextra -Werror $(PMI_SAN) $< -o $@
+	$(CC) -std=gnu11 -Wall -Wextra -Werror -I$(REPO)/uapi $(PMI_SAN) $< -o $@
 
 test-lib: lib
 	@$(PMI_DIR)/tests/host-test.py $(LIB_OUT)

@@ -16,7 +16,7 @@ COUNT=${BENCH_COUNT:-2000}
 export VGEMINI_FABRIC=${VGEMINI_FABRIC:-bench-$$}
 mkdir -p "$OUT"
 
-gcc -O2 -Wall -Wextra -Werror -o "$OUT/udp_rtt" "$REPO/scripts/bench/udp_rtt.c"
+gcc -O2 -Wall -Wextra -Werror -o "$OUT/udp_rtt" "$REPO/guest/bench/udp_rtt.c"
 
 trap '"$VGEMINI" down >/dev/null 2>&1 || true' EXIT
 "$VGEMINI" up --dims 4x2x1 >"$OUT/up.log" 2>&1 || { cat "$OUT/up.log"; exit 1; }

@@ -151,12 +151,13 @@ if [ -n "$KGNI_KO" ]; then
 fi
 
 # --- Up to date? -----------------------------------------------------------
-GUEST=scripts/guest
+GUEST=guest
 hash_inputs() {
 	{
 		echo "kver $KVER $(basename "$deb")"
 		sha256sum scripts/build-image.sh "$GUEST"/init "$GUEST"/agent.c \
-			"$GUEST"/kgni-job.c uapi/kgni_ioctl.h "$BUSYBOX"
+			"$GUEST"/kgni-job.c uapi/kgni_ioctl.h uapi/vgemini_agent.h \
+			uapi/vgemini_le.h "$BUSYBOX"
 		[ -n "$KGNI_KO" ] && sha256sum "$KGNI_KO"
 		if [ -n "$SELFTESTS_DIR" ]; then
 			(cd "$SELFTESTS_DIR" && find . -type f -print0 | sort -z |
@@ -206,7 +207,7 @@ for applet in $("$BUSYBOX" --list-full); do
 done
 
 install -m 0755 "$GUEST/init" "$ROOT/init"
-gcc -static -O2 -Wall -Wextra -Werror -s -o "$ROOT/sbin/vgemini-agent" "$GUEST/agent.c"
+gcc -static -O2 -Wall -Wextra -Werror -s -Iuapi -o "$ROOT/sbin/vgemini-agent" "$GUEST/agent.c"
 # The job domain tool "vgemini run" runs on every node (Documentation/jobs.rst).
 gcc -static -O2 -Wall -Wextra -Werror -s -Iuapi -o "$ROOT/usr/bin/kgni-job" \
 	"$GUEST/kgni-job.c"

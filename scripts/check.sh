@@ -77,6 +77,7 @@ stage lib-host 300 "$REPO/lib/pmi/tests/host-test.py" "$REPO/build/lib"
 stage lib-ugni 300 "$REPO/lib/ugni/tests/host-test.py" "$REPO/build/lib"
 stage launcher-unit 300 "$REPO/scripts/vgemini_launcher/tests/run_tap.py"
 stage docs 600 "$REPO/scripts/docs.sh" --tap
+stage style 300 "$REPO/scripts/style.sh"
 stage qtest 600 "$QEMU_BUILD/tests/qtest/cray-gemini-test" --tap
 stage core-fuzz 600 make -C "$REPO" --no-print-directory fuzz-replay
 for dims in 1x1x1 3x2x1 2x2x2; do

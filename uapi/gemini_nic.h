@@ -283,6 +283,15 @@
 #define GEMINI_FMA_MDH_MASK		0xfffull
 #define GEMINI_FMA_PE_MASK_MODE_SHIFT	32
 #define GEMINI_FMA_PE_MASK_MODE_MASK	0x7ull
+/*
+ * Where the 18-bit PE field starts in a window address (QW1 base offset
+ * plus the offset into the window), for PE mask modes 0 to 7; the offset
+ * bits above it move down to close the gap.  An array initialiser:
+ * static const unsigned int shift[8] = GEMINI_FMA_PE_SHIFTS;
+ */
+#define GEMINI_FMA_PE_SHIFT_MODE0	40
+#define GEMINI_FMA_PE_SHIFTS \
+	{ GEMINI_FMA_PE_SHIFT_MODE0, 35, 21, 12, 10, 9, 8, 6 }
 #define GEMINI_FMA_MODE2_SHIFT		58
 #define GEMINI_FMA_MODE2_MASK		0x3full
 #define GEMINI_FMA_QW2_MASK		0xfc000007ffffff1full

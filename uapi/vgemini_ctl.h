@@ -164,11 +164,26 @@ enum vgemini_diag_status {
 #define VGEMINI_DIAG_TRACE_ROOM(len)	((len) >= 4 ? ((len) - 4) / 4 : 0)
 
 /* A path record: the router a packet left and through which port. */
-#define VGEMINI_TRACE_NODE(r)		((r) & 0xffff)		/* Gemini id */
-#define VGEMINI_TRACE_OUT(r)		(((r) >> 16) & 0xf)	/* enum gemini_port */
-#define VGEMINI_TRACE_IN(r)		(((r) >> 20) & 0xf)	/* port, 6 = NIC */
-#define VGEMINI_TRACE_CLASS(r)		(((r) >> 24) & 0x1)	/* dateline class */
-#define VGEMINI_TRACE_RSP(r)		(((r) >> 25) & 0x1)	/* response path */
+#define VGEMINI_TRACE_NODE_MASK		0xffffu		/* Gemini id */
+#define VGEMINI_TRACE_OUT_SHIFT		16		/* enum gemini_port */
+#define VGEMINI_TRACE_IN_SHIFT		20		/* port, 6 = NIC */
+#define VGEMINI_TRACE_PORT_MASK		0xfu
+#define VGEMINI_TRACE_CLASS_SHIFT	24		/* dateline class */
+#define VGEMINI_TRACE_RSP_SHIFT		25		/* response path */
+#define VGEMINI_TRACE_NODE(r)		((r) & VGEMINI_TRACE_NODE_MASK)
+#define VGEMINI_TRACE_OUT(r) \
+	(((r) >> VGEMINI_TRACE_OUT_SHIFT) & VGEMINI_TRACE_PORT_MASK)
+#define VGEMINI_TRACE_IN(r) \
+	(((r) >> VGEMINI_TRACE_IN_SHIFT) & VGEMINI_TRACE_PORT_MASK)
+#define VGEMINI_TRACE_CLASS(r)		(((r) >> VGEMINI_TRACE_CLASS_SHIFT) & 0x1)
+#define VGEMINI_TRACE_RSP(r)		(((r) >> VGEMINI_TRACE_RSP_SHIFT) & 0x1)
+/* The record of router @node sending through @out what came in on @in. */
+#define VGEMINI_TRACE_RECORD(node, out, in, vclass, rsp) \
+	((uint32_t)((node) & VGEMINI_TRACE_NODE_MASK) | \
+	 (uint32_t)((out) & VGEMINI_TRACE_PORT_MASK) << VGEMINI_TRACE_OUT_SHIFT | \
+	 (uint32_t)((in) & VGEMINI_TRACE_PORT_MASK) << VGEMINI_TRACE_IN_SHIFT | \
+	 (uint32_t)((vclass) & 1) << VGEMINI_TRACE_CLASS_SHIFT | \
+	 (uint32_t)((rsp) & 1) << VGEMINI_TRACE_RSP_SHIFT)
 
 /*
  * GART: the page table that, on a Cray XE, the Opteron's GART provided to

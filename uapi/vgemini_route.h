@@ -25,8 +25,10 @@
 #define VGEMINI_ROUTE_H
 
 #ifdef __KERNEL__
+#include <linux/stddef.h>
 #include <linux/types.h>
 #else
+#include <stddef.h>
 #include <stdint.h>
 #endif
 
@@ -77,6 +79,9 @@ struct vgemini_route_hdr {
 };
 
 #define VGEMINI_ROUTE_HDR_SIZE		64u
+/* Where @field of struct vgemini_route_hdr starts in an image. */
+#define VGEMINI_ROUTE_HDR_OFF(field) \
+	((unsigned int)offsetof(struct vgemini_route_hdr, field))
 #define VGEMINI_ROUTE_ENTRIES(num_nodes) \
 	((uint64_t)VGEMINI_ROUTE_IN_PORTS * VGEMINI_ROUTE_CLASSES * (num_nodes))
 

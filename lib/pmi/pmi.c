@@ -27,6 +27,7 @@
 
 #include "pmi.h"
 #include "pmi_wire.h"
+#include "vgemini_le.h"
 
 #define PMI_EXPORT __attribute__((visibility("default")))
 
@@ -52,19 +53,6 @@ static struct {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.fd = -1,
 };
-
-static void put32(unsigned char *p, uint32_t v)
-{
-	p[0] = v;
-	p[1] = v >> 8;
-	p[2] = v >> 16;
-	p[3] = v >> 24;
-}
-
-static uint32_t get32(const unsigned char *p)
-{
-	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
-}
 
 /* Write all of buf; no SIGPIPE when the other end is gone. */
 static int send_all(int fd, const void *buf, size_t n)
@@ -123,10 +111,9 @@ static int exchange(uint16_t type, const void *head, size_t hlen,
 		return PMI_FAIL;
 	if (hlen + tlen > VGEMINI_PMI_REQ_MAX)
 		return PMI_ERR_INVALID_LENGTH;
-	put32(h, VGEMINI_PMI_MAGIC);
-	h[4] = type;
-	h[5] = type >> 8;
-	put32(h + 12, hlen + tlen);
+	vgemini_put_le32(h, VGEMINI_PMI_MAGIC);
+	vgemini_put_le16(h + 4, (uint16_t)type);
+	vgemini_put_le32(h + 12, hlen + tlen);
 	if (send_all(pmi.fd, h, sizeof(h)) ||
 	    (hlen && send_all(pmi.fd, head, hlen)) ||
 	    (tlen && send_all(pmi.fd, tail, tlen)))
@@ -135,9 +122,9 @@ static int exchange(uint16_t type, const void *head, size_t hlen,
 		return PMI_SUCCESS;
 	if (recv_all(pmi.fd, h, sizeof(h)))
 		goto broken;
-	len = get32(h + 12);
-	if (get32(h) != VGEMINI_PMI_MAGIC ||
-	    (uint32_t)(h[4] | h[5] << 8) != (type | VGEMINI_PMI_REPLY) ||
+	len = vgemini_get_le32(h + 12);
+	if (vgemini_get_le32(h) != VGEMINI_PMI_MAGIC ||
+	    vgemini_get_le16(h + 4) != (type | VGEMINI_PMI_REPLY) ||
 	    h[6] || h[7] || len > rmax)
 		goto broken;
 	if (len) {
@@ -149,7 +136,7 @@ static int exchange(uint16_t type, const void *head, size_t hlen,
 			goto broken;
 		}
 	}
-	*status = (int32_t)get32(h + 8);
+	*status = (int32_t)vgemini_get_le32(h + 8);
 	*reply = r;
 	*rlen = len;
 	return PMI_SUCCESS;
@@ -214,18 +201,18 @@ static int take_init_reply(const unsigned char *r, size_t n, long rank)
 	uint32_t cn, i, namelen;
 	int prev = -1;
 
-	if (n < fixed || get32(r) != VGEMINI_PMI_VERSION)
+	if (n < fixed || vgemini_get_le32(r) != VGEMINI_PMI_VERSION)
 		return PMI_ERR_INIT;
-	pmi.rank = (int32_t)get32(r + 4);
-	pmi.size = (int32_t)get32(r + 8);
-	pmi.universe = (int32_t)get32(r + 12);
-	pmi.appnum = (int32_t)get32(r + 16);
-	pmi.name_max = get32(r + 20);
-	pmi.key_max = get32(r + 24);
-	pmi.val_max = get32(r + 28);
-	pmi.ag_max = get32(r + 32);
-	pmi.ag_total_max = get32(r + 36);
-	cn = get32(r + 40);
+	pmi.rank = (int32_t)vgemini_get_le32(r + 4);
+	pmi.size = (int32_t)vgemini_get_le32(r + 8);
+	pmi.universe = (int32_t)vgemini_get_le32(r + 12);
+	pmi.appnum = (int32_t)vgemini_get_le32(r + 16);
+	pmi.name_max = vgemini_get_le32(r + 20);
+	pmi.key_max = vgemini_get_le32(r + 24);
+	pmi.val_max = vgemini_get_le32(r + 28);
+	pmi.ag_max = vgemini_get_le32(r + 32);
+	pmi.ag_total_max = vgemini_get_le32(r + 36);
+	cn = vgemini_get_le32(r + 40);
 	if (pmi.rank != rank || pmi.size < 1 ||
 	    (uint32_t)pmi.size > VGEMINI_PMI_MAX_RANKS ||
 	    pmi.rank >= pmi.size || pmi.universe < pmi.size ||
@@ -242,7 +229,7 @@ static int take_init_reply(const unsigned char *r, size_t n, long rank)
 	if (!pmi.clique)
 		return PMI_ERR_NOMEM;
 	for (i = 0; i < cn; i++) {
-		int32_t v = (int32_t)get32(r + fixed + 4 * i);
+		int32_t v = (int32_t)vgemini_get_le32(r + fixed + 4 * i);
 
 		if (v <= prev || v >= pmi.size) {
 			free(pmi.clique);
@@ -273,8 +260,8 @@ static int init_channel(const char *fdstr)
 	fcntl(fd, F_SETFD, FD_CLOEXEC);
 	pmi.fd = fd;
 	pmi.broken = 0;
-	put32(req, VGEMINI_PMI_VERSION);
-	put32(req + 4, (uint32_t)rank);
+	vgemini_put_le32(req, VGEMINI_PMI_VERSION);
+	vgemini_put_le32(req + 4, (uint32_t)rank);
 	rc = exchange(VGEMINI_PMI_INIT, req, sizeof(req), NULL, 0, &st, &reply,
 		      &rlen, VGEMINI_PMI_INIT_REPLY_LEN +
 		      4 * VGEMINI_PMI_MAX_RANKS + VGEMINI_PMI_KVSNAME_MAX);
@@ -377,10 +364,10 @@ PMI_EXPORT int PMI_Abort(int exit_code, const char error_msg[])
 
 		if (error_msg)
 			n = strnlen(error_msg, VGEMINI_PMI_ABORT_MSG_MAX);
-		put32(h, VGEMINI_PMI_MAGIC);
-		h[4] = VGEMINI_PMI_ABORT;
-		put32(h + 12, sizeof(head) + n);
-		put32(head, (uint32_t)exit_code);
+		vgemini_put_le32(h, VGEMINI_PMI_MAGIC);
+		vgemini_put_le16(h + 4, VGEMINI_PMI_ABORT);
+		vgemini_put_le32(h + 12, sizeof(head) + n);
+		vgemini_put_le32(head, (uint32_t)exit_code);
 		if (!send_all(fd, h, sizeof(h)) &&
 		    !send_all(fd, head, sizeof(head)))
 			send_all(fd, error_msg, n);
@@ -649,8 +636,8 @@ PMI_EXPORT int PMI_KVS_Put(const char kvsname[], const char key[],
 	}
 	memcpy(buf, key, klen);
 	memcpy(buf + klen, value, vlen);
-	put32(head, klen);
-	put32(head + 4, vlen);
+	vgemini_put_le32(head, klen);
+	vgemini_put_le32(head + 4, vlen);
 	rc = exchange(VGEMINI_PMI_PUT, head, sizeof(head), buf, klen + vlen,
 		      &st, &reply, &rlen, 0);
 	free(reply);

@@ -372,27 +372,27 @@ UGNI_EXPORT gni_return_t GNI_GetDeviceType(gni_nic_device_t *dev_type)
 
 /* --- Memory handles (ugni-api.md §18) ---------------------------------------------- */
 
-/* CRC-8/MAXIM: reflected polynomial 0x8C, initial 0, no final XOR. */
-static uint8_t crc8_byte(uint8_t crc, uint8_t b)
-{
-	int i;
-
-	crc ^= b;
-	for (i = 0; i < 8; i++)
-		crc = (crc & 1) ? (uint8_t)((crc >> 1) ^ 0x8C) : (uint8_t)(crc >> 1);
-	return crc;
-}
+/* gni_pub.h's public view of the handle is gemini_mh.h's layout. */
+_Static_assert(GNI_MEMHNDL_VA_MASK == GEMINI_MH_VA_MASK &&
+	       GNI_MEMHNDL_MDH_MASK == GEMINI_MH_MDH_MASK &&
+	       GNI_MEMHNDL_NPGS_MASK == GEMINI_MH_NPAGES_MASK &&
+	       GNI_MEMHNDL_PSIZE_MASK == GEMINI_MH_PSIZE_MASK &&
+	       GNI_MEMHNDL_FLAGS_MASK == GEMINI_MH_FLAGS_MASK &&
+	       GNI_MEMHNDL_CRC_MASK == GEMINI_MH_CRC_MASK,
+	       "gni_pub.h's memory handle masks are gemini_mh.h's");
+_Static_assert(GNI_MEMHNDL_FLAG_READONLY == GEMINI_MH_FLAG_READONLY &&
+	       GNI_MEMHNDL_FLAG_VMDH == GEMINI_MH_FLAG_VMDH &&
+	       GNI_MEMHNDL_FLAG_MRT == GEMINI_MH_FLAG_MRT &&
+	       GNI_MEMHNDL_FLAG_GART == GEMINI_MH_FLAG_GART &&
+	       GNI_MEMHNDL_FLAG_IOMMU == GEMINI_MH_FLAG_IOMMU &&
+	       GNI_MEMHNDL_FLAG_PCI_IOMMU == GEMINI_MH_FLAG_PCI_IOMMU &&
+	       GNI_MEMHNDL_FLAG_CLONE == GEMINI_MH_FLAG_CLONE &&
+	       GNI_MEMHNDL_FLAG_NEW_FRMT == GEMINI_MH_FLAG_NEW_FRMT,
+	       "gni_pub.h's memory handle flags are gemini_mh.h's");
 
 uint8_t ugni_memhndl_crc(const gni_mem_handle_t *h)
 {
-	uint8_t crc = 0;
-	int i;
-
-	for (i = 0; i < 8; i++)
-		crc = crc8_byte(crc, (uint8_t)(h->qword1 >> (8 * i)));
-	for (i = 0; i < 7; i++)
-		crc = crc8_byte(crc, (uint8_t)(h->qword2 >> (8 * i)));
-	return crc;
+	return gemini_mh_crc(h->qword1, h->qword2);
 }
 
 UGNI_EXPORT gni_return_t GNI_MemHndlQueryAttr(gni_mem_handle_t *h,

@@ -29,7 +29,7 @@
 #define CHUNK_MAX	(1u << 20)
 #define GET_MAX		64u	/* bytes of one GET control word */
 #define BASE_ALIGN	64u	/* QW1 bits 5..0 are unused */
-#define PE_SHIFT	40	/* PE mask mode 0 */
+#define PE_SHIFT	GEMINI_FMA_PE_SHIFT_MODE0	/* PE mask mode 0 */
 #define OFFSET_BITS	40
 #define OFFSET_MASK	((1ull << OFFSET_BITS) - 1)
 

@@ -31,6 +31,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "gemini_mh.h"
 #include "gemini_nic.h"
 #include "gni_pub.h"
 

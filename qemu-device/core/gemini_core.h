@@ -16,6 +16,8 @@
 #include "gemini_nic.h"
 #include "gemini_packet.h"
 #include "vgemini_ctl.h"
+#include "vgemini_le.h"
+#include "vgemini_names.h"
 #include "vgemini_link.h"
 #include "vgemini_route.h"
 

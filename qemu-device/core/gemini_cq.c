@@ -201,7 +201,6 @@ bool gemini_cq_event(struct gemini_nic *nic, unsigned int cqh,
 	uint64_t base, entry;
 	uint32_t rd, wr, max;
 	uint8_t le[GEMINI_CQ_ENTRY_BYTES];
-	unsigned int i;
 	bool full;
 
 	if (cqh >= GEMINI_NUM_CQ) {
@@ -238,8 +237,8 @@ bool gemini_cq_event(struct gemini_nic *nic, unsigned int cqh,
 	full = (wr + 1) % (max + 1) == rd;
 	entry = GEMINI_CQE(source, status, data) |
 		(full ? GEMINI_CQE_OVERRUN : 0);
-	for (i = 0; i < GEMINI_CQ_ENTRY_BYTES; i++)
-		le[i] = (uint8_t)(entry >> (8 * i));
+	_Static_assert(GEMINI_CQ_ENTRY_BYTES == 8, "a CQ entry is a u64");
+	vgemini_put_le64(le, entry);
 	if (gemini_dma_write(nic, base + (uint64_t)wr * GEMINI_CQ_ENTRY_BYTES,
 			     le, sizeof(le))) {
 		nic->rmt.cq_lost++;

@@ -174,12 +174,8 @@ bool gemini_diag_deliver(struct gemini_nic *nic, const struct gemini_pkt *pkt)
 				room - req_hops);
 	if (n > VGEMINI_DIAG_MAX_TRACE)
 		n = VGEMINI_DIAG_MAX_TRACE;
-	for (i = 0; i < n; i++) {
-		const uint8_t *r = &pkt->data[4 + 4 * i];
-
-		d->trace[i] = r[0] | r[1] << 8 | r[2] << 16 |
-			      (uint32_t)r[3] << 24;
-	}
+	for (i = 0; i < n; i++)
+		d->trace[i] = vgemini_get_le32(&pkt->data[4 + 4 * i]);
 	d->ntrace = n;
 	if (rtt < d->rtt_min)
 		d->rtt_min = rtt;
@@ -250,7 +246,8 @@ void gemini_diag_json(const struct gemini_nic *nic, unsigned int slot,
 		     "\"rtt_ns_avg\": %llu, \"rtt_ns_max\": %llu, \"path\": [",
 		     state, err,
 		     d->seq, d->dest, d->len, d->count, d->done, d->ok,
-		     d->failed, d->hops & 0xff, (d->hops >> 8) & 0xff, d->rtt_ns,
+		     d->failed, VGEMINI_DIAG_HOPS_REQ(d->hops),
+		     VGEMINI_DIAG_HOPS_RSP(d->hops), d->rtt_ns,
 		     (unsigned long long)(d->ok ? d->rtt_min : 0),
 		     (unsigned long long)(d->ok ? d->rtt_sum / d->ok : 0),
 		     (unsigned long long)d->rtt_max);
@@ -264,7 +261,7 @@ void gemini_diag_json(const struct gemini_nic *nic, unsigned int slot,
 			     "\"class\": %u, \"dir\": \"%s\"}", i ? ", " : "",
 			     VGEMINI_TRACE_NODE(r),
 			     gemini_port_name(VGEMINI_TRACE_OUT(r)),
-			     in == VGEMINI_ROUTE_IN_NIC ? "NIC" :
+			     in == VGEMINI_ROUTE_IN_NIC ? VGEMINI_NIC_LABEL :
 			     gemini_port_name(in), VGEMINI_TRACE_CLASS(r),
 			     VGEMINI_TRACE_RSP(r) ? "rsp" : "req");
 		if (n < 0)

@@ -100,14 +100,6 @@ static unsigned int d_dest_ptag(const struct gemini_fma_desc *d)
 				   GEMINI_FMA_PTAG_MASK);
 }
 
-static void put_le64(uint8_t *p, uint64_t v)
-{
-	int i;
-
-	for (i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
 static uint64_t now_ns(struct gemini_nic *nic)
 {
 	return nic->ops->clock_ns(nic->opaque);
@@ -349,7 +341,7 @@ static int64_t ntt_lookup(const struct gemini_nic *nic, uint64_t idx)
 static unsigned int fma_resolve(struct gemini_nic *nic, unsigned int di,
 				uint64_t x, struct fma_target *tg)
 {
-	static const unsigned int pe_shift[8] = { 40, 35, 21, 12, 10, 9, 8, 6 };
+	static const unsigned int pe_shift[8] = GEMINI_FMA_PE_SHIFTS;
 	const struct gemini_fma_desc *d = &nic->fma.desc[di];
 	unsigned int mode = (unsigned int)field(d->cmd,
 						GEMINI_FMA_PE_MASK_MODE_SHIFT,
@@ -512,9 +504,9 @@ static void amo_operands(struct gemini_pkt *pkt, const struct gemini_fma_desc *d
 	pkt->len = (uint8_t)GEMINI_AMO_LEN(op);
 	if (fetch)
 		pkt->flags |= GEMINI_PKT_F_FETCH;
-	put_le64(pkt->data, d->scratch0);
+	vgemini_put_le64(pkt->data, d->scratch0);
 	if (pkt->len > GEMINI_AMO_OPERAND_BYTES)
-		put_le64(pkt->data + GEMINI_AMO_OPERAND_BYTES, d->scratch1);
+		vgemini_put_le64(pkt->data + GEMINI_AMO_OPERAND_BYTES, d->scratch1);
 }
 
 static void put_store(struct gemini_nic *nic, unsigned int di, uint64_t x,
@@ -674,10 +666,10 @@ static bool seq_send_sync(struct gemini_nic *nic, unsigned int si,
 	if (what == GEMINI_FMA_SYNC_WITH_FLAG) {
 		pkt.type = GEMINI_PKT_PUT;
 		pkt.addr = s->flag_offset & OFFSET_MASK;
-		put_le64(pkt.data, s->flag_value);
+		vgemini_put_le64(pkt.data, s->flag_value);
 	} else {
 		pkt.type = GEMINI_PKT_CQWRITE;
-		put_le64(pkt.data, s->sync_data);
+		vgemini_put_le64(pkt.data, s->sync_data);
 	}
 	if (!orb_issue(nic, si, s->desc, &pkt, false, 0)) {
 		nic->fma.sync_retry = true;
@@ -799,7 +791,7 @@ static void cq_write(struct gemini_nic *nic, unsigned int di, uint64_t val)
 		return;
 	pkt.type = GEMINI_PKT_CQWRITE;
 	pkt.len = GEMINI_AMO_OPERAND_BYTES;
-	put_le64(pkt.data, val);
+	vgemini_put_le64(pkt.data, val);
 	fma_issue(nic, di, &pkt, false, 0);
 }
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "gemini_packet.h"
+#include "vgemini_le.h"
 
 /* A data group: 8 data bytes and a side-band byte in 3 phits. */
 #define GROUP_WIRE	(GEMINI_DATA_GROUP_PHITS * GEMINI_PHIT_BYTES)
@@ -147,18 +148,12 @@ static int check_pkt(const struct gemini_pkt *p)
 
 static uint32_t get_phit(const uint8_t *wire, unsigned int i)
 {
-	const uint8_t *b = wire + i * GEMINI_PHIT_BYTES;
-
-	return b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16;
+	return vgemini_get_le24(wire + i * GEMINI_PHIT_BYTES);
 }
 
 static void put_phit(uint8_t *wire, unsigned int i, uint32_t v)
 {
-	uint8_t *b = wire + i * GEMINI_PHIT_BYTES;
-
-	b[0] = v;
-	b[1] = v >> 8;
-	b[2] = v >> 16;
+	vgemini_put_le24(wire + i * GEMINI_PHIT_BYTES, v);
 }
 
 /* CRC-16/CCITT-FALSE, one byte at a time: crc_table[i] = i * x^16 mod P. */
@@ -308,8 +303,7 @@ int gemini_pkt_encode(const struct gemini_pkt *pkt, uint8_t *wire,
 		put_phit(wire, nphits - 1,
 			 GEMINI_EOP_MARKER << GEMINI_EOP_MARKER_SHIFT);
 	crc = pkt_crc(wire, bytes);
-	wire[bytes - 3] = crc;
-	wire[bytes - 2] = crc >> 8;
+	vgemini_put_le16(wire + bytes - 3, crc);
 	return (int)bytes;
 }
 

@@ -13,7 +13,11 @@
 #include "gemini_core.h"
 
 static const char *const port_names[GEMINI_NUM_TORUS_PORTS] = {
-	"X+", "X-", "Y+", "Y-", "Z+", "Z-",
+	VGEMINI_PORT_LIST(VGEMINI_PORT_LABEL_INIT)
+};
+
+static const char *const state_names[] = {
+	VGEMINI_PORT_STATE_LIST(VGEMINI_PORT_STATE_INIT)
 };
 
 const char *gemini_port_name(unsigned int port)
@@ -23,17 +27,10 @@ const char *gemini_port_name(unsigned int port)
 
 const char *gemini_port_state_name(enum vgemini_port_state state)
 {
-	switch (state) {
-	case VGEMINI_PORT_UNUSED:
-		return "unused";
-	case VGEMINI_PORT_DOWN:
-		return "down";
-	case VGEMINI_PORT_UP:
-		return "up";
-	case VGEMINI_PORT_MISWIRED:
-		return "miswired";
-	}
-	return "?";
+	unsigned int s = (unsigned int)state;
+
+	return s < sizeof(state_names) / sizeof(state_names[0]) &&
+	       state_names[s] ? state_names[s] : "?";
 }
 
 #define LOAD(p)		__atomic_load_n(&(p), __ATOMIC_ACQUIRE)

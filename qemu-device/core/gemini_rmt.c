@@ -41,24 +41,6 @@
 
 #include "gemini_core.h"
 
-static uint64_t get_le64(const uint8_t *p)
-{
-	uint64_t v = 0;
-	int i;
-
-	for (i = 7; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
-static void put_le64(uint8_t *p, uint64_t v)
-{
-	int i;
-
-	for (i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
 static unsigned int bus_error(struct gemini_nic *nic,
 			      const struct gemini_pkt *req,
 			      const struct gemini_dma_piece *piece)
@@ -126,13 +108,13 @@ static unsigned int rmt_amo(struct gemini_nic *nic,
 	struct gemini_dma_piece piece[GEMINI_NAT_MAX_PIECES];
 	uint64_t align = req->amo_op == GEMINI_AMO_AX ? GEMINI_AMO_AX_ALIGN :
 			 GEMINI_AMO_ALIGN;
-	uint64_t op1 = get_le64(req->data), op2 = 0, old, val;
+	uint64_t op1 = vgemini_get_le64(req->data), op2 = 0, old, val;
 	uint8_t buf[GEMINI_AMO_OPERAND_BYTES];
 	unsigned int n, status;
 	bool store = true;
 
 	if (req->len >= 2 * GEMINI_AMO_OPERAND_BYTES)
-		op2 = get_le64(req->data + GEMINI_AMO_OPERAND_BYTES);
+		op2 = vgemini_get_le64(req->data + GEMINI_AMO_OPERAND_BYTES);
 	status = gemini_nat_translate(nic, req->ptag, req->mdh, req->addr,
 				      GEMINI_AMO_OPERAND_BYTES, true, piece,
 				      GEMINI_NAT_MAX_PIECES, &n);
@@ -143,7 +125,7 @@ static unsigned int rmt_amo(struct gemini_nic *nic,
 	/* Aligned 8 bytes never cross a page: n is 1. */
 	if (gemini_nat_dma_read(nic, piece, n, buf))
 		return bus_error(nic, req, piece);
-	old = get_le64(buf);
+	old = vgemini_get_le64(buf);
 	switch (req->amo_op) {
 	case GEMINI_AMO_ADD:
 		val = old + op1;
@@ -169,7 +151,7 @@ static unsigned int rmt_amo(struct gemini_nic *nic,
 		return GEMINI_STATUS_INV_CMD;
 	}
 	if (store) {
-		put_le64(buf, val);
+		vgemini_put_le64(buf, val);
 		if (gemini_nat_dma_write(nic, piece, n, buf))
 			return bus_error(nic, req, piece);
 	}
@@ -177,7 +159,7 @@ static unsigned int rmt_amo(struct gemini_nic *nic,
 	if (req->flags & GEMINI_PKT_F_FETCH) {
 		rsp->type = GEMINI_PKT_DATA;
 		rsp->len = GEMINI_AMO_OPERAND_BYTES;
-		put_le64(rsp->data, old);
+		vgemini_put_le64(rsp->data, old);
 	} else {
 		rsp->type = GEMINI_PKT_ACK;
 	}
@@ -194,7 +176,7 @@ static unsigned int rmt_cqwrite(struct gemini_nic *nic,
 		return status;
 	if (!gemini_cq_event(nic, gemini_nat_cqh(nic, req->mdh),
 			     GEMINI_CQE_SRC_RMT_SREQ, GEMINI_STATUS_OK,
-			     get_le64(req->data) & GEMINI_CQE_DATA_MASK))
+			     vgemini_get_le64(req->data) & GEMINI_CQE_DATA_MASK))
 		return GEMINI_STATUS_OVERRUN;	/* "CQ error" */
 	rsp->type = GEMINI_PKT_ACK;
 	return GEMINI_STATUS_OK;

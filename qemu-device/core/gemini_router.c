@@ -14,35 +14,14 @@
 #include <string.h>
 
 #include "gemini_core.h"
+#include "vgemini_crc32.h"
 
 static const char *const port_ctr_names[VGEMINI_PC_NUM] = {
-	[VGEMINI_PC_VC0_PHITS] = "vc0_phits",
-	[VGEMINI_PC_VC1_PHITS] = "vc1_phits",
-	[VGEMINI_PC_VC0_PKTS] = "vc0_pkts",
-	[VGEMINI_PC_VC1_PKTS] = "vc1_pkts",
-	[VGEMINI_PC_INQ_STALL] = "inq_stall",
-	[VGEMINI_PC_CREDIT_STALL] = "credit_stall",
-	[VGEMINI_PC_RETRY] = "retry",
-	[VGEMINI_PC_CRC_ERR] = "crc_err",
-	[VGEMINI_PC_SEQ_ERR] = "seq_err",
-	[VGEMINI_PC_NAK] = "nak",
-	[VGEMINI_PC_FAULTS] = "faults",
-	[VGEMINI_PC_DOWN_DROP] = "down_drop",
-	[VGEMINI_PC_TX_PKTS] = "tx_pkts",
+	VGEMINI_PORT_COUNTER_LIST(VGEMINI_PC_NAME_INIT)
 };
 
 static const char *const nic_ctr_names[VGEMINI_NC_NUM] = {
-	[VGEMINI_NC_REQ_PKTS_OUT] = "req_pkts_out",
-	[VGEMINI_NC_REQ_PHITS_OUT] = "req_phits_out",
-	[VGEMINI_NC_RSP_PKTS_OUT] = "rsp_pkts_out",
-	[VGEMINI_NC_RSP_PHITS_OUT] = "rsp_phits_out",
-	[VGEMINI_NC_REQ_PKTS_IN] = "req_pkts_in",
-	[VGEMINI_NC_RSP_PKTS_IN] = "rsp_pkts_in",
-	[VGEMINI_NC_NO_ROUTE] = "no_route",
-	[VGEMINI_NC_MALFORMED] = "malformed",
-	[VGEMINI_NC_STALE_RSP] = "stale_rsp",
-	[VGEMINI_NC_DIAG_PINGS] = "diag_pings",
-	[VGEMINI_NC_DIAG_TIMEOUTS] = "diag_timeouts",
+	VGEMINI_NIC_COUNTER_LIST(VGEMINI_NC_NAME_INIT)
 };
 
 const char *gemini_port_counter_name(unsigned int idx)
@@ -57,28 +36,13 @@ const char *gemini_nic_counter_name(unsigned int idx)
 
 /* --- Routing tables ----------------------------------------------------- */
 
-static uint32_t crc32_ieee(const uint8_t *p, size_t len)
-{
-	uint32_t crc = 0xffffffffu;
-
-	while (len--) {
-		crc ^= *p++;
-		for (int k = 0; k < 8; k++)
-			crc = (crc >> 1) ^ (0xedb88320u & -(crc & 1));
-	}
-	return ~crc;
-}
-
-static uint32_t le32(const uint8_t *p)
-{
-	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 int gemini_router_load(struct gemini_nic *nic, const void *img, size_t len,
 		       char *err, size_t errlen)
 {
 	const uint8_t *b = img;
+	const uint8_t *entries = b + VGEMINI_ROUTE_HDR_SIZE;
 	uint64_t n = VGEMINI_ROUTE_ENTRIES(nic->num_nodes);
+	struct vgemini_route_hdr h;
 	uint8_t *table;
 	uint32_t gen;
 	unsigned int d, i;
@@ -87,39 +51,46 @@ int gemini_router_load(struct gemini_nic *nic, const void *img, size_t len,
 		snprintf(err, errlen, "routing table: %zu bytes, not an image", len);
 		return -1;
 	}
-	if (le32(b) != VGEMINI_ROUTE_MAGIC) {
-		snprintf(err, errlen, "routing table: bad magic 0x%08x", le32(b));
+	/* The fields as stored (little-endian); HDR32() reads one. */
+	memcpy(&h, b, sizeof(h));
+#define HDR32(field)	vgemini_get_le32(&h.field)
+	if (HDR32(magic) != VGEMINI_ROUTE_MAGIC) {
+		snprintf(err, errlen, "routing table: bad magic 0x%08x",
+			 HDR32(magic));
 		return -1;
 	}
-	if (le32(b + 4) != VGEMINI_ROUTE_VERSION) {
+	if (HDR32(version) != VGEMINI_ROUTE_VERSION) {
 		snprintf(err, errlen, "routing table: version %u, this router "
-			 "loads version %u", le32(b + 4), VGEMINI_ROUTE_VERSION);
+			 "loads version %u", HDR32(version),
+			 VGEMINI_ROUTE_VERSION);
 		return -1;
 	}
-	if (le32(b + 8) != VGEMINI_ROUTE_HDR_SIZE) {
-		snprintf(err, errlen, "routing table: header size %u", le32(b + 8));
+	if (HDR32(hdr_size) != VGEMINI_ROUTE_HDR_SIZE) {
+		snprintf(err, errlen, "routing table: header size %u",
+			 HDR32(hdr_size));
 		return -1;
 	}
-	if (le32(b + 12) != nic->gemini_id) {
+	if (HDR32(gemini_id) != nic->gemini_id) {
 		snprintf(err, errlen, "routing table is for router %u, this is %u",
-			 le32(b + 12), nic->gemini_id);
+			 HDR32(gemini_id), nic->gemini_id);
 		return -1;
 	}
 	for (d = 0; d < 3; d++) {
-		if (b[16 + d] != nic->cfg.dims[d]) {
+		if (h.dims[d] != nic->cfg.dims[d]) {
 			snprintf(err, errlen, "routing table is for a %ux%ux%u "
-				 "torus, this is %ux%ux%u", b[16], b[17], b[18],
-				 nic->cfg.dims[0], nic->cfg.dims[1],
+				 "torus, this is %ux%ux%u", h.dims[0], h.dims[1],
+				 h.dims[2], nic->cfg.dims[0], nic->cfg.dims[1],
 				 nic->cfg.dims[2]);
 			return -1;
 		}
 	}
-	if (b[19] || le32(b + 20) != nic->num_nodes) {
+	if (h.reserved0 || HDR32(num_nodes) != nic->num_nodes) {
 		snprintf(err, errlen, "routing table: %u nodes, torus has %u",
-			 le32(b + 20), nic->num_nodes);
+			 HDR32(num_nodes), nic->num_nodes);
 		return -1;
 	}
-	for (i = 36; i < VGEMINI_ROUTE_HDR_SIZE; i++) {
+	for (i = VGEMINI_ROUTE_HDR_OFF(reserved); i < VGEMINI_ROUTE_HDR_SIZE;
+	     i++) {
 		if (b[i]) {
 			snprintf(err, errlen, "routing table: reserved header "
 				 "byte %u is not zero", i);
@@ -131,18 +102,19 @@ int gemini_router_load(struct gemini_nic *nic, const void *img, size_t len,
 			 len, (unsigned long long)(VGEMINI_ROUTE_HDR_SIZE + n));
 		return -1;
 	}
-	if (crc32_ieee(b + VGEMINI_ROUTE_HDR_SIZE, n) != le32(b + 28)) {
+	if (vgemini_crc32(0, entries, n) != HDR32(entries_crc32)) {
 		snprintf(err, errlen, "routing table: CRC mismatch");
 		return -1;
 	}
 	for (i = 0; i < n; i++) {
-		if (b[VGEMINI_ROUTE_HDR_SIZE + i] & VGEMINI_ROUTE_RESERVED_MASK) {
+		if (entries[i] & VGEMINI_ROUTE_RESERVED_MASK) {
 			snprintf(err, errlen, "routing table: entry %u has "
 				 "reserved bits set", i);
 			return -1;
 		}
 	}
-	gen = le32(b + 24);
+	gen = HDR32(generation);
+#undef HDR32
 	if (!gen) {
 		snprintf(err, errlen, "routing table: generation 0 is reserved");
 		return -1;
@@ -152,7 +124,7 @@ int gemini_router_load(struct gemini_nic *nic, const void *img, size_t len,
 		snprintf(err, errlen, "routing table: out of memory");
 		return -1;
 	}
-	memcpy(table, b + VGEMINI_ROUTE_HDR_SIZE, n);
+	memcpy(table, entries, n);
 	free(nic->router.table);
 	nic->router.table = table;
 	nic->router.generation = gen;
@@ -331,12 +303,8 @@ static void diag_trace(struct gemini_nic *nic, struct gemini_pkt *pkt,
 
 	if (at + 4 > pkt->len)
 		return;
-	rec = (nic->gemini_id & 0xffff) | (out & 0xf) << 16 |
-	      (in_port & 0xf) << 20 | (oc & 1) << 24 | (uint32_t)rsp << 25;
-	pkt->data[at] = rec & 0xff;
-	pkt->data[at + 1] = (rec >> 8) & 0xff;
-	pkt->data[at + 2] = (rec >> 16) & 0xff;
-	pkt->data[at + 3] = (rec >> 24) & 0xff;
+	rec = VGEMINI_TRACE_RECORD(nic->gemini_id, out, in_port, oc, rsp);
+	vgemini_put_le32(&pkt->data[at], rec);
 }
 
 /*

@@ -671,9 +671,12 @@ static char *cray_gemini_get_ports(Object *obj, Error **errp)
     return buf;
 }
 
+/* "fault-xp" ... "fault-zm" */
+#define FAULT_PROP(id, label, sname) [GEMINI_PORT_##id] = "fault-" sname,
 static const char *const fault_props[GEMINI_NUM_TORUS_PORTS] = {
-    "fault-xp", "fault-xm", "fault-yp", "fault-ym", "fault-zp", "fault-zm",
+    VGEMINI_PORT_LIST(FAULT_PROP)
 };
+#undef FAULT_PROP
 
 static int fault_port(const char *name)
 {

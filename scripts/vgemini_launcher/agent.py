@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""The host side of the guest agent's protocol (see the comment at the
-top of scripts/guest/agent.c for the frame format): one connection to a
-node's agent, running a command and relaying its output.
+"""The host side of the guest agent's protocol (its numbers read from
+uapi/vgemini_agent.h; what the frames mean in the comment at the top of
+guest/agent.c): one connection to a node's agent, running a command and
+relaying its output.
 """
 
 import os
@@ -12,22 +13,39 @@ import struct
 import threading
 import time
 
-from .common import EXIT_NO_AGENT, EXIT_TIMEOUT
+from .common import (EXIT_NO_AGENT, EXIT_TIMEOUT, Failure, header_define,
+                     header_define_str)
 from .unixclient import UnixClient
 
 
 AGENT_PORTS = 4                 # virtio-serial ports (agents) per node
-AGENT_PORT_NAME = "vgemini.agent"
 
-MAGIC = 0x47414756
-VERSION = 1
+
+def _agent(name):
+    return header_define("vgemini_agent.h", "VGEMINI_AGENT_" + name)
+
+
+# The wire constants, from uapi/vgemini_agent.h.
+AGENT_PORT_NAME = header_define_str("vgemini_agent.h",
+                                    "VGEMINI_AGENT_PORT_NAME")
+MAGIC = _agent("MAGIC")
+VERSION = _agent("HOST_VERSION")            # what our HELLO announces
+VERSION_LIMITS = _agent("VERSION_LIMITS")   # HELLO_ACK has max_requests
+MAX_REQUESTS = _agent("MAX_REQUESTS")
+MAX_PAYLOAD = _agent("MAX_PAYLOAD")
+# magic, type, flags, reserved, id, len: struct vgemini_agent_hdr
 HDR = struct.Struct("<IBBHII")
-T_HELLO, T_EXEC, T_STDIN, T_SIGNAL, T_PMI = 0x01, 0x02, 0x03, 0x04, 0x05
-T_HELLO_ACK, T_STDOUT, T_STDERR, T_EXIT, T_ERROR = 0x81, 0x82, 0x83, 0x84, 0x85
-T_PMI_OUT = 0x86
-EXEC_F_STDIN, EXEC_F_PMI, EXEC_F_ENV = 0x1, 0x2, 0x4
-HOW_EXITED, HOW_SIGNALED, HOW_TIMEOUT, HOW_NOSTART, HOW_ABORTED = range(5)
-MAX_PAYLOAD = 65536
+if HDR.size != _agent("HDR_LEN"):
+    raise Failure("uapi/vgemini_agent.h: a frame header of "
+                  f"{_agent('HDR_LEN')} bytes, the launcher's is {HDR.size}")
+T_HELLO, T_EXEC, T_STDIN, T_SIGNAL, T_PMI = map(_agent, (
+    "HELLO", "EXEC", "STDIN", "SIGNAL", "PMI"))
+T_HELLO_ACK, T_STDOUT, T_STDERR, T_EXIT, T_ERROR, T_PMI_OUT = map(_agent, (
+    "HELLO_ACK", "STDOUT", "STDERR", "EXIT", "ERROR", "PMI_OUT"))
+EXEC_F_STDIN, EXEC_F_PMI, EXEC_F_ENV = map(_agent, (
+    "EXEC_STDIN", "EXEC_PMI", "EXEC_ENV"))
+HOW_EXITED, HOW_SIGNALED, HOW_TIMEOUT, HOW_NOSTART, HOW_ABORTED = map(
+    _agent, ("EXITED", "SIGNALED", "TIMEOUT", "NOSTART", "ABORTED"))
 STDIN_CHUNK = 32768
 
 

@@ -54,23 +54,93 @@ def say(msg):
         pass
 
 
-def file_define(path, name):
-    """The integer value of '#define NAME value' in a C header."""
+def _read_header(path):
     try:
         with open(path) as f:
-            text = f.read()
+            return f.read()
     except OSError as e:
         raise Failure(f"cannot read {path}: {e.strerror}")
-    m = re.search(r"^#define\s+%s\s+(-?0x[0-9a-fA-F]+|-?\d+)[uUlL]*\b" %
-                  name, text, re.M)
+
+
+_NUMBER = r"(-?0x[0-9a-fA-F]+|-?\d+)[uUlL]*"
+
+
+def file_define(path, name):
+    """The integer value of '#define NAME value', or of an enumerator
+    'NAME = value,' on a line of its own, in a C header."""
+    text = _read_header(path)
+    n = re.escape(name)
+    m = re.search(r"^#define\s+%s\s+%s\b" % (n, _NUMBER), text, re.M) or \
+        re.search(r"^[ \t]*%s[ \t]*=[ \t]*%s[ \t]*,?[ \t]*(?:/\*.*)?$" %
+                  (n, _NUMBER), text, re.M)
     if not m:
         raise Failure(f"{name} not found in {path}")
     return int(m.group(1), 0)
 
 
+def file_define_str(path, name):
+    """The string of '#define NAME "string"' in a C header (no escapes)."""
+    m = re.search(r'^#define\s+%s\s+"([^"\\]*)"' % re.escape(name),
+                  _read_header(path), re.M)
+    if not m:
+        raise Failure(f"{name} not found in {path}")
+    return m.group(1)
+
+
+def file_xlist(path, name):
+    """The entries of an X-macro list in a C header,
+    '#define NAME(X) \\' then one 'X(a, "b", ...) \\' a line: a list of
+    tuples of the arguments, strings without their quotes."""
+    text = _read_header(path)
+    m = re.search(r"^#define\s+%s\(X\)[ \t]*\\\n((?:.*\\\n)*.*)$" %
+                  re.escape(name), text, re.M)
+    if not m:
+        raise Failure(f"{name} not found in {path}")
+    rows = []
+    for line in m.group(1).split("\n"):
+        e = re.fullmatch(r'\s*X\(([^()]*)\)\s*\\?\s*', line)
+        if not e:
+            raise Failure(f"{path}: {name}: cannot read {line.strip()!r}")
+        args = [a.strip() for a in e.group(1).split(",")]
+        rows.append(tuple(a[1:-1] if len(a) >= 2 and a[0] == a[-1] == '"'
+                          else a for a in args))
+    return rows
+
+
+def header_path(header):
+    """A uapi header's path."""
+    return os.path.join(REPO, "uapi", header)
+
+
 def header_define(header, name):
-    """The integer value of '#define NAME value' in a uapi header."""
-    return file_define(os.path.join(REPO, "uapi", header), name)
+    """The integer value of '#define NAME value' (or of an enumerator)
+    in a uapi header."""
+    return file_define(header_path(header), name)
+
+
+def header_define_str(header, name):
+    """The string of '#define NAME "string"' in a uapi header."""
+    return file_define_str(header_path(header), name)
+
+
+def header_xlist(header, name):
+    """The entries of X-macro list NAME in a uapi header (file_xlist)."""
+    return file_xlist(header_path(header), name)
+
+
+def header_table(header, name, enum_header, prefix, column=1):
+    """Column `column` of X-macro list NAME of a uapi header, as a list
+    indexed by the enumerator prefix + the entry's first argument (its
+    value in enum_header): the names of the ports and counters
+    (vgemini_names.h) in the order the device numbers them."""
+    rows = header_xlist(header, name)
+    out = [None] * len(rows)
+    for row in rows:
+        i = header_define(enum_header, prefix + row[0])
+        if not 0 <= i < len(rows) or out[i] is not None:
+            raise Failure(f"{header}: {name}: {prefix}{row[0]} is {i}")
+        out[i] = row[column]
+    return out
 
 
 def flock_wait(path, deadline):

@@ -9,18 +9,19 @@ import os
 import sys
 import time
 
-from .common import EXIT_FAIL, EXIT_OK, EXIT_USAGE, Failure, parallel, warn
+from .common import (EXIT_FAIL, EXIT_OK, EXIT_USAGE, Failure, header_table,
+                     parallel, warn)
 from .torus import PORT_LABELS, PORTS, coord_of, port_step
 from .qmp import QMPError, qom_json
 from .fabric import Fabric, need_gemini, nodes_arg
 
 
-PORT_COUNTERS = ["vc0_phits", "vc1_phits", "vc0_pkts", "vc1_pkts",
-                 "inq_stall", "credit_stall", "retry", "crc_err", "seq_err",
-                 "nak", "faults", "down_drop", "tx_pkts"]
-NIC_COUNTERS = ["req_pkts_out", "req_phits_out", "rsp_pkts_out",
-                "rsp_phits_out", "req_pkts_in", "rsp_pkts_in", "no_route",
-                "malformed", "stale_rsp", "diag_pings", "diag_timeouts"]
+# The device's counter names (its JSON keys), in its order
+# (uapi/vgemini_names.h).
+PORT_COUNTERS = header_table("vgemini_names.h", "VGEMINI_PORT_COUNTER_LIST",
+                             "vgemini_ctl.h", "VGEMINI_PC_")
+NIC_COUNTERS = header_table("vgemini_names.h", "VGEMINI_NIC_COUNTER_LIST",
+                            "vgemini_ctl.h", "VGEMINI_NC_")
 # The table's columns: heading, port counter, what the HH (host) line shows.
 COUNTER_COLUMNS = [("VC0_PHITS", "vc0_phits", "req_phits_out"),
                    ("VC1_PHITS", "vc1_phits", "rsp_phits_out"),

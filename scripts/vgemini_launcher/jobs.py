@@ -17,16 +17,17 @@ import time
 from .common import (DEFAULT_CONNECT_TIMEOUT, EXIT_FAIL, EXIT_NO_AGENT,
                      EXIT_USAGE, REPO, _raise_interrupt, Failure, file_define,
                      header_define, Interrupted, parallel, warn)
-from .agent import (HOW_EXITED, T_HELLO, T_HELLO_ACK, VERSION, AgentError,
-                    describe)
+from .agent import (HOW_EXITED, MAX_REQUESTS as AGENT_MAX_REQUESTS,
+                    T_HELLO, T_HELLO_ACK, VERSION, VERSION_LIMITS,
+                    AgentError, describe)
 from .fabric import Fabric
 from .pmi import agent_conn, Job, JobConn, PMIConsts
 
 
-# The user ptag range of uGNI (GNI_PTAG_USER_START..GNI_PTAG_USER_END,
-# spec/ugni-api.md section 5); to be read from gni_pub.h once lib/ has it.
-PTAG_USER_START = 3
-PTAG_USER_END = 253
+# The user ptag range of uGNI (spec/ugni-api.md section 5), from gni_pub.h.
+GNI_PUB_H = os.path.join(REPO, "lib", "ugni", "gni_pub.h")
+PTAG_USER_START = file_define(GNI_PUB_H, "GNI_PTAG_USER_START")
+PTAG_USER_END = file_define(GNI_PUB_H, "GNI_PTAG_USER_END")
 
 RUN_CONNECT_TIMEOUT = 60.0
 
@@ -101,7 +102,7 @@ def alt_credentials(fab, jobid, ptag, cookie):
     return aptag, acookie
 
 
-JOB_TOOL = "kgni-job"           # scripts/guest/kgni-job.c, in the image
+JOB_TOOL = "kgni-job"           # guest/kgni-job.c, in the image
 JOB_TOOL_TIMEOUT = 10.0
 
 
@@ -332,8 +333,7 @@ def check_run_args(args):
     top = PMIConsts.get().MAX_RANKS
     if args.n > top:
         raise Failure(f"bad -n {args.n}: at most {top} ranks", EXIT_USAGE)
-    most = file_define(os.path.join(REPO, "scripts", "guest", "agent.c"),
-                       "AGENT_MAX_REQUESTS")
+    most = AGENT_MAX_REQUESTS
     if not 1 <= args.ppn <= most:
         raise Failure(f"bad --ppn {args.ppn}: 1 to {most} (the agent's "
                       "limit of commands at once)", EXIT_USAGE)
@@ -376,11 +376,11 @@ def connect_agents(fab, nodes, ppn, connect_timeout, conns):
     at once."""
     def connect(n):
         a = fab.agent(n, connect_timeout)
-        if a.version < 2 or a.max_requests < ppn:
+        if a.version < VERSION_LIMITS or a.max_requests < ppn:
             a.close()
             raise AgentError(
                 "the guest's agent is too old for jobs (rebuild "
-                "the image)" if a.version < 2 else
+                "the image)" if a.version < VERSION_LIMITS else
                 f"its agent runs at most {a.max_requests} commands "
                 f"at once (--ppn {ppn})")
         return a

@@ -23,12 +23,12 @@ from .routing import failed_summary
 
 STATUS_SCRIPT = r"""
 d=/sys/class/gni/kgni0/ports
-for p in xp xm yp ym zp zm; do
+for p in @PORTS@; do
   s=$(cat "$d/${p}_state" 2>/dev/null) || s=-
   q=$(cat "$d/${p}_peer" 2>/dev/null) || q=-
   printf '%s\t%s\t%s\n' "$p" "${s:--}" "${q:--}"
 done
-"""
+""".replace("@PORTS@", " ".join(PORTS))
 
 
 def node_status(fab, n, timeout):

@@ -6,14 +6,17 @@ Pure functions of the torus shape.
 
 import re
 
-from .common import EXIT_USAGE, Failure, header_define
+from .common import EXIT_USAGE, Failure, header_define, header_table
 
 
 DIMS = "xyz"
-# The six torus ports: the launcher's keys, and the names the cray-gemini
-# device gives them, in the same order.
-PORTS = ["xp", "xm", "yp", "ym", "zp", "zm"]
-PORT_LABELS = ["X+", "X-", "Y+", "Y-", "Z+", "Z-"]
+# The six torus ports in enum gemini_port order (uapi/vgemini_names.h):
+# the launcher's keys ("xp"), and the names the cray-gemini device gives
+# them ("X+").
+PORTS = header_table("vgemini_names.h", "VGEMINI_PORT_LIST", "gemini_hw.h",
+                     "GEMINI_PORT_", 2)
+PORT_LABELS = header_table("vgemini_names.h", "VGEMINI_PORT_LIST",
+                           "gemini_hw.h", "GEMINI_PORT_", 1)
 
 
 def parse_dims(s):
@@ -56,11 +59,12 @@ def port_key(label):
 
 def parse_port(s):
     """X+, x-, xp, XM, ... -> 'xp' etc."""
-    m = re.fullmatch(r"([xyz])(\+|-|p|m)", s.strip().lower())
-    if not m:
-        raise Failure(f"bad port '{s}': want X+, X-, Y+, Y-, Z+ or Z-",
-                      EXIT_USAGE)
-    return m.group(1) + ("p" if m.group(2) in ("+", "p") else "m")
+    k = s.strip().lower()
+    for key, label in zip(PORTS, PORT_LABELS):
+        if k in (key, label.lower()):
+            return key
+    raise Failure(f"bad port '{s}': want {', '.join(PORT_LABELS[:-1])} or "
+                  f"{PORT_LABELS[-1]}", EXIT_USAGE)
 
 
 def node_str(n, dims):

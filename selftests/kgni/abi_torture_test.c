@@ -101,20 +101,9 @@ FIXTURE(abi) {
 
 FIXTURE_SETUP(abi)
 {
-	self->fd = -1;
-	self->kmsg = -1;
-	if (!kgni_require_device(_metadata)) {
-		self->absent = true;
+	if (!kgni_fixture_setup(_metadata, KGNI_FIXTURE_ROOT, &self->absent,
+				&self->kmsg, &self->fd))
 		return;
-	}
-	if (geteuid() != 0) {
-		self->absent = true;
-		SKIP(return, "needs root (KGNI_IOC_JOB_CONFIGURE)");
-	}
-	self->kmsg = kgni_kmsg_open(true);
-	ASSERT_LE(0, self->kmsg) TH_LOG("/dev/kmsg: %s", strerror(errno));
-	self->fd = open(KGNI_DEV, O_RDWR | O_CLOEXEC);
-	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", KGNI_DEV, strerror(errno));
 	ASSERT_EQ(0, job_configure(self->fd, 0, TEST_PTAG, TEST_COOKIE));
 	ASSERT_EQ(0, cdm_attach(self->fd, TEST_PTAG, TEST_COOKIE, NULL));
 	self->page = anon(PAGE);

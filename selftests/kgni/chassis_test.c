@@ -26,10 +26,8 @@ FIXTURE_SETUP(chassis)
 	char buf[128];
 	unsigned int i;
 
-	if (!kgni_require_device(_metadata)) {
-		self->absent = true;
+	if (!kgni_fixture_setup(_metadata, 0, &self->absent, NULL, NULL))
 		return;
-	}
 
 	ASSERT_EQ(0, kgni_read_attr("coord", buf, sizeof(buf)));
 	ASSERT_TRUE(kgni_parse_triple(buf, ' ', self->coord))

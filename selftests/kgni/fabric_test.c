@@ -110,12 +110,9 @@ FIXTURE_SETUP(fabric)
 {
 	char buf[128];
 
-	self->fd = -1;
-	self->kmsg = -1;
-	if (!kgni_require_device(_metadata)) {
-		self->absent = true;
+	if (!kgni_fixture_setup(_metadata, 0, &self->absent, &self->kmsg,
+				&self->fd))
 		return;
-	}
 	ASSERT_EQ(0, kgni_read_attr("coord", buf, sizeof(buf)));
 	ASSERT_TRUE(kgni_parse_triple(buf, ' ', self->coord));
 	ASSERT_EQ(0, kgni_read_attr("dims", buf, sizeof(buf)));
@@ -123,11 +120,6 @@ FIXTURE_SETUP(fabric)
 	self->self_id = kgni_gemini_id(self->coord, self->dims);
 	self->nodes = self->dims[0] * self->dims[1] * self->dims[2];
 	ASSERT_TRUE(kgni_find_pci(self->pci, sizeof(self->pci)));
-
-	self->kmsg = kgni_kmsg_open(true);
-	ASSERT_LE(0, self->kmsg) TH_LOG("/dev/kmsg: %s", strerror(errno));
-	self->fd = open(KGNI_DEV, O_RDWR | O_CLOEXEC);
-	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", KGNI_DEV, strerror(errno));
 }
 
 static bool write_file(const char *path, const char *text)

@@ -40,17 +40,9 @@ FIXTURE(iso) {
 
 FIXTURE_SETUP(iso)
 {
-	self->kmsg = -1;
-	if (!kgni_require_device(_metadata)) {
-		self->absent = true;
+	if (!kgni_fixture_setup(_metadata, KGNI_FIXTURE_ROOT, &self->absent,
+				&self->kmsg, NULL))
 		return;
-	}
-	if (geteuid() != 0) {
-		self->absent = true;
-		SKIP(return, "needs root (KGNI_IOC_JOB_CONFIGURE)");
-	}
-	self->kmsg = kgni_kmsg_open(true);
-	ASSERT_LE(0, self->kmsg) TH_LOG("/dev/kmsg: %s", strerror(errno));
 	/* This process is one of the ranks of the jobs it sets up. */
 	mkdir(TEST_CGROUP, 0755);
 	ASSERT_EQ(0, cgroup_enter(TEST_CGROUP));

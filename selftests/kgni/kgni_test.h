@@ -3,8 +3,9 @@
  * Helpers shared by the kgni selftests: finding the Gemini, reading and
  * parsing /sys/class/gni, the torus arithmetic, the kernel log.
  *
- * Every test first calls kgni_require_device(): a machine without a Gemini
- * SKIPs, a Gemini that kgni did not bind FAILs.
+ * Every fixture's set-up starts with kgni_fixture_setup(), which calls
+ * kgni_require_device(): a machine without a Gemini SKIPs, a Gemini that
+ * kgni did not bind FAILs.
  */
 #ifndef KGNI_TEST_H
 #define KGNI_TEST_H
@@ -322,6 +323,45 @@ static inline bool kgni_require_device(struct __test_metadata *_metadata)
 		kgni_log_driver_messages(_metadata);
 	}
 	ASSERT_TRUE(dev);
+	return true;
+}
+
+/* kgni_fixture_setup() flags */
+#define KGNI_FIXTURE_ROOT	0x1	/* SKIP unless root (job set-up) */
+
+/*
+ * The start of every fixture's set-up.  @kmsg and @fd (either may be NULL)
+ * are -1 first.  A machine without a Gemini SKIPs, and so does a caller
+ * that is not root with KGNI_FIXTURE_ROOT; both set @absent (6.1's harness
+ * still runs the test and its teardown after a SKIP in set-up).  Then the
+ * kernel log is opened at its end into @kmsg (for the teardown's splat
+ * check) and /dev/kgni0 into @fd.  False when set-up must return.
+ */
+static inline bool kgni_fixture_setup(struct __test_metadata *_metadata,
+				      unsigned int flags, bool *absent,
+				      int *kmsg, int *fd)
+{
+	if (fd)
+		*fd = -1;
+	if (kmsg)
+		*kmsg = -1;
+	if (!kgni_require_device(_metadata)) {
+		*absent = true;
+		return false;
+	}
+	if ((flags & KGNI_FIXTURE_ROOT) && geteuid() != 0) {
+		*absent = true;
+		SKIP(return false, "needs root (KGNI_IOC_JOB_CONFIGURE)");
+	}
+	if (kmsg) {
+		*kmsg = kgni_kmsg_open(true);
+		ASSERT_LE(0, *kmsg) TH_LOG("/dev/kmsg: %s", strerror(errno));
+	}
+	if (fd) {
+		*fd = open(KGNI_DEV, O_RDWR | O_CLOEXEC);
+		ASSERT_LE(0, *fd) TH_LOG("open %s: %s", KGNI_DEV,
+					 strerror(errno));
+	}
 	return true;
 }
 

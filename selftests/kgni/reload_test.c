@@ -92,10 +92,8 @@ static bool wait_path(const char *path, bool present)
 FIXTURE_SETUP(reload)
 {
 	self->kmsg = -1;
-	if (!kgni_require_device(_metadata)) {
-		self->absent = true;
+	if (!kgni_fixture_setup(_metadata, 0, &self->absent, NULL, NULL))
 		return;
-	}
 	self->module = getenv("KGNI_MODULE") ?: DEFAULT_MODULE;
 	if (!kgni_exists(self->module)) {
 		self->absent = true;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "gni_pub.h"
+#include "gemini_mh.h"
 #include "gemini_nic.h"
 
 static int n_test, n_fail;
@@ -466,6 +467,33 @@ static void test_memhndl(void)
 	   GNI_RC_INVALID_PARAM, "QueryAttr: NULL -> INVALID_PARAM");
 }
 
+/* gni_pub.h's accessors read the fields where uapi/gemini_mh.h puts them. */
+static void test_memhndl_layout(void)
+{
+	gni_mem_handle_t h, nf;
+
+	h.qword1 = (0x7f1234567000ull >> GEMINI_MH_VA_SHIFT) |
+		   0xabcull << GEMINI_MH_MDH_SHIFT;
+	h.qword2 = 77 | 21ull << GEMINI_MH_PSIZE_SHIFT |
+		   (uint64_t)GEMINI_MH_FLAG_READONLY << GEMINI_MH_FLAGS_SHIFT;
+	h.qword2 |= (uint64_t)gemini_mh_crc(h.qword1, h.qword2) <<
+		    GEMINI_MH_CRC_SHIFT;
+	EQ(GNI_MEMHNDL_GET_VA(h), 0x7f1234567000ull);
+	EQ(GNI_MEMHNDL_GET_MDH(h), 0xabc);
+	EQ(GNI_MEMHNDL_GET_NPAGES(h), 77);
+	EQ(GNI_MEMHNDL_GET_PAGESIZE(h), 1ull << 21);
+	EQ(GNI_MEMHNDL_GET_FLAGS(h), GEMINI_MH_FLAG_READONLY);
+	EQ(GNI_MEMHNDL_GET_CRC(h), gemini_mh_crc(h.qword1, h.qword2));
+	nf = h;
+	nf.qword2 = (uint64_t)(GEMINI_MH_FLAG_NEW_FRMT | GEMINI_MH_FLAG_MRT) <<
+		    GEMINI_MH_FLAGS_SHIFT | 0x5a5ull << GEMINI_MH_NEW_MDH_SHIFT;
+	EQ(GNI_MEMHNDL_GET_MDH(nf), 0x5a5);
+	/* the spec's test vectors (§18.4) */
+	EQ(gemini_mh_crc(0x00500007f1234567ull, 0x32000000c0000003ull), 0x32);
+	EQ(gemini_mh_crc(0x00000007f1234567ull, 0x7c048e1150000010ull), 0x7c);
+	EQ(gemini_mh_crc(0, 0), 0);
+}
+
 static void test_unimplemented(void)
 {
 	gni_ce_result_t res = { 0, 0, 0 };
@@ -499,6 +527,7 @@ int main(void)
 	test_cq_accessors();
 	test_info();
 	test_memhndl();
+	test_memhndl_layout();
 	test_unimplemented();
 	printf("1..%d\n", n_test);
 	return n_fail != 0;

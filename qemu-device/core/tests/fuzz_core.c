@@ -89,6 +89,7 @@
 #include <string.h>
 
 #include "gemini_core.h"
+#include "vgemini_crc32.h"
 #include "fuzz_core.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -236,24 +237,6 @@ static bool within(uint64_t addr, uint64_t len, uint64_t lo, uint64_t size)
 	return addr >= lo && addr - lo <= size && len <= size - (addr - lo);
 }
 
-static uint64_t le64(const uint8_t *p)
-{
-	uint64_t v = 0;
-	int i;
-
-	for (i = 7; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
-static void put_le64(uint8_t *p, uint64_t v)
-{
-	int i;
-
-	for (i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
 /* (a): the entry a CQ event goes to. */
 static bool cq_entry_ok(const struct fnode *n, uint64_t addr, uint64_t len)
 {
@@ -385,7 +368,7 @@ static bool mdd_covers(const struct fnode *n, unsigned int ptag,
 		if (imax > (end - gb) / 8 - 1)
 			imax = (end - gb) / 8 - 1;
 		for (i = imin; i <= imax; i++) {
-			uint64_t e = le64(n->mem + (gb + 8 * i - MEM_BASE)), a;
+			uint64_t e = vgemini_get_le64(n->mem + (gb + 8 * i - MEM_BASE)), a;
 
 			if (!(e & VGEMINI_GART_VALID) ||
 			    (e & VGEMINI_GART_ADDR_MASK) != addr - in)
@@ -725,27 +708,6 @@ static void forge_frame(unsigned int link, unsigned int w, unsigned int c,
 
 /* --- routing tables ------------------------------------------------------ */
 
-static uint32_t crc32_ieee(const uint8_t *p, size_t len)
-{
-	uint32_t crc = 0xffffffffu;
-	int k;
-
-	while (len--) {
-		crc ^= *p++;
-		for (k = 0; k < 8; k++)
-			crc = (crc >> 1) ^ (0xedb88320u & -(crc & 1));
-	}
-	return ~crc;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)(v >> 16);
-	p[3] = (uint8_t)(v >> 24);
-}
-
 /* Entry of table @v of node @id for input @ip, class @cl, dest @d. */
 static uint8_t route_variant(unsigned int id, unsigned int v, unsigned int ip,
 			     unsigned int cl, unsigned int d, uint32_t gen)
@@ -795,16 +757,19 @@ static size_t route_image(unsigned int id, unsigned int v, uint32_t gen,
 	/* A bad entry the CRC vouches for (the supervisor's own mistake). */
 	if (x)
 		e[at % n] ^= x;
-	put32(img, VGEMINI_ROUTE_MAGIC);
-	put32(img + 4, VGEMINI_ROUTE_VERSION);
-	put32(img + 8, VGEMINI_ROUTE_HDR_SIZE);
-	put32(img + 12, id);
-	img[16] = NNODES;
-	img[17] = 1;
-	img[18] = 1;
-	put32(img + 20, NNODES);
-	put32(img + 24, gen);
-	put32(img + 28, crc32_ieee(e, n));
+#define PUT_HDR32(field, v) \
+	vgemini_put_le32(img + VGEMINI_ROUTE_HDR_OFF(field), (v))
+	PUT_HDR32(magic, VGEMINI_ROUTE_MAGIC);
+	PUT_HDR32(version, VGEMINI_ROUTE_VERSION);
+	PUT_HDR32(hdr_size, VGEMINI_ROUTE_HDR_SIZE);
+	PUT_HDR32(gemini_id, id);
+	img[VGEMINI_ROUTE_HDR_OFF(dims)] = NNODES;
+	img[VGEMINI_ROUTE_HDR_OFF(dims) + 1] = 1;
+	img[VGEMINI_ROUTE_HDR_OFF(dims) + 2] = 1;
+	PUT_HDR32(num_nodes, NNODES);
+	PUT_HDR32(generation, gen);
+	PUT_HDR32(entries_crc32, vgemini_crc32(0, e, n));
+#undef PUT_HDR32
 	return VGEMINI_ROUTE_HDR_SIZE + n;
 }
 
@@ -1230,7 +1195,7 @@ static void op_mem(struct fnode *n, struct rd *r, bool le)
 
 	if (le) {
 		off &= ~7u;
-		put_le64(n->mem + off, g64(r));
+		vgemini_put_le64(n->mem + off, g64(r));
 		mark_dirty(n, off, 8);
 		return;
 	}

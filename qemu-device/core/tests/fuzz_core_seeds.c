@@ -617,7 +617,7 @@ static void seed_ntt(struct prog *p)
 
 static void seed_pe_modes(struct prog *p)
 {
-	static const unsigned int shift[8] = { 40, 35, 21, 12, 10, 9, 8, 6 };
+	static const unsigned int shift[8] = GEMINI_FMA_PE_SHIFTS;
 	unsigned int m;
 
 	domain(p);
@@ -625,7 +625,7 @@ static void seed_pe_modes(struct prog *p)
 		/* offset 0x800 + 0x48 m of node B, spread as mode m wants */
 		uint64_t off = 0x800 + 0x48 * m, s = shift[m];
 		uint64_t a = (uint64_t)GEMINI_PE(B, 0) << s |
-			     (off >> s) << (s + 18) | (off & ((1ull << s) - 1));
+			     (off >> s) << (s + GEMINI_PE_BITS) | (off & ((1ull << s) - 1));
 		uint64_t base = a & GEMINI_FMA_BASE_OFFSET_MASK;
 
 		fma_cmd(p, A, D1, GEMINI_FMA_CMD_PUT, MDH1, MDH1, m);

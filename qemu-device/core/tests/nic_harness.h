@@ -399,5 +399,6 @@ static uint64_t mem_le64(const struct node *nd, uint64_t addr)
 static void mem_set64(struct node *nd, uint64_t addr, uint64_t v)
 {
 	le64(nd->mem + (addr - MEM_BASE), v);
+}
 
 #endif /* GEMINI_TESTS_NIC_HARNESS_H */

@@ -735,18 +735,13 @@ static void test_links_up(void)
 /* ---------------------------------------------------------------------- */
 /* 2. Tables                                                               */
 
-static void put_le32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)(v >> 16);
-	p[3] = (uint8_t)(v >> 24);
-}
+#define HDR_OFF(field)	VGEMINI_ROUTE_HDR_OFF(field)
 
 static void fix_crc(uint8_t *img, size_t len)
 {
-	put_le32(img + 28, crc32_ieee(0, img + VGEMINI_ROUTE_HDR_SIZE,
-				      len - VGEMINI_ROUTE_HDR_SIZE));
+	vgemini_put_le32(img + HDR_OFF(entries_crc32),
+			 vgemini_crc32(0, img + VGEMINI_ROUTE_HDR_SIZE,
+				       len - VGEMINI_ROUTE_HDR_SIZE));
 }
 
 static struct gemini_pkt put_pkt(uint32_t dst, uint32_t src, uint16_t tag)
@@ -830,19 +825,19 @@ static void test_tables(void)
 		switch (i) {
 		case 0: what = "short of a header"; n = 10; break;
 		case 1: what = "empty"; n = 0; break;
-		case 2: what = "bad magic"; img[0] ^= 1; break;
-		case 3: what = "version 2"; put_le32(img + 4, 2); break;
-		case 4: what = "header size"; put_le32(img + 8, 63); break;
+		case 2: what = "bad magic"; img[HDR_OFF(magic)] ^= 1; break;
+		case 3: what = "version 2"; vgemini_put_le32(img + HDR_OFF(version), 2); break;
+		case 4: what = "header size"; vgemini_put_le32(img + HDR_OFF(hdr_size), 63); break;
 		case 5: what = "CRC"; img[VGEMINI_ROUTE_HDR_SIZE + 5] ^= 1;
 			break;
 		case 6: what = "truncated"; n = len - 1; break;
 		case 7: what = "trailing byte"; img[len] = 0; n = len + 1;
 			break;
-		case 8: what = "num_nodes"; put_le32(img + 20, 4); break;
-		case 9: what = "generation 0"; put_le32(img + 24, 0); break;
-		case 10: what = "reserved0"; img[19] = 1; break;
-		case 11: what = "reserved header byte"; img[40] = 0x80; break;
-		case 12: what = "last reserved byte"; img[63] = 1; break;
+		case 8: what = "num_nodes"; vgemini_put_le32(img + HDR_OFF(num_nodes), 4); break;
+		case 9: what = "generation 0"; vgemini_put_le32(img + HDR_OFF(generation), 0); break;
+		case 10: what = "reserved0"; img[HDR_OFF(reserved0)] = 1; break;
+		case 11: what = "reserved header byte"; img[HDR_OFF(reserved) + 4] = 0x80; break;
+		case 12: what = "last reserved byte"; img[VGEMINI_ROUTE_HDR_SIZE - 1] = 1; break;
 		case 13: what = "entry reserved bits";
 			img[VGEMINI_ROUTE_HDR_SIZE + 3] |= 0x10;
 			fix_crc(img, len);
@@ -878,7 +873,7 @@ static void test_tables(void)
 			torus_free(&t2);
 			break;
 		}
-		case 16: what = "dims byte"; img[17] = 2; break;
+		case 16: what = "dims byte"; img[HDR_OFF(dims) + 1] = 2; break;
 		}
 		err[0] = 0;
 		if (gemini_router_load(a, img, n, err, sizeof(err)) != -1) {

@@ -20,8 +20,6 @@
 #include "tap.h"
 
 #include "nic_harness.h"
-}
-
 
 /* --- the kernel's and the library's side of an FMA descriptor ----------- */
 

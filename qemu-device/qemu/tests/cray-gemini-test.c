@@ -17,6 +17,7 @@
 #include "hw/pci/pci_regs.h"
 
 #include "hw/vgemini/uapi/gemini_hw.h"
+#include "hw/vgemini/uapi/vgemini_crc32.h"
 #include "hw/vgemini/uapi/vgemini_ctl.h"
 #include "hw/vgemini/uapi/vgemini_link.h"
 #include "hw/vgemini/uapi/vgemini_route.h"
@@ -512,19 +513,6 @@ static char *qom_get(QTestState *qts, const char *prop)
     return v;
 }
 
-static uint32_t crc32_ieee(const uint8_t *p, size_t len)
-{
-    uint32_t crc = 0xffffffff;
-
-    while (len--) {
-        crc ^= *p++;
-        for (int k = 0; k < 8; k++) {
-            crc = (crc >> 1) ^ (0xedb88320 & -(crc & 1));
-        }
-    }
-    return ~crc;
-}
-
 /* A routing-table image for a 1x1x1 torus: everything goes to the NIC. */
 static char *write_table(const char *dir, const char *name, uint32_t gen)
 {
@@ -540,8 +528,8 @@ static char *write_table(const char *dir, const char *name, uint32_t gen)
     h->dims[0] = h->dims[1] = h->dims[2] = 1;
     h->num_nodes = cpu_to_le32(1);
     h->generation = cpu_to_le32(gen);
-    h->entries_crc32 = cpu_to_le32(crc32_ieee(img + VGEMINI_ROUTE_HDR_SIZE,
-                                              N));
+    h->entries_crc32 = cpu_to_le32(vgemini_crc32(0, img + VGEMINI_ROUTE_HDR_SIZE,
+                                                 N));
     g_assert(g_file_set_contents(path, (char *)img, sizeof(img), NULL));
     return path;
 }

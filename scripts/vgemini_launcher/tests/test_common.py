@@ -32,6 +32,99 @@ class Defines(ScratchTest):
         self.assertEqual(str(cm.exception), f"cannot read {h}.no: "
                          "No such file or directory")
 
+    def test_file_define_enumerator(self):
+        h = os.path.join(self.tmp, "e.h")
+        with open(h, "w") as f:
+            f.write("enum x {\n\tP_A = 3,\n\tP_B=0x10u, /* b */\n"
+                    "\tP_C = 7\n\tP_D = P_A + 1,\n\tP_E = 1, P_F = 2,\n};\n"
+                    "int P_G = 5;\n#define P_A 9\n")
+        self.assertEqual(common.file_define(h, "P_A"), 9)    # #define first
+        self.assertEqual(common.file_define(h, "P_B"), 16)
+        self.assertEqual(common.file_define(h, "P_C"), 7)
+        for name in ("P_D", "P_E", "P_F", "P_G", "P_"):
+            with self.assertRaises(Failure):
+                common.file_define(h, name)
+
+    def test_file_define_str(self):
+        h = os.path.join(self.tmp, "s.h")
+        with open(h, "w") as f:
+            f.write('#define S "a.b"\n#define N 1\n#define Q "x\\"y"\n')
+        self.assertEqual(common.file_define_str(h, "S"), "a.b")
+        for name in ("N", "Q", "T"):
+            with self.assertRaises(Failure):
+                common.file_define_str(h, name)
+
+    def test_file_xlist(self):
+        h = os.path.join(self.tmp, "l.h")
+        with open(h, "w") as f:
+            f.write('#define L(X) \\\n\tX(A, "a+", "ap") \\\n'
+                    '\tX(B, "b-", "bm")\n#define M(X) X(A, "a")\n'
+                    '#define K(X) \\\n\tX(A, "a") \\\n\tY(B)\n'
+                    'enum { E_A = 1, };\n#define E_B 0\n')
+        self.assertEqual(common.file_xlist(h, "L"),
+                         [("A", "a+", "ap"), ("B", "b-", "bm")])
+        for name in ("M", "K", "N"):
+            with self.assertRaises(Failure):
+                common.file_xlist(h, name)
+
+    def test_header_tables(self):
+        """The uapi name tables, in the order of their enumerations."""
+        self.assertEqual(common.header_table(
+            "vgemini_names.h", "VGEMINI_PORT_LIST", "gemini_hw.h",
+            "GEMINI_PORT_"), ["X+", "X-", "Y+", "Y-", "Z+", "Z-"])
+        self.assertEqual(common.header_table(
+            "vgemini_names.h", "VGEMINI_PORT_LIST", "gemini_hw.h",
+            "GEMINI_PORT_", 2), ["xp", "xm", "yp", "ym", "zp", "zm"])
+        pc = common.header_table("vgemini_names.h",
+                                 "VGEMINI_PORT_COUNTER_LIST",
+                                 "vgemini_ctl.h", "VGEMINI_PC_")
+        self.assertEqual(len(pc), common.header_define("vgemini_ctl.h",
+                                                       "VGEMINI_PC_NUM"))
+        self.assertEqual(pc[common.header_define(
+            "vgemini_ctl.h", "VGEMINI_PC_CRC_ERR")], "crc_err")
+        nc = common.header_table("vgemini_names.h",
+                                 "VGEMINI_NIC_COUNTER_LIST",
+                                 "vgemini_ctl.h", "VGEMINI_NC_")
+        self.assertEqual(len(nc), common.header_define("vgemini_ctl.h",
+                                                       "VGEMINI_NC_NUM"))
+        self.assertEqual(nc[0], "req_pkts_out")
+        states = common.header_table("vgemini_names.h",
+                                     "VGEMINI_PORT_STATE_LIST",
+                                     "vgemini_ctl.h", "VGEMINI_PORT_")
+        self.assertEqual(states, ["unused", "down", "up", "miswired"])
+
+    def test_header_table_order_checked(self):
+        d = os.path.join(self.tmp, "uapi")
+        os.mkdir(d)
+        with open(os.path.join(d, "n.h"), "w") as f:
+            f.write('#define L(X) \\\n\tX(A, "a") \\\n\tX(B, "b")\n')
+        with open(os.path.join(d, "e.h"), "w") as f:
+            f.write("enum {\n\tE_A = 1,\n\tE_B = 1,\n};\n")
+        old = common.REPO
+        common.REPO = self.tmp
+        try:
+            with self.assertRaises(Failure) as cm:
+                common.header_table("n.h", "L", "e.h", "E_")
+        finally:
+            common.REPO = old
+        self.assertIn("E_B is 1", str(cm.exception))
+
+    def test_wire_constants_from_headers(self):
+        """What the launcher reads from uapi/ and lib/ugni/gni_pub.h."""
+        from vgemini_launcher import agent, jobs, torus
+        self.assertEqual((jobs.PTAG_USER_START, jobs.PTAG_USER_END), (3, 253))
+        self.assertEqual(agent.MAGIC, 0x47414756)
+        self.assertEqual(agent.HDR.size, 16)
+        self.assertEqual((agent.T_HELLO, agent.T_HELLO_ACK, agent.T_PMI_OUT),
+                         (0x01, 0x81, 0x86))
+        self.assertEqual((agent.HOW_EXITED, agent.HOW_ABORTED), (0, 4))
+        self.assertEqual((agent.EXEC_F_STDIN, agent.EXEC_F_PMI,
+                          agent.EXEC_F_ENV), (1, 2, 4))
+        self.assertEqual(agent.MAX_PAYLOAD, 65536)
+        self.assertEqual(agent.AGENT_PORT_NAME, "vgemini.agent")
+        self.assertEqual((agent.VERSION, agent.VERSION_LIMITS), (1, 2))
+        self.assertEqual(torus.PORT_LABELS[torus.PORTS.index("zm")], "Z-")
+
     def test_repo_and_header_define(self):
         self.assertEqual(common.REPO, REPO)
         self.assertEqual(common.LAUNCHER,

@@ -95,7 +95,7 @@ class RunArgs(unittest.TestCase):
 
     def test_refused(self):
         top = c_define("lib/pmi/pmi_wire.h", "VGEMINI_PMI_MAX_RANKS")
-        most = c_define("scripts/guest/agent.c", "AGENT_MAX_REQUESTS")
+        most = c_define("uapi/vgemini_agent.h", "VGEMINI_AGENT_MAX_REQUESTS")
         self.refused("no program given (vgemini run -n N PROG ARGS...)",
                      cmd=[])
         self.refused("bad -n 0: a job has at least 1 rank", n=0)

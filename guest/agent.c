@@ -93,33 +93,41 @@
 #include <time.h>
 #include <unistd.h>
 
-#define AGENT_MAGIC		0x47414756u
-#define AGENT_VERSION		2u
-#define AGENT_MAX_PAYLOAD	65536u
-#define AGENT_MAX_REQUESTS	64u
-#define HDR_LEN			16u
+#include "vgemini_agent.h"	/* the wire protocol, shared with the launcher */
+#include "vgemini_le.h"
+
+#define AGENT_MAGIC		VGEMINI_AGENT_MAGIC
+#define AGENT_VERSION		VGEMINI_AGENT_VERSION
+#define AGENT_MAX_PAYLOAD	VGEMINI_AGENT_MAX_PAYLOAD
+#define AGENT_MAX_REQUESTS	VGEMINI_AGENT_MAX_REQUESTS
+#define HDR_LEN			VGEMINI_AGENT_HDR_LEN
 
 enum {
-	T_HELLO = 0x01, T_EXEC = 0x02, T_STDIN = 0x03, T_SIGNAL = 0x04,
-	T_PMI = 0x05,
-	T_HELLO_ACK = 0x81, T_STDOUT = 0x82, T_STDERR = 0x83, T_EXIT = 0x84,
-	T_ERROR = 0x85, T_PMI_OUT = 0x86,
+	T_HELLO = VGEMINI_AGENT_HELLO, T_EXEC = VGEMINI_AGENT_EXEC,
+	T_STDIN = VGEMINI_AGENT_STDIN, T_SIGNAL = VGEMINI_AGENT_SIGNAL,
+	T_PMI = VGEMINI_AGENT_PMI,
+	T_HELLO_ACK = VGEMINI_AGENT_HELLO_ACK, T_STDOUT = VGEMINI_AGENT_STDOUT,
+	T_STDERR = VGEMINI_AGENT_STDERR, T_EXIT = VGEMINI_AGENT_EXIT,
+	T_ERROR = VGEMINI_AGENT_ERROR, T_PMI_OUT = VGEMINI_AGENT_PMI_OUT,
 };
 
 enum {
-	EXIT_EXITED = 0, EXIT_SIGNALED = 1, EXIT_TIMEOUT = 2, EXIT_NOSTART = 3,
-	EXIT_ABORTED = 4,
+	EXIT_EXITED = VGEMINI_AGENT_EXITED,
+	EXIT_SIGNALED = VGEMINI_AGENT_SIGNALED,
+	EXIT_TIMEOUT = VGEMINI_AGENT_TIMEOUT,
+	EXIT_NOSTART = VGEMINI_AGENT_NOSTART,
+	EXIT_ABORTED = VGEMINI_AGENT_ABORTED,
 };
 
-#define EXEC_F_STDIN		0x1u
-#define EXEC_F_PMI		0x2u
-#define EXEC_F_ENV		0x4u
+#define EXEC_F_STDIN		VGEMINI_AGENT_EXEC_STDIN
+#define EXEC_F_PMI		VGEMINI_AGENT_EXEC_PMI
+#define EXEC_F_ENV		VGEMINI_AGENT_EXEC_ENV
 #define EXEC_F_ALL		(EXEC_F_STDIN | EXEC_F_PMI | EXEC_F_ENV)
 #define MAX_ARGC		4096u
 #define MAX_ENVC		4096u
 #define PMI_CHILD_FD		3
 
-#define PORT_NAME		"vgemini.agent"
+#define PORT_NAME		VGEMINI_AGENT_PORT_NAME
 #define IN_CAP			(2 * (HDR_LEN + AGENT_MAX_PAYLOAD))
 #define OUT_HIGH		(256u * 1024)	/* stop reading the children above */
 #define STDIN_HIGH		(256u * 1024)	/* stop reading the port above */
@@ -186,15 +194,12 @@ static int64_t now_ms(void)
 
 static void put32(unsigned char *p, uint32_t v)
 {
-	p[0] = v;
-	p[1] = v >> 8;
-	p[2] = v >> 16;
-	p[3] = v >> 24;
+	vgemini_put_le32(p, v);
 }
 
 static uint32_t get32(const unsigned char *p)
 {
-	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+	return vgemini_get_le32(p);
 }
 
 static void buf_clear(struct buf *b)

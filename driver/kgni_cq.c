@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * kgni: completion queues (KGNI_IOC_CQ_CREATE, _DESTROY, _WAIT).
+ *
+ * A CQ is a ring in kernel memory the device writes, mapped into the
+ * process; a blocking one interrupts on cq_vector, and KGNI_IOC_CQ_WAIT
+ * sleeps on cq_wq until it holds an event.
+ */
+#include <linux/capability.h>
+#include <linux/dma-mapping.h>
+#include <linux/mm.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/wait.h>
+
+#include "kgni_dp.h"
+
+/**
+ * kgni_cq_write() - program a CQ descriptor
+ * @kdev: the device
+ * @cq: the CQ number
+ * @base: the ring's device address
+ * @qw2: the descriptor's QW2 (0: disabled)
+ * @qw3_flags: flags of QW3, beside @base
+ *
+ * The descriptor is disabled first and its indices are reset.
+ */
+void kgni_cq_write(struct kgni_dev *kdev, u32 cq, u64 base, u64 qw2,
+		   u64 qw3_flags)
+{
+	void __iomem *p = kgni_mmr(kdev, GEMINI_MMR_CQ_DESC_ENTRY(cq));
+
+	writeq(0, p + 8);		/* disable */
+	writeq(base | qw3_flags, p + 16);
+	writeq(0, p);			/* indices */
+	writeq(qw2, p + 8);
+}
+
+/**
+ * kgni_cq_find() - a CQ of the file; CQ 0 is nobody's
+ * @kfile: the file
+ * @id: the CQ number
+ *
+ * Context: dp_lock held.
+ * Return: the CQ, or NULL.
+ */
+struct kgni_cq *kgni_cq_find(struct kgni_file *kfile, u32 id)
+{
+	struct kgni_cq *cq;
+
+	list_for_each_entry(cq, &kfile->cqs, node)
+		if (cq->id == id)
+			return cq;
+	return NULL;
+}
+
+static unsigned long kgni_cq_pages(const struct kgni_cq *cq)
+{
+	return cq->ring_size >> PAGE_SHIFT;
+}
+
+/**
+ * kgni_cq_put() - drop a reference on a CQ
+ * @cq: the CQ
+ *
+ * The last reference: the device has not used the ring since the CQ was
+ * destroyed, and no mapping is left of the ring or of the CQ's user page.
+ * It frees the ring and gives the number back.
+ */
+void kgni_cq_put(struct kgni_cq *cq)
+{
+	struct kgni_dev *kdev = cq->kdev;
+
+	if (!refcount_dec_and_test(&cq->ref))
+		return;
+	dma_free_coherent(&kdev->pdev->dev, cq->ring_size, cq->ring, cq->dma);
+	atomic64_sub(kgni_cq_pages(cq), &cq->mm->pinned_vm);
+	mmdrop(cq->mm);
+	clear_bit(cq->id, kdev->cq_map);
+	kfree(cq);
+}
+
+/**
+ * kgni_cq_free() - destroy a CQ of the file
+ * @kdev: the device
+ * @kfile: the file
+ * @cq: the CQ; no descriptor or registration names it any more
+ * @live: the device may be touched: the descriptor is disabled
+ *
+ * Its mappings are removed and its waiters woken; the last reference
+ * frees it.
+ *
+ * Context: dp_lock held.
+ */
+void kgni_cq_free(struct kgni_dev *kdev, struct kgni_file *kfile,
+		  struct kgni_cq *cq, bool live)
+{
+	kgni_zap(kfile->file, kgni_map_offset(KGNI_MAP_CQ_RING, cq->id),
+		 cq->ring_size);
+	kgni_zap(kfile->file, kgni_map_offset(KGNI_MAP_CQ_USER, cq->id),
+		 PAGE_SIZE);
+	if (live) {
+		kgni_cq_write(kdev, cq->id, 0, 0, 0);
+		/* Flush: the device writes no entry into the ring after this. */
+		readq(kgni_mmr(kdev, GEMINI_MMR_CQ_DESC_ENTRY(cq->id)) + 8);
+	}
+	list_del(&cq->node);
+	kfile->ncq--;
+	if (kfile->attached)
+		kdev->jobs[kfile->job].ncq--;
+	/* A waiter sees it dead and lets go of it. */
+	WRITE_ONCE(cq->dead, true);
+	if (cq->blocking)
+		wake_up_all(&kdev->cq_wq);
+	kgni_cq_put(cq);
+}
+
+/**
+ * kgni_ioctl_cq_create() - KGNI_IOC_CQ_CREATE
+ * @ucmd: the call; @ucmd->cmd is a struct kgni_cq_create
+ *
+ * Return: 0 with the CQ's number and mmap offsets written back, -EINVAL,
+ * -EPERM without a CDM, -ENOLINK once its job was released, -ENOMEM
+ * (RLIMIT_MEMLOCK too), -EDQUOT past the file's or the job's CQs, -ENOSPC
+ * without a free CQ, or -EFAULT.
+ */
+int kgni_ioctl_cq_create(struct kgni_ucmd *ucmd)
+{
+	struct kgni_cq_create *cmd = ucmd->cmd;
+	struct kgni_file *kfile = ucmd->kfile;
+	struct kgni_dev *kdev = ucmd->kdev;
+	u64 qw2, qw3_flags = 0;
+	unsigned long lock_limit;
+	struct kgni_cq *cq;
+	s64 pinned;
+	int ret;
+	u32 id;
+
+	if (cmd->flags & ~KGNI_CQ_BLOCKING || cmd->cq_id || cmd->ring_offset ||
+	    cmd->ring_size || cmd->user_offset)
+		return -EINVAL;
+	if (cmd->entries < GEMINI_CQ_MIN_MAX_INDEX + 1 ||
+	    cmd->entries > KGNI_CQ_MAX_ENTRIES)
+		return -EINVAL;
+
+	cq = kzalloc(sizeof(*cq), GFP_KERNEL);
+	if (!cq)
+		return -ENOMEM;
+	cq->kdev = kdev;
+	cq->entries = cmd->entries;
+	cq->blocking = cmd->flags & KGNI_CQ_BLOCKING;
+	refcount_set(&cq->ref, 1);
+	cq->ring_size = PAGE_ALIGN((size_t)cmd->entries * GEMINI_CQ_ENTRY_BYTES);
+
+	/* The ring is pinned kernel memory: charged as registrations are. */
+	cq->mm = current->mm;
+	mmgrab(cq->mm);
+	lock_limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	pinned = atomic64_add_return(kgni_cq_pages(cq), &cq->mm->pinned_vm);
+	if (pinned > lock_limit && !capable(CAP_IPC_LOCK)) {
+		ret = -ENOMEM;
+		goto err_unaccount;
+	}
+	/* Page-aligned, so GEMINI_CQ_ALIGN-aligned; zeroed. */
+	cq->ring = dma_alloc_coherent(&kdev->pdev->dev, cq->ring_size,
+				      &cq->dma, GFP_KERNEL | __GFP_NOWARN);
+	if (!cq->ring) {
+		ret = -ENOMEM;
+		goto err_unaccount;
+	}
+
+	mutex_lock(&kdev->dp_lock);
+	ret = kgni_file_usable(kfile);
+	if (ret)
+		goto err_unlock;
+	if (kfile->ncq >= KGNI_MAX_CQS_PER_FILE ||
+	    kdev->jobs[kfile->job].ncq >= KGNI_MAX_CQS_PER_JOB) {
+		ret = -EDQUOT;
+		goto err_unlock;
+	}
+	id = find_first_zero_bit(kdev->cq_map, GEMINI_NUM_CQ);
+	if (id >= GEMINI_NUM_CQ) {
+		ret = -ENOSPC;
+		goto err_unlock;
+	}
+	set_bit(id, kdev->cq_map);
+	cq->id = id;
+	kfile->ncq++;
+	kdev->jobs[kfile->job].ncq++;
+	qw2 = ((u64)(cq->entries - 1) << GEMINI_CQ_MAX_INDEX_SHIFT) |
+	      GEMINI_CQ_ENABLE;
+	if (cq->blocking) {
+		/* Threshold 0: an interrupt for every entry written. */
+		qw2 |= (u64)(GEMINI_IRQ_FIRST + kdev->cq_vector) <<
+		       GEMINI_CQ_IRQ_INDEX_SHIFT;
+		qw3_flags = GEMINI_CQ_IRQ_REQ;
+	}
+	kgni_cq_write(kdev, id, cq->dma & GEMINI_CQ_BASE_MASK, qw2, qw3_flags);
+	list_add_tail(&cq->node, &kfile->cqs);
+	cmd->cq_id = id;
+	cmd->ring_offset = kgni_map_offset(KGNI_MAP_CQ_RING, id);
+	cmd->ring_size = cq->ring_size;
+	cmd->user_offset = kgni_map_offset(KGNI_MAP_CQ_USER, id);
+	mutex_unlock(&kdev->dp_lock);
+	return kgni_ucmd_respond(ucmd, sizeof(*cmd));
+
+err_unlock:
+	mutex_unlock(&kdev->dp_lock);
+	dma_free_coherent(&kdev->pdev->dev, cq->ring_size, cq->ring, cq->dma);
+err_unaccount:
+	atomic64_sub(kgni_cq_pages(cq), &cq->mm->pinned_vm);
+	mmdrop(cq->mm);
+	kfree(cq);
+	return ret;
+}
+
+/**
+ * kgni_ioctl_cq_destroy() - KGNI_IOC_CQ_DESTROY
+ * @ucmd: the call; @ucmd->cmd is a struct kgni_cq_destroy
+ *
+ * Return: 0, -EINVAL for a CQ that is not the file's, -EBUSY for one that
+ * a descriptor or registration names, -ENOLINK once its job was released.
+ */
+int kgni_ioctl_cq_destroy(struct kgni_ucmd *ucmd)
+{
+	struct kgni_cq_destroy *cmd = ucmd->cmd;
+	struct kgni_file *kfile = ucmd->kfile;
+	struct kgni_dev *kdev = ucmd->kdev;
+	struct kgni_cq *cq;
+	int ret = 0;
+
+	if (cmd->flags || cmd->reserved)
+		return -EINVAL;
+	mutex_lock(&kdev->dp_lock);
+	cq = kgni_cq_find(kfile, cmd->cq_id);
+	if (kfile->revoked)
+		ret = -ENOLINK;
+	else if (!cq)
+		ret = -EINVAL;
+	else if (cq->users)
+		ret = -EBUSY;
+	else
+		kgni_cq_free(kdev, kfile, cq, true);
+	mutex_unlock(&kdev->dp_lock);
+	return ret;
+}
+
+/*
+ * Has the CQ an event the consumer has not taken?  Its descriptor's QW1
+ * holds the consumer's rd_index and the device's wr_index, live.  Once the
+ * CQ is dead or the device gone, the caller's checks decide.
+ */
+static bool kgni_cq_wait_done(struct kgni_dev *kdev, struct kgni_cq *cq)
+{
+	u64 qw1;
+
+	if (READ_ONCE(cq->dead) || READ_ONCE(kdev->gone))
+		return true;
+	qw1 = readq(kgni_mmr(kdev, GEMINI_MMR_CQ_DESC_ENTRY(cq->id)));
+	return ((qw1 >> GEMINI_CQ_RD_INDEX_SHIFT) & GEMINI_CQ_INDEX_MASK) !=
+	       ((qw1 >> GEMINI_CQ_WR_INDEX_SHIFT) & GEMINI_CQ_INDEX_MASK);
+}
+
+/**
+ * kgni_ioctl_cq_wait() - KGNI_IOC_CQ_WAIT
+ * @ucmd: the call; @ucmd->cmd is a struct kgni_cq_wait
+ *
+ * Sleeps until the blocking CQ holds an event, for at most the timeout.
+ *
+ * Return: 0, -EINVAL for a CQ that is not a blocking one of the file or
+ * that was destroyed meanwhile, -ENOLINK once its job was released,
+ * -ENODEV after remove, -EINTR, -ETIMEDOUT.
+ */
+int kgni_ioctl_cq_wait(struct kgni_ucmd *ucmd)
+{
+	struct kgni_cq_wait *cmd = ucmd->cmd;
+	struct kgni_file *kfile = ucmd->kfile;
+	struct kgni_dev *kdev = ucmd->kdev;
+	struct kgni_cq *cq;
+	long left;
+	int ret;
+
+	if (cmd->flags)
+		return -EINVAL;
+	mutex_lock(&kdev->dp_lock);
+	cq = kgni_cq_find(kfile, cmd->cq_id);
+	if (!cq || !cq->blocking) {
+		mutex_unlock(&kdev->dp_lock);
+		return kfile->revoked ? -ENOLINK : -EINVAL;
+	}
+	/* Destruction may free the CQ meanwhile; the structure stays ours. */
+	refcount_inc(&cq->ref);
+	mutex_unlock(&kdev->dp_lock);
+
+	/*
+	 * Sleeps with ctl_rwsem held for reading, as a ping does: remove
+	 * wakes it (gone) before it waits for the ioctls.  The interrupt
+	 * comes after the device has moved wr_index.
+	 */
+	if (cmd->timeout_ms == KGNI_CQ_WAIT_FOREVER) {
+		ret = wait_event_interruptible(kdev->cq_wq,
+					       kgni_cq_wait_done(kdev, cq));
+		left = ret ? ret : 1;
+	} else {
+		left = msecs_to_jiffies(cmd->timeout_ms);
+		left = wait_event_interruptible_timeout(kdev->cq_wq,
+							kgni_cq_wait_done(kdev, cq),
+							left);
+	}
+	if (READ_ONCE(cq->dead))
+		ret = -EINVAL;
+	else if (READ_ONCE(kdev->gone))
+		ret = -ENODEV;
+	else if (left < 0)
+		ret = -EINTR;
+	else if (!left)
+		ret = -ETIMEDOUT;
+	else
+		ret = 0;
+	kgni_cq_put(cq);
+	return ret;
+}

@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * kgni: the data path (uapi/kgni_ioctl.h, Documentation/abi.rst).
+ *
+ * A job set-up allows (ptag, cookie) pairs on the NIC; a file attaches to
+ * one of them (its CDM), then registers memory (an MDD over pinned user
+ * pages, mapped page by page through the NIC's GART), makes CQs (a ring in
+ * kernel memory the device writes; a blocking one interrupts, and
+ * KGNI_IOC_CQ_WAIT sleeps on it) and takes FMA descriptors whose
+ * privileged fields the kernel programs.  User space maps the objects'
+ * pages with mmap and drives the FMA without syscalls.
+ *
+ * What the data path's files share:
+ *   kgni_job.c   jobs and CDMs: who may attach, revoking a released
+ *                job's files, undoing a file's objects
+ *   kgni_mem.c   the NIC's tables and the GART; memory registration
+ *   kgni_cq.c    completion queues and the blocking waits on them
+ *   kgni_fma.c   FMA descriptors
+ *   kgni_mmap.c  mmap of the objects' pages, the mappings' lifetime
+ * Their entry points from the rest of the driver are in kgni.h.
+ */
+#ifndef KGNI_DP_H
+#define KGNI_DP_H
+
+#include <linux/list.h>
+#include <linux/refcount.h>
+
+#include "kgni.h"
+
+/* mmap offsets (kgni_mmap.c tells how they are used) */
+#define KGNI_MAP_KIND_SHIFT	40
+#define KGNI_MAP_ID_SHIFT	24
+#define KGNI_MAP_ID_MASK	0xffffull
+#define KGNI_MAP_REL_MASK	((1ull << KGNI_MAP_ID_SHIFT) - 1)
+
+enum kgni_map_kind {
+	KGNI_MAP_CQ_RING = 1,
+	KGNI_MAP_CQ_USER = 2,
+	KGNI_MAP_FMA_USER = 3,
+	KGNI_MAP_FMA_PUT_WC = 4,
+	KGNI_MAP_FMA_PUT_UC = 5,
+	KGNI_MAP_FMA_GET = 6,
+};
+
+static inline u64 kgni_map_offset(enum kgni_map_kind kind, u32 id)
+{
+	return ((u64)kind << KGNI_MAP_KIND_SHIFT) |
+	       ((u64)id << KGNI_MAP_ID_SHIFT);
+}
+
+/**
+ * struct kgni_mem - a registration
+ * @node: in the file's list
+ * @mdh: its MDD
+ * @gart_first: its first GART entry; page i is entry @gart_first + i
+ * @va: user address of its first page
+ * @npages: pages pinned
+ * @pages: the pages
+ * @mm: the mm charged for them
+ * @cq: the CQ of its remote events, or NULL
+ * @hndl: the memory handle given to user space
+ */
+struct kgni_mem {
+	struct list_head node;
+	u32 mdh;
+	u32 gart_first;
+	u64 va;
+	unsigned long npages;
+	struct page **pages;
+	struct mm_struct *mm;
+	struct kgni_cq *cq;
+	u64 hndl[2];
+};
+
+/**
+ * struct kgni_cq - a completion queue
+ * @node: in the file's list
+ * @id: the device's CQ number
+ * @entries: ring entries
+ * @ring: the ring, kernel address
+ * @dma: the ring, device address
+ * @ring_size: bytes allocated for the ring (whole pages)
+ * @users: FMA descriptors and registrations of the file that name it
+ * @blocking: made with KGNI_CQ_BLOCKING: its events interrupt
+ * @dead: destroyed; only waiters and mappings still hold the structure
+ * @ref: the file's list holds one, each KGNI_IOC_CQ_WAIT and each mapping
+ *       one; the last frees the ring and gives the number back
+ * @kdev: the device
+ * @mm: the mm whose RLIMIT_MEMLOCK the ring is charged to
+ */
+struct kgni_cq {
+	struct list_head node;
+	struct kgni_dev *kdev;
+	struct mm_struct *mm;
+	u32 id;
+	u32 entries;
+	void *ring;
+	dma_addr_t dma;
+	size_t ring_size;
+	unsigned int users;
+	bool blocking;
+	bool dead;
+	refcount_t ref;
+};
+
+/**
+ * struct kgni_fma - a general FMA descriptor
+ * @node: in the file's list
+ * @id: the descriptor, 0 to GEMINI_NUM_FMA - 1
+ * @cq: its cq_hndl
+ * @ref: the file's list holds one, each mapping one; the last gives the
+ *       number back, unless @stuck
+ * @stuck: it did not go idle after being disabled: never handed out again
+ * @kdev: the device
+ */
+struct kgni_fma {
+	struct list_head node;
+	u32 id;
+	struct kgni_cq *cq;
+	refcount_t ref;
+	bool stuck;
+	struct kgni_dev *kdev;
+};
+
+/* MMIO of the tables; the caller holds ctl_rwsem and the device is alive */
+static inline void __iomem *kgni_mmr(struct kgni_dev *kdev, u64 off)
+{
+	return kdev->mmr + (off - GEMINI_MMR_MRT);
+}
+
+/*
+ * Object teardown (kgni_mem_free(), kgni_cq_free(), kgni_fmas_free_all()):
+ * dp_lock held; @live: the device may be touched
+ */
+
+/* kgni_job.c */
+int kgni_file_usable(const struct kgni_file *kfile);
+
+/* kgni_mem.c */
+void kgni_mem_free(struct kgni_dev *kdev, struct kgni_mem *mem, bool live);
+
+/* kgni_cq.c */
+void kgni_cq_write(struct kgni_dev *kdev, u32 cq, u64 base, u64 qw2,
+		   u64 qw3_flags);
+struct kgni_cq *kgni_cq_find(struct kgni_file *kfile, u32 id);
+void kgni_cq_put(struct kgni_cq *cq);
+void kgni_cq_free(struct kgni_dev *kdev, struct kgni_file *kfile,
+		  struct kgni_cq *cq, bool live);
+
+/* kgni_fma.c */
+void kgni_fma_program(struct kgni_dev *kdev, u32 d, u64 qw3, u64 mode2);
+struct kgni_fma *kgni_fma_find(struct kgni_file *kfile, u32 id);
+void kgni_fma_put(struct kgni_fma *fma);
+void kgni_fmas_free_all(struct kgni_dev *kdev, struct kgni_file *kfile,
+			bool live);
+
+/* kgni_mmap.c */
+void kgni_zap(struct file *file, u64 off, u64 len);
+
+#endif /* KGNI_DP_H */

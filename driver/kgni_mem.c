@@ -1,0 +1,445 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * kgni: memory registration (KGNI_IOC_MEM_REGISTER, _DEREGISTER) and the
+ * NIC's tables.
+ *
+ * A registration is an MDD over pinned user pages, mapped page by page
+ * through the NIC's GART; user space gets a uGNI memory handle for it.
+ * Probe maps the tables of the NIC window (MDDs, CQ descriptors, the FMA
+ * descriptors' privileged pages), resets their entries and gives the
+ * device the GART table; remove takes it back.
+ */
+#include <linux/bitmap.h>
+#include <linux/capability.h>
+#include <linux/dma-mapping.h>
+#include <linux/mm.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+
+#include "gemini_mh.h"
+#include "kgni_dp.h"
+
+/* Handles give the address in 4 KiB pages (uapi/gemini_mh.h). */
+static_assert(PAGE_SHIFT == GEMINI_MH_VA_SHIFT);
+
+/*
+ * The GART table: 64 Ki entries (512 KiB) map 256 MiB of registrations at
+ * once, a whole guest's memory.  If that much contiguous DMA memory cannot
+ * be had, a smaller table down to 1 Ki entries (4 MiB) is taken.
+ */
+#define KGNI_GART_ENTRIES	BIT(16)
+#define KGNI_GART_MIN_ENTRIES	BIT(10)
+
+static void kgni_mdd_write(struct kgni_dev *kdev, u32 mdh, u64 qw1, u64 qw2)
+{
+	void __iomem *p = kgni_mmr(kdev, GEMINI_MMR_MDD_ENTRY(mdh));
+
+	/* QW2 holds VALID: clear it first, set it last. */
+	writeq(0, p + 8);
+	writeq(qw1, p);
+	writeq(qw2, p + 8);
+}
+
+/* Point the device at the GART table (@n entries at @dma; 0: off). */
+static void kgni_gart_program(struct kgni_dev *kdev, dma_addr_t dma, u32 n)
+{
+	kgni_wr(kdev, VGEMINI_CTL_GART_ENTRIES, 0);
+	kgni_wr(kdev, VGEMINI_CTL_GART_BASE, lower_32_bits(dma));
+	kgni_wr(kdev, VGEMINI_CTL_GART_BASE + 4, upper_32_bits(dma));
+	kgni_wr(kdev, VGEMINI_CTL_GART_ENTRIES, n);
+}
+
+/* Allocate the GART table, all entries invalid, and give it the device. */
+static int kgni_gart_init(struct kgni_dev *kdev)
+{
+	struct device *dev = &kdev->pdev->dev;
+	int ret = -ENOMEM;
+	u32 n;
+
+	/* One entry per page: the GART's pages are the kernel's. */
+	BUILD_BUG_ON(PAGE_SIZE != VGEMINI_GART_PAGE_SIZE);
+	for (n = KGNI_GART_ENTRIES; n >= KGNI_GART_MIN_ENTRIES; n /= 2) {
+		/* Zeroed and page-aligned, as GART_BASE needs. */
+		kdev->gart = dma_alloc_coherent(dev, (size_t)n * sizeof(__le64),
+						&kdev->gart_dma,
+						GFP_KERNEL | __GFP_NOWARN);
+		if (kdev->gart)
+			break;
+	}
+	if (!kdev->gart) {
+		dev_err(dev, "cannot allocate a GART table\n");
+		return -ENOMEM;
+	}
+	kdev->gart_entries = n;
+	kdev->gart_map = bitmap_zalloc(n, GFP_KERNEL);
+	if (!kdev->gart_map)
+		goto err_free;
+	kgni_gart_program(kdev, kdev->gart_dma, n);
+	if (kgni_rd(kdev, VGEMINI_CTL_GART_ENTRIES) != n ||
+	    kgni_rd(kdev, VGEMINI_CTL_GART_BASE) !=
+	    lower_32_bits(kdev->gart_dma)) {
+		dev_err(dev, "the device has no GART (GART_ENTRIES reads %u, wrote %u)\n",
+			kgni_rd(kdev, VGEMINI_CTL_GART_ENTRIES), n);
+		kgni_gart_program(kdev, 0, 0);
+		ret = -ENODEV;
+		goto err_free;
+	}
+	if (n < KGNI_GART_ENTRIES)
+		dev_warn(dev, "GART of %u entries only: %u MiB registrable\n",
+			 n, n >> (20 - PAGE_SHIFT));
+	return 0;
+
+err_free:
+	bitmap_free(kdev->gart_map);
+	kdev->gart_map = NULL;
+	dma_free_coherent(dev, (size_t)n * sizeof(__le64), kdev->gart,
+			  kdev->gart_dma);
+	kdev->gart = NULL;
+	return ret;
+}
+
+/* Take the table from the device (flushed), then free it. */
+static void kgni_gart_fini(struct kgni_dev *kdev)
+{
+	if (!kdev->gart)
+		return;
+	kgni_gart_program(kdev, 0, 0);
+	kgni_rd(kdev, VGEMINI_CTL_GART_ENTRIES);
+	dma_free_coherent(&kdev->pdev->dev,
+			  (size_t)kdev->gart_entries * sizeof(__le64),
+			  kdev->gart, kdev->gart_dma);
+	bitmap_free(kdev->gart_map);
+	kdev->gart = NULL;
+	kdev->gart_map = NULL;
+	kdev->gart_entries = 0;
+}
+
+/**
+ * kgni_dp_map() - map the NIC tables and reset the data-path entries
+ * @kdev: the device, at probe
+ *
+ * Whatever an earlier driver left: every MDD invalid, every CQ and general
+ * FMA descriptor disabled.  Then the GART table is allocated and given to
+ * the device.
+ *
+ * Return: 0, -ENOMEM, or -ENODEV for a device without a GART.
+ */
+int kgni_dp_map(struct kgni_dev *kdev)
+{
+	struct pci_dev *pdev = kdev->pdev;
+	int ret;
+	u32 i;
+
+	kdev->nic_phys = pci_resource_start(pdev, GEMINI_BAR_NIC);
+	kdev->mmr = pci_iomap_range(pdev, GEMINI_BAR_NIC, GEMINI_MMR_MRT,
+				    GEMINI_MMR_CQ_DESC_ENTRY(GEMINI_NUM_CQ) -
+				    GEMINI_MMR_MRT);
+	kdev->fma_priv = pci_iomap_range(pdev, GEMINI_BAR_NIC, GEMINI_FMA_PRIV,
+					 GEMINI_FMA_NUM_DESC *
+					 GEMINI_FMA_CTRL_SIZE);
+	if (!kdev->mmr || !kdev->fma_priv) {
+		dev_err(&pdev->dev, "cannot map the NIC window's tables\n");
+		kgni_dp_unmap(kdev);
+		return -ENOMEM;
+	}
+	for (i = 0; i < GEMINI_NUM_MDD; i++)
+		kgni_mdd_write(kdev, i, 0, 0);
+	for (i = 0; i < GEMINI_NUM_CQ; i++)
+		kgni_cq_write(kdev, i, 0, 0, 0);
+	for (i = 0; i < GEMINI_NUM_FMA; i++)
+		kgni_fma_program(kdev, i, 0, 0);
+	set_bit(0, kdev->cq_map);	/* MDDs' cqh 0: never a live CQ */
+	ret = kgni_gart_init(kdev);
+	if (ret)
+		kgni_dp_unmap(kdev);
+	return ret;
+}
+
+/**
+ * kgni_dp_stop() - stop the device's access to registered memory
+ * @kdev: the device, at remove, before kgni_ioctl_shutdown()
+ *
+ * Turns the GART off: from then on a request into any registration fails
+ * its translation, so files released after the device is marked gone
+ * (which no longer touch it) can unpin their pages safely.
+ */
+void kgni_dp_stop(struct kgni_dev *kdev)
+{
+	kgni_wr(kdev, VGEMINI_CTL_GART_ENTRIES, 0);
+	kgni_rd(kdev, VGEMINI_CTL_GART_ENTRIES);
+}
+
+/*
+ * Unmap the tables and free the GART (remove, after kgni_ioctl_shutdown():
+ * registrations that files still hold no longer touch the GART).
+ */
+/**
+ * kgni_dp_unmap() - unmap the NIC tables and free the GART
+ * @kdev: the device, at remove after kgni_ioctl_shutdown() (registrations
+ *        that files still hold no longer touch the GART), or at a failed
+ *        probe
+ */
+void kgni_dp_unmap(struct kgni_dev *kdev)
+{
+	mutex_lock(&kdev->dp_lock);
+	kgni_gart_fini(kdev);
+	if (kdev->mmr)
+		pci_iounmap(kdev->pdev, kdev->mmr);
+	if (kdev->fma_priv)
+		pci_iounmap(kdev->pdev, kdev->fma_priv);
+	kdev->mmr = NULL;
+	kdev->fma_priv = NULL;
+	mutex_unlock(&kdev->dp_lock);
+}
+
+/**
+ * kgni_mem_free() - undo a registration
+ * @kdev: the device
+ * @mem: the registration; freed
+ * @live: the device may be touched: its MDD and GART entries are reset
+ *
+ * Context: dp_lock held.
+ */
+void kgni_mem_free(struct kgni_dev *kdev, struct kgni_mem *mem, bool live)
+{
+	unsigned long i;
+
+	if (live) {
+		kgni_mdd_write(kdev, mem->mdh, 0, 0);
+		/* Flush: no request uses the entries or pages after this. */
+		readq(kgni_mmr(kdev, GEMINI_MMR_MDD_ENTRY(mem->mdh)) + 8);
+		for (i = 0; i < mem->npages; i++)
+			kdev->gart[mem->gart_first + i] = 0;
+		bitmap_clear(kdev->gart_map, mem->gart_first, mem->npages);
+	}
+	/* Not live: remove has taken the GART from the device and freed it. */
+	clear_bit(mem->mdh, kdev->mdd_map);
+	if (mem->cq)
+		mem->cq->users--;
+	unpin_user_pages_dirty_lock(mem->pages, mem->npages, true);
+	atomic64_sub(mem->npages, &mem->mm->pinned_vm);
+	mmdrop(mem->mm);
+	kvfree(mem->pages);
+	list_del(&mem->node);
+	kfree(mem);
+}
+
+/* Memory registration */
+
+static int kgni_pin(struct kgni_mem *mem, bool writable)
+{
+	unsigned int gup_flags = FOLL_LONGTERM | (writable ? FOLL_WRITE : 0);
+	unsigned long done = 0;
+	int ret;
+
+	while (done < mem->npages) {
+		ret = pin_user_pages_fast(mem->va + done * PAGE_SIZE,
+					  min_t(unsigned long,
+						mem->npages - done,
+						PAGE_SIZE / sizeof(struct page *)),
+					  gup_flags, mem->pages + done);
+		if (ret <= 0) {
+			unpin_user_pages(mem->pages, done);
+			return ret ? ret : -EFAULT;
+		}
+		done += ret;
+		if (fatal_signal_pending(current)) {
+			unpin_user_pages(mem->pages, done);
+			return -EINTR;
+		}
+	}
+	return 0;
+}
+
+/* Take a run of @n GART entries (dp_lock held); false if there is none. */
+static bool kgni_gart_alloc(struct kgni_dev *kdev, unsigned long n,
+			    u32 *first)
+{
+	unsigned long i;
+
+	i = bitmap_find_next_zero_area(kdev->gart_map, kdev->gart_entries, 0,
+				       n, 0);
+	if (i >= kdev->gart_entries)
+		return false;
+	bitmap_set(kdev->gart_map, i, n);
+	*first = i;
+	return true;
+}
+
+/**
+ * kgni_ioctl_mem_register() - KGNI_IOC_MEM_REGISTER
+ * @ucmd: the call; @ucmd->cmd is a struct kgni_mem_register
+ *
+ * Return: 0 with the memory handle written back, -EINVAL, -EPERM without
+ * a CDM, -ENOLINK once its job was released, -ENOMEM (RLIMIT_MEMLOCK too),
+ * -ENOSPC without a free MDD or run of GART entries, an errno of the
+ * pinning, or -EFAULT.
+ */
+int kgni_ioctl_mem_register(struct kgni_ucmd *ucmd)
+{
+	struct kgni_mem_register *cmd = ucmd->cmd;
+	struct kgni_file *kfile = ucmd->kfile;
+	struct kgni_dev *kdev = ucmd->kdev;
+	bool writable = !(cmd->flags & KGNI_MEM_READONLY);
+	unsigned long lock_limit, i;
+	struct kgni_cq *cq = NULL;
+	struct kgni_mem *mem;
+	u64 end, base, modes;
+	s64 pinned;
+	int ret;
+	u32 mdh;
+
+	if (cmd->flags & ~KGNI_MEM_READONLY || cmd->mem_hndl[0] ||
+	    cmd->mem_hndl[1] || cmd->reserved)
+		return -EINVAL;
+	if (!cmd->len || check_add_overflow(cmd->addr, cmd->len, &end) ||
+	    end > TASK_SIZE)
+		return -EINVAL;
+	if ((PAGE_ALIGN(end) - (cmd->addr & PAGE_MASK)) >> PAGE_SHIFT >
+	    KGNI_MEM_MAX_PAGES)
+		return -EINVAL;
+	/* Checked again below, when it is taken: it may go meanwhile. */
+	mutex_lock(&kdev->dp_lock);
+	ret = kgni_file_usable(kfile);
+	if (!ret && cmd->cq_id && !kgni_cq_find(kfile, cmd->cq_id))
+		ret = -EINVAL;
+	mutex_unlock(&kdev->dp_lock);
+	if (ret)
+		return ret;
+
+	mem = kzalloc(sizeof(*mem), GFP_KERNEL);
+	if (!mem)
+		return -ENOMEM;
+	mem->va = cmd->addr & PAGE_MASK;
+	mem->npages = (PAGE_ALIGN(end) - mem->va) >> PAGE_SHIFT;
+	mem->pages = kvcalloc(mem->npages, sizeof(*mem->pages), GFP_KERNEL);
+	if (!mem->pages) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+
+	/* RLIMIT_MEMLOCK, as drivers/infiniband/core/umem.c counts it */
+	mem->mm = current->mm;
+	mmgrab(mem->mm);
+	lock_limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	pinned = atomic64_add_return(mem->npages, &mem->mm->pinned_vm);
+	if (pinned > lock_limit && !capable(CAP_IPC_LOCK)) {
+		ret = -ENOMEM;
+		goto err_unaccount;
+	}
+
+	ret = kgni_pin(mem, writable);
+	if (ret)
+		goto err_unaccount;
+
+	mutex_lock(&kdev->dp_lock);
+	/* The job may have been released while the pages were pinned. */
+	ret = kgni_file_usable(kfile);
+	if (ret)
+		goto err_unlock;
+	if (cmd->cq_id) {
+		cq = kgni_cq_find(kfile, cmd->cq_id);
+		if (!cq) {
+			ret = -EINVAL;
+			goto err_unlock;
+		}
+	}
+	mdh = find_first_zero_bit(kdev->mdd_map, GEMINI_NUM_MDD);
+	if (mdh >= GEMINI_NUM_MDD ||
+	    !kgni_gart_alloc(kdev, mem->npages, &mem->gart_first)) {
+		ret = -ENOSPC;
+		goto err_unlock;
+	}
+	set_bit(mdh, kdev->mdd_map);
+	mem->mdh = mdh;
+	mem->cq = cq;
+	if (cq)
+		cq->users++;
+	/*
+	 * One GART entry per page, then the MDD over them (writeq orders the
+	 * entries before it).  No IOMMU in front of the device: bus address
+	 * = physical address.
+	 */
+	for (i = 0; i < mem->npages; i++) {
+		phys_addr_t phys = page_to_phys(mem->pages[i]);
+
+		kdev->gart[mem->gart_first + i] =
+			cpu_to_le64(VGEMINI_GART_ENTRY(phys));
+	}
+	base = VGEMINI_GART_ADDR(mem->gart_first);
+	modes = GEMINI_MDD_MODE_VALID |
+		(writable ? GEMINI_MDD_MODE_WRITABLE : 0);
+	kgni_mdd_write(kdev, mdh, GEMINI_MDD_QW1(kfile->ptag, base, 0),
+		       GEMINI_MDD_QW2(modes,
+				      base + mem->npages * PAGE_SIZE - 1,
+				      cq ? cq->id : 0));
+
+	mem->hndl[0] = ((mem->va >> PAGE_SHIFT) & GEMINI_MH_VA_MASK) |
+		       ((u64)mdh << GEMINI_MH_MDH_SHIFT);
+	mem->hndl[1] = (mem->npages & GEMINI_MH_NPAGES_MASK) |
+		       ((u64)PAGE_SHIFT << GEMINI_MH_PSIZE_SHIFT) |
+		       ((u64)(GEMINI_MH_FLAG_GART |
+			      (writable ? 0 : GEMINI_MH_FLAG_READONLY)) <<
+			GEMINI_MH_FLAGS_SHIFT);
+	mem->hndl[1] |= (u64)gemini_mh_crc(mem->hndl[0], mem->hndl[1]) <<
+			GEMINI_MH_CRC_SHIFT;
+	list_add_tail(&mem->node, &kfile->mems);
+	cmd->mem_hndl[0] = mem->hndl[0];
+	cmd->mem_hndl[1] = mem->hndl[1];
+	mutex_unlock(&kdev->dp_lock);
+	/*
+	 * On EFAULT here the registration stays, owned by the file, and is
+	 * undone when the file is released.
+	 */
+	return kgni_ucmd_respond(ucmd, sizeof(*cmd));
+
+err_unlock:
+	mutex_unlock(&kdev->dp_lock);
+	unpin_user_pages(mem->pages, mem->npages);
+err_unaccount:
+	atomic64_sub(mem->npages, &mem->mm->pinned_vm);
+	mmdrop(mem->mm);
+	kvfree(mem->pages);
+err_free:
+	kfree(mem);
+	return ret;
+}
+
+/**
+ * kgni_ioctl_mem_deregister() - KGNI_IOC_MEM_DEREGISTER
+ * @ucmd: the call; @ucmd->cmd is a struct kgni_mem_deregister
+ *
+ * Return: 0, -EINVAL for a handle that is not one of the file's, -ENOLINK
+ * once its job was released.
+ */
+int kgni_ioctl_mem_deregister(struct kgni_ucmd *ucmd)
+{
+	struct kgni_mem_deregister *cmd = ucmd->cmd;
+	struct kgni_file *kfile = ucmd->kfile;
+	struct kgni_dev *kdev = ucmd->kdev;
+	struct kgni_mem *mem;
+	u64 h[2];
+	int ret = -EINVAL;
+
+	if (cmd->flags)
+		return -EINVAL;
+	h[0] = cmd->mem_hndl[0];
+	h[1] = cmd->mem_hndl[1] & ~(0xffull << GEMINI_MH_CRC_SHIFT);
+	if (gemini_mh_crc(h[0], h[1]) != cmd->mem_hndl[1] >> GEMINI_MH_CRC_SHIFT)
+		return -EINVAL;
+
+	mutex_lock(&kdev->dp_lock);
+	if (kfile->revoked)
+		ret = -ENOLINK;
+	list_for_each_entry(mem, &kfile->mems, node) {
+		if (mem->hndl[0] == cmd->mem_hndl[0] &&
+		    mem->hndl[1] == cmd->mem_hndl[1]) {
+			kgni_mem_free(kdev, mem, true);
+			ret = 0;
+			break;
+		}
+	}
+	mutex_unlock(&kdev->dp_lock);
+	return ret;
+}
