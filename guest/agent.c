@@ -349,6 +349,17 @@ static void release(struct req *r)
 	r->busy = false;
 }
 
+/*
+ * Signal a command and everything it started: its process group, which
+ * it makes with setsid() just after the fork.  A signal that comes before
+ * that (a rank killed at once) finds no group, and goes to the child.
+ */
+static void kill_command(pid_t pid, int sig)
+{
+	if (kill(-pid, sig) && errno == ESRCH)
+		kill(pid, sig);
+}
+
 /* Kill a running request (reset or disconnect); report it if asked. */
 static void abort_request(struct req *r, bool report)
 {
@@ -356,7 +367,7 @@ static void abort_request(struct req *r, bool report)
 
 	dbg("aborting request %#x", r->id);
 	if (r->pid) {
-		kill(-r->pid, SIGKILL);
+		kill_command(r->pid, SIGKILL);
 		reap(r, true);
 	}
 	release(r);
@@ -608,7 +619,7 @@ static void handle_frame(uint8_t type, uint32_t id, const unsigned char *p,
 			uint32_t sig = get32(p);
 
 			if (sig >= 1 && sig < (uint32_t)NSIG)
-				kill(-r->pid, sig);
+				kill_command(r->pid, sig);
 		}
 		break;
 	case T_PMI:
@@ -925,7 +936,7 @@ static void serve(void)
 				reap(r, false);
 			if (r->pid && r->deadline && !r->timed_out &&
 			    now >= r->deadline) {
-				kill(-r->pid, SIGKILL);
+				kill_command(r->pid, SIGKILL);
 				r->timed_out = true;
 			}
 			if (!r->pid &&
