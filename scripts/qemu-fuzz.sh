@@ -35,6 +35,7 @@ JOBS=${JOBS:-$(nproc)}
 export QEMU_FUZZ_ARGS="-M q35 -nodefaults -m 256M \
 -device cray-gemini,x=1,y=0,z=0,dim-x=2,window-size=0x8000000"
 export QEMU_FUZZ_OBJECTS="cray-gemini*"
+FIRMWARE="-L /usr/share/qemu -L /usr/share/seabios"
 
 build() {
 	local args=(
@@ -90,9 +91,9 @@ run)
 	secs=${2:-600}
 	shift $(($# >= 2 ? 2 : 1))
 	mkdir -p "$OUT/corpus" "$OUT/findings"
-	# QEMU finds its firmware (the q35 machine wants none to run qtest,
-	# but the option ROM lookup wants the directory) through -L.
-	QEMU_FUZZ_ARGS="$QEMU_FUZZ_ARGS -L $REPO/build/qemu/build/qemu-bundle/usr/local/share/qemu" \
+	# q35 loads its BIOS at start, even under qtest: Debian's, as the
+	# launcher uses.
+	QEMU_FUZZ_ARGS="$QEMU_FUZZ_ARGS $FIRMWARE" \
 		"$BUILD/qemu-fuzz-x86_64" --fuzz-target=generic-fuzz \
 		-max_total_time="$secs" -print_final_stats=1 \
 		-artifact_prefix="$OUT/findings/" "$@" "$OUT/corpus"
@@ -100,7 +101,7 @@ run)
 repro)
 	binary
 	[ -f "${2:-}" ] || { echo "usage: $0 repro FILE" >&2; exit 2; }
-	QEMU_FUZZ_ARGS="$QEMU_FUZZ_ARGS -L $REPO/build/qemu/build/qemu-bundle/usr/local/share/qemu" \
+	QEMU_FUZZ_ARGS="$QEMU_FUZZ_ARGS $FIRMWARE" \
 		QTEST_LOG=1 FUZZ_SERIALIZE_QTEST=1 \
 		"$BUILD/qemu-fuzz-x86_64" --fuzz-target=generic-fuzz "$2"
 	;;
