@@ -427,6 +427,8 @@ static inline void gemini_reg_access(uint64_t *reg, uint64_t mask,
 /* The PE of @nic's neighbour through @port in a healthy torus. */
 uint32_t gemini_neighbour_pe(const struct gemini_nic *nic, unsigned int port);
 
+/* --- Ports and their neighbours' liveness (gemini_port.c) --- */
+
 /*
  * Attach @port to a link mapped at @mem (@len bytes), publishing our side
  * with @epoch (must differ between attaches of the same port).  Returns 0,
@@ -436,6 +438,16 @@ int gemini_port_attach(struct gemini_nic *nic, unsigned int port, void *mem,
 		       size_t len, uint64_t epoch, char *err, size_t errlen);
 /* Withdraw our side so the peer sees the link down at once. */
 void gemini_port_detach(struct gemini_nic *nic, unsigned int port);
+/*
+ * Judge the neighbour on attached @port at @now_ms by its side of the
+ * link (alive, miswired, down) and set the port's state accordingly.
+ */
+void gemini_port_judge_peer(struct gemini_nic *nic, unsigned int port,
+			    uint64_t now_ms);
+const char *gemini_port_name(unsigned int port);
+const char *gemini_port_state_name(enum vgemini_port_state state);
+
+/* --- Scheduling: what drives the blocks (gemini_nic.c) --- */
 
 /*
  * Advance the link layer to time @now_ms: send our heartbeats and judge
@@ -471,8 +483,11 @@ int gemini_router_inject(struct gemini_nic *nic, const struct gemini_pkt *pkt);
 /* The entry for a packet from the NIC to @dest, or VGEMINI_ROUTE_NONE. */
 unsigned int gemini_router_first_hop(const struct gemini_nic *nic,
 				     uint32_t dest);
-const char *gemini_port_counter_name(unsigned int idx);
-const char *gemini_nic_counter_name(unsigned int idx);
+/*
+ * Move what can move, taking the inputs round-robin; true if anything
+ * did.  Nothing moves without a table or while quiesced.
+ */
+bool gemini_router_forward(struct gemini_nic *nic, uint64_t now);
 
 /* Room in the NIC's injection buffer of @vc for one more packet? */
 bool gemini_router_can_inject(const struct gemini_nic *nic, unsigned int vc);
@@ -576,6 +591,11 @@ void gemini_fma_response(struct gemini_nic *nic, const struct gemini_pkt *rsp);
 /* Inject what waits, time requests out, finish sequences; true on progress. */
 bool gemini_fma_poll(struct gemini_nic *nic, uint64_t now, uint64_t *deadline);
 void gemini_fma_reset(struct gemini_nic *nic);
+/*
+ * Busy FMA descriptors and enabled CQs, live, as JSON, for the supervisor
+ * (the "state" property).
+ */
+void gemini_state_json(const struct gemini_nic *nic, char *buf, size_t len);
 
 /* --- Link channels (gemini_lcb.c) --- */
 
@@ -593,6 +613,9 @@ void gemini_lcb_freed(struct gemini_nic *nic, unsigned int port,
 		      unsigned int chan);
 /* Forget all link-channel state of @port (attach, retrain, link down). */
 void gemini_lcb_reset(struct gemini_nic *nic, unsigned int port);
+
+/* --- Fault injector (gemini_fault.c) --- */
+
 /*
  * Parse and apply a fault spec ("" / "none", or "corrupt=F,drop=F,
  * delay=F,delay-ms=N,down=0|1,seed=N").  Returns 0 or -1 with @err.
@@ -602,6 +625,14 @@ int gemini_fault_set(struct gemini_nic *nic, unsigned int port,
 /* Write the current fault spec of @port into @buf. */
 void gemini_fault_get(const struct gemini_nic *nic, unsigned int port,
 		      char *buf, size_t len);
+/*
+ * One draw of @f's random numbers: true with probability @ppm / 1e6.
+ * Every call draws, so call it only for a fault that is set: the draws
+ * of a run are then the same for the same seed.
+ */
+bool gemini_fault_roll(struct gemini_fault *f, uint32_t ppm);
+/* One draw of @f's random numbers: a number below @n (not 0). */
+unsigned int gemini_fault_pick(struct gemini_fault *f, unsigned int n);
 
 /* --- Diagnostics (gemini_diag.c) --- */
 
@@ -615,10 +646,13 @@ void gemini_diag_poll(struct gemini_nic *nic, uint64_t now, uint64_t *deadline);
 void gemini_diag_json(const struct gemini_nic *nic, unsigned int slot,
 		      char *buf, size_t len);
 
-/* JSON texts for the supervisor (QMP). */
+/* --- Counters and statistics for the supervisor (gemini_stats.c) --- */
+
+/* The name of port counter or NIC counter @idx, or NULL. */
+const char *gemini_port_counter_name(unsigned int idx);
+const char *gemini_nic_counter_name(unsigned int idx);
+/* JSON texts for the supervisor (QMP): counters and statistics, ports. */
 void gemini_counters_json(const struct gemini_nic *nic, char *buf, size_t len);
-/* Busy FMA descriptors and enabled CQs, live, as JSON (gemini_fma.c). */
-void gemini_state_json(const struct gemini_nic *nic, char *buf, size_t len);
 void gemini_ports_json(const struct gemini_nic *nic, char *buf, size_t len);
 
 /*
@@ -629,8 +663,5 @@ static inline uint64_t gemini_elapsed(uint64_t now, uint64_t since)
 {
 	return now > since ? now - since : 0;
 }
-
-const char *gemini_port_name(unsigned int port);
-const char *gemini_port_state_name(enum vgemini_port_state state);
 
 #endif /* GEMINI_CORE_H */

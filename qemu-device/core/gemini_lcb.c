@@ -11,10 +11,9 @@
  *
  * The fault injector sits on the sending side, between the send buffer
  * and the wire: what it corrupts, drops or delays is the wire copy only,
- * so the link protocol has to recover it.
+ * so the link protocol has to recover it.  Its settings and its random
+ * numbers are in gemini_fault.c; wire_write() here applies them.
  */
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "gemini_core.h"
@@ -42,140 +41,6 @@ static volatile struct vgemini_link_side *me(struct gemini_router_port *p)
 static volatile struct vgemini_link_side *peer(struct gemini_router_port *p)
 {
 	return &p->shm->side[!p->side];
-}
-
-/* --- Fault injector ----------------------------------------------------- */
-
-static uint32_t fault_rand(struct gemini_fault *f)
-{
-	/* xorshift64*: deterministic for a given seed, good enough here. */
-	f->rng ^= f->rng >> 12;
-	f->rng ^= f->rng << 25;
-	f->rng ^= f->rng >> 27;
-	return (uint32_t)((f->rng * 0x2545f4914f6cdd1dull) >> 32) % 1000000u;
-}
-
-static bool parse_fraction(const char *v, uint32_t *ppm)
-{
-	char *end;
-	double d = strtod(v, &end);
-
-	if (end == v || *end || !(d >= 0.0 && d <= 1.0))
-		return false;
-	*ppm = (uint32_t)(d * 1000000.0 + 0.5);
-	return true;
-}
-
-static bool parse_uint(const char *v, uint64_t max, uint64_t *out)
-{
-	char *end;
-	unsigned long long n;
-
-	if (!*v || *v == '-')
-		return false;
-	n = strtoull(v, &end, 0);
-	if (*end || n > max)
-		return false;
-	*out = n;
-	return true;
-}
-
-int gemini_fault_set(struct gemini_nic *nic, unsigned int port,
-		     const char *spec, char *err, size_t errlen)
-{
-	struct gemini_fault f = { .rng = 0x9e3779b97f4a7c15ull };
-	struct gemini_router_port *p;
-	char buf[256], *tok, *next;
-	bool was_down;
-
-	if (port >= GEMINI_NUM_TORUS_PORTS) {
-		snprintf(err, errlen, "no port %u", port);
-		return -1;
-	}
-	if (strlen(spec) >= sizeof(buf)) {
-		snprintf(err, errlen, "fault spec too long");
-		return -1;
-	}
-	strcpy(buf, spec);
-	if (buf[0] && strcmp(buf, "none") != 0) {
-		for (tok = buf; tok; tok = next) {
-			char *eq;
-			uint64_t n;
-			bool ok;
-
-			next = strchr(tok, ',');
-			if (next)
-				*next++ = '\0';
-			if (!*tok) {
-				snprintf(err, errlen, "empty item in fault spec");
-				return -1;
-			}
-			eq = strchr(tok, '=');
-			if (!eq) {
-				snprintf(err, errlen, "'%s': expected key=value", tok);
-				return -1;
-			}
-			*eq++ = '\0';
-			if (!strcmp(tok, "corrupt")) {
-				ok = parse_fraction(eq, &f.corrupt_ppm);
-			} else if (!strcmp(tok, "drop")) {
-				ok = parse_fraction(eq, &f.drop_ppm);
-			} else if (!strcmp(tok, "delay")) {
-				ok = parse_fraction(eq, &f.delay_ppm);
-			} else if (!strcmp(tok, "delay-ms")) {
-				ok = parse_uint(eq, 10000, &n);
-				f.delay_ms = (uint32_t)n;
-			} else if (!strcmp(tok, "down")) {
-				ok = parse_uint(eq, 1, &n);
-				f.down = n;
-			} else if (!strcmp(tok, "seed")) {
-				ok = parse_uint(eq, UINT64_MAX, &n);
-				f.rng = n ? n : 1;
-			} else {
-				snprintf(err, errlen, "unknown fault '%s' (corrupt, "
-					 "drop, delay, delay-ms, down, seed)", tok);
-				return -1;
-			}
-			if (!ok) {
-				snprintf(err, errlen, "%s=%s: bad value", tok, eq);
-				return -1;
-			}
-		}
-	}
-	if (f.delay_ppm && !f.delay_ms)
-		f.delay_ms = 10;
-	p = &nic->port[port];
-	was_down = p->fault.down;
-	p->fault = f;
-	if (was_down != f.down && p->shm) {
-		/* Down stops our heartbeat; back up retrains the link. */
-		p->seen_valid = false;
-		gemini_lcb_reset(nic, port);
-		if (!f.down) {
-			p->epoch++;
-			STORE(me(p)->epoch, p->epoch);
-		}
-	}
-	return 0;
-}
-
-void gemini_fault_get(const struct gemini_nic *nic, unsigned int port,
-		      char *buf, size_t len)
-{
-	const struct gemini_fault *f;
-
-	if (port >= GEMINI_NUM_TORUS_PORTS) {
-		snprintf(buf, len, "none");
-		return;
-	}
-	f = &nic->port[port].fault;
-	if (!f->corrupt_ppm && !f->drop_ppm && !f->delay_ppm && !f->down) {
-		snprintf(buf, len, "none");
-		return;
-	}
-	snprintf(buf, len, "corrupt=%g,drop=%g,delay=%g,delay-ms=%u,down=%d",
-		 f->corrupt_ppm / 1e6, f->drop_ppm / 1e6, f->delay_ppm / 1e6,
-		 f->delay_ms, f->down);
 }
 
 /* --- Sending ------------------------------------------------------------ */
@@ -303,7 +168,7 @@ static bool wire_write(struct gemini_nic *nic, struct gemini_router_port *p,
 	uint16_t len = tx->len[i];
 
 	if (f->delay_ppm && !(tx->delayed_valid && tx->delayed_seq == seq) &&
-	    fault_rand(f) < f->delay_ppm) {
+	    gemini_fault_roll(f, f->delay_ppm)) {
 		/* The link holds this packet and all behind it for a while. */
 		tx->hold_ns = now + (uint64_t)f->delay_ms * 1000000;
 		tx->delayed_seq = seq;
@@ -311,13 +176,13 @@ static bool wire_write(struct gemini_nic *nic, struct gemini_router_port *p,
 		p->ctr[VGEMINI_PC_FAULTS]++;
 		return false;
 	}
-	if (f->drop_ppm && fault_rand(f) < f->drop_ppm) {
+	if (f->drop_ppm && gemini_fault_roll(f, f->drop_ppm)) {
 		p->ctr[VGEMINI_PC_FAULTS]++;
 		return true;	/* gone on the wire; the sender does not know */
 	}
 	memcpy(bytes, tx->buf[i], len);
-	if (f->corrupt_ppm && fault_rand(f) < f->corrupt_ppm) {
-		unsigned int bit = fault_rand(f) % (len * 8u);
+	if (f->corrupt_ppm && gemini_fault_roll(f, f->corrupt_ppm)) {
+		unsigned int bit = gemini_fault_pick(f, len * 8u);
 
 		bytes[bit / 8] ^= (uint8_t)(1u << (bit % 8));
 		p->ctr[VGEMINI_PC_FAULTS]++;

@@ -5,7 +5,9 @@
  * A port publishes its side of the link (PE, port, epoch, heartbeat) and
  * judges the peer by whether the peer's heartbeat or epoch still changes.
  * The peer is another process: every field of its side is read once with
- * an atomic load and checked before it is believed.
+ * an atomic load and checked before it is believed.  gemini_nic_tick()
+ * (gemini_nic.c) publishes the heartbeats and calls
+ * gemini_port_judge_peer() for every attached port.
  */
 #include <stdio.h>
 #include <string.h>
@@ -107,8 +109,8 @@ void gemini_port_detach(struct gemini_nic *nic, unsigned int port)
 	set_state(nic, port, VGEMINI_PORT_UNUSED, VGEMINI_PEER_NONE);
 }
 
-static void judge_peer(struct gemini_nic *nic, unsigned int port,
-		       uint64_t now_ms)
+void gemini_port_judge_peer(struct gemini_nic *nic, unsigned int port,
+			    uint64_t now_ms)
 {
 	struct gemini_router_port *p = &nic->port[port];
 	volatile struct vgemini_link_side *peer = &p->shm->side[!p->side];
@@ -148,22 +150,4 @@ static void judge_peer(struct gemini_nic *nic, unsigned int port,
 		set_state(nic, port, VGEMINI_PORT_MISWIRED, pe & GEMINI_PE_MASK);
 	else
 		set_state(nic, port, VGEMINI_PORT_UP, pe);
-}
-
-void gemini_nic_tick(struct gemini_nic *nic, uint64_t now_ms)
-{
-	unsigned int port;
-
-	for (port = 0; port < GEMINI_NUM_TORUS_PORTS; port++) {
-		struct gemini_router_port *p = &nic->port[port];
-
-		if (!p->shm || p->fault.down)
-			continue;
-		p->heartbeat++;
-		STORE(p->shm->side[p->side].heartbeat, p->heartbeat);
-	}
-	for (port = 0; port < GEMINI_NUM_TORUS_PORTS; port++) {
-		if (nic->port[port].shm)
-			judge_peer(nic, port, now_ms);
-	}
 }

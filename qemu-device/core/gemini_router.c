@@ -7,7 +7,11 @@
  * input port, dateline class and destination, and moves to the output the
  * entry names: a link, whose credits it must wait for, or the local NIC.
  * Until a table is loaded, and while the supervisor holds the fabric
- * quiesced, nothing moves.
+ * quiesced, nothing moves.  Packets for the local NIC are handed to the
+ * engine that takes them (the demultiplexer, nic_deliver()).
+ *
+ * gemini_nic_poll() (gemini_nic.c) calls gemini_router_forward() on each
+ * of its rounds; the JSON of the counters is in gemini_stats.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,24 +19,6 @@
 
 #include "gemini_core.h"
 #include "vgemini_crc32.h"
-
-static const char *const port_ctr_names[VGEMINI_PC_NUM] = {
-	VGEMINI_PORT_COUNTER_LIST(VGEMINI_PC_NAME_INIT)
-};
-
-static const char *const nic_ctr_names[VGEMINI_NC_NUM] = {
-	VGEMINI_NIC_COUNTER_LIST(VGEMINI_NC_NAME_INIT)
-};
-
-const char *gemini_port_counter_name(unsigned int idx)
-{
-	return idx < VGEMINI_PC_NUM ? port_ctr_names[idx] : NULL;
-}
-
-const char *gemini_nic_counter_name(unsigned int idx)
-{
-	return idx < VGEMINI_NC_NUM ? nic_ctr_names[idx] : NULL;
-}
 
 /* --- Routing tables ----------------------------------------------------- */
 
@@ -358,7 +344,7 @@ static bool forward_one(struct gemini_nic *nic, struct gemini_pktq *q,
 	return true;
 }
 
-static bool forward_all(struct gemini_nic *nic, uint64_t now)
+bool gemini_router_forward(struct gemini_nic *nic, uint64_t now)
 {
 	/* Inputs: 6 ports x 4 channels, then the NIC's two VCs. */
 	const unsigned int ninputs = GEMINI_NUM_TORUS_PORTS *
@@ -391,183 +377,4 @@ static bool forward_all(struct gemini_nic *nic, uint64_t now)
 	}
 	nic->router.rr = (nic->router.rr + 1) % ninputs;
 	return progress;
-}
-
-/* Ring the doorbell of every peer we published something for. */
-static void kick_peers(struct gemini_nic *nic)
-{
-	unsigned int port;
-
-	for (port = 0; port < GEMINI_NUM_TORUS_PORTS; port++) {
-		struct gemini_router_port *p = &nic->port[port];
-
-		if (!p->kick || !p->shm)
-			continue;
-		p->kick = false;
-		/* Ring only a peer that waits for it. */
-		if (__atomic_exchange_n(&p->shm->side[!p->side].armed, 0,
-					__ATOMIC_SEQ_CST) && nic->ops->kick_peer)
-			nic->ops->kick_peer(nic->opaque, port);
-	}
-}
-
-/* One pass over everything; *deadline gets the earliest timer wanted. */
-static bool poll_once(struct gemini_nic *nic, uint64_t now, uint64_t *deadline)
-{
-	bool progress = false;
-	unsigned int port;
-
-	*deadline = UINT64_MAX;
-	for (port = 0; port < GEMINI_NUM_TORUS_PORTS; port++)
-		progress |= gemini_lcb_poll(nic, port, now, deadline);
-	progress |= gemini_fma_poll(nic, now, deadline);
-	progress |= forward_all(nic, now);
-	gemini_diag_poll(nic, now, deadline);
-	return progress;
-}
-
-uint64_t gemini_nic_poll(struct gemini_nic *nic)
-{
-	uint64_t deadline = UINT64_MAX;
-	uint64_t now = nic->ops->clock_ns(nic->opaque);
-	unsigned int port, rounds = 0;
-	bool armed = false;
-
-	/* Time pings out first, so that the next of a burst goes out now. */
-	gemini_diag_poll(nic, now, &deadline);
-	/* Bounded, so a flood cannot keep the caller here for ever. */
-	while (rounds++ < 64) {
-		if (poll_once(nic, now, &deadline))
-			continue;
-		kick_peers(nic);
-		if (armed)
-			break;
-		/*
-		 * Arm our doorbells, then look once more: what a peer
-		 * published before it saw us armed would otherwise wait.
-		 */
-		for (port = 0; port < GEMINI_NUM_TORUS_PORTS; port++) {
-			struct gemini_router_port *p = &nic->port[port];
-
-			if (p->shm)
-				__atomic_store_n(&p->shm->side[p->side].armed, 1,
-						 __ATOMIC_SEQ_CST);
-		}
-		armed = true;
-	}
-	kick_peers(nic);
-	if (rounds > 64)
-		deadline = now;		/* more to do: come back at once */
-	return deadline;
-}
-
-/* --- JSON for the supervisor -------------------------------------------- */
-
-struct jbuf {
-	char *p;
-	size_t left;
-};
-
-static void jprintf(struct jbuf *j, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-#include <stdarg.h>
-static void jprintf(struct jbuf *j, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	/* With one byte left vsnprintf still terminates the text. */
-	if (!j->left)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(j->p, j->left, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n >= j->left)
-		n = (int)j->left - 1;
-	j->p += n;
-	j->left -= n;
-}
-
-/* The FMA engine's own statistics (the source side of the data path). */
-static void fma_stats_json(struct jbuf *j, const struct gemini_fma_stats *f)
-{
-	const struct {
-		const char *name;
-		uint64_t val;
-	} v[] = {
-		{ "requests", f->requests }, { "responses", f->responses },
-		{ "errors", f->errors }, { "timeouts", f->timeouts },
-		{ "stale", f->stale }, { "refused", f->refused },
-		{ "orb_full", f->orb_full }, { "ssid_full", f->ssid_full },
-		{ "priv_refused", f->priv_refused },
-		{ "completions", f->completions },
-		{ "local_events", f->local_events },
-		{ "local_lost", f->local_lost }, { "paused", f->paused },
-	};
-	unsigned int i;
-
-	jprintf(j, ", \"fma\": {");
-	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++)
-		jprintf(j, "%s\"%s\": %llu", i ? ", " : "", v[i].name,
-			(unsigned long long)v[i].val);
-	jprintf(j, "}");
-}
-
-void gemini_counters_json(const struct gemini_nic *nic, char *buf, size_t len)
-{
-	struct jbuf j = { buf, len };
-	unsigned int p, i;
-
-	jprintf(&j, "{\"node\": %u, \"coord\": [%u, %u, %u], "
-		"\"generation\": %u, \"ports\": {", nic->gemini_id,
-		nic->cfg.coord[0], nic->cfg.coord[1], nic->cfg.coord[2],
-		nic->router.generation);
-	for (p = 0; p < GEMINI_NUM_TORUS_PORTS; p++) {
-		jprintf(&j, "%s\"%s\": {", p ? ", " : "", gemini_port_name(p));
-		for (i = 0; i < VGEMINI_PC_NUM; i++)
-			jprintf(&j, "%s\"%s\": %llu", i ? ", " : "",
-				port_ctr_names[i],
-				(unsigned long long)nic->port[p].ctr[i]);
-		jprintf(&j, "}");
-	}
-	jprintf(&j, "}, \"nic\": {");
-	for (i = 0; i < VGEMINI_NC_NUM; i++)
-		jprintf(&j, "%s\"%s\": %llu", i ? ", " : "", nic_ctr_names[i],
-			(unsigned long long)nic->nic_ctr[i]);
-	jprintf(&j, "}, \"rmt\": {\"req_done\": %llu, \"req_refused\": %llu, "
-		"\"req_waits\": %llu, \"cq_events\": %llu, "
-		"\"cq_overruns\": %llu, \"cq_lost\": %llu}",
-		(unsigned long long)nic->rmt.req_done,
-		(unsigned long long)nic->rmt.req_refused,
-		(unsigned long long)nic->rmt.req_waits,
-		(unsigned long long)nic->rmt.cq_events,
-		(unsigned long long)nic->rmt.cq_overruns,
-		(unsigned long long)nic->rmt.cq_lost);
-	fma_stats_json(&j, &nic->fma.stats);
-	jprintf(&j, "}");
-}
-
-void gemini_ports_json(const struct gemini_nic *nic, char *buf, size_t len)
-{
-	struct jbuf j = { buf, len };
-	unsigned int p;
-
-	jprintf(&j, "[");
-	for (p = 0; p < GEMINI_NUM_TORUS_PORTS; p++) {
-		const struct gemini_router_port *rp = &nic->port[p];
-		bool has_peer = rp->state == VGEMINI_PORT_UP ||
-				rp->state == VGEMINI_PORT_MISWIRED;
-
-		jprintf(&j, "%s{\"port\": \"%s\", \"state\": \"%s\", ",
-			p ? ", " : "", gemini_port_name(p),
-			gemini_port_state_name(rp->state));
-		if (has_peer)
-			jprintf(&j, "\"peer\": %u}", rp->peer);
-		else
-			jprintf(&j, "\"peer\": null}");
-	}
-	jprintf(&j, "]");
 }

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * cray-gemini device core: the counters and statistics as the supervisor
+ * reads them.
+ *
+ * The names of the port and NIC counters, and the JSON texts of the
+ * router's counters, the NIC's target-side (RMT) and FMA statistics and
+ * the state of the torus ports that the glue hands to QMP.  Nothing here
+ * counts: the blocks count in their own files; this only reads.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "gemini_core.h"
+
+static const char *const port_ctr_names[VGEMINI_PC_NUM] = {
+	VGEMINI_PORT_COUNTER_LIST(VGEMINI_PC_NAME_INIT)
+};
+
+static const char *const nic_ctr_names[VGEMINI_NC_NUM] = {
+	VGEMINI_NIC_COUNTER_LIST(VGEMINI_NC_NAME_INIT)
+};
+
+const char *gemini_port_counter_name(unsigned int idx)
+{
+	return idx < VGEMINI_PC_NUM ? port_ctr_names[idx] : NULL;
+}
+
+const char *gemini_nic_counter_name(unsigned int idx)
+{
+	return idx < VGEMINI_NC_NUM ? nic_ctr_names[idx] : NULL;
+}
+
+/* --- JSON for the supervisor -------------------------------------------- */
+
+struct jbuf {
+	char *p;
+	size_t left;
+};
+
+static void jprintf(struct jbuf *j, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void jprintf(struct jbuf *j, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	/* With one byte left vsnprintf still terminates the text. */
+	if (!j->left)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(j->p, j->left, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= j->left)
+		n = (int)j->left - 1;
+	j->p += n;
+	j->left -= n;
+}
+
+/* The FMA engine's own statistics (the source side of the data path). */
+static void fma_stats_json(struct jbuf *j, const struct gemini_fma_stats *f)
+{
+	const struct {
+		const char *name;
+		uint64_t val;
+	} v[] = {
+		{ "requests", f->requests }, { "responses", f->responses },
+		{ "errors", f->errors }, { "timeouts", f->timeouts },
+		{ "stale", f->stale }, { "refused", f->refused },
+		{ "orb_full", f->orb_full }, { "ssid_full", f->ssid_full },
+		{ "priv_refused", f->priv_refused },
+		{ "completions", f->completions },
+		{ "local_events", f->local_events },
+		{ "local_lost", f->local_lost }, { "paused", f->paused },
+	};
+	unsigned int i;
+
+	jprintf(j, ", \"fma\": {");
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		jprintf(j, "%s\"%s\": %llu", i ? ", " : "", v[i].name,
+			(unsigned long long)v[i].val);
+	jprintf(j, "}");
+}
+
+void gemini_counters_json(const struct gemini_nic *nic, char *buf, size_t len)
+{
+	struct jbuf j = { buf, len };
+	unsigned int p, i;
+
+	jprintf(&j, "{\"node\": %u, \"coord\": [%u, %u, %u], "
+		"\"generation\": %u, \"ports\": {", nic->gemini_id,
+		nic->cfg.coord[0], nic->cfg.coord[1], nic->cfg.coord[2],
+		nic->router.generation);
+	for (p = 0; p < GEMINI_NUM_TORUS_PORTS; p++) {
+		jprintf(&j, "%s\"%s\": {", p ? ", " : "", gemini_port_name(p));
+		for (i = 0; i < VGEMINI_PC_NUM; i++)
+			jprintf(&j, "%s\"%s\": %llu", i ? ", " : "",
+				port_ctr_names[i],
+				(unsigned long long)nic->port[p].ctr[i]);
+		jprintf(&j, "}");
+	}
+	jprintf(&j, "}, \"nic\": {");
+	for (i = 0; i < VGEMINI_NC_NUM; i++)
+		jprintf(&j, "%s\"%s\": %llu", i ? ", " : "", nic_ctr_names[i],
+			(unsigned long long)nic->nic_ctr[i]);
+	jprintf(&j, "}, \"rmt\": {\"req_done\": %llu, \"req_refused\": %llu, "
+		"\"req_waits\": %llu, \"cq_events\": %llu, "
+		"\"cq_overruns\": %llu, \"cq_lost\": %llu}",
+		(unsigned long long)nic->rmt.req_done,
+		(unsigned long long)nic->rmt.req_refused,
+		(unsigned long long)nic->rmt.req_waits,
+		(unsigned long long)nic->rmt.cq_events,
+		(unsigned long long)nic->rmt.cq_overruns,
+		(unsigned long long)nic->rmt.cq_lost);
+	fma_stats_json(&j, &nic->fma.stats);
+	jprintf(&j, "}");
+}
+
+void gemini_ports_json(const struct gemini_nic *nic, char *buf, size_t len)
+{
+	struct jbuf j = { buf, len };
+	unsigned int p;
+
+	jprintf(&j, "[");
+	for (p = 0; p < GEMINI_NUM_TORUS_PORTS; p++) {
+		const struct gemini_router_port *rp = &nic->port[p];
+		bool has_peer = rp->state == VGEMINI_PORT_UP ||
+				rp->state == VGEMINI_PORT_MISWIRED;
+
+		jprintf(&j, "%s{\"port\": \"%s\", \"state\": \"%s\", ",
+			p ? ", " : "", gemini_port_name(p),
+			gemini_port_state_name(rp->state));
+		if (has_peer)
+			jprintf(&j, "\"peer\": %u}", rp->peer);
+		else
+			jprintf(&j, "\"peer\": null}");
+	}
+	jprintf(&j, "]");
+}
