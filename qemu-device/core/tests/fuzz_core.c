@@ -411,7 +411,7 @@ static bool packet_covers(const struct fnode *n, const struct gemini_pkt *p,
 /*
  * (c): the packet being delivered may touch the range.  The router
  * delivers the head of an input buffer and takes it out only after
- * (gemini_router.c forward_all), so the packet is one of the heads.
+ * (gemini_router.c gemini_router_forward), so the packet is one of the heads.
  */
 static bool pending_ok(const struct fnode *n, uint64_t addr, uint64_t len,
 		       bool write)
