@@ -7,15 +7,27 @@ fabric back to its speed afterwards.
 
 usage: soak.py [--seconds D] [--baseline B]
 
- 1. a clean run of B seconds (default 20): the throughput before;
+ 1. two clean runs of B seconds (default 20): the throughput before;
  2. D seconds (default 60) with node 0's X+ link corrupting 10% of what it
     sends, node 3's Y- dropping 5%, node 1's Y+ delaying 5% by 2 ms, and
     node 5's QEMU stopped (SIGSTOP) for 0.4 s every 12 s;
- 3. the faults cleared, a clean run of B seconds: the throughput after.
+ 3. the faults cleared, a clean run of B seconds (two if the first is
+    slow): the throughput after.
 
 Prints, per run, operations done, errors (error completions: allowed under
 faults), completions lost, duplicated and late, data errors (all must be
-0), and the throughput; the last run must reach half the first's.
+0), and the throughput.
+
+The ranks of the faulted run spin while they wait (the hardest load: 8
+TCG guests spinning on the host's cores); those of the clean runs sleep
+in GNI_CqWaitEvent (ugni_soak --wait), so that their throughput measures
+the fabric.  Spinning, the same clean run gives anything from 1,300 to
+22,000 operations/s on 2 host cores, depending only on how the host
+happens to schedule 8 spinning vCPUs against 8 device threads; sleeping,
+20,000 to 43,000.  "Back to speed" is judged against that spread: the
+better of the runs after must reach half the slower of the runs before,
+which a fabric left slow (finding 9 of issue 9: 40 times slower) never
+does and a normal run always has.
 `make soak DURATION=600` runs the long one; `make check` a short one.
 """
 
@@ -68,9 +80,9 @@ def summary(what, res, seconds):
             f"{t['data_errors']:.0f} data errors, {rate:.0f} ops/s"), rate
 
 
-def soak_run(seconds, extra_timeout=180):
+def soak_run(seconds, *extra, extra_timeout=180):
     return fl.vg("run", "-n", NRANKS, "--timeout", int(seconds) +
-                 extra_timeout, "ugni_soak", "--seconds", seconds,
+                 extra_timeout, "ugni_soak", "--seconds", seconds, *extra,
                  timeout=seconds + extra_timeout + 60)
 
 
@@ -118,7 +130,7 @@ def watcher(stop, notes, until):
 
 
 def clean(tap, what, seconds):
-    rc, out, err = soak_run(seconds)
+    rc, out, err = soak_run(seconds, "--wait")
     res = parse(out)
     line, rate = summary(what, res, seconds)
     t = totals(res)
@@ -131,8 +143,8 @@ def clean(tap, what, seconds):
 def body(tap, fab, seconds, baseline):
     if not fab.up(tap, "2x2x2"):
         return
-    before = clean(tap, f"clean run of {baseline} s before the faults",
-                   baseline)
+    before = min(clean(tap, f"clean run {i} of {baseline} s before the "
+                       "faults", baseline) for i in (1, 2))
 
     for node, port, spec in FAULTS:
         rc, out, err = fl.vg("fault", node, port, spec, timeout=120)
@@ -187,9 +199,12 @@ def body(tap, fab, seconds, baseline):
         tap.ok(rc == 0, f"fault {node} {port} cleared", out + err)
     after = clean(tap, f"clean run of {baseline} s after the faults",
                   baseline)
+    if after < 0.5 * before:
+        after = max(after, clean(tap, f"another clean run of {baseline} s "
+                                 "after the faults", baseline))
     tap.ok(before > 0 and after >= 0.5 * before,
-           f"throughput after the faults {after:.0f} ops/s, before "
-           f"{before:.0f} ops/s: back to at least half")
+           f"throughput after the faults {after:.0f} ops/s, at least half "
+           f"the slower run before them ({before:.0f} ops/s)")
 
 
 def main():

@@ -62,6 +62,8 @@ struct job {
 static int checks, failures;
 static struct job job;
 static int wait_spins_only;	/* wait_event() never sleeps (ugni_bench) */
+/* job.cq's mode: GNI_CQ_BLOCKING for a program that GNI_CqWaitEvent()s */
+static gni_cq_mode_t job_cq_mode = GNI_CQ_NOBLOCK;
 
 static inline int check(int cond, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -376,7 +378,7 @@ static inline void job_init(const char *prog, int min_size)
 	if (!check(rc == GNI_RC_SUCCESS, "GNI_CdmAttach(dev %u): %s, "
 		   "address 0x%x", job.dev_id, rc_str(rc), job.addr))
 		job_bail("not attached");
-	rc = GNI_CqCreate(job.nic, LOCAL_CQ_ENTRIES, 0, GNI_CQ_NOBLOCK, NULL,
+	rc = GNI_CqCreate(job.nic, LOCAL_CQ_ENTRIES, 0, job_cq_mode, NULL,
 			  NULL, &job.cq);
 	if (!check(rc == GNI_RC_SUCCESS, "GNI_CqCreate(%d entries): %s",
 		   LOCAL_CQ_ENTRIES, rc_str(rc)))

@@ -4,6 +4,7 @@
  * accounted for and every byte checked, through gni_pub.h and pmi.h.
  *
  *     vgemini run -n 8 ugni_soak [--seconds S] [--inflight K] [--seed N]
+ *                               [--wait]
  *
  * Each rank keeps K posts in flight (K slots), each slot a loop of
  *
@@ -24,6 +25,9 @@
  * that gets no completion within LATE_S (late) or never (lost), and a GET
  * or FADD that returns wrong data (data errors).
  *
+ * With nothing to reap a rank spins (sched_yield); with --wait it sleeps
+ * in GNI_CqWaitEvent on a blocking CQ instead (see idle()).
+ *
  * Prints "# soak: rank R t=T ops=N ok=N err=N rate=R/s" every 5 s and, at
  * the end, "soak: rank R: ops N ok N errors N lost N duplicated N late N
  * data_errors N rate_first R rate_last R" (rates in ops/s over the first
@@ -40,6 +44,7 @@
 #define REPORT_S	5.0
 #define WINDOW_S	10.0
 #define ERRORS_SHOWN	5	/* error completions described, per rank */
+#define WAIT_MS		20	/* --wait: longest sleep between looks */
 
 enum step { IDLE, PUT, GET, FADD };
 
@@ -172,12 +177,51 @@ static void done(struct slot *sl, bool good)
 	}
 }
 
+/* One event taken from the CQ (@rc from GNI_CqGetEvent or WaitEvent). */
+static void handle(gni_return_t rc, gni_cq_entry_t ev)
+{
+	gni_post_descriptor_t *pd;
+	gni_return_t gc;
+
+	if (rc != GNI_RC_SUCCESS && rc != GNI_RC_TRANSACTION_ERROR) {
+		/* Overrun: events were lost; the slots will say. */
+		diag("rank %d: GNI_CqGetEvent: %s", job.rank, rc_str(rc));
+		return;
+	}
+	pd = NULL;
+	gc = GNI_GetCompleted(job.cq, ev, &pd);
+	if (!pd || (gc != GNI_RC_SUCCESS && gc != GNI_RC_TRANSACTION_ERROR)) {
+		diag("rank %d: GNI_GetCompleted: %s", job.rank, rc_str(gc));
+		return;
+	}
+	struct slot *sl = (struct slot *)pd;
+
+	if (sl < slot || sl >= slot + inflight || sl->step == IDLE) {
+		dups++;
+		diag("rank %d: a completion for no post in flight (%p)",
+		     job.rank, (void *)pd);
+		return;
+	}
+	if (now() - sl->posted > LATE_S)
+		late++;
+	if ((rc != GNI_RC_SUCCESS || !GNI_CQ_STATUS_OK(ev)) &&
+	    errs < ERRORS_SHOWN) {
+		char why[256] = "";
+
+		GNI_CqErrorStr(ev, why, sizeof(why));
+		diag("rank %d slot %d: step %d to rank %d ended in error after "
+		     "%.3f s: %s", job.rank, (int)(sl - slot), sl->step,
+		     sl->peer, now() - sl->posted, why);
+	}
+	done(sl, rc == GNI_RC_SUCCESS && gc == GNI_RC_SUCCESS &&
+	     GNI_CQ_STATUS_OK(ev));
+}
+
 /* Take every event there is; false if none. */
 static bool reap(void)
 {
-	gni_post_descriptor_t *pd;
 	gni_cq_entry_t ev;
-	gni_return_t rc, gc;
+	gni_return_t rc;
 	bool any = false;
 
 	for (;;) {
@@ -185,47 +229,36 @@ static bool reap(void)
 		if (rc == GNI_RC_NOT_DONE)
 			return any;
 		any = true;
-		if (rc != GNI_RC_SUCCESS && rc != GNI_RC_TRANSACTION_ERROR) {
-			/* Overrun: events were lost; the slots will say. */
-			diag("rank %d: GNI_CqGetEvent: %s", job.rank,
-			     rc_str(rc));
-			continue;
-		}
-		pd = NULL;
-		gc = GNI_GetCompleted(job.cq, ev, &pd);
-		if (!pd || (gc != GNI_RC_SUCCESS &&
-			    gc != GNI_RC_TRANSACTION_ERROR)) {
-			diag("rank %d: GNI_GetCompleted: %s", job.rank,
-			     rc_str(gc));
-			continue;
-		}
-		struct slot *sl = (struct slot *)pd;
-
-		if (sl < slot || sl >= slot + inflight || sl->step == IDLE) {
-			dups++;
-			diag("rank %d: a completion for no post in flight "
-			     "(%p)", job.rank, (void *)pd);
-			continue;
-		}
-		if (now() - sl->posted > LATE_S)
-			late++;
-		if ((rc != GNI_RC_SUCCESS || !GNI_CQ_STATUS_OK(ev)) &&
-		    errs < ERRORS_SHOWN) {
-			char why[256] = "";
-
-			GNI_CqErrorStr(ev, why, sizeof(why));
-			diag("rank %d slot %d: step %d to rank %d ended in error "
-			     "after %.3f s: %s", job.rank, (int)(sl - slot),
-			     sl->step, sl->peer, now() - sl->posted, why);
-		}
-		done(sl, rc == GNI_RC_SUCCESS && gc == GNI_RC_SUCCESS &&
-		     GNI_CQ_STATUS_OK(ev));
+		handle(rc, ev);
 	}
+}
+
+/*
+ * Nothing to reap: spin (sched_yield) or, with --wait, sleep in the
+ * kernel until the CQ's interrupt or WAIT_MS.  Spinning is the harder
+ * load; sleeping leaves the host's cores to the device, so that a
+ * throughput figure measures the fabric and not how 8 spinning TCG
+ * guests happen to share 2 host cores (run to run that varies tenfold).
+ */
+static void idle(bool wait)
+{
+	gni_cq_entry_t ev;
+	gni_return_t rc;
+
+	if (!wait) {
+		sched_yield();
+		return;
+	}
+	rc = GNI_CqWaitEvent(job.cq, WAIT_MS, &ev);
+	if (rc == GNI_RC_TIMEOUT || rc == GNI_RC_NOT_DONE)
+		return;
+	handle(rc, ev);
 }
 
 int main(int argc, char **argv)
 {
 	double seconds = 30, t0, t, next_report, end, first_rate = -1;
+	bool wait = false;
 	unsigned long w_ops = 0, lost = 0;
 	double w_start;
 	double rate_last = 0;
@@ -243,9 +276,11 @@ int main(int argc, char **argv)
 			inflight = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
 			seed = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--wait"))
+			wait = true;
 		else {
 			fprintf(stderr, "usage: ugni_soak [--seconds S] "
-				"[--inflight K] [--seed N]\n");
+				"[--inflight K] [--seed N] [--wait]\n");
 			return 2;
 		}
 	}
@@ -254,6 +289,8 @@ int main(int argc, char **argv)
 			MAX_INFLIGHT);
 		return 2;
 	}
+	if (wait)
+		job_cq_mode = GNI_CQ_BLOCKING;
 	job_init("ugni_soak", 1);
 	rng = seed * 0x9e3779b97f4a7c15ull + (uint64_t)job.rank + 1;
 
@@ -303,7 +340,7 @@ int main(int argc, char **argv)
 				break;
 			if (t >= end + DRAIN_S)
 				break;
-			sched_yield();
+			idle(wait);
 		}
 		if (t >= w_start + WINDOW_S && t < end) {
 			rate_last = (ops - w_ops) / (t - w_start);
