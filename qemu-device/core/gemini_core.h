@@ -221,7 +221,7 @@ struct gemini_rmt_stats {
 #define GEMINI_TAG_DIAG_SEQ	0x0ffu
 #define GEMINI_ORB_SIZE		512u	/* vgemini: Gemini has 1024 */
 
-/* One FMA descriptor (gemini_fma.c): the qwords as the kernel sees them. */
+/* One FMA descriptor (gemini_fma*.c): the qwords as the kernel sees them. */
 struct gemini_fma_desc {
 	uint64_t base_offset;		/* QW1 */
 	uint64_t cmd;			/* QW2 */
@@ -571,7 +571,7 @@ void gemini_cq_reset(struct gemini_nic *nic);
  */
 bool gemini_rmt_deliver(struct gemini_nic *nic, const struct gemini_pkt *req);
 
-/* --- FMA, the source side (gemini_fma.c) --- */
+/* --- FMA, the source side (gemini_fma*.c) --- */
 
 /*
  * FMA control pages (privileged and user alias): UNKNOWN if @off is

@@ -6,7 +6,7 @@
  * publishes each port's heartbeat and judges its neighbour
  * (gemini_port.c); gemini_nic_poll(), whenever work may have arrived,
  * takes link input (gemini_lcb.c), lets FMA inject and time out
- * (gemini_fma.c), forwards (gemini_router.c) and times pings out
+ * (gemini_fma_seq.c), forwards (gemini_router.c) and times pings out
  * (gemini_diag.c) until nothing moves, then rings the doorbells of the
  * peers it published something for and arms its own.
  */

@@ -26,7 +26,7 @@
  *    succeeded, an event with source RMT_SREQ, status OK and data 0 on the
  *    MDD's CQ.  The FMA does not set the flag: it delivers a sequence's
  *    remote event, with the sync's data, as a CQWRITE sent after the
- *    sequence's last response (gemini_fma.c).  A remote event
+ *    sequence's last response (gemini_fma_seq.c).  A remote event
  *    the CQ cannot take is lost at the target (gemini_cq_event() counts
  *    and reports it); the request's answer does not change, since its
  *    data already moved.

@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * cray-gemini device core: the FMA descriptors' control pages.
+ *
+ * Each descriptor has a privileged page, with every field and the
+ * privilege mask, and a user alias on which only the fields the mask
+ * grants may change (user_bits()): a user write to the others leaves
+ * them as they were, and is counted and reported.  QW4 is the status
+ * word (write and read counters, SSIDs held, error flags; a write
+ * clears).  QW7..QW9 are doorbells, rung here and carried out elsewhere:
+ * alloc-SyncId and CQ write by gemini_fma.c, sync-complete by
+ * gemini_fma_seq.c, which also closes the open sequence of a descriptor
+ * whose enable bit is cleared.  Also here: the FMA's live state as JSON
+ * for the supervisor, and its reset.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "gemini_fma_int.h"
+
+/* --- control pages ------------------------------------------------------ */
+
+/* Bits of QW @qw the user alias may change under privilege mask @pm. */
+static uint64_t user_bits(unsigned int qw, uint64_t pm)
+{
+	uint64_t b = 0;
+
+#define GRANT(bit, mask)	do { if (pm & (bit)) b |= (mask); } while (0)
+#define M2(bits)	((uint64_t)(bits) << GEMINI_FMA_MODE2_SHIFT)
+	switch (qw) {
+	case 0:
+		GRANT(GEMINI_FMA_PRIV_BASEOFFSET, GEMINI_FMA_BASE_OFFSET_MASK);
+		break;
+	case 1:
+		GRANT(GEMINI_FMA_PRIV_CMD, GEMINI_FMA_CMD_MASK);
+		GRANT(GEMINI_FMA_PRIV_REMOTEMDH,
+		      GEMINI_FMA_MDH_MASK << GEMINI_FMA_REM_MDH_SHIFT);
+		GRANT(GEMINI_FMA_PRIV_SOURCEMDH,
+		      GEMINI_FMA_MDH_MASK << GEMINI_FMA_SRC_MDH_SHIFT);
+		GRANT(GEMINI_FMA_PRIV_PEMASKMODE, GEMINI_FMA_PE_MASK_MODE_MASK <<
+		      GEMINI_FMA_PE_MASK_MODE_SHIFT);
+		GRANT(GEMINI_FMA_PRIV_VMDHENABLE, M2(GEMINI_FMA_MODE2_VMDH));
+		GRANT(GEMINI_FMA_PRIV_FMAENABLE, M2(GEMINI_FMA_MODE2_FMA_ENABLE |
+						    GEMINI_FMA_MODE2_DT));
+		GRANT(GEMINI_FMA_PRIV_HARA, M2(GEMINI_FMA_MODE2_RADP |
+					       GEMINI_FMA_MODE2_ADP |
+					       GEMINI_FMA_MODE2_HASH));
+		break;
+	case 2:
+		GRANT(GEMINI_FMA_PRIV_NPES, GEMINI_FMA_NPES_MASK <<
+		      GEMINI_FMA_NUM_PES_SHIFT);
+		GRANT(GEMINI_FMA_PRIV_PEBASE, GEMINI_FMA_NPES_MASK <<
+		      GEMINI_FMA_PE_BASE_SHIFT);
+		GRANT(GEMINI_FMA_PRIV_CQHNDL, GEMINI_FMA_CQH_MASK <<
+		      GEMINI_FMA_CQH_SHIFT);
+		GRANT(GEMINI_FMA_PRIV_PTAG,
+		      (GEMINI_FMA_PTAG_MASK << GEMINI_FMA_SRC_PTAG_SHIFT) |
+		      (GEMINI_FMA_PTAG_MASK << GEMINI_FMA_DEST_PTAG_SHIFT));
+		GRANT(GEMINI_FMA_PRIV_NTTENABLE, GEMINI_FMA_MODE3_NTT_ENABLE <<
+		      GEMINI_FMA_MODE3_SHIFT);
+		break;
+	case 4:
+		GRANT(GEMINI_FMA_PRIV_SCRATCH0, ~0ull);
+		break;
+	case 5:
+		GRANT(GEMINI_FMA_PRIV_SCRATCH1, ~0ull);
+		break;
+	case 6:
+		GRANT(GEMINI_FMA_PRIV_ALLOCSYNCID, ~0ull);
+		break;
+	case 7:
+		GRANT(GEMINI_FMA_PRIV_SYNCCMP, ~0ull);
+		break;
+	case 8:
+		GRANT(GEMINI_FMA_PRIV_CQWRITE, ~0ull);
+		break;
+	}
+#undef M2
+#undef GRANT
+	return b;
+}
+
+static uint64_t status_word(const struct gemini_fma_desc *d)
+{
+	return (uint64_t)d->wc << GEMINI_FMA_STAT_WC_SHIFT |
+	       (uint64_t)d->rc << GEMINI_FMA_STAT_RC_SHIFT |
+	       (uint64_t)d->ssid_inuse << GEMINI_FMA_STAT_SSID_SHIFT |
+	       (uint64_t)d->flags << GEMINI_FMA_STAT_FLAGS_SHIFT;
+}
+
+/* QW4 write: counters whose field is written non-zero and flags written 1 clear. */
+static void status_write(struct gemini_fma_desc *d, uint64_t w)
+{
+	if (field(w, GEMINI_FMA_STAT_WC_SHIFT, GEMINI_FMA_STAT_COUNT_MASK))
+		d->wc = 0;
+	if (field(w, GEMINI_FMA_STAT_RC_SHIFT, GEMINI_FMA_STAT_COUNT_MASK))
+		d->rc = 0;
+	d->flags &= (uint8_t)~field(w, GEMINI_FMA_STAT_FLAGS_SHIFT,
+				    GEMINI_FMA_STAT_FLAGS_MASK);
+}
+
+static uint64_t *qw_reg(struct gemini_fma_desc *d, unsigned int qw,
+			uint64_t *mask)
+{
+	switch (qw) {
+	case 0:
+		*mask = GEMINI_FMA_BASE_OFFSET_MASK;
+		return &d->base_offset;
+	case 1:
+		*mask = GEMINI_FMA_QW2_MASK;
+		return &d->cmd;
+	case 2:
+		*mask = GEMINI_FMA_QW3_MASK;
+		return &d->pe;
+	case 4:
+		*mask = ~0ull;
+		return &d->scratch0;
+	case 5:
+		*mask = ~0ull;
+		return &d->scratch1;
+	case 6:
+		*mask = ~0ull;
+		return &d->syncid;
+	case 7:
+		*mask = ~0ull;
+		return &d->synccmp;
+	case 8:
+		*mask = ~0ull;
+		return &d->cq_write;
+	}
+	return NULL;
+}
+
+static enum gemini_access desc_write(struct gemini_nic *nic, unsigned int di,
+				     unsigned int qw, unsigned int at,
+				     unsigned int size, uint64_t val, bool priv)
+{
+	struct gemini_fma_desc *d = &nic->fma.desc[di];
+	uint64_t mask, old, neu, allowed;
+	uint64_t *reg;
+
+	if (qw == 3) {
+		status_write(d, size == 8 ? val : (val & 0xffffffffull) <<
+			     (8 * at));
+		return GEMINI_ACCESS_OK;
+	}
+	reg = qw_reg(d, qw, &mask);
+	if (!reg)
+		return GEMINI_ACCESS_UNKNOWN;
+	if (qw >= 6 && size != 8) {
+		gemini_guest_error(nic, "FMA %u: doorbell QW%u needs an 8-byte "
+				   "write", di, qw + 1);
+		return GEMINI_ACCESS_BAD_SIZE;
+	}
+	old = *reg;
+	neu = old;
+	gemini_reg_access(&neu, mask, at, size, &val, true);
+	if (!priv && qw >= 6 && !user_bits(qw, d->priv_mask)) {
+		/* A doorbell is an access, not a value: withheld is withheld. */
+		nic->fma.stats.priv_refused++;
+		gemini_guest_error(nic, "FMA %u: user ring of doorbell QW%u "
+				   "refused", di, qw + 1);
+		return GEMINI_ACCESS_READ_ONLY;
+	}
+	if (!priv) {
+		allowed = user_bits(qw, d->priv_mask);
+		if ((neu ^ old) & ~allowed) {
+			nic->fma.stats.priv_refused++;
+			gemini_guest_error(nic, "FMA %u: user write to kernel "
+					   "fields of QW%u refused (0x%llx)", di,
+					   qw + 1, (unsigned long long)
+					   ((neu ^ old) & ~allowed));
+			/* A doorbell the user may not ring does nothing. */
+			if (qw >= 6)
+				return GEMINI_ACCESS_READ_ONLY;
+			*reg = (neu & allowed) | (old & ~allowed);
+			return GEMINI_ACCESS_READ_ONLY;
+		}
+	}
+	*reg = neu;
+	if (qw == 1 && !(d_mode2(d) & GEMINI_FMA_MODE2_FMA_ENABLE) &&
+	    (old >> GEMINI_FMA_MODE2_SHIFT & GEMINI_FMA_MODE2_FMA_ENABLE))
+		gemini_fma_disabled(nic, di);
+	switch (qw) {
+	case 6:
+		if (val != GEMINI_FMA_ALLOC_SYNCID_VALUE) {
+			gemini_guest_error(nic, "FMA %u: alloc-SyncId with 0x%llx,"
+					   " not 0xff: ignored", di,
+					   (unsigned long long)val);
+			break;
+		}
+		gemini_fma_alloc_syncid(nic, di);
+		break;
+	case 7:
+		gemini_fma_sync_complete(nic, di, val);
+		break;
+	case 8:
+		gemini_fma_cq_write(nic, di, val);
+		break;
+	}
+	return GEMINI_ACCESS_OK;
+}
+
+enum gemini_access gemini_fma_access(struct gemini_nic *nic, uint64_t off,
+				     unsigned int size, uint64_t *val,
+				     bool write)
+{
+	const uint64_t span = (uint64_t)GEMINI_FMA_NUM_DESC * GEMINI_FMA_CTRL_SIZE;
+	struct gemini_fma_desc *d;
+	unsigned int di, in, qw, at;
+	uint64_t mask, *reg;
+	bool priv;
+
+	if (off >= GEMINI_FMA_PRIV && off - GEMINI_FMA_PRIV < span) {
+		priv = true;
+		off -= GEMINI_FMA_PRIV;
+	} else if (off >= GEMINI_FMA_USER_ALIAS &&
+		   off - GEMINI_FMA_USER_ALIAS < span) {
+		priv = false;
+		off -= GEMINI_FMA_USER_ALIAS;
+	} else {
+		return GEMINI_ACCESS_UNKNOWN;
+	}
+	di = (unsigned int)(off / GEMINI_FMA_CTRL_SIZE);
+	in = (unsigned int)(off % GEMINI_FMA_CTRL_SIZE);
+	d = &nic->fma.desc[di];
+	at = in & 4;
+	if ((in & ~7u) == GEMINI_FMA_PRIV_MASK_REG) {
+		if (!priv) {
+			if (write)
+				nic->fma.stats.priv_refused++;
+			else
+				*val = 0;
+			return GEMINI_ACCESS_UNKNOWN;
+		}
+		gemini_reg_access(&d->priv_mask, GEMINI_FMA_PRIV_ALL, at, size,
+				  val, write);
+		return GEMINI_ACCESS_OK;
+	}
+	qw = in / 8;
+	if (qw > 8) {
+		if (!write)
+			*val = 0;
+		return GEMINI_ACCESS_UNKNOWN;
+	}
+	if (write)
+		return desc_write(nic, di, qw, at, size, *val, priv);
+	if (qw == 3) {
+		uint64_t s = status_word(d);
+
+		*val = size == 8 ? s : (s >> (8 * at)) & 0xffffffffull;
+		return GEMINI_ACCESS_OK;
+	}
+	reg = qw_reg(d, qw, &mask);
+	gemini_reg_access(reg, mask, at, size, val, false);
+	return GEMINI_ACCESS_OK;
+}
+
+/* --- state for the supervisor ------------------------------------------- */
+
+/*
+ * The live state of the busy FMA descriptors and of the enabled CQs, as
+ * JSON, for a person looking at a stalled job (the "state" property).
+ */
+void gemini_state_json(const struct gemini_nic *nic, char *buf, size_t len)
+{
+	const struct gemini_fma *f = &nic->fma;
+	size_t at = 0;
+	unsigned int i;
+	bool first = true;
+
+#define OUT(...)							\
+	do {								\
+		int n_ = snprintf(buf + at, at < len ? len - at : 0,	\
+				  __VA_ARGS__);				\
+		if (n_ > 0)						\
+			at += (size_t)n_;				\
+	} while (0)
+	if (!len)
+		return;
+	OUT("{\"orb_used\": %u, \"queued\": %u, \"fma\": [", f->orb_used,
+	    f->qcount);
+	for (i = 0; i < GEMINI_FMA_NUM_DESC; i++) {
+		const struct gemini_fma_desc *d = &f->desc[i];
+
+		if (!d->wc && !d->rc && !d->ssid_inuse && d->open == SSID_NONE &&
+		    !d->flags && !d->pend_status)
+			continue;
+		OUT("%s{\"desc\": %u, \"wc\": %u, \"rc\": %u, \"ssids\": %u, "
+		    "\"open\": %d, \"flags\": %u, \"pending\": %u, \"cq\": %u}",
+		    first ? "" : ", ", i, d->wc, d->rc, d->ssid_inuse, d->open,
+		    d->flags, d->pend_status, d_cqh(d));
+		first = false;
+	}
+	OUT("], \"cq\": [");
+	first = true;
+	for (i = 0; i < GEMINI_NUM_CQ; i++) {
+		const struct gemini_cq *cq = &nic->cq[i];
+
+		if (!(cq->qw[1] & GEMINI_CQ_ENABLE))
+			continue;
+		OUT("%s{\"cq\": %u, \"rd\": %llu, \"wr\": %llu, \"max\": %llu, "
+		    "\"overrun\": %s}", first ? "" : ", ", i,
+		    (unsigned long long)field(cq->qw[0],
+					      GEMINI_CQ_RD_INDEX_SHIFT,
+					      GEMINI_CQ_INDEX_MASK),
+		    (unsigned long long)field(cq->qw[0],
+					      GEMINI_CQ_WR_INDEX_SHIFT,
+					      GEMINI_CQ_INDEX_MASK),
+		    (unsigned long long)field(cq->qw[1],
+					      GEMINI_CQ_MAX_INDEX_SHIFT,
+					      GEMINI_CQ_INDEX_MASK),
+		    cq->overrun ? "true" : "false");
+		first = false;
+	}
+	OUT("]}");
+#undef OUT
+	if (at >= len)
+		/* Cut: still one valid (if short) document. */
+		snprintf(buf, len, "{\"truncated\": true}");
+}
+
+/* --- reset -------------------------------------------------------------- */
+
+void gemini_fma_reset(struct gemini_nic *nic)
+{
+	struct gemini_fma *f = &nic->fma;
+	unsigned int di, next_tag = f->next_tag;
+
+	/*
+	 * In-flight requests are forgotten: their responses become stale.
+	 * The tag cursor goes on, so new requests do not take their tags.
+	 */
+	memset(f, 0, sizeof(*f));
+	f->next_tag = next_tag % GEMINI_ORB_SIZE;
+	for (di = 0; di < GEMINI_FMA_NUM_DESC; di++) {
+		f->desc[di].open = SSID_NONE;
+		f->desc[di].priv_mask = GEMINI_FMA_PRIV_DEFAULT;
+	}
+	f->next_timeout = UINT64_MAX;
+}

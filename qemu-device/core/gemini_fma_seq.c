@@ -1,0 +1,505 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * cray-gemini device core: FMA synchronisation sequences, the ORB, and
+ * the responses to FMA requests.
+ *
+ * Every request (gemini_fma.c) belongs to its descriptor's open
+ * synchronisation sequence (SSID; one is allocated by the alloc-SyncId
+ * doorbell or implicitly by the first request) and has an ORB entry whose
+ * index is its tag.  The sync-complete doorbell closes the sequence; once
+ * every response of it is in (in any order), the flag (WITH_FLAG: an
+ * 8-byte PUT of scratch0 at offset scratch1) and then the remote event
+ * (REMOTE_EVENT: a CQWRITE of synccmp_data to the target MDD's CQ) are
+ * sent and answered, and the local event (source SSID_SREQ, the
+ * sequence's first error or OK, data synccmp_data) goes to the
+ * descriptor's CQ.  A failed sequence sends no flag and no remote event
+ * and always raises its local event, asked for or not.
+ *
+ * A request without a response ends after GEMINI_FMA_TIMEOUT_MS with
+ * REQUEST_TIMEOUT.  A response that matches no request in flight is
+ * stale: counted and dropped.
+ */
+#include <string.h>
+
+#include "gemini_fma_int.h"
+
+#define TIMEOUT_NS	((uint64_t)GEMINI_FMA_TIMEOUT_MS * 1000000)
+/* A poll this late after a deadline means the device itself did not run. */
+#define PAUSE_NS	((uint64_t)GEMINI_FMA_PAUSE_MS * 1000000)
+
+static uint64_t now_ns(struct gemini_nic *nic)
+{
+	return nic->ops->clock_ns(nic->opaque);
+}
+
+/* --- sequences ---------------------------------------------------------- */
+
+int gemini_fma_seq_open(struct gemini_nic *nic, unsigned int di)
+{
+	struct gemini_fma *f = &nic->fma;
+	struct gemini_fma_desc *d = &f->desc[di];
+	unsigned int i;
+
+	if (d->open != SSID_NONE)
+		return d->open;
+	for (i = 0; i < GEMINI_NUM_SSID; i++) {
+		unsigned int si = (f->ssid_next + i) % GEMINI_NUM_SSID;
+		struct gemini_fma_ssid *s = &f->ssid[si];
+
+		if (s->used)
+			continue;
+		memset(s, 0, sizeof(*s));
+		s->used = true;
+		s->desc = (uint8_t)di;
+		/*
+		 * The local event goes to the CQ of whoever opened the
+		 * sequence, even if the kernel hands the descriptor to
+		 * another owner before it ends.
+		 */
+		s->cqh = (uint16_t)d_cqh(d);
+		/* A request refused before the SSID existed fails it too. */
+		s->status = d->pend_status;
+		d->pend_status = GEMINI_STATUS_OK;
+		d->open = (int16_t)si;
+		d->ssid_inuse++;
+		f->ssid_next = (si + 1) % GEMINI_NUM_SSID;
+		return (int)si;
+	}
+	f->stats.ssid_full++;
+	return SSID_NONE;
+}
+
+static void seq_progress(struct gemini_nic *nic, unsigned int si);
+
+/* --- the ORB ------------------------------------------------------------ */
+
+static void orb_done(struct gemini_nic *nic, unsigned int t,
+		     unsigned int status, bool rest, uint64_t now);
+
+static int orb_alloc(struct gemini_nic *nic, uint64_t now)
+{
+	struct gemini_fma *f = &nic->fma;
+	unsigned int i;
+
+	for (i = 0; i < GEMINI_ORB_SIZE; i++) {
+		unsigned int t = (f->next_tag + i) % GEMINI_ORB_SIZE;
+		struct gemini_fma_orb *o = &f->orb[t];
+
+		if (o->state == GEMINI_ORB_RESTING &&
+		    gemini_elapsed(now, o->since_ns) >= TIMEOUT_NS) {
+			o->state = GEMINI_ORB_FREE;
+			f->orb_used--;
+		}
+		if (o->state != GEMINI_ORB_FREE)
+			continue;
+		/* Round robin: a tag is reused as late as possible. */
+		f->next_tag = (t + 1) % GEMINI_ORB_SIZE;
+		f->orb_used++;
+		return (int)t;
+	}
+	return -1;
+}
+
+/* Inject queued requests in order while the router takes them. */
+static bool fma_drain(struct gemini_nic *nic)
+{
+	struct gemini_fma *f = &nic->fma;
+	bool progress = false;
+
+	while (f->qcount) {
+		unsigned int t = f->queue[f->qhead];
+		struct gemini_fma_orb *o = &f->orb[t];
+
+		if (!gemini_router_can_inject(nic, GEMINI_VC_REQ))
+			break;
+		f->qhead = (f->qhead + 1) % GEMINI_ORB_SIZE;
+		f->qcount--;
+		progress = true;
+		if (gemini_router_inject(nic, &o->pkt)) {
+			/* Room was checked: only a malformed request fails. */
+			gemini_guest_error(nic, "FMA %u: request not encodable",
+					   o->desc);
+			o->state = GEMINI_ORB_SENT;
+			orb_done(nic, t, GEMINI_STATUS_MALFORMED, false, 0);
+			continue;
+		}
+		o->state = GEMINI_ORB_SENT;
+	}
+	return progress;
+}
+
+bool gemini_fma_orb_issue(struct gemini_nic *nic, unsigned int si,
+			  unsigned int di, struct gemini_pkt *pkt, bool fetch,
+			  uint64_t local_offset)
+{
+	struct gemini_fma *f = &nic->fma;
+	struct gemini_fma_desc *d = &f->desc[di];
+	struct gemini_fma_orb *o;
+	uint64_t now = now_ns(nic);
+	int t = orb_alloc(nic, now);
+
+	if (t < 0) {
+		f->stats.orb_full++;
+		return false;
+	}
+	o = &f->orb[t];
+	memset(o, 0, sizeof(*o));
+	o->state = GEMINI_ORB_QUEUED;
+	o->fetch = fetch;
+	o->ssid = (uint8_t)si;
+	o->desc = (uint8_t)di;
+	o->src_ptag = (uint8_t)d_src_ptag(d);
+	o->src_mdh = (uint16_t)d_src_mdh(d);
+	o->local_offset = local_offset;
+	o->since_ns = now;
+	pkt->tag = (uint16_t)t;
+	pkt->vc = GEMINI_VC_REQ;
+	pkt->src = (uint16_t)nic->gemini_id;
+	pkt->src_nic = 0;
+	o->pkt = *pkt;
+	f->ssid[si].outstanding++;
+	if (fetch)
+		d->rc += d->rc < GEMINI_FMA_STAT_COUNT_MASK;
+	else
+		d->wc += d->wc < GEMINI_FMA_STAT_COUNT_MASK;
+	if (now + TIMEOUT_NS < f->next_timeout)
+		f->next_timeout = now + TIMEOUT_NS;
+	f->queue[(f->qhead + f->qcount) % GEMINI_ORB_SIZE] = (uint16_t)t;
+	f->qcount++;
+	f->stats.requests++;
+	fma_drain(nic);
+	return true;
+}
+
+/* Entry @t is answered (@status) or timed out (@rest: keep its tag idle). */
+static void orb_done(struct gemini_nic *nic, unsigned int t,
+		     unsigned int status, bool rest, uint64_t now)
+{
+	struct gemini_fma *f = &nic->fma;
+	struct gemini_fma_orb *o = &f->orb[t];
+	struct gemini_fma_desc *d = &f->desc[o->desc];
+	struct gemini_fma_ssid *s = &f->ssid[o->ssid];
+
+	if (o->fetch)
+		d->rc -= d->rc > 0;
+	else
+		d->wc -= d->wc > 0;
+	if (status && !s->status)
+		s->status = (uint8_t)status;
+	if (s->outstanding)
+		s->outstanding--;
+	if (rest) {
+		o->state = GEMINI_ORB_RESTING;
+		o->since_ns = now;
+	} else {
+		o->state = GEMINI_ORB_FREE;
+		f->orb_used--;
+	}
+	seq_progress(nic, o->ssid);
+}
+
+/* --- completion --------------------------------------------------------- */
+
+static void seq_finish(struct gemini_nic *nic, unsigned int si)
+{
+	struct gemini_fma *f = &nic->fma;
+	struct gemini_fma_ssid *s = &f->ssid[si];
+	struct gemini_fma_desc *d = &f->desc[s->desc];
+
+	/* An error is always reported, even by a sequence that asked for none. */
+	if ((s->sync_type & GEMINI_FMA_SYNC_LOCAL_EVENT) || s->status) {
+		if (gemini_cq_event(nic, s->cqh, GEMINI_CQE_SRC_SSID_SREQ,
+				    s->status, s->sync_data))
+			f->stats.local_events++;
+		else
+			f->stats.local_lost++;
+	}
+	s->used = false;
+	d->ssid_inuse -= d->ssid_inuse > 0;
+	f->stats.completions++;
+}
+
+/* Send sync packet @what (WITH_FLAG or REMOTE_EVENT); false: ORB full. */
+static bool seq_send_sync(struct gemini_nic *nic, unsigned int si,
+			  unsigned int what)
+{
+	struct gemini_fma_ssid *s = &nic->fma.ssid[si];
+	struct gemini_pkt pkt = {
+		.dst = s->dst,
+		.dst_nic = s->dst_nic,
+		.ptag = s->ptag,
+		.mdh = s->mdh,
+		.len = 8,
+	};
+
+	if (what == GEMINI_FMA_SYNC_WITH_FLAG) {
+		pkt.type = GEMINI_PKT_PUT;
+		pkt.addr = s->flag_offset & OFFSET_MASK;
+		vgemini_put_le64(pkt.data, s->flag_value);
+	} else {
+		pkt.type = GEMINI_PKT_CQWRITE;
+		vgemini_put_le64(pkt.data, s->sync_data);
+	}
+	if (!gemini_fma_orb_issue(nic, si, s->desc, &pkt, false, 0)) {
+		nic->fma.sync_retry = true;
+		return false;
+	}
+	s->sync_sent |= (uint8_t)what;
+	return true;
+}
+
+/*
+ * Move sequence @si on: once synced and with nothing in flight, send the
+ * flag, then the remote event, then finish with the local event.
+ */
+static void seq_progress(struct gemini_nic *nic, unsigned int si)
+{
+	struct gemini_fma_ssid *s = &nic->fma.ssid[si];
+	static const unsigned int order[2] = {
+		GEMINI_FMA_SYNC_WITH_FLAG, GEMINI_FMA_SYNC_REMOTE_EVENT,
+	};
+	unsigned int i;
+
+	if (!s->used || !s->synced || s->outstanding)
+		return;
+	for (i = 0; i < 2 && !s->status; i++) {
+		if (!(s->sync_type & order[i]) || (s->sync_sent & order[i]))
+			continue;
+		seq_send_sync(nic, si, order[i]);
+		/* Wait for its answer (or for an ORB entry). */
+		return;
+	}
+	seq_finish(nic, si);
+}
+
+void gemini_fma_sync_complete(struct gemini_nic *nic, unsigned int di,
+			      uint64_t val)
+{
+	struct gemini_fma_desc *d = &nic->fma.desc[di];
+	unsigned int type = (unsigned int)(val >> GEMINI_FMA_SYNC_TYPE_SHIFT);
+	struct gemini_fma_ssid *s;
+	int si;
+
+	if (type & ~GEMINI_FMA_SYNC_TYPES) {
+		gemini_guest_error(nic, "FMA %u: sync type 0x%x: unknown bits "
+				   "ignored", di, type);
+		type &= GEMINI_FMA_SYNC_TYPES;
+	}
+	si = gemini_fma_seq_open(nic, di);
+	if (si == SSID_NONE) {
+		/* Nothing of the sequence is in flight: end it here. */
+		unsigned int status = d->pend_status;
+
+		if (!status && (type & (GEMINI_FMA_SYNC_REMOTE_EVENT |
+					GEMINI_FMA_SYNC_WITH_FLAG))) {
+			status = GEMINI_STATUS_SSID_STATE;
+			d->flags |= GEMINI_FMA_FLAG_SYNCID_ALLOC;
+		}
+		d->pend_status = GEMINI_STATUS_OK;
+		if ((type & GEMINI_FMA_SYNC_LOCAL_EVENT) || status)
+			gemini_cq_event(nic, d_cqh(d), GEMINI_CQE_SRC_SSID_SREQ,
+					status, val & GEMINI_FMA_SYNC_DATA_MASK);
+		nic->fma.stats.completions++;
+		return;
+	}
+	s = &nic->fma.ssid[si];
+	s->synced = true;
+	s->sync_type = (uint8_t)type;
+	s->sync_data = val & GEMINI_FMA_SYNC_DATA_MASK;
+	s->flag_value = d->scratch0;
+	s->flag_offset = d->scratch1;
+	d->open = SSID_NONE;
+	if (!s->target_valid && (type & (GEMINI_FMA_SYNC_REMOTE_EVENT |
+					 GEMINI_FMA_SYNC_WITH_FLAG))) {
+		/* No request went out: the window base is the target. */
+		struct gemini_pkt pkt = { 0 };
+
+		if (gemini_fma_target(nic, di, 0, &pkt) == GEMINI_STATUS_OK) {
+			s->dst = pkt.dst;
+			s->dst_nic = pkt.dst_nic;
+			s->ptag = pkt.ptag;
+			s->mdh = pkt.mdh;
+			s->target_valid = true;
+		} else {
+			d->flags |= GEMINI_FMA_FLAG_NPES;
+			if (!s->status)
+				s->status = GEMINI_STATUS_NPES;
+		}
+	}
+	seq_progress(nic, (unsigned int)si);
+}
+
+void gemini_fma_disabled(struct gemini_nic *nic, unsigned int di)
+{
+	struct gemini_fma_desc *d = &nic->fma.desc[di];
+	struct gemini_fma_ssid *s;
+	int si = d->open;
+
+	d->pend_status = GEMINI_STATUS_OK;
+	if (si == SSID_NONE)
+		return;
+	s = &nic->fma.ssid[si];
+	s->synced = true;
+	s->sync_type = GEMINI_FMA_SYNC_NO_EVENT;
+	d->open = SSID_NONE;
+	seq_progress(nic, (unsigned int)si);
+}
+
+/* --- responses ---------------------------------------------------------- */
+
+static unsigned int rsp_data(struct gemini_nic *nic,
+			     const struct gemini_fma_orb *o,
+			     const struct gemini_pkt *rsp)
+{
+	struct gemini_dma_piece piece[GEMINI_NAT_MAX_PIECES];
+	unsigned int want = o->pkt.type == GEMINI_PKT_GET ? o->pkt.len :
+			    GEMINI_AMO_OPERAND_BYTES;
+	unsigned int n, status;
+
+	if (!o->fetch || rsp->len != want)
+		return GEMINI_STATUS_MALFORMED;
+	/* Checked again: the driver may have changed the domain meanwhile. */
+	status = gemini_nat_translate(nic, o->src_ptag, o->src_mdh,
+				      o->local_offset, want, true, piece,
+				      GEMINI_NAT_MAX_PIECES, &n);
+	if (status != GEMINI_STATUS_OK) {
+		gemini_guest_error(nic, "FMA %u: local buffer refused the "
+				   "response: status %u", o->desc, status);
+		return status;
+	}
+	if (gemini_nat_dma_write(nic, piece, n, rsp->data)) {
+		gemini_guest_error(nic, "FMA %u: bus refused the response at "
+				   "0x%llx", o->desc,
+				   (unsigned long long)piece[0].addr);
+		return GEMINI_STATUS_HT_DATA;
+	}
+	return GEMINI_STATUS_OK;
+}
+
+void gemini_fma_response(struct gemini_nic *nic, const struct gemini_pkt *rsp)
+{
+	struct gemini_fma *f = &nic->fma;
+	struct gemini_fma_orb *o;
+	unsigned int status;
+
+	if (rsp->tag >= GEMINI_ORB_SIZE ||
+	    f->orb[rsp->tag].state != GEMINI_ORB_SENT) {
+		f->stats.stale++;
+		gemini_nic_stale_rsp(nic, rsp);
+		return;
+	}
+	o = &f->orb[rsp->tag];
+	switch (rsp->type) {
+	case GEMINI_PKT_ERR:
+		status = rsp->status ? rsp->status : GEMINI_STATUS_UNCORRECTABLE;
+		f->stats.errors++;
+		break;
+	case GEMINI_PKT_ACK:
+		status = o->fetch ? GEMINI_STATUS_MALFORMED : GEMINI_STATUS_OK;
+		break;
+	case GEMINI_PKT_DATA:
+		status = rsp_data(nic, o, rsp);
+		break;
+	default:
+		f->stats.stale++;
+		gemini_nic_stale_rsp(nic, rsp);
+		return;
+	}
+	f->stats.responses++;
+	orb_done(nic, rsp->tag, status, false, 0);
+}
+
+/* --- polling ------------------------------------------------------------ */
+
+static void queue_remove(struct gemini_fma *f, unsigned int t)
+{
+	unsigned int i, j = 0;
+
+	for (i = 0; i < f->qcount; i++) {
+		uint16_t e = f->queue[(f->qhead + i) % GEMINI_ORB_SIZE];
+
+		if (e != t)
+			f->queue[(f->qhead + j++) % GEMINI_ORB_SIZE] = e;
+	}
+	f->qcount = j;
+}
+
+bool gemini_fma_poll(struct gemini_nic *nic, uint64_t now, uint64_t *deadline)
+{
+	struct gemini_fma *f = &nic->fma;
+	bool progress = fma_drain(nic);
+	unsigned int t, si;
+
+	if (f->sync_retry) {
+		f->sync_retry = false;
+		for (si = 0; si < GEMINI_NUM_SSID; si++)
+			seq_progress(nic, si);
+	}
+	if (!f->orb_used)
+		return progress;
+	if (f->next_timeout != UINT64_MAX &&
+	    now - f->next_timeout > PAUSE_NS && now > f->next_timeout) {
+		/*
+		 * Polled long after the earliest deadline: this QEMU was
+		 * stopped or starved, not the fabric slow.  Time it did not
+		 * run does not count against its requests, whose answers may
+		 * be waiting in the link right now: each gets the pause and
+		 * PAUSE_NS of running time more, so that this poll takes in
+		 * what arrived before anything times out.
+		 */
+		uint64_t late = now - f->next_timeout + PAUSE_NS;
+
+		for (t = 0; t < GEMINI_ORB_SIZE; t++)
+			if (f->orb[t].state != GEMINI_ORB_FREE)
+				f->orb[t].since_ns += late;
+		f->next_timeout += late;
+		f->stats.paused++;
+	}
+	if (now >= f->next_timeout) {
+		f->next_timeout = UINT64_MAX;
+		for (t = 0; t < GEMINI_ORB_SIZE; t++) {
+			struct gemini_fma_orb *o = &f->orb[t];
+
+			if (o->state == GEMINI_ORB_FREE)
+				continue;
+			if (o->state == GEMINI_ORB_RESTING) {
+				/* Rested long enough: free for reuse. */
+				if (gemini_elapsed(now, o->since_ns) >=
+				    TIMEOUT_NS) {
+					o->state = GEMINI_ORB_FREE;
+					f->orb_used--;
+				} else if (o->since_ns + TIMEOUT_NS <
+					   f->next_timeout) {
+					f->next_timeout = o->since_ns +
+							  TIMEOUT_NS;
+				}
+				continue;
+			}
+			if (gemini_elapsed(now, o->since_ns) >= TIMEOUT_NS) {
+				if (o->state == GEMINI_ORB_QUEUED)
+					queue_remove(f, t);
+				gemini_guest_error(nic, "FMA %u: %s to node %u "
+						   "timed out", o->desc,
+						   gemini_pkt_type_name(o->pkt.type),
+						   o->pkt.dst);
+				f->stats.timeouts++;
+				orb_done(nic, t, GEMINI_STATUS_TIMEOUT, true,
+					 now);
+				progress = true;
+			} else if (o->since_ns + TIMEOUT_NS < f->next_timeout) {
+				f->next_timeout = o->since_ns + TIMEOUT_NS;
+			}
+		}
+		/* Entries issued by the completions just run count too. */
+		for (t = 0; t < GEMINI_ORB_SIZE; t++) {
+			struct gemini_fma_orb *o = &f->orb[t];
+
+			if (o->state != GEMINI_ORB_FREE &&
+			    o->since_ns + TIMEOUT_NS < f->next_timeout)
+				f->next_timeout = o->since_ns + TIMEOUT_NS;
+		}
+	}
+	if (f->next_timeout < *deadline)
+		*deadline = f->next_timeout;
+	return progress;
+}
