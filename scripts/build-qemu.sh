@@ -60,26 +60,12 @@ if [ -f "$REPO/qemu-device/qemu/meson.build" ]; then
 	overlay
 fi
 
-CONFIG_ARGS=(
-	--target-list=x86_64-softmmu
-	--without-default-features
-	--enable-fdt=system
-	--disable-docs
-	--disable-werror
-	--disable-install-blobs
-	--with-git-submodules=ignore
-)
-if [ ! -f "$BUILD/build.ninja" ] || [ "$(cat "$BUILD/.vgemini-config" 2>/dev/null)" != "${CONFIG_ARGS[*]}" ]; then
-	echo "build-qemu: configuring"
-	rm -rf "$BUILD"
-	mkdir -p "$BUILD"
-	(cd "$BUILD" && "$src/configure" "${CONFIG_ARGS[@]}" >"$OUT/configure.log" 2>&1) || {
-		tail -n 30 "$OUT/configure.log" >&2
-		echo "build-qemu: configure failed, see $OUT/configure.log" >&2
-		exit 1
-	}
-	echo "${CONFIG_ARGS[*]}" >"$BUILD/.vgemini-config"
-fi
+# shellcheck source=scripts/qemu-configure.sh
+. "$REPO/scripts/qemu-configure.sh"
+qemu_configure "$src" "$BUILD" "$OUT/configure.log" || {
+	echo "build-qemu: configure failed, see $OUT/configure.log" >&2
+	exit 1
+}
 
 # Let meson regenerate first, so that a new overlay's targets are known.
 ninja -C "$BUILD" build.ninja >"$OUT/ninja.log" 2>&1 || {

@@ -21,7 +21,6 @@ TOOLS=$REPO/build/docs-tools
 tap=0
 [ "${1:-}" = --tap ] && tap=1
 
-LINUX_SOURCE=${LINUX_SOURCE:-$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -n 1)}
 TOOL_FILES=(scripts/kernel-doc Documentation/sphinx/kerneldoc.py
 	Documentation/sphinx/kernellog.py)
 
@@ -29,7 +28,7 @@ TOOL_FILES=(scripts/kernel-doc Documentation/sphinx/kerneldoc.py
 fail() {
 	if [ "$tap" -eq 1 ]; then
 		echo "not ok 1 - documentation builds with no warning"
-		printf '# %s\n' "$@"
+		printf '%s\n' "$@" | sed 's/^/# /'
 	else
 		printf 'docs: %s\n' "$@" >&2
 	fi
@@ -40,16 +39,8 @@ command -v sphinx-build >/dev/null ||
 	fail "no sphinx-build (package python3-sphinx): run 'make setup'"
 
 # The tools, again whenever the tarball is newer than what was taken out.
-if [ ! -e "$TOOLS/.stamp" ] || { [ -n "$LINUX_SOURCE" ] && [ "$LINUX_SOURCE" -nt "$TOOLS/.stamp" ]; }; then
-	[ -n "$LINUX_SOURCE" ] ||
-		fail "no /usr/src/linux-source-*.tar.xz (package linux-source-6.1): run 'make setup'"
-	top=$(basename "$LINUX_SOURCE" .tar.xz)
-	rm -rf "$TOOLS" && mkdir -p "$TOOLS" || fail "cannot create $TOOLS"
-	tar -xJf "$LINUX_SOURCE" -C "$TOOLS" --strip-components=1 \
-		"${TOOL_FILES[@]/#/$top/}" ||
-		fail "cannot extract ${TOOL_FILES[*]} from $LINUX_SOURCE"
-	touch "$TOOLS/.stamp"
-fi
+why=$("$REPO/scripts/linux-source-files.sh" "$TOOLS" "${TOOL_FILES[@]}" 2>&1) ||
+	fail "$why"
 
 mkdir -p "$OUT" || fail "cannot create $OUT"
 log=$OUT/warnings.log

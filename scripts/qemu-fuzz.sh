@@ -36,37 +36,16 @@ export QEMU_FUZZ_ARGS="-M q35 -nodefaults -m 256M \
 -device cray-gemini,x=1,y=0,z=0,dim-x=2,window-size=0x8000000"
 export QEMU_FUZZ_OBJECTS="cray-gemini*"
 FIRMWARE="-L /usr/share/qemu -L /usr/share/seabios"
+# shellcheck source=scripts/qemu-configure.sh
+. "$REPO/scripts/qemu-configure.sh"
 
 build() {
-	local args=(
-		--target-list=x86_64-softmmu
-		--without-default-features
-		--enable-fdt=system
-		--disable-docs
-		--disable-werror
-		--disable-install-blobs
-		--with-git-submodules=ignore
-		--cc=clang --cxx=clang++
-		--enable-fuzzing
-		--enable-sanitizers
-	)
-
 	if [ -z "$SRC" ] || ! grep -q vgemini "$SRC/hw/meson.build"; then
 		echo "qemu-fuzz: no overlaid QEMU source: run 'make qemu' first" >&2
 		exit 1
 	fi
-	if [ ! -f "$BUILD/build.ninja" ] ||
-	   [ "$(cat "$BUILD/.vgemini-config" 2>/dev/null)" != "${args[*]}" ]; then
-		echo "qemu-fuzz: configuring (clang, --enable-fuzzing)"
-		rm -rf "$BUILD"
-		mkdir -p "$BUILD"
-		(cd "$BUILD" && "$SRC/configure" "${args[@]}" \
-			>"$OUT/configure.log" 2>&1) || {
-			tail -n 30 "$OUT/configure.log" >&2
-			exit 1
-		}
-		echo "${args[*]}" >"$BUILD/.vgemini-config"
-	fi
+	qemu_configure "$SRC" "$BUILD" "$OUT/configure.log" \
+		--cc=clang --cxx=clang++ --enable-fuzzing --enable-sanitizers
 	echo "qemu-fuzz: building qemu-fuzz-x86_64 (see $OUT/ninja.log)"
 	ninja -C "$BUILD" -j "$JOBS" qemu-fuzz-x86_64 >"$OUT/ninja.log" 2>&1 || {
 		grep -E -A5 'error|FAILED' "$OUT/ninja.log" | head -n 40 >&2

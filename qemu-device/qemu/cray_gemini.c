@@ -671,22 +671,10 @@ static char *cray_gemini_get_ports(Object *obj, Error **errp)
     return buf;
 }
 
-/* "fault-xp" ... "fault-zm" */
-#define FAULT_PROP(id, label, sname) [GEMINI_PORT_##id] = "fault-" sname,
-static const char *const fault_props[GEMINI_NUM_TORUS_PORTS] = {
-    VGEMINI_PORT_LIST(FAULT_PROP)
+/* Each port's fault property is "fault-" and its short name: "fault-xp" */
+static const char *const port_snames[GEMINI_NUM_TORUS_PORTS] = {
+    VGEMINI_PORT_LIST(VGEMINI_PORT_SHORT_INIT)
 };
-#undef FAULT_PROP
-
-static int fault_port(const char *name)
-{
-    for (int p = 0; p < GEMINI_NUM_TORUS_PORTS; p++) {
-        if (!strcmp(name, fault_props[p])) {
-            return p;
-        }
-    }
-    return -1;
-}
 
 static void cray_gemini_get_fault(Object *obj, Visitor *v, const char *name,
                                   void *opaque, Error **errp)
@@ -695,7 +683,7 @@ static void cray_gemini_get_fault(Object *obj, Visitor *v, const char *name,
     char buf[160];
     char *p = buf;
 
-    gemini_fault_get(&s->nic, fault_port(name), buf, sizeof(buf));
+    gemini_fault_get(&s->nic, (uintptr_t)opaque, buf, sizeof(buf));
     visit_type_str(v, name, &p, errp);
 }
 
@@ -704,7 +692,7 @@ static void cray_gemini_set_fault(Object *obj, Visitor *v, const char *name,
 {
     CrayGeminiState *s = CRAY_GEMINI(obj);
     g_autofree char *spec = NULL;
-    int port = fault_port(name);
+    unsigned port = (uintptr_t)opaque;
     char err[160];
 
     if (!visit_type_str(v, name, &spec, errp) ||
@@ -733,10 +721,11 @@ static void cray_gemini_add_supervisor_props(ObjectClass *klass)
                                   NULL);
     object_class_property_add_str(klass, "state", cray_gemini_get_state,
                                   NULL);
-    for (int p = 0; p < GEMINI_NUM_TORUS_PORTS; p++) {
-        object_class_property_add(klass, fault_props[p], "str",
-                                  cray_gemini_get_fault,
-                                  cray_gemini_set_fault, NULL, NULL);
+    for (uintptr_t p = 0; p < GEMINI_NUM_TORUS_PORTS; p++) {
+        g_autofree char *name = g_strdup_printf("fault-%s", port_snames[p]);
+
+        object_class_property_add(klass, name, "str", cray_gemini_get_fault,
+                                  cray_gemini_set_fault, NULL, (void *)p);
     }
 }
 

@@ -137,8 +137,10 @@ static int open_bell(const char *path, int flags, Error **errp)
         error_setg_errno(errp, errno, "doorbell '%s'", path);
         return -1;
     }
-    /* O_RDWR: opening never waits for the other end, writes never fail
-     * with ENXIO while the peer is away. */
+    /*
+     * O_RDWR: opening never waits for the other end, writes never fail
+     * with ENXIO while the peer is away.
+     */
     fd = open(path, flags | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
         error_setg_errno(errp, errno, "doorbell '%s'", path);
@@ -237,8 +239,10 @@ void gemini_link_ring(GeminiLink *link)
     }
 }
 
-/* At most this many reads per wake-up: a peer that rings without end
- * cannot keep us here. */
+/*
+ * At most this many reads per wake-up: a peer that rings without end
+ * cannot keep us here.
+ */
 #define DRAIN_READS 16
 
 void gemini_link_drain(GeminiLink *link)

@@ -18,17 +18,15 @@ import time
 
 from fabric_lib import (LABELS, dor_path, name, opposite, run_test, step,
                         vg, vg_json)
+from vgemini_launcher.counters import NIC_COUNTERS, PORT_COUNTERS
 
 DIMS = "4x2x1"
 SRC, DEST = 0, 6                # (0,0,0) -> (2,1,0)
 REQ_PHITS, RSP_PHITS = 32, 27   # a 64-byte request, its 64-byte response
 
-PORT_KEYS = ["vc0_phits", "vc1_phits", "vc0_pkts", "vc1_pkts", "inq_stall",
-             "credit_stall", "retry", "crc_err", "seq_err", "nak", "faults",
-             "down_drop", "tx_pkts"]
-NIC_KEYS = ["req_pkts_out", "req_phits_out", "rsp_pkts_out", "rsp_phits_out",
-            "req_pkts_in", "rsp_pkts_in", "no_route", "malformed",
-            "stale_rsp", "diag_pings", "diag_timeouts"]
+# Every counter the device has (its one list, uapi/vgemini_names.h)
+PORT_KEYS = PORT_COUNTERS
+NIC_KEYS = NIC_COUNTERS
 
 
 def nonzero(delta):

@@ -16,7 +16,10 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.realpath(__file__))))
 VGEMINI = os.path.join(REPO, "scripts", "vgemini")
-PORTS = ["xp", "xm", "yp", "ym", "zp", "zm"]
+sys.path.insert(0, os.path.join(REPO, "scripts"))
+# The launcher's port keys ("xp" ...) in the device's order, from their one
+# source (uapi/vgemini_names.h)
+from vgemini_launcher.torus import PORTS  # noqa: E402
 
 results = []
 

@@ -3,7 +3,8 @@
 fabric-counters.py, fabric-faults.py): TAP output, running vgemini,
 booting a fabric of the test's own and always tearing it down, and the
 torus arithmetic the tests check the fabric against (computed here, never
-read from the device or the launcher).
+read from the device or the launcher; only the ports' names come from
+their one source, uapi/vgemini_names.h).
 
 Not a test itself.
 """
@@ -19,7 +20,10 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.realpath(__file__))))
 VGEMINI = os.path.join(REPO, "scripts", "vgemini")
-LABELS = ["X+", "X-", "Y+", "Y-", "Z+", "Z-"]
+sys.path.insert(0, os.path.join(REPO, "scripts"))
+# The port names ("X+" ...) in the device's order: an interface, read from
+# its one source (uapi/vgemini_names.h), not a fact the tests check.
+from vgemini_launcher.torus import PORT_LABELS as LABELS  # noqa: E402
 
 
 class Tap:

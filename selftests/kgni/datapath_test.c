@@ -26,6 +26,7 @@
 #include "kgni_dp.h"
 #include "gemini_nic.h"
 #include "gemini_pkt.h"
+#include "gemini_mh.h"
 
 #define TEST_PTAG		0x42
 #define TEST_COOKIE		0x1234abcdu
@@ -33,15 +34,15 @@
 #define EVENT_TIMEOUT_S		5
 #define PAGE			4096
 
-/* The uGNI memory handle, version 1 (spec: ugni-api.md section 18) */
-#define MH_MDH(h)		((unsigned int)((h)[0] >> 52))
-#define MH_VA(h)		(((h)[0] & 0x000fffffffffffffull) << 12)
-#define MH_NPAGES(h)		((h)[1] & 0xfffffff)
-#define MH_PSHIFT(h)		(((h)[1] >> 28) & 0x3f)
-#define MH_FLAGS(h)		(((h)[1] >> 34) & 0xff)
-#define MH_CRC(h)		((unsigned int)((h)[1] >> 56))
-#define MH_FLAG_READONLY	0x01u
-#define MH_FLAG_GART		0x08u
+/* The uGNI memory handle's fields (uapi/gemini_mh.h) */
+#define MH_MDH(h)	((unsigned int)((h)[0] >> GEMINI_MH_MDH_SHIFT & \
+					GEMINI_MH_MDH_MASK))
+#define MH_VA(h)	(((h)[0] & GEMINI_MH_VA_MASK) << GEMINI_MH_VA_SHIFT)
+#define MH_NPAGES(h)	((h)[1] & GEMINI_MH_NPAGES_MASK)
+#define MH_PSHIFT(h)	((h)[1] >> GEMINI_MH_PSIZE_SHIFT & GEMINI_MH_PSIZE_MASK)
+#define MH_FLAGS(h)	((int)((h)[1] >> GEMINI_MH_FLAGS_SHIFT & \
+			       GEMINI_MH_FLAGS_MASK))
+#define MH_CRC(h)	((unsigned int)((h)[1] >> GEMINI_MH_CRC_SHIFT))
 
 /* Fields of a CQ entry */
 #define CQE_SOURCE(e)		((e) >> GEMINI_CQE_SOURCE_SHIFT & \
@@ -49,24 +50,10 @@
 #define CQE_STATUS(e)		((e) >> GEMINI_CQE_STATUS_SHIFT & \
 				 GEMINI_CQE_STATUS_MASK)
 
-/* CRC-8/MAXIM, table form, from the spec's constants */
+/* Pinned to known values by lib/ugni/tests/test_ugni.c */
 static uint8_t mh_crc(const __u64 h[2])
 {
-	static const uint8_t bit[8] = {
-		0x5e, 0xbc, 0x61, 0xc2, 0x9d, 0x23, 0x46, 0x8c,
-	};
-	uint8_t crc = 0, b, t;
-	int i, k;
-
-	for (i = 0; i < 15; i++) {
-		b = i < 8 ? h[0] >> (8 * i) : h[1] >> (8 * (i - 8));
-		b ^= crc;
-		for (t = 0, k = 0; k < 8; k++)
-			if (b & (1u << k))
-				t ^= bit[k];
-		crc = t;
-	}
-	return crc;
+	return gemini_mh_crc(h[0], h[1]);
 }
 
 static int mem_register(int fd, void *addr, size_t len, __u32 flags,
@@ -296,7 +283,7 @@ TEST_F_TIMEOUT(dp, put_get_loopback, 60)
 	EXPECT_EQ((__u64)(uintptr_t)a, MH_VA(ha));
 	EXPECT_EQ(1u, MH_NPAGES(ha));
 	EXPECT_EQ(12u, MH_PSHIFT(ha));
-	EXPECT_EQ(MH_FLAG_GART, MH_FLAGS(ha));
+	EXPECT_EQ(GEMINI_MH_FLAG_GART, MH_FLAGS(ha));
 	EXPECT_EQ(mh_crc(ha), MH_CRC(ha));
 	EXPECT_NE(MH_MDH(ha), MH_MDH(hb));
 	dp_open(_metadata, self->fd, &c);
@@ -346,7 +333,8 @@ TEST_F_TIMEOUT(dp, put_get_loopback, 60)
 		ASSERT_NE(NULL, r);
 		ASSERT_EQ(0, mem_register(self->fd, r, PAGE,
 					  KGNI_MEM_READONLY, hr));
-		EXPECT_EQ(MH_FLAG_READONLY | MH_FLAG_GART, MH_FLAGS(hr));
+		EXPECT_EQ(GEMINI_MH_FLAG_READONLY | GEMINI_MH_FLAG_GART,
+			  MH_FLAGS(hr));
 		fma_set(&c, self->pe, 0, MH_MDH(hr), MH_MDH(hb),
 			GEMINI_FMA_CMD_PUT);
 		*(volatile __u64 *)(c.put_uc + 0) = 1;
@@ -473,7 +461,7 @@ TEST_F_TIMEOUT(dp, gart_scattered, 120)
 	EXPECT_EQ((__u64)(uintptr_t)a, MH_VA(ha));
 	EXPECT_EQ((__u64)NP, MH_NPAGES(ha));
 	EXPECT_EQ(12u, MH_PSHIFT(ha));
-	EXPECT_EQ(MH_FLAG_GART, MH_FLAGS(ha));
+	EXPECT_EQ(GEMINI_MH_FLAG_GART, MH_FLAGS(ha));
 	EXPECT_EQ(mh_crc(ha), MH_CRC(ha));
 	ASSERT_EQ(0, mem_register(self->fd, b, len, 0, hb));
 	EXPECT_EQ(mh_crc(hb), MH_CRC(hb));

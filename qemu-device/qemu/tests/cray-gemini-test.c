@@ -528,8 +528,8 @@ static char *write_table(const char *dir, const char *name, uint32_t gen)
     h->dims[0] = h->dims[1] = h->dims[2] = 1;
     h->num_nodes = cpu_to_le32(1);
     h->generation = cpu_to_le32(gen);
-    h->entries_crc32 = cpu_to_le32(vgemini_crc32(0, img + VGEMINI_ROUTE_HDR_SIZE,
-                                                 N));
+    h->entries_crc32 =
+        cpu_to_le32(vgemini_crc32(0, img + VGEMINI_ROUTE_HDR_SIZE, N));
     g_assert(g_file_set_contents(path, (char *)img, sizeof(img), NULL));
     return path;
 }
