@@ -21,14 +21,14 @@ sys.path.insert(0, os.path.join(REPO, "scripts"))
 # source (uapi/vgemini_names.h)
 from vgemini_launcher.torus import PORTS  # noqa: E402
 
-results = []
+sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+from tap import Tap  # noqa: E402
+
+TAP = None
 
 
 def tap(ok, name, diag=""):
-    results.append(ok)
-    print(f"{'ok' if ok else 'not ok'} {len(results)} - {name}", flush=True)
-    for line in diag.splitlines():
-        print(f"#   {line}", flush=True)
+    TAP.ok(ok, name, diag)
 
 
 def vg(*args, timeout=600):
@@ -70,8 +70,6 @@ def main():
     linkdir = f"/dev/shm/vgemini-{fabric}"
     rundir = os.path.join(os.environ.get("VGEMINI_RUNDIR", "/run/vgemini"),
                           fabric)
-    print("TAP version 13", flush=True)
-
     t0 = time.time()
     rc, out, err = vg("up", "--dims", sys.argv[1])
     boot = time.time() - t0
@@ -161,10 +159,10 @@ def main():
 
 
 if __name__ == "__main__":
+    TAP = Tap()
     try:
         main()
     except Exception as e:  # report, clean up, fail
         tap(False, f"fabric test raised {type(e).__name__}: {e}")
         vg("down")
-    print(f"1..{len(results)}")
-    sys.exit(0 if all(results) else 1)
+    sys.exit(TAP.finish())

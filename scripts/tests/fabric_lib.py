@@ -24,30 +24,7 @@ sys.path.insert(0, os.path.join(REPO, "scripts"))
 # The port names ("X+" ...) in the device's order: an interface, read from
 # its one source (uapi/vgemini_names.h), not a fact the tests check.
 from vgemini_launcher.torus import PORT_LABELS as LABELS  # noqa: E402
-
-
-class Tap:
-    def __init__(self):
-        self.results = []
-        print("TAP version 13", flush=True)
-
-    def ok(self, cond, name, diag=""):
-        cond = bool(cond)
-        self.results.append(cond)
-        print(f"{'ok' if cond else 'not ok'} {len(self.results)} - {name}",
-              flush=True)
-        if diag and not cond:
-            for line in str(diag).splitlines():
-                print(f"#   {line}", flush=True)
-        return cond
-
-    def note(self, text):
-        for line in str(text).splitlines():
-            print(f"# {line}", flush=True)
-
-    def finish(self):
-        print(f"1..{len(self.results)}", flush=True)
-        return 0 if self.results and all(self.results) else 1
+from tap import Tap  # noqa: E402,F401  (the tests' one TAP writer)
 
 
 def vg(*args, timeout=600):

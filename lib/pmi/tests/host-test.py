@@ -28,17 +28,14 @@ STATIC = os.path.join(OUT, "guest", "usr", "bin", "pmi_test")
 RANK_PY = os.path.join(HERE, "pmi_rank.py")
 os.environ["VGEMINI_AGENT"] = os.path.join(OUT, "tests", "vgemini-agent")
 
-results = []
+sys.path.insert(0, os.path.join(REPO, "scripts", "tests"))
+from tap import Tap  # noqa: E402
+
+TAP = None
 
 
 def ok(cond, name, diag=""):
-    results.append(bool(cond))
-    print(f"{'ok' if cond else 'not ok'} {len(results)} - {name}",
-          flush=True)
-    if not cond and diag:
-        for line in str(diag).splitlines()[-40:]:
-            print(f"#   {line}", flush=True)
-    return cond
+    return TAP.ok(cond, name, diag)
 
 
 def sh(argv, timeout=120, env=None):
@@ -96,7 +93,8 @@ def procs_with(marker):
 
 
 def main():
-    print("TAP version 13", flush=True)
+    global TAP
+    TAP = Tap(diag_lines=40)
 
     # --- the library as built -------------------------------------------
     so = os.path.join(OUT, "libpmi.so")
@@ -227,8 +225,7 @@ def main():
     left = procs_with(RANK_PY)
     ok(not left, "no rank left running", "\n".join(left))
 
-    print(f"1..{len(results)}", flush=True)
-    return 0 if all(results) else 1
+    return TAP.finish()
 
 
 if __name__ == "__main__":

@@ -25,17 +25,14 @@ ENV = dict(os.environ, PKG_CONFIG_PATH=os.path.join(OUT, "pkgconfig"))
 WARN = ["-Wall", "-Wextra", "-Werror", "-pedantic"]
 TMP = tempfile.mkdtemp(prefix="ugni-host-test.")
 
-results = []
+sys.path.insert(0, os.path.join(REPO, "scripts", "tests"))
+from tap import Tap  # noqa: E402
+
+TAP = Tap(diag_lines=40)
 
 
 def ok(cond, name, diag=""):
-    results.append(bool(cond))
-    print(f"{'ok' if cond else 'not ok'} {len(results)} - {name}",
-          flush=True)
-    if not cond and diag:
-        for line in str(diag).splitlines()[-40:]:
-            print(f"#   {line}", flush=True)
-    return cond
+    return TAP.ok(cond, name, diag)
 
 
 def sh(argv, env=ENV):
@@ -141,5 +138,4 @@ rc, o, e = sh(["g++", "-std=c++11", *WARN,
 ok(rc == 0 and sh([prog])[0] == 0,
    "C++ program (extern \"C\") links and runs", o + e)
 
-print(f"1..{len(results)}")
-sys.exit(0 if all(results) else 1)
+sys.exit(TAP.finish())
