@@ -1,27 +1,48 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# The kernel's checkpatch.pl, --strict, over every source file of kgni.ko:
-# one TAP line per file, its complaints as "# " lines after a "not ok"
-# (the style stage of scripts/check.sh).
+# One C style per tree, checked (the style stage of scripts/check.sh): one
+# TAP line per file, its complaints as "# " lines after a "not ok".
 #
 #   scripts/style.sh
 #
-# checkpatch.pl and the two files it reads (spelling.txt,
+#   driver/             the kernel's scripts/checkpatch.pl --strict
+#   qemu-device/core/   the same, with the checks that only make sense
+#                       inside a kernel ignored (CORE_IGNORE below)
+#   qemu-device/qemu/   QEMU's scripts/checkpatch.pl, run from the QEMU
+#                       source tree build-qemu.sh overlays, on the files'
+#                       paths there (so that tests/qtest/ is judged as a
+#                       test, as QEMU judges its own)
+#
+# The core is kernel-style C because it is not QEMU code: the same files
+# build into QEMU, the host unit tests and the fuzzers, with no QEMU
+# header (Documentation/architecture.rst).  The glue is QEMU code.
+#
+# The kernel's checkpatch.pl and the two files it reads (spelling.txt,
 # const_structs.checkpatch) are taken out of Debian's linux-source tarball
 # into build/style-tools/, as scripts/docs.sh takes kernel-doc; they are
-# never copied into the repository.
+# never copied into the repository.  QEMU's comes with its source package
+# (make qemu).
 #
-# Ignored: LINUX_VERSION_CODE.  kgni.ko is built out of tree against more
-# than one kernel; the few places where their APIs differ must test the
-# version (driver/kgni.h).  An in-tree driver has no such test.
+# Ignored in driver/: LINUX_VERSION_CODE.  kgni.ko is built out of tree
+# against more than one kernel; the few places where their APIs differ
+# must test the version (driver/kgni.h).  An in-tree driver has no such
+# test.
 set -u
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 TOOLS=$REPO/build/style-tools
 CHECKPATCH=$TOOLS/scripts/checkpatch.pl
 IGNORE=LINUX_VERSION_CODE
+# The core is user-space C11 as well: <stdint.h> types, no BIT_ULL,
+# ARRAY_SIZE or __printf; its link memory is shared with another process
+# (volatile, with explicit atomics).
+CORE_IGNORE=LINUX_VERSION_CODE,PREFER_KERNEL_TYPES,BIT_MACRO,ARRAY_SIZE
+CORE_IGNORE=$CORE_IGNORE,PREFER_DEFINED_ATTRIBUTE_MACRO,VOLATILE
+# Its tests also name libFuzzer's entry point (LLVMFuzzerTestOneInput),
+# and fake_bus.h's macro defines whole functions, returns and all.
+CORE_TEST_IGNORE=$CORE_IGNORE,CAMELCASE,MACRO_WITH_FLOW_CONTROL
+QEMU_SRC=$(find "$REPO/build/qemu" -maxdepth 1 -type d -name 'qemu-*' 2>/dev/null | head -n 1)
 
-LINUX_SOURCE=${LINUX_SOURCE:-$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -n 1)}
 TOOL_FILES=(scripts/checkpatch.pl scripts/spelling.txt
 	scripts/const_structs.checkpatch)
 
@@ -29,45 +50,86 @@ TOOL_FILES=(scripts/checkpatch.pl scripts/spelling.txt
 fail() {
 	echo "1..1"
 	echo "not ok 1 - checkpatch --strict driver/"
-	printf '# %s\n' "$@"
+	printf '%s\n' "$@" | sed 's/^/# /'
 	exit 1
 }
 
 command -v perl >/dev/null || fail "no perl"
 
 # The tools, again whenever the tarball is newer than what was taken out.
-if [ ! -e "$TOOLS/.stamp" ] || { [ -n "$LINUX_SOURCE" ] && [ "$LINUX_SOURCE" -nt "$TOOLS/.stamp" ]; }; then
-	[ -n "$LINUX_SOURCE" ] ||
-		fail "no /usr/src/linux-source-*.tar.xz (package linux-source-6.1): run 'make setup'"
-	top=$(basename "$LINUX_SOURCE" .tar.xz)
-	rm -rf "$TOOLS" && mkdir -p "$TOOLS" || fail "cannot create $TOOLS"
-	tar -xJf "$LINUX_SOURCE" -C "$TOOLS" --strip-components=1 \
-		"${TOOL_FILES[@]/#/$top/}" ||
-		fail "cannot extract ${TOOL_FILES[*]} from $LINUX_SOURCE"
-	touch "$TOOLS/.stamp"
-fi
+why=$("$REPO/scripts/linux-source-files.sh" "$TOOLS" "${TOOL_FILES[@]}" 2>&1) ||
+	fail "$why"
 
-# The sources; kgni.mod.c is written by the kernel's build.
+# The files, as "kind path" (kind: kernel, core, coretest or qemu); kgni.mod.c is
+# written by the kernel's build.
 files=()
 for f in "$REPO"/driver/*.[ch]; do
 	case $f in *.mod.c) continue ;; esac
-	files+=("${f#"$REPO"/}")
+	files+=("kernel ${f#"$REPO"/}")
 done
-[ "${#files[@]}" -gt 0 ] || fail "no driver/*.[ch]"
+for f in "$REPO"/qemu-device/core/*.[ch]; do
+	files+=("core ${f#"$REPO"/}")
+done
+for f in "$REPO"/qemu-device/core/tests/*.[ch]; do
+	files+=("coretest ${f#"$REPO"/}")
+done
+for f in "$REPO"/qemu-device/qemu/*.[ch] "$REPO"/qemu-device/qemu/tests/*.c; do
+	files+=("qemu ${f#"$REPO"/}")
+done
+[ "${#files[@]}" -gt 3 ] || fail "no driver/*.[ch] or qemu-device/*.[ch]"
+
+# check KIND PATH: the complaints about PATH, none if clean; non-zero if
+# the checker could not run.
+check() {
+	case $1 in
+	kernel | core | coretest)
+		local ignore=$IGNORE
+		[ "$1" = core ] && ignore=$CORE_IGNORE
+		[ "$1" = coretest ] && ignore=$CORE_TEST_IGNORE
+		# --no-tree: not run from a kernel tree; --file: a file
+		(cd "$REPO" && perl "$CHECKPATCH" --strict --no-tree --terse \
+			--show-types --no-summary --ignore "$ignore" --file "$2" 2>&1)
+		;;
+	qemu)
+		local intree
+		if [ -z "$QEMU_SRC" ] || [ ! -x "$QEMU_SRC/scripts/checkpatch.pl" ]; then
+			echo "no QEMU source with scripts/checkpatch.pl: run 'make qemu'"
+			return 1
+		fi
+		# Where build-qemu.sh links it into QEMU's tree
+		case $2 in
+		qemu-device/qemu/tests/*) intree=tests/qtest/${2##*/} ;;
+		*) intree=hw/vgemini/$2 ;;
+		esac
+		[ -e "$QEMU_SRC/$intree" ] || {
+			echo "$intree is not in $QEMU_SRC: run 'make qemu'"
+			return 1
+		}
+		# Its exit status says only whether it complained: the
+		# output says that too
+		(cd "$QEMU_SRC" && perl scripts/checkpatch.pl --no-tree --terse \
+			-f "$intree" 2>&1) | grep -v '^total: 0 errors, 0 warnings'
+		return 0
+		;;
+	esac
+}
 
 echo "1..${#files[@]}"
 n=0 failed=0
-for f in "${files[@]}"; do
+for kf in "${files[@]}"; do
 	n=$((n + 1))
-	# --no-tree: not run from a kernel tree; --file: a file, not a patch
-	out=$(cd "$REPO" && perl "$CHECKPATCH" --strict --no-tree --terse \
-		--show-types --no-summary --ignore "$IGNORE" --file "$f" 2>&1)
+	kind=${kf%% *} f=${kf#* }
+	what="checkpatch --strict"
+	[ "$kind" = qemu ] && what="QEMU's checkpatch"
+	out=$(check "$kind" "$f")
 	if [ $? -eq 0 ] && [ -z "$out" ]; then
-		echo "ok $n - checkpatch --strict $f"
+		echo "ok $n - $what $f"
 	else
-		echo "not ok $n - checkpatch --strict $f"
+		echo "not ok $n - $what $f"
 		printf '%s\n' "$out" | sed 's/^/# /'
 		failed=$((failed + 1))
 	fi
 done
+# The kernel's checkpatch caches CamelCase names from git here.
+rm -f "$REPO"/.checkpatch-camelcase.git.*
 [ "$failed" -eq 0 ]

@@ -27,8 +27,9 @@ static void raise_irq(struct gemini_nic *nic, uint32_t vector)
 	if (vector == VGEMINI_IRQ_NONE)
 		return;
 	if (vector >= nic->cfg.num_vectors) {
-		gemini_guest_error(nic, "interrupt vector %u out of range "
-				   "(%u vectors)", vector, nic->cfg.num_vectors);
+		gemini_guest_error(nic,
+				   "interrupt vector %u out of range (%u vectors)",
+				   vector, nic->cfg.num_vectors);
 		return;
 	}
 	nic->ops->raise_irq(nic->opaque, vector);
@@ -125,8 +126,8 @@ int gemini_dma_read(const struct gemini_nic *nic, uint64_t addr, void *buf,
 		    size_t len)
 {
 	if (dma_hits_self(nic, addr, len)) {
-		gemini_guest_error(nic, "DMA read of 0x%llx+%zu refused: the "
-				   "device's own registers",
+		gemini_guest_error(nic,
+				   "DMA read of 0x%llx+%zu refused: the device's own registers",
 				   (unsigned long long)addr, len);
 		return -1;
 	}
@@ -137,8 +138,8 @@ int gemini_dma_write(const struct gemini_nic *nic, uint64_t addr, const void *bu
 		     size_t len)
 {
 	if (dma_hits_self(nic, addr, len)) {
-		gemini_guest_error(nic, "DMA write of 0x%llx+%zu refused: the "
-				   "device's own registers",
+		gemini_guest_error(nic,
+				   "DMA write of 0x%llx+%zu refused: the device's own registers",
 				   (unsigned long long)addr, len);
 		return -1;
 	}
@@ -218,11 +219,10 @@ static uint32_t dma_run(struct gemini_nic *nic, uint32_t cmd)
 		n = nic->dma_len - done;
 		if (n > DMA_CHUNK)
 			n = DMA_CHUNK;
-		if (cmd == VGEMINI_DMA_CMD_FILL) {
+		if (cmd == VGEMINI_DMA_CMD_FILL)
 			memset(buf, nic->dma_pattern & 0xff, n);
-		} else if (gemini_dma_read(nic, nic->dma_addr + done, buf, n)) {
+		else if (gemini_dma_read(nic, nic->dma_addr + done, buf, n))
 			goto bus_error;
-		}
 		if (cmd == VGEMINI_DMA_CMD_INVERT) {
 			for (i = 0; i < n; i++)
 				buf[i] = ~buf[i];
@@ -490,8 +490,8 @@ static enum gemini_access ctl_write32(struct gemini_nic *nic, uint64_t off,
 			break;
 		}
 		if (d->status == VGEMINI_DIAG_PENDING) {
-			gemini_guest_error(nic, "diag: a ping is already "
-					   "in flight");
+			gemini_guest_error(nic,
+					   "diag: a ping is already in flight");
 			break;
 		}
 		gemini_diag_start(nic, GEMINI_DIAG_GUEST, d->dest, d->len, 1);

@@ -37,6 +37,7 @@
  * indices or wr_index) or QW2.  An index below 21 or past the vectors is a
  * guest error and raises nothing.
  */
+#include <assert.h>
 #include <string.h>
 
 #include "gemini_core.h"
@@ -222,8 +223,8 @@ bool gemini_cq_event(struct gemini_nic *nic, unsigned int cqh,
 	    (base + ((uint64_t)max + 1) * GEMINI_CQ_ENTRY_BYTES - 1) >
 	    GEMINI_CQ_BASE_MASK || rd > max || wr > max) {
 		nic->rmt.cq_lost++;
-		gemini_guest_error(nic, "CQ %u: bad descriptor (base 0x%llx, "
-				   "max_index %u, rd %u, wr %u), event lost",
+		gemini_guest_error(nic,
+				   "CQ %u: bad descriptor (base 0x%llx, max_index %u, rd %u, wr %u), event lost",
 				   cqh, (unsigned long long)base, max, rd, wr);
 		return false;
 	}
@@ -237,14 +238,14 @@ bool gemini_cq_event(struct gemini_nic *nic, unsigned int cqh,
 	full = (wr + 1) % (max + 1) == rd;
 	entry = GEMINI_CQE(source, status, data) |
 		(full ? GEMINI_CQE_OVERRUN : 0);
-	_Static_assert(GEMINI_CQ_ENTRY_BYTES == 8, "a CQ entry is a u64");
+	static_assert(GEMINI_CQ_ENTRY_BYTES == 8, "a CQ entry is a u64");
 	vgemini_put_le64(le, entry);
 	if (gemini_dma_write(nic, base + (uint64_t)wr * GEMINI_CQ_ENTRY_BYTES,
 			     le, sizeof(le))) {
 		nic->rmt.cq_lost++;
-		gemini_guest_error(nic, "CQ %u: bus refused entry %u at 0x%llx, "
-				   "event lost", cqh, wr,
-				   (unsigned long long)base);
+		gemini_guest_error(nic,
+				   "CQ %u: bus refused entry %u at 0x%llx, event lost",
+				   cqh, wr, (unsigned long long)base);
 		return false;
 	}
 	nic->rmt.cq_events++;

@@ -22,6 +22,7 @@
  * ping is answered once or times out once; a response that matches no
  * ping in flight is counted as stale and dropped.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -82,9 +83,12 @@ void gemini_diag_start(struct gemini_nic *nic, unsigned int slot,
 	d->dest = dest;
 	d->len = len;
 	d->count = count ? count : 1;
-	d->done = d->ok = d->failed = 0;
+	d->done = 0;
+	d->ok = 0;
+	d->failed = 0;
 	d->rtt_min = UINT64_MAX;
-	d->rtt_max = d->rtt_sum = 0;
+	d->rtt_max = 0;
+	d->rtt_sum = 0;
 	if (dest >= nic->num_nodes) {
 		diag_finish(nic, slot, VGEMINI_DIAG_ERR_DEST, now);
 		d->count = d->done;
@@ -116,8 +120,8 @@ static void diag_finish(struct gemini_nic *nic, unsigned int slot,
 		if (d->irq < nic->cfg.num_vectors)
 			nic->ops->raise_irq(nic->opaque, d->irq);
 		else if (nic->ops->guest_error)
-			nic->ops->guest_error(nic->opaque, "diag: interrupt "
-					      "vector out of range");
+			nic->ops->guest_error(nic->opaque,
+					      "diag: interrupt vector out of range");
 	}
 	/* A burst stops at errors that the next ping would repeat. */
 	if (d->done < d->count && (status == VGEMINI_DIAG_DONE ||
@@ -220,14 +224,32 @@ static const char *status_error(uint32_t status)
 	return "null";
 }
 
+/* Append to the text in @buf (@len bytes) at *@off as snprintf would. */
+static void json_add(char *buf, size_t len, size_t *off, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void json_add(char *buf, size_t len, size_t *off, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	/* Cut: nothing more, and what is there stays terminated. */
+	if (*off >= len)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *off, len - *off, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*off += (size_t)n;
+}
+
 void gemini_diag_json(const struct gemini_nic *nic, unsigned int slot,
 		      char *buf, size_t len)
 {
 	const struct gemini_diag *d = &nic->diag[slot % GEMINI_DIAG_SLOTS];
 	const char *state, *err;
-	size_t off;
+	size_t off = 0;
 	unsigned int i;
-	int n;
 
 	if (d->status == VGEMINI_DIAG_IDLE)
 		state = "idle";
@@ -239,35 +261,33 @@ void gemini_diag_json(const struct gemini_nic *nic, unsigned int slot,
 	err = d->status != VGEMINI_DIAG_DONE &&
 	      d->status != VGEMINI_DIAG_PENDING ? status_error(d->status) :
 	      d->failed ? status_error(VGEMINI_DIAG_ERR_TIMEOUT) : "null";
-	n = snprintf(buf, len, "{\"state\": \"%s\", \"error\": %s, "
-		     "\"seq\": %u, \"dest\": %u, \"len\": %u, \"count\": %u, "
-		     "\"done\": %u, \"ok\": %u, \"failed\": %u, "
-		     "\"hops\": [%u, %u], \"rtt_ns\": %u, \"rtt_ns_min\": %llu, "
-		     "\"rtt_ns_avg\": %llu, \"rtt_ns_max\": %llu, \"path\": [",
-		     state, err,
-		     d->seq, d->dest, d->len, d->count, d->done, d->ok,
-		     d->failed, VGEMINI_DIAG_HOPS_REQ(d->hops),
-		     VGEMINI_DIAG_HOPS_RSP(d->hops), d->rtt_ns,
-		     (unsigned long long)(d->ok ? d->rtt_min : 0),
-		     (unsigned long long)(d->ok ? d->rtt_sum / d->ok : 0),
-		     (unsigned long long)d->rtt_max);
-	off = n < 0 ? 0 : (size_t)n;
+	json_add(buf, len, &off, "{\"state\": \"%s\", \"error\": %s, ",
+		 state, err);
+	json_add(buf, len, &off,
+		 "\"seq\": %u, \"dest\": %u, \"len\": %u, \"count\": %u, ",
+		 d->seq, d->dest, d->len, d->count);
+	json_add(buf, len, &off, "\"done\": %u, \"ok\": %u, \"failed\": %u, ",
+		 d->done, d->ok, d->failed);
+	json_add(buf, len, &off, "\"hops\": [%u, %u], \"rtt_ns\": %u, ",
+		 VGEMINI_DIAG_HOPS_REQ(d->hops),
+		 VGEMINI_DIAG_HOPS_RSP(d->hops), d->rtt_ns);
+	json_add(buf, len, &off, "\"rtt_ns_min\": %llu, \"rtt_ns_avg\": %llu, ",
+		 (unsigned long long)(d->ok ? d->rtt_min : 0),
+		 (unsigned long long)(d->ok ? d->rtt_sum / d->ok : 0));
+	json_add(buf, len, &off, "\"rtt_ns_max\": %llu, \"path\": [",
+		 (unsigned long long)d->rtt_max);
 	for (i = 0; i < d->ntrace && off < len; i++) {
 		uint32_t r = d->trace[i];
 		unsigned int in = VGEMINI_TRACE_IN(r);
 
-		n = snprintf(buf + off, len - off,
-			     "%s{\"node\": %u, \"out\": \"%s\", \"in\": \"%s\", "
-			     "\"class\": %u, \"dir\": \"%s\"}", i ? ", " : "",
-			     VGEMINI_TRACE_NODE(r),
-			     gemini_port_name(VGEMINI_TRACE_OUT(r)),
-			     in == VGEMINI_ROUTE_IN_NIC ? VGEMINI_NIC_LABEL :
-			     gemini_port_name(in), VGEMINI_TRACE_CLASS(r),
-			     VGEMINI_TRACE_RSP(r) ? "rsp" : "req");
-		if (n < 0)
-			break;
-		off += (size_t)n;
+		json_add(buf, len, &off, "%s{\"node\": %u, \"out\": \"%s\", ",
+			 i ? ", " : "", VGEMINI_TRACE_NODE(r),
+			 gemini_port_name(VGEMINI_TRACE_OUT(r)));
+		json_add(buf, len, &off,
+			 "\"in\": \"%s\", \"class\": %u, \"dir\": \"%s\"}",
+			 in == VGEMINI_ROUTE_IN_NIC ? VGEMINI_NIC_LABEL :
+			 gemini_port_name(in), VGEMINI_TRACE_CLASS(r),
+			 VGEMINI_TRACE_RSP(r) ? "rsp" : "req");
 	}
-	if (off < len)
-		snprintf(buf + off, len - off, "]}");
+	json_add(buf, len, &off, "]}");
 }

@@ -123,8 +123,9 @@ int gemini_fault_set(struct gemini_nic *nic, unsigned int port,
 				ok = parse_uint(eq, UINT64_MAX, &n);
 				f.rng = n ? n : 1;
 			} else {
-				snprintf(err, errlen, "unknown fault '%s' (corrupt, "
-					 "drop, delay, delay-ms, down, seed)", tok);
+				snprintf(err, errlen,
+					 "unknown fault '%s' (corrupt, drop, delay, delay-ms, down, seed)",
+					 tok);
 				return -1;
 			}
 			if (!ok) {

@@ -321,10 +321,9 @@ static void get_store(struct gemini_nic *nic, unsigned int di, uint64_t x,
 	if (gcw & GEMINI_GCW_REMOTE_PLUS4) {
 		if ((x & 7) || cmd != GEMINI_FMA_CMD_GET) {
 			fma_refuse(nic, di, GEMINI_FMA_FLAG_HT_REQ,
-				   GEMINI_STATUS_MALFORMED, "GCW +4 at window "
-				   "offset 0x%llx, command 0x%x: only for a GET "
-				   "stored 8-aligned", (unsigned long long)x,
-				   cmd);
+				   GEMINI_STATUS_MALFORMED,
+				   "GCW +4 at window offset 0x%llx, command 0x%x: only for a GET stored 8-aligned",
+				   (unsigned long long)x, cmd);
 			return;
 		}
 		x += 4;
@@ -337,8 +336,8 @@ static void get_store(struct gemini_nic *nic, unsigned int di, uint64_t x,
 		      GEMINI_GCW_GRAIN;
 		if ((pkt.addr | local) & (GEMINI_FMA_GET_ALIGN - 1)) {
 			fma_refuse(nic, di, GEMINI_FMA_FLAG_HT_REQ,
-				   GEMINI_STATUS_MALFORMED, "GET remote 0x%llx "
-				   "or local 0x%llx not 4-byte aligned",
+				   GEMINI_STATUS_MALFORMED,
+				   "GET remote 0x%llx or local 0x%llx not 4-byte aligned",
 				   (unsigned long long)pkt.addr,
 				   (unsigned long long)local);
 			return;
@@ -349,8 +348,8 @@ static void get_store(struct gemini_nic *nic, unsigned int di, uint64_t x,
 		len = GEMINI_AMO_OPERAND_BYTES;
 		if (local & (GEMINI_AMO_ALIGN - 1)) {
 			fma_refuse(nic, di, GEMINI_FMA_FLAG_HT_REQ,
-				   GEMINI_STATUS_MALFORMED, "AMO result "
-				   "offset 0x%llx not 8-byte aligned",
+				   GEMINI_STATUS_MALFORMED,
+				   "AMO result offset 0x%llx not 8-byte aligned",
 				   (unsigned long long)local);
 			return;
 		}
@@ -367,9 +366,9 @@ static void get_store(struct gemini_nic *nic, unsigned int di, uint64_t x,
 				      &n);
 	if (status != GEMINI_STATUS_OK) {
 		fma_refuse(nic, di, GEMINI_FMA_FLAG_HT_REQ, status,
-			   "local buffer (MDH %u, offset 0x%llx, %u bytes) "
-			   "refused: status %u", d_src_mdh(d),
-			   (unsigned long long)local, len, status);
+			   "local buffer (MDH %u, offset 0x%llx, %u bytes) refused: status %u",
+			   d_src_mdh(d), (unsigned long long)local, len,
+			   status);
 		return;
 	}
 	fma_issue(nic, di, &pkt, true, local);
@@ -390,9 +389,9 @@ enum gemini_access gemini_fma_window_store(struct gemini_nic *nic,
 	    x + size > GEMINI_FMA_WINDOW_SIZE ||
 	    (kind == WIN_GET && size != 8)) {
 		fma_refuse(nic, di, GEMINI_FMA_FLAG_HT_REQ,
-			   GEMINI_STATUS_MALFORMED, "%u-byte store at window "
-			   "offset 0x%llx refused", size,
-			   (unsigned long long)x);
+			   GEMINI_STATUS_MALFORMED,
+			   "%u-byte store at window offset 0x%llx refused",
+			   size, (unsigned long long)x);
 		return GEMINI_ACCESS_BAD_SIZE;
 	}
 	if (kind == WIN_PUT)

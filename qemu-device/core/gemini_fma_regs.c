@@ -148,8 +148,9 @@ static enum gemini_access desc_write(struct gemini_nic *nic, unsigned int di,
 	if (!reg)
 		return GEMINI_ACCESS_UNKNOWN;
 	if (qw >= 6 && size != 8) {
-		gemini_guest_error(nic, "FMA %u: doorbell QW%u needs an 8-byte "
-				   "write", di, qw + 1);
+		gemini_guest_error(nic,
+				   "FMA %u: doorbell QW%u needs an 8-byte write",
+				   di, qw + 1);
 		return GEMINI_ACCESS_BAD_SIZE;
 	}
 	old = *reg;
@@ -158,17 +159,18 @@ static enum gemini_access desc_write(struct gemini_nic *nic, unsigned int di,
 	if (!priv && qw >= 6 && !user_bits(qw, d->priv_mask)) {
 		/* A doorbell is an access, not a value: withheld is withheld. */
 		nic->fma.stats.priv_refused++;
-		gemini_guest_error(nic, "FMA %u: user ring of doorbell QW%u "
-				   "refused", di, qw + 1);
+		gemini_guest_error(nic,
+				   "FMA %u: user ring of doorbell QW%u refused",
+				   di, qw + 1);
 		return GEMINI_ACCESS_READ_ONLY;
 	}
 	if (!priv) {
 		allowed = user_bits(qw, d->priv_mask);
 		if ((neu ^ old) & ~allowed) {
 			nic->fma.stats.priv_refused++;
-			gemini_guest_error(nic, "FMA %u: user write to kernel "
-					   "fields of QW%u refused (0x%llx)", di,
-					   qw + 1, (unsigned long long)
+			gemini_guest_error(nic,
+					   "FMA %u: user write to kernel fields of QW%u refused (0x%llx)",
+					   di, qw + 1, (unsigned long long)
 					   ((neu ^ old) & ~allowed));
 			/* A doorbell the user may not ring does nothing. */
 			if (qw >= 6)
@@ -184,9 +186,9 @@ static enum gemini_access desc_write(struct gemini_nic *nic, unsigned int di,
 	switch (qw) {
 	case 6:
 		if (val != GEMINI_FMA_ALLOC_SYNCID_VALUE) {
-			gemini_guest_error(nic, "FMA %u: alloc-SyncId with 0x%llx,"
-					   " not 0xff: ignored", di,
-					   (unsigned long long)val);
+			gemini_guest_error(nic,
+					   "FMA %u: alloc-SyncId with 0x%llx, not 0xff: ignored",
+					   di, (unsigned long long)val);
 			break;
 		}
 		gemini_fma_alloc_syncid(nic, di);
@@ -286,10 +288,10 @@ void gemini_state_json(const struct gemini_nic *nic, char *buf, size_t len)
 		if (!d->wc && !d->rc && !d->ssid_inuse && d->open == SSID_NONE &&
 		    !d->flags && !d->pend_status)
 			continue;
-		OUT("%s{\"desc\": %u, \"wc\": %u, \"rc\": %u, \"ssids\": %u, "
-		    "\"open\": %d, \"flags\": %u, \"pending\": %u, \"cq\": %u}",
-		    first ? "" : ", ", i, d->wc, d->rc, d->ssid_inuse, d->open,
-		    d->flags, d->pend_status, d_cqh(d));
+		OUT("%s{\"desc\": %u, \"wc\": %u, \"rc\": %u, \"ssids\": %u, ",
+		    first ? "" : ", ", i, d->wc, d->rc, d->ssid_inuse);
+		OUT("\"open\": %d, \"flags\": %u, \"pending\": %u, \"cq\": %u}",
+		    d->open, d->flags, d->pend_status, d_cqh(d));
 		first = false;
 	}
 	OUT("], \"cq\": [");
@@ -299,14 +301,15 @@ void gemini_state_json(const struct gemini_nic *nic, char *buf, size_t len)
 
 		if (!(cq->qw[1] & GEMINI_CQ_ENABLE))
 			continue;
-		OUT("%s{\"cq\": %u, \"rd\": %llu, \"wr\": %llu, \"max\": %llu, "
-		    "\"overrun\": %s}", first ? "" : ", ", i,
+		OUT("%s{\"cq\": %u, \"rd\": %llu, \"wr\": %llu, ",
+		    first ? "" : ", ", i,
 		    (unsigned long long)field(cq->qw[0],
 					      GEMINI_CQ_RD_INDEX_SHIFT,
 					      GEMINI_CQ_INDEX_MASK),
 		    (unsigned long long)field(cq->qw[0],
 					      GEMINI_CQ_WR_INDEX_SHIFT,
-					      GEMINI_CQ_INDEX_MASK),
+					      GEMINI_CQ_INDEX_MASK));
+		OUT("\"max\": %llu, \"overrun\": %s}",
 		    (unsigned long long)field(cq->qw[1],
 					      GEMINI_CQ_MAX_INDEX_SHIFT,
 					      GEMINI_CQ_INDEX_MASK),

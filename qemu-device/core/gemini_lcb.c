@@ -78,7 +78,7 @@ void gemini_lcb_reset(struct gemini_nic *nic, unsigned int port)
 /*
  * Both ends' epochs name the session: when either end attaches again or
  * retrains, both see a new session and start their channels afresh, and
- * no slot or acknowledgement of an older session is believed.
+ * no slot or acknowledgment of an older session is believed.
  */
 static uint32_t lcb_session(struct gemini_router_port *p)
 {
@@ -105,7 +105,7 @@ static void lcb_new_session(struct gemini_router_port *p, uint32_t session)
 	p->kick = true;
 }
 
-/* Believe the peer's acknowledgements of our channel @c, if they are ours. */
+/* Believe the peer's acknowledgments of our channel @c, if they are ours. */
 static void tx_sync(struct gemini_router_port *p, unsigned int c)
 {
 	volatile struct vgemini_link_side *pe = peer(p);

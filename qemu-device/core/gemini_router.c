@@ -46,9 +46,9 @@ int gemini_router_load(struct gemini_nic *nic, const void *img, size_t len,
 		return -1;
 	}
 	if (HDR32(version) != VGEMINI_ROUTE_VERSION) {
-		snprintf(err, errlen, "routing table: version %u, this router "
-			 "loads version %u", HDR32(version),
-			 VGEMINI_ROUTE_VERSION);
+		snprintf(err, errlen,
+			 "routing table: version %u, this router loads version %u",
+			 HDR32(version), VGEMINI_ROUTE_VERSION);
 		return -1;
 	}
 	if (HDR32(hdr_size) != VGEMINI_ROUTE_HDR_SIZE) {
@@ -63,9 +63,10 @@ int gemini_router_load(struct gemini_nic *nic, const void *img, size_t len,
 	}
 	for (d = 0; d < 3; d++) {
 		if (h.dims[d] != nic->cfg.dims[d]) {
-			snprintf(err, errlen, "routing table is for a %ux%ux%u "
-				 "torus, this is %ux%ux%u", h.dims[0], h.dims[1],
-				 h.dims[2], nic->cfg.dims[0], nic->cfg.dims[1],
+			snprintf(err, errlen,
+				 "routing table is for a %ux%ux%u torus, this is %ux%ux%u",
+				 h.dims[0], h.dims[1], h.dims[2],
+				 nic->cfg.dims[0], nic->cfg.dims[1],
 				 nic->cfg.dims[2]);
 			return -1;
 		}
@@ -78,8 +79,9 @@ int gemini_router_load(struct gemini_nic *nic, const void *img, size_t len,
 	for (i = VGEMINI_ROUTE_HDR_OFF(reserved); i < VGEMINI_ROUTE_HDR_SIZE;
 	     i++) {
 		if (b[i]) {
-			snprintf(err, errlen, "routing table: reserved header "
-				 "byte %u is not zero", i);
+			snprintf(err, errlen,
+				 "routing table: reserved header byte %u is not zero",
+				 i);
 			return -1;
 		}
 	}
@@ -94,8 +96,9 @@ int gemini_router_load(struct gemini_nic *nic, const void *img, size_t len,
 	}
 	for (i = 0; i < n; i++) {
 		if (entries[i] & VGEMINI_ROUTE_RESERVED_MASK) {
-			snprintf(err, errlen, "routing table: entry %u has "
-				 "reserved bits set", i);
+			snprintf(err, errlen,
+				 "routing table: entry %u has reserved bits set",
+				 i);
 			return -1;
 		}
 	}
@@ -336,7 +339,7 @@ static bool forward_one(struct gemini_nic *nic, struct gemini_pktq *q,
 	if (pkt->type == GEMINI_PKT_DIAG || pkt->type == GEMINI_PKT_DIAG_RSP)
 		diag_trace(nic, pkt, in_port, out, oc);
 	pkt->vclass = oc;
-	/* An acknowledgement has no room to count hops. */
+	/* An acknowledgment has no room to count hops. */
 	if (pkt->type != GEMINI_PKT_ACK && pkt->hops < GEMINI_PKT_HOPS_MAX)
 		pkt->hops++;
 	gemini_lcb_send(nic, out, pkt);

@@ -90,9 +90,10 @@ void gemini_counters_json(const struct gemini_nic *nic, char *buf, size_t len)
 	struct jbuf j = { buf, len };
 	unsigned int p, i;
 
-	jprintf(&j, "{\"node\": %u, \"coord\": [%u, %u, %u], "
-		"\"generation\": %u, \"ports\": {", nic->gemini_id,
-		nic->cfg.coord[0], nic->cfg.coord[1], nic->cfg.coord[2],
+	jprintf(&j, "{\"node\": %u, \"coord\": [%u, %u, %u], ",
+		nic->gemini_id, nic->cfg.coord[0], nic->cfg.coord[1],
+		nic->cfg.coord[2]);
+	jprintf(&j, "\"generation\": %u, \"ports\": {",
 		nic->router.generation);
 	for (p = 0; p < GEMINI_NUM_TORUS_PORTS; p++) {
 		jprintf(&j, "%s\"%s\": {", p ? ", " : "", gemini_port_name(p));
@@ -106,13 +107,13 @@ void gemini_counters_json(const struct gemini_nic *nic, char *buf, size_t len)
 	for (i = 0; i < VGEMINI_NC_NUM; i++)
 		jprintf(&j, "%s\"%s\": %llu", i ? ", " : "", nic_ctr_names[i],
 			(unsigned long long)nic->nic_ctr[i]);
-	jprintf(&j, "}, \"rmt\": {\"req_done\": %llu, \"req_refused\": %llu, "
-		"\"req_waits\": %llu, \"cq_events\": %llu, "
-		"\"cq_overruns\": %llu, \"cq_lost\": %llu}",
+	jprintf(&j, "}, \"rmt\": {\"req_done\": %llu, \"req_refused\": %llu, ",
 		(unsigned long long)nic->rmt.req_done,
-		(unsigned long long)nic->rmt.req_refused,
+		(unsigned long long)nic->rmt.req_refused);
+	jprintf(&j, "\"req_waits\": %llu, \"cq_events\": %llu, ",
 		(unsigned long long)nic->rmt.req_waits,
-		(unsigned long long)nic->rmt.cq_events,
+		(unsigned long long)nic->rmt.cq_events);
+	jprintf(&j, "\"cq_overruns\": %llu, \"cq_lost\": %llu}",
 		(unsigned long long)nic->rmt.cq_overruns,
 		(unsigned long long)nic->rmt.cq_lost);
 	fma_stats_json(&j, &nic->fma.stats);

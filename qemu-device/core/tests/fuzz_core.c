@@ -135,6 +135,7 @@ struct hostile {
 	bool silent;
 	bool passive;
 };
+
 static struct hostile hostile[NNODES];
 
 /* Frames forged into a link: the next number per writer side, channel. */
@@ -142,6 +143,7 @@ struct forge {
 	uint32_t session;
 	uint32_t next;
 };
+
 static struct forge forge[FZ_NLINKS][2][VGEMINI_LINK_CHANS];
 
 /* --- the input ----------------------------------------------------------- */
@@ -217,10 +219,10 @@ static void leave(void)
 static void finding(const struct fnode *n, const char *what, uint64_t addr,
 		    uint64_t len)
 {
-	fprintf(stderr, "fuzz_core ORACLE: node %c: %s: 0x%llx, %llu bytes, "
-		"during %s\n", n ? 'A' + n->id : '?', what,
-		(unsigned long long)addr, (unsigned long long)len,
-		ctx_names[oc.ctx]);
+	fprintf(stderr,
+		"fuzz_core ORACLE: node %c: %s: 0x%llx, %llu bytes, during %s\n",
+		n ? 'A' + n->id : '?', what, (unsigned long long)addr,
+		(unsigned long long)len, ctx_names[oc.ctx]);
 	abort();
 }
 
@@ -1008,7 +1010,7 @@ static void attach(struct fnode *n, unsigned int port)
 	if (gemini_port_attach(&n->nic, port, links[port_link(n->id, port)],
 			       VGEMINI_LINK_FILE_SIZE, ++n->epoch[port], err,
 			       sizeof(err)))
-		broken(n, "attach of a good link failed");
+		broken(n, "attaching a good link failed");
 	leave();
 }
 
@@ -1039,7 +1041,10 @@ static void setup(uint8_t cfg)
 			nd->cq_seen[nd->cq_list[k]] = false;
 		nd->ncq = 0;
 		nd->id = n;
-		nd->irqs = nd->guest_errors = nd->stale = nd->kicks = 0;
+		nd->irqs = 0;
+		nd->guest_errors = 0;
+		nd->stale = 0;
+		nd->kicks = 0;
 		for (p = 0; p < GEMINI_NUM_TORUS_PORTS; p++)
 			nd->epoch[p] = ((uint64_t)(n + 1) << 32) | p << 8 |
 				       0x51;
@@ -1151,7 +1156,7 @@ static void op_ctl(struct fnode *n, struct rd *r, bool write)
 	if (write) {
 		val = g64(r);
 		oc.dma_cmd = off <= VGEMINI_CTL_DMA_CMD &&
-			     VGEMINI_CTL_DMA_CMD < off + size;
+			     off + size > VGEMINI_CTL_DMA_CMD;
 		a = gemini_ctl_write(&n->nic, off, size, val);
 	} else {
 		a = gemini_ctl_read(&n->nic, off, size, &val);
@@ -1667,8 +1672,8 @@ static void op_direct(struct fnode *n, struct rd *r)
 		st = gemini_nat_translate(&n->nic, ptag, mdh, off, len, write,
 					  piece, max, &np);
 		if (trace > 1)
-			fprintf(stderr, "  translate ptag %u mdh %u "
-				"0x%llx+%llu: status %u, %u pieces\n",
+			fprintf(stderr,
+				"  translate ptag %u mdh %u 0x%llx+%llu: status %u, %u pieces\n",
 				ptag, mdh, (unsigned long long)off,
 				(unsigned long long)len, st, np);
 		if (st > GEMINI_STATUS_MAX)
@@ -1953,26 +1958,27 @@ static void summary(void)
 		const struct fnode *nd = &nodes[n];
 		const struct gemini_nic *nic = &nd->nic;
 
-		fprintf(stderr, "node %c: rmt done %llu refused %llu "
-			"waits %llu; cq events %llu overruns %llu lost %llu; "
-			"fma requests %llu responses %llu errors %llu "
-			"timeouts %llu stale %llu refused %llu completions "
-			"%llu local events %llu; "
-			"guest errors %llu irqs %llu stale %llu\n", 'A' + n,
-			(unsigned long long)nic->rmt.req_done,
+		fprintf(stderr,
+			"node %c: rmt done %llu refused %llu waits %llu; ",
+			'A' + n, (unsigned long long)nic->rmt.req_done,
 			(unsigned long long)nic->rmt.req_refused,
-			(unsigned long long)nic->rmt.req_waits,
+			(unsigned long long)nic->rmt.req_waits);
+		fprintf(stderr, "cq events %llu overruns %llu lost %llu; ",
 			(unsigned long long)nic->rmt.cq_events,
 			(unsigned long long)nic->rmt.cq_overruns,
-			(unsigned long long)nic->rmt.cq_lost,
+			(unsigned long long)nic->rmt.cq_lost);
+		fprintf(stderr, "fma requests %llu responses %llu errors %llu ",
 			(unsigned long long)nic->fma.stats.requests,
 			(unsigned long long)nic->fma.stats.responses,
-			(unsigned long long)nic->fma.stats.errors,
+			(unsigned long long)nic->fma.stats.errors);
+		fprintf(stderr, "timeouts %llu stale %llu refused %llu ",
 			(unsigned long long)nic->fma.stats.timeouts,
 			(unsigned long long)nic->fma.stats.stale,
-			(unsigned long long)nic->fma.stats.refused,
+			(unsigned long long)nic->fma.stats.refused);
+		fprintf(stderr, "completions %llu local events %llu; ",
 			(unsigned long long)nic->fma.stats.completions,
-			(unsigned long long)nic->fma.stats.local_events,
+			(unsigned long long)nic->fma.stats.local_events);
+		fprintf(stderr, "guest errors %llu irqs %llu stale %llu\n",
 			(unsigned long long)nd->guest_errors,
 			(unsigned long long)nd->irqs,
 			(unsigned long long)nd->stale);
@@ -2069,8 +2075,8 @@ static void drain(void)
 
 		for (s = 0; s < GEMINI_NUM_SSID; s++)
 			if (nic->fma.ssid[s].used && nic->fma.ssid[s].synced)
-				broken(&nodes[n], "a synchronised FMA sequence "
-				       "never completed");
+				broken(&nodes[n],
+				       "a synchronised FMA sequence never completed");
 	}
 }
 

@@ -47,8 +47,11 @@ enum fz_op {
 	FZ_INJECT,	/* see enum fz_inject */
 	FZ_SIDE,	/* link u8, side u8, field u8, chan u8, val u64 */
 	FZ_LINK_POKE,	/* link u8, off u16, val u8 */
-	FZ_POLL,	/* rounds u8 (% 8 + 1), which u8 (0 both, 1 this
-			 * node, 2 the other, 3 as the glue would) */
+	/*
+	 * rounds u8 (% 8 + 1), which u8 (0 both, 1 this node, 2 the other,
+	 * 3 as the glue would)
+	 */
+	FZ_POLL,
 	FZ_RUN,		/* (settle: poll until nothing moves) */
 	FZ_CLOCK,	/* sel u8, val u32 */
 	FZ_FAULT,	/* port u8, preset u8 [, len u8, spec bytes] */
@@ -148,6 +151,7 @@ enum fz_clock {
 	FZ_C_LINK_TIMEOUT,
 	FZ_NCLOCK
 };
+
 /* sel bit 3: one jump, with no heartbeats on the way (a stalled VM). */
 #define FZ_C_STALL	0x08
 
@@ -156,8 +160,8 @@ enum fz_direct {
 	FZ_D_RMT,	/* pkt fields (FZ_INJECT kind 0): rmt_deliver */
 	FZ_D_INJECT,	/* same: gemini_router_inject */
 	FZ_D_CQ_EVENT,	/* cqh u16, source u8, status u8, data u64 */
-	FZ_D_TRANSLATE,	/* ptag u8, mdh u16, off u64, len u64, write u8,
-			 * max u8 */
+	/* ptag u8, mdh u16, off u64, len u64, write u8, max u8 */
+	FZ_D_TRANSLATE,
 	FZ_D_CHECK,	/* ptag u8, mdh u16 */
 	FZ_D_FMA_RSP,	/* pkt fields, made a valid packet first */
 	FZ_D_DIAG,	/* pkt fields, made a valid packet first */

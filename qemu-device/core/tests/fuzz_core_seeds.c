@@ -47,8 +47,10 @@
 #define S3	4
 
 /* Type indices into FZ_TYPES. */
-enum { T_PUT, T_GET, T_AMO, T_CQWRITE, T_DIAG, T_ACK, T_ERR, T_DATA,
-       T_DIAG_RSP };
+enum {
+	T_PUT, T_GET, T_AMO, T_CQWRITE, T_DIAG, T_ACK, T_ERR, T_DATA,
+	T_DIAG_RSP
+};
 
 struct prog {
 	uint8_t b[65536];
@@ -1821,8 +1823,9 @@ int main(int argc, char **argv)
 	unsigned int i;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: %s CORE_CORPUS_DIR "
-			"[PACKET_CORPUS_DIR]\n", argv[0]);
+		fprintf(stderr,
+			"usage: %s CORE_CORPUS_DIR [PACKET_CORPUS_DIR]\n",
+			argv[0]);
 		return 2;
 	}
 	for (i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {

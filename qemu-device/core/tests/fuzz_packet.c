@@ -2,11 +2,9 @@
 /*
  * libFuzzer target for the Gemini packet decoder.
  *
- * Build and run (from the top of the tree):
+ * Built by "make fuzz-build" (fuzz.mk) as build/core/fuzz_packet, which
+ * "make fuzz" runs; by hand, from the top of the tree:
  *
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Iuapi \
- *	-Iqemu-device/core qemu-device/core/gemini_packet.c \
- *	qemu-device/core/tests/fuzz_packet.c -o build/core/fuzz_packet
  *   build/core/fuzz_packet -max_total_time=30 -max_len=128 CORPUS_DIR
  *
  * The first input byte picks a mode: odd means "give the rest a correct

@@ -189,12 +189,13 @@ static void run(struct fabric *f)
 
 		for (i = 0; i < f->n; i++)
 			gemini_nic_poll(nic_of(f, i));
-		if (signature(f) != before)
+		if (signature(f) != before) {
 			advance(f, STEP_NS);
-		else if (!busy(f))
+			continue;
+		}
+		if (!busy(f))
 			return;
-		else
-			advance(f, IDLE_STEP_NS);
+		advance(f, IDLE_STEP_NS);
 	}
 	printf("#   the fabric did not settle\n");
 	failures_in_test++;

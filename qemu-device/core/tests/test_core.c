@@ -498,8 +498,10 @@ static void test_link_self_loop_and_size_two(void)
 	unsigned int p;
 	uint64_t t = 0;
 
-	/* 2x1x1 with Z of size 1: X+ and X- both reach the other node over
-	 * two distinct links; Y and Z are self-loops. */
+	/*
+	 * 2x1x1 with Z of size 1: X+ and X- both reach the other node over
+	 * two distinct links; Y and Z are self-loops.
+	 */
 	make_nic(&a, &na, 0, 0, 0, 2, 1, 1);
 	make_nic(&b, &nb, 1, 0, 0, 2, 1, 1);
 	attach(&a, GEMINI_PORT_XP, l0, 1);

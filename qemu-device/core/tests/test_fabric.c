@@ -353,12 +353,13 @@ static unsigned int run_watch(struct fabric *f, unsigned int max_rounds,
 				gemini_nic_poll(nic_of(f, i));
 		if (watch_done(f, watch, slot))
 			return r + 1;
-		if (signature(f) != before)
+		if (signature(f) != before) {
 			advance(f, STEP_NS);
-		else if (!busy(f))
+			continue;
+		}
+		if (!busy(f))
 			return r + 1;
-		else
-			advance(f, IDLE_STEP_NS);
+		advance(f, IDLE_STEP_NS);
 	}
 	return max_rounds;
 }
@@ -823,22 +824,61 @@ static void test_tables(void)
 
 		memcpy(img, good, len);
 		switch (i) {
-		case 0: what = "short of a header"; n = 10; break;
-		case 1: what = "empty"; n = 0; break;
-		case 2: what = "bad magic"; img[HDR_OFF(magic)] ^= 1; break;
-		case 3: what = "version 2"; vgemini_put_le32(img + HDR_OFF(version), 2); break;
-		case 4: what = "header size"; vgemini_put_le32(img + HDR_OFF(hdr_size), 63); break;
-		case 5: what = "CRC"; img[VGEMINI_ROUTE_HDR_SIZE + 5] ^= 1;
+		case 0:
+			what = "short of a header";
+			n = 10;
 			break;
-		case 6: what = "truncated"; n = len - 1; break;
-		case 7: what = "trailing byte"; img[len] = 0; n = len + 1;
+		case 1:
+			what = "empty";
+			n = 0;
 			break;
-		case 8: what = "num_nodes"; vgemini_put_le32(img + HDR_OFF(num_nodes), 4); break;
-		case 9: what = "generation 0"; vgemini_put_le32(img + HDR_OFF(generation), 0); break;
-		case 10: what = "reserved0"; img[HDR_OFF(reserved0)] = 1; break;
-		case 11: what = "reserved header byte"; img[HDR_OFF(reserved) + 4] = 0x80; break;
-		case 12: what = "last reserved byte"; img[VGEMINI_ROUTE_HDR_SIZE - 1] = 1; break;
-		case 13: what = "entry reserved bits";
+		case 2:
+			what = "bad magic";
+			img[HDR_OFF(magic)] ^= 1;
+			break;
+		case 3:
+			what = "version 2";
+			vgemini_put_le32(img + HDR_OFF(version), 2);
+			break;
+		case 4:
+			what = "header size";
+			vgemini_put_le32(img + HDR_OFF(hdr_size), 63);
+			break;
+		case 5:
+			what = "CRC";
+			img[VGEMINI_ROUTE_HDR_SIZE + 5] ^= 1;
+			break;
+		case 6:
+			what = "truncated";
+			n = len - 1;
+			break;
+		case 7:
+			what = "trailing byte";
+			img[len] = 0;
+			n = len + 1;
+			break;
+		case 8:
+			what = "num_nodes";
+			vgemini_put_le32(img + HDR_OFF(num_nodes), 4);
+			break;
+		case 9:
+			what = "generation 0";
+			vgemini_put_le32(img + HDR_OFF(generation), 0);
+			break;
+		case 10:
+			what = "reserved0";
+			img[HDR_OFF(reserved0)] = 1;
+			break;
+		case 11:
+			what = "reserved header byte";
+			img[HDR_OFF(reserved) + 4] = 0x80;
+			break;
+		case 12:
+			what = "last reserved byte";
+			img[VGEMINI_ROUTE_HDR_SIZE - 1] = 1;
+			break;
+		case 13:
+			what = "entry reserved bits";
 			img[VGEMINI_ROUTE_HDR_SIZE + 3] |= 0x10;
 			fix_crc(img, len);
 			break;
@@ -873,7 +913,10 @@ static void test_tables(void)
 			torus_free(&t2);
 			break;
 		}
-		case 16: what = "dims byte"; img[HDR_OFF(dims) + 1] = 2; break;
+		case 16:
+			what = "dims byte";
+			img[HDR_OFF(dims) + 1] = 2;
+			break;
 		}
 		err[0] = 0;
 		if (gemini_router_load(a, img, n, err, sizeof(err)) != -1) {
@@ -993,8 +1036,9 @@ static void check_ctl_counters(struct fabric *f)
 				CHECK_EQ(lo | hi << 32, v8);
 			}
 			/* Past the last counter of the block: unknown, 0. */
-			CHECK_EQ(gemini_ctl_read(nic, VGEMINI_CTL_COUNTER(blk,
-						 num), 8, &v),
+			CHECK_EQ(gemini_ctl_read(nic,
+						 VGEMINI_CTL_COUNTER(blk, num),
+						 8, &v),
 				 GEMINI_ACCESS_UNKNOWN);
 			CHECK_EQ(v, 0);
 		}
@@ -1003,9 +1047,11 @@ static void check_ctl_counters(struct fabric *f)
 
 static void test_counters(void)
 {
-	/* 4x2x1: 0 = (0,0), 6 = (2,1).  The request goes X+ X+ Y+ through
+	/*
+	 * 4x2x1: 0 = (0,0), 6 = (2,1).  The request goes X+ X+ Y+ through
 	 * 1 and 2; the response goes X+ X+ (over the X dateline) through 7
-	 * and 4, then Y+ over the Y dateline. */
+	 * and 4, then Y+ over the Y dateline.
+	 */
 	static const struct { uint32_t node; unsigned int port; }
 		req_in[] = { { 1, XM }, { 2, XM }, { 6, YM } },
 		rsp_in[] = { { 7, XM }, { 4, XM }, { 0, YM } },
@@ -1089,8 +1135,10 @@ static void test_counters(void)
 	check_ctl_counters(f);
 	CHECK_EQ(rd(nic_of(f, 3), VGEMINI_CTL_COUNTER(YM, VGEMINI_PC_RETRY) + 4,
 		    4), 0x01234567);
-	CHECK_EQ(rd(nic_of(f, 3), VGEMINI_CTL_COUNTER(VGEMINI_COUNTER_BLK_NIC,
-		    VGEMINI_NC_STALE_RSP), 8), 0xfedcba9876543210ull);
+	CHECK_EQ(rd(nic_of(f, 3),
+		    VGEMINI_CTL_COUNTER(VGEMINI_COUNTER_BLK_NIC,
+					VGEMINI_NC_STALE_RSP), 8),
+		 0xfedcba9876543210ull);
 	nic_of(f, 3)->port[YM].ctr[VGEMINI_PC_RETRY] = 0;
 	nic_of(f, 3)->nic_ctr[VGEMINI_NC_STALE_RSP] = 0;
 	free(s0);
@@ -1162,8 +1210,10 @@ static void test_link_retry(void)
 		case 0:
 			CHECK(retry > 0);
 			CHECK(crc > 0);
-			/* A bad copy is asked for again at once (NAK), not
-			 * after the retry timer. */
+			/*
+			 * A bad copy is asked for again at once (NAK), not
+			 * after the retry timer.
+			 */
 			CHECK(d->rtt_max < MS(VGEMINI_LINK_RETRY_MS));
 			CHECK(b->port[XM].ctr[VGEMINI_PC_NAK] -
 			      s0[1].port[XM][VGEMINI_PC_NAK] > 0);
@@ -1223,13 +1273,14 @@ static void test_link_retry(void)
 		CHECK_EQ(gemini_fault_set(a, XP, "none", err, sizeof(err)), 0);
 		gemini_fault_get(a, XP, after, sizeof(after));
 		CHECK(strcmp(after, "none") == 0);
-		if (failures_in_test != fb)
-			NOTE("fault '%s': done %u ok %u failed %u, retry %llu "
-			     "crc %llu seq %llu faults %llu\n", cases[i].spec,
-			     d->done, d->ok, d->failed,
+		if (failures_in_test != fb) {
+			NOTE("fault '%s': done %u ok %u failed %u\n",
+			     cases[i].spec, d->done, d->ok, d->failed);
+			NOTE("retry %llu crc %llu seq %llu faults %llu\n",
 			     (unsigned long long)retry, (unsigned long long)crc,
 			     (unsigned long long)seq,
 			     (unsigned long long)faults);
+		}
 		free(s0);
 	}
 
@@ -1237,7 +1288,7 @@ static void test_link_retry(void)
 	CHECK_EQ(gemini_fault_set(a, XP, "corrupt=0.01,seed=3", err,
 				  sizeof(err)), 0);
 	gemini_fault_get(a, XP, before, sizeof(before));
-	CHECK(strstr(before, "corrupt=0.01") != NULL);
+	CHECK(strstr(before, "corrupt=0.01"));
 	for (i = 0; i < sizeof(bad_specs) / sizeof(bad_specs[0]); i++) {
 		err[0] = 0;
 		if (gemini_fault_set(a, XP, bad_specs[i], err,
@@ -1269,8 +1320,10 @@ static void test_link_retry(void)
 
 static void test_credits(void)
 {
-	/* 4x1x1: node 0 sends to node 2 through node 1 (0 X+ 1 X+ 2), and
-	 * node 2 stops taking anything in. */
+	/*
+	 * 4x1x1: node 0 sends to node 2 through node 1 (0 X+ 1 X+ 2), and
+	 * node 2 stops taking anything in.
+	 */
 	struct fabric *f = fab_ready(4, 1, 1);
 	struct gemini_nic *a = nic_of(f, 0), *m = nic_of(f, 1),
 			  *c = nic_of(f, 2);
@@ -1299,9 +1352,11 @@ static void test_credits(void)
 		CHECK(m->port[XP].tx[chan].next - m->port[XP].tx[chan].freed <=
 		      VGEMINI_LINK_SLOTS);
 	}
-	/* Full everywhere on the way: the NIC's injection queue, the link
+	/*
+	 * Full everywhere on the way: the NIC's injection queue, the link
 	 * to the middle node and its input buffer, the link to the stopped
-	 * node. */
+	 * node.
+	 */
 	CHECK_EQ(accepted, bound);
 	CHECK_EQ(a->router.inject[GEMINI_VC_REQ].count, GEMINI_PKTQ_DEPTH);
 	CHECK_EQ(a->port[XP].tx[chan].next - a->port[XP].tx[chan].freed,
@@ -1327,8 +1382,10 @@ static void test_credits(void)
 	CHECK_EQ(a->nic_ctr[VGEMINI_NC_STALE_RSP], accepted);
 	CHECK_EQ(sum_port_ctr(f, VGEMINI_PC_DOWN_DROP), 0);
 	CHECK_EQ(sum_nic_ctr(f, VGEMINI_NC_NO_ROUTE), 0);
-	/* The waits were counted: outputs waiting for credits, inputs
-	 * waiting for outputs. */
+	/*
+	 * The waits were counted: outputs waiting for credits, inputs
+	 * waiting for outputs.
+	 */
 	CHECK(a->port[XP].ctr[VGEMINI_PC_CREDIT_STALL] > 0);
 	CHECK(m->port[XP].ctr[VGEMINI_PC_CREDIT_STALL] > 0);
 	CHECK(m->port[XM].ctr[VGEMINI_PC_INQ_STALL] > 0);
@@ -1700,7 +1757,7 @@ static void hostile_hook(struct fabric *f, void *arg)
 		sl->len = (uint16_t)n;
 		break;
 	}
-	case 5: {	/* random bytes over the acknowledgement block */
+	case 5: {	/* random bytes over the acknowledgment block */
 		uint8_t *raw = (uint8_t *)sd->ack;
 		size_t k;
 
@@ -2061,8 +2118,7 @@ static void test_retrain_any_epoch(void)
 		CHECK_EQ(a->nic_ctr[VGEMINI_NC_DIAG_PINGS], 3 + 5);
 		CHECK_EQ(b->nic_ctr[VGEMINI_NC_DIAG_PINGS], 3 + 5);
 		if (failures_in_test != before)
-			NOTE("node 0 epoch 0x%llx: session 0x%x before, "
-			     "0x%x/0x%x after; stale %llu\n",
+			NOTE("node 0 epoch 0x%llx: session 0x%x, then 0x%x/0x%x; stale %llu\n",
 			     (unsigned long long)epochs[e], sess,
 			     a->port[XP].session, b->port[XM].session,
 			     (unsigned long long)sum_nic_ctr(f,
@@ -2079,7 +2135,7 @@ static void test_retrain_any_epoch(void)
  * timer for that time, so a time already past means "poll again at once"
  * and a deadline that stays in the past is a busy loop ("idle is free").
  * Node 1 has a request on the wire when node 0's end is held down (which
- * withdraws node 0's acknowledgements); until node 1 judges the link dead
+ * withdraws node 0's acknowledgments); until node 1 judges the link dead
  * it has nothing it can do for that packet, and must say so.
  */
 static void test_no_busy_poll(void)
@@ -2111,10 +2167,11 @@ static void test_no_busy_poll(void)
 	CHECK_EQ(port_state(b, XM), VGEMINI_PORT_DOWN);
 	CHECK_EQ(b->diag[HOST].status, VGEMINI_DIAG_ERR_TIMEOUT);
 	CHECK_EQ(past, 0);
-	if (past)
-		NOTE("%u of %u polls of node 1 asked to be polled again at "
-		     "once, the first %u ms after the peer went quiet\n", past,
-		     polls, first_past);
+	if (past) {
+		NOTE("%u of %u polls of node 1 asked to be polled again at once,\n",
+		     past, polls);
+		NOTE("the first %u ms after the peer went quiet\n", first_past);
+	}
 	/* The link comes back and works (this epoch is odd: see 12). */
 	CHECK_EQ(gemini_fault_set(a, XP, "down=0", err, sizeof(err)), 0);
 	fab_ticks(f, 3);

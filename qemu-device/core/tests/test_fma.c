@@ -216,7 +216,7 @@ static void test_registers(void)
 			     (uint64_t)LCQ << GEMINI_FMA_CQH_SHIFT |
 			     (uint64_t)PTAG << GEMINI_FMA_SRC_PTAG_SHIFT |
 			     (uint64_t)PTAG << GEMINI_FMA_DEST_PTAG_SHIFT;
-	uint64_t v, m2;
+	uint64_t v, m2, held;
 	unsigned int errs;
 
 	/* The kernel sees and sets everything. */
@@ -290,17 +290,18 @@ static void test_registers(void)
 				     1ull << 56 | 77), GEMINI_ACCESS_READ_ONLY);
 	CHECK_EQ(nic->fma.stats.completions, 0);
 	/* Writing the value a withheld doorbell holds does not ring it. */
+	held = win_rd(nic, priv_qw(DI, GEMINI_FMA_QW_CQ_WRITE), 8);
 	CHECK_EQ(gemini_window_write(nic, user_qw(DI, GEMINI_FMA_QW_CQ_WRITE),
-				     8, win_rd(nic, priv_qw(DI,
-					GEMINI_FMA_QW_CQ_WRITE), 8)),
+				     8, held),
 		 GEMINI_ACCESS_READ_ONLY);
-	CHECK_EQ(gemini_window_write(nic, user_qw(DI, GEMINI_FMA_QW_SYNCCMP), 8,
-				     win_rd(nic, priv_qw(DI,
-					GEMINI_FMA_QW_SYNCCMP), 8)),
+	held = win_rd(nic, priv_qw(DI, GEMINI_FMA_QW_SYNCCMP), 8);
+	CHECK_EQ(gemini_window_write(nic, user_qw(DI, GEMINI_FMA_QW_SYNCCMP),
+				     8, held),
 		 GEMINI_ACCESS_READ_ONLY);
-	CHECK_EQ(gemini_window_write(nic, user_qw(DI, GEMINI_FMA_QW_ALLOC_SYNCID), 8,
-				     win_rd(nic, priv_qw(DI,
-					GEMINI_FMA_QW_ALLOC_SYNCID), 8)),
+	held = win_rd(nic, priv_qw(DI, GEMINI_FMA_QW_ALLOC_SYNCID), 8);
+	CHECK_EQ(gemini_window_write(nic,
+				     user_qw(DI, GEMINI_FMA_QW_ALLOC_SYNCID),
+				     8, held),
 		 GEMINI_ACCESS_READ_ONLY);
 	CHECK_EQ(nic->fma.stats.completions, 0);
 	CHECK_EQ(nic->fma.stats.requests, 0);
@@ -345,9 +346,11 @@ static void test_registers(void)
 	CHECK_EQ(gemini_window_write(nic, GEMINI_FMA_WINDOW(GEMINI_FMA_GET, 1),
 				     4, 0), GEMINI_ACCESS_BAD_SIZE);
 	CHECK_EQ(gemini_window_write(nic, GEMINI_FMA_WINDOW(GEMINI_FMA_PUT_WC,
-				     1), 3, 0), GEMINI_ACCESS_BAD_SIZE);
+							    1), 3, 0),
+		 GEMINI_ACCESS_BAD_SIZE);
 	CHECK_EQ(gemini_window_write(nic, GEMINI_FMA_WINDOW(GEMINI_FMA_PUT_WC,
-				     2) - 4, 8, 0), GEMINI_ACCESS_BAD_SIZE);
+							    2) - 4, 8, 0),
+		 GEMINI_ACCESS_BAD_SIZE);
 	CHECK(FLAGS(fma_status(nic, 1)) & GEMINI_FMA_FLAG_HT_REQ);
 	/* Reset: back to the defaults. */
 	gemini_nic_reset(nic);
@@ -365,6 +368,7 @@ static void test_put(void)
 	static uint8_t shadow[4096];
 	static const unsigned int sizes[4] = { 1, 2, 4, 8 };
 	const uint64_t area = 0x4000;		/* domain offset */
+	const uint64_t os_win = GEMINI_FMA_WINDOW(GEMINI_OS_FMA_PUT_WC, 2);
 	uint64_t seed = 0x9e3779b97f4a7c15ull, st;
 	unsigned int i, k, n = 0, ev = 0;
 
@@ -376,11 +380,12 @@ static void test_put(void)
 		unsigned int size = sizes[i % 4];
 		uint64_t x = xrand(&seed) % (sizeof(shadow) - 8);
 		uint64_t v = xrand(&seed);
+		uint64_t win = i & 1 ? GEMINI_FMA_PUT_UC : GEMINI_FMA_PUT_WC;
 
 		/* every alignment, in both WC and UC windows */
-		CHECK_EQ(gemini_window_write(src, GEMINI_FMA_WINDOW(
-				i & 1 ? GEMINI_FMA_PUT_UC : GEMINI_FMA_PUT_WC,
-				DI) + x, size, v), GEMINI_ACCESS_OK);
+		CHECK_EQ(gemini_window_write(src,
+					     GEMINI_FMA_WINDOW(win, DI) + x,
+					     size, v), GEMINI_ACCESS_OK);
 		for (k = 0; k < size; k++)
 			shadow[x + k] = (uint8_t)(v >> (8 * k));
 		n++;
@@ -410,8 +415,8 @@ static void test_put(void)
 	fma_kernel(src, GEMINI_FMA_OS_FIRST + 2, PTAG, 0);
 	fma_cmd(src, GEMINI_FMA_OS_FIRST + 2, GEMINI_FMA_CMD_PUT_MSG, 0);
 	fma_base(src, GEMINI_FMA_OS_FIRST + 2, GEMINI_PE(0, 0), 0x8000);
-	CHECK_EQ(gemini_window_write(src, GEMINI_FMA_WINDOW(
-			GEMINI_OS_FMA_PUT_WC, 2) + 0x10, 8, 0x1122334455667788ull),
+	CHECK_EQ(gemini_window_write(src, os_win + 0x10, 8,
+				     0x1122334455667788ull),
 		 GEMINI_ACCESS_OK);
 	fma_sync(src, GEMINI_FMA_OS_FIRST + 2, GEMINI_FMA_SYNC_LOCAL_EVENT, 5);
 	run(f);
@@ -526,8 +531,8 @@ static void test_amo(void)
 				       8, c[i].op2);
 				if (fetch) {
 					fma_cmd(src, DI, GEMINI_FMA_CMD_GET, 0);
-					gcw(src, DI, 0, GEMINI_GCW(cmd, 0,
-								    0x200));
+					gcw(src, DI, 0,
+					    GEMINI_GCW(cmd, 0, 0x200));
 				} else {
 					fma_cmd(src, DI, cmd, 0);
 					put8(src, DI, 0, 8, 0);
@@ -1150,9 +1155,9 @@ static void soak_reap(struct soak *k, uint32_t i)
 		if ((e >> GEMINI_CQE_STATUS_SHIFT) & GEMINI_CQE_STATUS_MASK) {
 			k->bad_status++;
 			if (k->bad_status < 5)
-				printf("#   node %u: %s %u bytes at %u of node %u:"
-				       " status %llu\n", i, sl->get ? "GET" :
-				       "PUT", sl->len, sl->off, sl->dst,
+				printf("#   node %u: %s %u bytes at %u of node %u: status %llu\n",
+				       i, sl->get ? "GET" : "PUT", sl->len,
+				       sl->off, sl->dst,
 				       (unsigned long long)(e >>
 				       GEMINI_CQE_STATUS_SHIFT &
 				       GEMINI_CQE_STATUS_MASK));
@@ -1163,9 +1168,8 @@ static void soak_reap(struct soak *k, uint32_t i)
 			   SOAK_LANDING + s * 64,
 			   &k->shadow[sl->dst][i][s][sl->off], sl->len)) {
 			k->data_errors++;
-			printf("#   node %u slot %u: GET %u bytes at %u of node "
-			       "%u: wrong data\n", i, s, sl->len, sl->off,
-			       sl->dst);
+			printf("#   node %u slot %u: GET %u bytes at %u of node %u: wrong data\n",
+			       i, s, sl->len, sl->off, sl->dst);
 		}
 	}
 }
@@ -1248,14 +1252,14 @@ static void test_soak(void)
 		for (s = 0; s < SOAK_SLOTS; s++)
 			if (k.slot[i][s].busy) {
 				k.lost++;
-				printf("#   node %u slot %u: %s to node %u never "
-				       "ended\n", i, s, k.slot[i][s].get ?
-				       "GET" : "PUT", k.slot[i][s].dst);
+				printf("#   node %u slot %u: %s to node %u never ended\n",
+				       i, s, k.slot[i][s].get ? "GET" : "PUT",
+				       k.slot[i][s].dst);
 			}
-	printf("#   %llu sequences: %llu ended, %llu lost, %llu for nothing, "
-	       "%llu not OK, %llu late, %llu data errors; %llu link retries\n",
+	printf("#   %llu sequences: %llu ended, %llu lost, %llu for nothing, ",
 	       (unsigned long long)k.next_id, (unsigned long long)k.done,
-	       (unsigned long long)k.lost, (unsigned long long)k.dups,
+	       (unsigned long long)k.lost, (unsigned long long)k.dups);
+	printf("%llu not OK, %llu late, %llu data errors; %llu link retries\n",
 	       (unsigned long long)k.bad_status, (unsigned long long)k.late,
 	       (unsigned long long)k.data_errors,
 	       (unsigned long long)(nic_of(k.f, 0)->port[GEMINI_PORT_XP]
@@ -1292,8 +1296,10 @@ static const struct tap_test tests[] = {
 	  test_pause },
 	{ "a reused descriptor: old events stay the old owner's",
 	  test_reuse },
-	{ "soak under link faults and a paused node: every sequence ends "
-	  "once, OK, with the right data", test_soak },
+	{
+		"soak under link faults and a paused node: every sequence ends once, OK, with the right data",
+		test_soak
+	},
 };
 
 int main(void)

@@ -89,15 +89,19 @@ static struct gemini_pkt transact(struct fabric *f, const struct gemini_pkt *req
 /* Expect an ERR with @status, 3 phits. */
 #define CHECK_ERR(rsp, st)						\
 	do {								\
-		CHECK_EQ((rsp).type, GEMINI_PKT_ERR);			\
-		CHECK_EQ((rsp).status, (st));				\
-		CHECK_EQ(gemini_pkt_phits(&(rsp)), GEMINI_ERR_PHITS);	\
+		const struct gemini_pkt *rsp_ = &(rsp);			\
+									\
+		CHECK_EQ(rsp_->type, GEMINI_PKT_ERR);			\
+		CHECK_EQ(rsp_->status, (st));				\
+		CHECK_EQ(gemini_pkt_phits(rsp_), GEMINI_ERR_PHITS);	\
 	} while (0)
 
 #define CHECK_ACK(rsp)							\
 	do {								\
-		CHECK_EQ((rsp).type, GEMINI_PKT_ACK);			\
-		CHECK_EQ(gemini_pkt_phits(&(rsp)), GEMINI_ACK_PHITS);	\
+		const struct gemini_pkt *rsp_ = &(rsp);			\
+									\
+		CHECK_EQ(rsp_->type, GEMINI_PKT_ACK);			\
+		CHECK_EQ(gemini_pkt_phits(rsp_), GEMINI_ACK_PHITS);	\
 	} while (0)
 
 /* --- tests -------------------------------------------------------------- */
@@ -787,8 +791,8 @@ static void test_amo_hammer(void)
 		gemini_counters_json(nic_of(f, 0), json, sizeof(json));
 		snprintf(want, sizeof(want), "\"rmt\": {\"req_done\": %u, ",
 			 f->n * HAMMER_EACH);
-		CHECK(strstr(json, want) != NULL);
-		CHECK(strstr(json, "\"cq_lost\": 0}") != NULL);
+		CHECK(strstr(json, want));
+		CHECK(strstr(json, "\"cq_lost\": 0}"));
 		/* Whole: the buffer held all of it. */
 		CHECK(strlen(json) < sizeof(json) - 1 &&
 		      json[strlen(json) - 1] == '}');
@@ -877,7 +881,6 @@ static void test_errors(void)
 	}
 	/* Only the bus errors are the target's guest errors. */
 	CHECK_EQ(b->guest_errors - guest_errors, 2);
-
 
 	/* AMOs: protection, bounds, write permission, alignment. */
 	{
