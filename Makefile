@@ -80,10 +80,12 @@ image: module selftests lib
 
 # Host unit tests of the device core, under ASan and UBSan.
 CORE_SRC := $(wildcard qemu-device/core/*.c)
-CORE_HDR := $(wildcard qemu-device/core/*.h qemu-device/core/tests/*.h uapi/*.h)
+# Their TAP harness is testlib/tap.h, shared with the other C tests.
+CORE_HDR := $(wildcard qemu-device/core/*.h qemu-device/core/tests/*.h uapi/*.h) \
+	testlib/tap.h
 CORE_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror -Wshadow \
 	-fsanitize=address,undefined -fno-sanitize-recover=all \
-	-Iuapi -Iqemu-device/core
+	-Iuapi -Iqemu-device/core -Itestlib
 CORE_TESTS := $(BUILD)/core/test_core $(BUILD)/core/test_packet \
 	$(BUILD)/core/test_fabric $(BUILD)/core/test_nic $(BUILD)/core/test_fma
 

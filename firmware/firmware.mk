@@ -7,6 +7,7 @@
 #
 #   $(BUILD)/firmware/vgemini-routes   the tool (-O2)
 #   $(BUILD)/firmware/test_routes      host test of the library, ASan+UBSan
+#                                      (TAP through testlib/tap.h)
 #   test-firmware                      run test_routes, then test_cli.sh
 #                                      against the tool (both print TAP)
 
@@ -26,9 +27,11 @@ $(FIRMWARE_OUT)/vgemini-routes: $(FIRMWARE_DIR)/vgemini-routes.c $(FIRMWARE_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(FIRMWARE_CFLAGS) -O2 $(FIRMWARE_DIR)/vgemini-routes.c $(FIRMWARE_LIB) -o $@
 
-$(FIRMWARE_OUT)/test_routes: $(FIRMWARE_DIR)/tests/test_routes.c $(FIRMWARE_LIB) $(FIRMWARE_HDR)
+$(FIRMWARE_OUT)/test_routes: $(FIRMWARE_DIR)/tests/test_routes.c $(FIRMWARE_LIB) $(FIRMWARE_HDR) \
+		$(REPO)/testlib/tap.h
 	@mkdir -p $(@D)
-	$(CC) $(FIRMWARE_CFLAGS) $(FIRMWARE_SAN) $(FIRMWARE_DIR)/tests/test_routes.c $(FIRMWARE_LIB) -o $@
+	$(CC) $(FIRMWARE_CFLAGS) $(FIRMWARE_SAN) -I$(REPO)/testlib \
+		$(FIRMWARE_DIR)/tests/test_routes.c $(FIRMWARE_LIB) -o $@
 
 .PHONY: test-firmware
 test-firmware: $(FIRMWARE_BINS)

@@ -7,7 +7,8 @@
 #
 #   driver/             the kernel's scripts/checkpatch.pl --strict
 #   qemu-device/core/   the same, with the checks that only make sense
-#                       inside a kernel ignored (CORE_IGNORE below)
+#                       inside a kernel ignored (CORE_IGNORE below); and
+#                       so is testlib/, the C tests' TAP harness
 #   qemu-device/qemu/   QEMU's scripts/checkpatch.pl, run from the QEMU
 #                       source tree build-qemu.sh overlays, on the files'
 #                       paths there (so that tests/qtest/ is judged as a
@@ -72,6 +73,10 @@ for f in "$REPO"/qemu-device/core/*.[ch]; do
 done
 for f in "$REPO"/qemu-device/core/tests/*.[ch]; do
 	files+=("coretest ${f#"$REPO"/}")
+done
+# The C tests' TAP harness (testlib/), user-space C as the core is.
+for f in "$REPO"/testlib/*.[ch]; do
+	files+=("core ${f#"$REPO"/}")
 done
 for f in "$REPO"/qemu-device/qemu/*.[ch] "$REPO"/qemu-device/qemu/tests/*.c; do
 	files+=("qemu ${f#"$REPO"/}")

@@ -12,52 +12,13 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "routes.h"
-
-static int test_num, tests_failed, failures_in_test;
-
-#define CHECK(cond)							\
-	do {								\
-		if (!(cond)) {						\
-			printf("#   %s:%d: check failed: %s\n",		\
-			       __FILE__, __LINE__, #cond);		\
-			failures_in_test++;				\
-		}							\
-	} while (0)
-
-#define CHECK_EQ(a, b)							\
-	do {								\
-		unsigned long long a_ = (a), b_ = (b);			\
-		if (a_ != b_) {						\
-			printf("#   %s:%d: %s == %llu, expected %llu\n",	\
-			       __FILE__, __LINE__, #a, a_, b_);		\
-			failures_in_test++;				\
-		}							\
-	} while (0)
-
-static void test_end(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
-
-static void test_end(const char *fmt, ...)
-{
-	va_list ap;
-
-	test_num++;
-	printf("%sok %d - ", failures_in_test ? "not " : "", test_num);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	if (failures_in_test)
-		tests_failed++;
-	failures_in_test = 0;
-}
+#include "tap.h"
 
 /* ---- fixtures -------------------------------------------------------------- */
 
@@ -377,7 +338,7 @@ static void scenario(const char *dims, const char *const *fails, int algo,
 
 	if (!fixture_init(&f, dims, fails)) {
 		CHECK(0);
-		test_end("%s %s: set up", dims, what);
+		tap_test_end("%s %s: set up", dims, what);
 		return;
 	}
 	if (plan_choose(&p, &f.t, &res, err)) {
@@ -396,8 +357,8 @@ static void scenario(const char *dims, const char *const *fails, int algo,
 		plan_free(&p);
 	}
 	torus_free(&f.t);
-	test_end("%s %s: every connected pair delivered, no failed link used, deadlock-free",
-		 dims, what);
+	tap_test_end("%s %s: every connected pair delivered, no failed link used, deadlock-free",
+		     dims, what);
 }
 
 /* ---- the shapes, no failures ---------------------------------------------- */
@@ -417,7 +378,7 @@ static void test_shape_dor(const char *dims)
 
 	if (!fixture_init(&f, dims, NULL)) {
 		CHECK(0);
-		test_end("%s: set up", dims);
+		tap_test_end("%s: set up", dims);
 		return;
 	}
 	if (plan_choose(&p, &f.t, &res, err)) {
@@ -433,8 +394,8 @@ static void test_shape_dor(const char *dims)
 		plan_free(&p);
 	}
 	torus_free(&f.t);
-	test_end("%s: dimension order, minimal paths (torus distance), all pairs, deadlock-free",
-		 dims);
+	tap_test_end("%s: dimension order, minimal paths (torus distance), all pairs, deadlock-free",
+		     dims);
 }
 
 /*
@@ -478,7 +439,7 @@ static void test_shape_updown(const char *dims, const char *const *fails)
 
 	if (!fixture_init(&f, dims, fails)) {
 		CHECK(0);
-		test_end("%s: set up", dims);
+		tap_test_end("%s: set up", dims);
 		return;
 	}
 	if (plan_updown(&p, &f.t, err) ||
@@ -491,8 +452,8 @@ static void test_shape_updown(const char *dims, const char *const *fails)
 		plan_free(&p);
 	}
 	torus_free(&f.t);
-	test_end("%s%s: up/down routing alone: all connected pairs, deadlock-free",
-		 dims, fails ? " with failures" : "");
+	tap_test_end("%s%s: up/down routing alone: all connected pairs, deadlock-free",
+		     dims, fails ? " with failures" : "");
 }
 
 /* ---- failures ------------------------------------------------------------- */
@@ -655,7 +616,7 @@ static void test_known_routes(void)
 		plan_free(&p);
 		torus_free(&f.t);
 	}
-	test_end("known routes: tie-break + at distance k/2, datelines set class 1, X then Y then Z");
+	tap_test_end("known routes: tie-break + at distance k/2, datelines set class 1, X then Y then Z");
 }
 
 /* ---- the checker catches broken tables ------------------------------------ */
@@ -685,8 +646,8 @@ static void test_no_datelines(const char *dims, bool expect_cycle)
 	images_free(&im);
 	plan_free(&p);
 	torus_free(&f.t);
-	test_end("%s: dimension order without datelines is %s (checker and oracle agree)",
-		 dims, expect_cycle ? "caught as cyclic" : "acyclic (minimal ring hops are 1)");
+	tap_test_end("%s: dimension order without datelines is %s (checker and oracle agree)",
+		     dims, expect_cycle ? "caught as cyclic" : "acyclic (minimal ring hops are 1)");
 }
 
 /* A 5x1x1 DOR table set in memory, to break on purpose. */
@@ -750,7 +711,7 @@ static void test_checker_catches(void)
 	CHECK(res.loops >= 1);
 	CHECK(!check_sound(&res, CHECK_MINIMAL));
 	broken_free(&b);
-	test_end("checker catches a routing loop");
+	tap_test_end("checker catches a routing loop");
 
 	/* delivered to the wrong node */
 	broken_init(&b, "5x1x1");
@@ -760,7 +721,7 @@ static void test_checker_catches(void)
 	CHECK(res.misdelivered >= 1);
 	CHECK(!check_sound(&res, 0));
 	broken_free(&b);
-	test_end("checker catches delivery to the wrong node");
+	tap_test_end("checker catches delivery to the wrong node");
 
 	/* a "no route" where there is one */
 	broken_init(&b, "5x1x1");
@@ -773,7 +734,7 @@ static void test_checker_catches(void)
 	CHECK(res.listed[0][0] == 0 && res.listed[0][1] == 1);
 	CHECK(!check_sound(&res, 0));
 	broken_free(&b);
-	test_end("checker catches an unreachable pair that is connected");
+	tap_test_end("checker catches an unreachable pair that is connected");
 
 	/* a detour where nothing failed */
 	broken_init(&b, "5x1x1");
@@ -785,7 +746,7 @@ static void test_checker_catches(void)
 	CHECK(!check_sound(&res, CHECK_MINIMAL));
 	CHECK(check_sound(&res, 0));
 	broken_free(&b);
-	test_end("checker catches a path longer than the torus distance");
+	tap_test_end("checker catches a path longer than the torus distance");
 
 	/* a size-1 dimension's self cable */
 	broken_init(&b, "5x1x1");
@@ -798,7 +759,7 @@ static void test_checker_catches(void)
 	CHECK(strstr(err, "size 1"));
 	CHECK(!table_check(&b.f.t, 1, b.im.entries[1], err));
 	broken_free(&b);
-	test_end("checker and table check catch a size-1 self cable");
+	tap_test_end("checker and table check catch a size-1 self cable");
 
 	/* tables computed without a failure, checked against it */
 	broken_init(&b, "5x1x1");
@@ -810,7 +771,7 @@ static void test_checker_catches(void)
 	CHECK(strstr(err, "failed link"));
 	CHECK(table_check(&b.f.t, 3, b.im.entries[3], err));
 	broken_free(&b);
-	test_end("checker and table check catch a failed link in use (both ends)");
+	tap_test_end("checker and table check catch a failed link in use (both ends)");
 
 	/* reserved bits, as a lookup would return them */
 	broken_init(&b, "5x1x1");
@@ -820,7 +781,7 @@ static void test_checker_catches(void)
 	CHECK(!check_sound(&res, 0));
 	CHECK(table_check(&b.f.t, 0, b.im.entries[0], err));
 	broken_free(&b);
-	test_end("checker catches an entry with reserved bits");
+	tap_test_end("checker catches an entry with reserved bits");
 
 	/* CHECK_FIRST stops at the first problem */
 	broken_init(&b, "5x1x1");
@@ -830,7 +791,7 @@ static void test_checker_catches(void)
 	CHECK(res.stopped);
 	CHECK(res.pairs < 25);
 	broken_free(&b);
-	test_end("CHECK_FIRST stops at the first problem");
+	tap_test_end("CHECK_FIRST stops at the first problem");
 }
 
 /* ---- images --------------------------------------------------------------- */
@@ -843,7 +804,7 @@ static void test_crc32(void)
 	CHECK_EQ(vgemini_crc32(0, check, 0), 0);
 	CHECK_EQ(vgemini_crc32(vgemini_crc32(0, check, 4), check + 4, 5), 0xcbf43926u);
 	CHECK_EQ(vgemini_crc32(0, "a", 1), 0xe8b7be43u);
-	test_end("crc32: IEEE check value, empty input, continuation");
+	tap_test_end("crc32: IEEE check value, empty input, continuation");
 }
 
 /* Rewrite the header CRC after changing entries on purpose. */
@@ -877,7 +838,7 @@ static void expect_reject(const uint8_t *good, size_t len, size_t off,
 		CHECK(0);
 	}
 	free(buf);
-	test_end("loader rejects %s", name);
+	tap_test_end("loader rejects %s", name);
 }
 
 static void test_images(void)
@@ -909,7 +870,7 @@ static void test_images(void)
 	CHECK_EQ(img.num_nodes, 6);
 	CHECK_EQ(img.crc, vgemini_crc32(0, g + 64, len - 64));
 	CHECK(img.entries == g + 64);
-	test_end("image round trip: little-endian header fields, CRC, entries");
+	tap_test_end("image round trip: little-endian header fields, CRC, entries");
 
 	expect_reject(g, len, 0, 'X', len, false, "magic", "bad magic");
 	expect_reject(g, len, 4, 2, len, false, "version", "another version");
@@ -1010,7 +971,7 @@ static void test_dir(void)
 		 tmpdir && *tmpdir && strlen(tmpdir) < 200 ? tmpdir : "/tmp");
 	if (!mkdtemp(tmpl)) {
 		CHECK(0);
-		test_end("image directory: mkdtemp");
+		tap_test_end("image directory: mkdtemp");
 		return;
 	}
 	CHECK(write_dir(tmpl, "4x2x1", fails, &stale));
@@ -1028,7 +989,7 @@ static void test_dir(void)
 	plan_free(&p);
 	torus_free(&f.t);
 	images_unload(&d);
-	test_end("image directory: written, loaded back, entries equal the plan's");
+	tap_test_end("image directory: written, loaded back, entries equal the plan's");
 
 	/* a smaller torus in the same directory removes the extra images */
 	CHECK(write_dir(tmpl, "2x2x1", NULL, &stale));
@@ -1036,20 +997,20 @@ static void test_dir(void)
 	CHECK(!images_load(tmpl, &d, err));
 	CHECK_EQ(d.num_nodes, 4);
 	images_unload(&d);
-	test_end("image directory: images of routers beyond the torus removed");
+	tap_test_end("image directory: images of routers beyond the torus removed");
 
 	snprintf(path, sizeof(path), "%s/router-2.bin", tmpl);
 	truncate_file(path, 100);
 	CHECK(images_load(tmpl, &d, err));
 	CHECK(strstr(err, "router-2.bin") && strstr(err, "truncated"));
 	printf("#   %s\n", err);
-	test_end("image directory: a truncated image refused");
+	tap_test_end("image directory: a truncated image refused");
 
 	CHECK(write_dir(tmpl, "2x2x1", NULL, &stale));
 	unlink(path);
 	CHECK(images_load(tmpl, &d, err));
 	printf("#   %s\n", err);
-	test_end("image directory: a missing image refused");
+	tap_test_end("image directory: a missing image refused");
 
 	CHECK(write_dir(tmpl, "2x2x1", NULL, &stale));
 	snprintf(path, sizeof(path), "%s/router-007.bin", tmpl);
@@ -1060,7 +1021,7 @@ static void test_dir(void)
 	CHECK(images_load(tmpl, &d, err));
 	CHECK(strstr(err, "canonical"));
 	unlink(path);
-	test_end("image directory: a non-canonical image name refused");
+	tap_test_end("image directory: a non-canonical image name refused");
 
 	/* router-1.bin of another generation */
 	CHECK(write_dir(tmpl, "2x2x1", NULL, &stale));
@@ -1080,7 +1041,7 @@ static void test_dir(void)
 		plan_free(&p2);
 		torus_free(&f2.t);
 	}
-	test_end("image directory: images of different generations refused");
+	tap_test_end("image directory: images of different generations refused");
 
 	/* router-1.bin holding router 0's table */
 	CHECK(write_dir(tmpl, "2x2x1", NULL, &stale));
@@ -1098,11 +1059,11 @@ static void test_dir(void)
 		CHECK(images_load(tmpl, &d, err));
 		CHECK(strstr(err, "router 0"));
 	}
-	test_end("image directory: an image under another router's name refused");
+	tap_test_end("image directory: an image under another router's name refused");
 
 	remove_dir(tmpl);
 	CHECK(images_load(tmpl, &d, err));
-	test_end("image directory: a missing directory refused");
+	tap_test_end("image directory: a missing directory refused");
 }
 
 /* ---- command-line values ---------------------------------------------------- */
@@ -1146,7 +1107,7 @@ static void test_parsers(void)
 	CHECK(torus_init(&t, d, err));
 	d[0] = 256;
 	CHECK(torus_init(&t, d, err));
-	test_end("parse dims: XxYxZ, each 1..255, at most 65536 nodes");
+	tap_test_end("parse dims: XxYxZ, each 1..255, at most 65536 nodes");
 
 	for (i = 0; i < sizeof(good_ports) / sizeof(good_ports[0]); i++)
 		CHECK(!parse_port(good_ports[i], &port, err) && port == port_of[i]);
@@ -1156,7 +1117,7 @@ static void test_parsers(void)
 			CHECK(0);
 		}
 	}
-	test_end("parse ports: X+ .. Z-, any case, xp .. zm");
+	tap_test_end("parse ports: X+ .. Z-, any case, xp .. zm");
 
 	CHECK(!parse_dims("4x4x4", d, err) && !torus_init(&t, d, err));
 	CHECK(!parse_node(&t, "63", &id, err) && id == 63);
@@ -1188,20 +1149,21 @@ static void test_parsers(void)
 	CHECK(!torus_link_ok(&t1, 1, GEMINI_PORT_XM));
 	CHECK(torus_link_ok(&t1, 0, GEMINI_PORT_XM) && torus_link_ok(&t1, 1, GEMINI_PORT_XP));
 	torus_free(&t1);
-	test_end("parse nodes and links; failing a cable fails both ends, size 2 has two cables, size 1 none");
+	tap_test_end("parse nodes and links; failing a cable fails both ends, size 2 has two cables, size 1 none");
 
 	CHECK(!parse_u32("0", &v) && v == 0);
 	CHECK(!parse_u32("4294967295", &v) && v == 4294967295u);
 	CHECK(parse_u32("4294967296", &v));
 	CHECK(parse_u32("", &v) && parse_u32("-1", &v) && parse_u32("+1", &v) &&
 	      parse_u32("1 ", &v) && parse_u32("0x10", &v));
-	test_end("parse numbers: decimal 0..4294967295 only");
+	tap_test_end("parse numbers: decimal 0..4294967295 only");
 }
 
 int main(void)
 {
 	unsigned int i;
 
+	tap_begin();
 	for (i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++)
 		test_shape_dor(shapes[i]);
 	for (i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++)
@@ -1228,7 +1190,5 @@ int main(void)
 	test_images();
 	test_dir();
 	test_parsers();
-	printf("1..%d\n", test_num);
-	printf("# %d passed, %d failed\n", test_num - tests_failed, tests_failed);
-	return tests_failed ? 1 : 0;
+	return tap_end();
 }

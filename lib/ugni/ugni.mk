@@ -11,8 +11,8 @@
 #   $(LIB_OUT)/libugni.a          static library
 #   $(LIB_OUT)/include/gni_pub.h  the header programs include
 #   $(LIB_OUT)/pkgconfig/cray-ugni.pc, cray-gni-headers.pc
-#   $(LIB_OUT)/tests/test_ugni    host unit test (TAP), library and test
-#                                 under ASan+UBSan
+#   $(LIB_OUT)/tests/test_ugni    host unit test (TAP, testlib/tap.h),
+#                                 library and test under ASan+UBSan
 #
 # Host tests: lib/ugni/tests/host-test.py $(LIB_OUT), run by test-lib.
 
@@ -68,8 +68,9 @@ $(LIB_OUT)/pkgconfig/%.pc: $(UGNI_DIR)/%.pc.in
 	sed -e 's|@PREFIX@|$(LIB_OUT)|' -e 's|@VERSION@|$(UGNI_VERSION)|' $< >$@
 
 $(UGNI_TEST): $(UGNI_DIR)/tests/test_ugni.c $(UGNI_DIR)/tests/stub_calls.h \
-		$(UGNI_SRC) $(UGNI_HDR)
+		$(UGNI_SRC) $(UGNI_HDR) $(REPO)/testlib/tap.h
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 -Wall -Wextra -Werror -pthread $(UGNI_SAN) \
-		-I$(UGNI_DIR) -I$(REPO)/uapi $(UGNI_DIR)/tests/test_ugni.c \
+		-I$(UGNI_DIR) -I$(REPO)/uapi -I$(REPO)/testlib \
+		$(UGNI_DIR)/tests/test_ugni.c \
 		$(UGNI_SRC) -o $@

@@ -14,29 +14,10 @@
 #include "gni_pub.h"
 #include "gemini_mh.h"
 #include "gemini_nic.h"
+#include "tap.h"
 
-static int n_test, n_fail;
-
-static void ok(int cond, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-#include <stdarg.h>
-static void ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	n_test++;
-	if (!cond)
-		n_fail++;
-	printf("%s %d - ", cond ? "ok" : "not ok", n_test);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-}
-
-#define EQ(a, b) ok((unsigned long long)(a) == (unsigned long long)(b), \
-		    "%s == %s (got 0x%llx)", #a, #b, (unsigned long long)(a))
+#define EQ(a, b) tap_ok((unsigned long long)(a) == (unsigned long long)(b), \
+			"%s == %s (got 0x%llx)", #a, #b, (unsigned long long)(a))
 #define OFF(t, f, v) EQ(offsetof(t, f), v)
 
 static void test_layouts(void)
@@ -200,12 +181,12 @@ static void test_err_str(void)
 	int i;
 
 	for (i = GNI_RC_SUCCESS; i <= GNI_RC_ERROR_NOMEM; i++)
-		ok(gni_err_str[i] && !strcmp(gni_err_str[i], names[i]),
-		   "gni_err_str[%d] is %s", i, names[i]);
+		tap_ok(gni_err_str[i] && !strcmp(gni_err_str[i], names[i]),
+		       "gni_err_str[%d] is %s", i, names[i]);
 	for (i = 0; i < GNI_NUM_STATS; i++)
-		ok(gni_statistic_str[i] && !strncmp(gni_statistic_str[i],
-						    "GNI_STAT_SMSG_", 14),
-		   "gni_statistic_str[%d] named", i);
+		tap_ok(gni_statistic_str[i] && !strncmp(gni_statistic_str[i],
+							"GNI_STAT_SMSG_", 14),
+		       "gni_statistic_str[%d] named", i);
 }
 
 /* gemini-hw.md §8.3, written as the table: [status][source 1..7] */
@@ -265,24 +246,24 @@ static void test_cq_error_str(void)
 			}
 		}
 	}
-	ok(!bad, "GNI_CqErrorStr: 112 (source, status) pairs match §8.3");
+	tap_ok(!bad, "GNI_CqErrorStr: 112 (source, status) pairs match §8.3");
 	e = GEMINI_CQE(0, 0x2, 0);
-	ok(GNI_CqErrorStr(e, buf, sizeof(buf)) == GNI_RC_SUCCESS &&
-	   !strcmp(buf, "SOURCE_NOT_DONE:UNDEFINED_ERR"),
-	   "GNI_CqErrorStr of an unwritten entry: %s", buf);
+	tap_ok(GNI_CqErrorStr(e, buf, sizeof(buf)) == GNI_RC_SUCCESS &&
+	       !strcmp(buf, "SOURCE_NOT_DONE:UNDEFINED_ERR"),
+	       "GNI_CqErrorStr of an unwritten entry: %s", buf);
 	e = GEMINI_CQE(2, 0xE, 0);
-	ok(GNI_CqErrorStr(e, buf, 10) == GNI_RC_SIZE_ERROR,
-	   "GNI_CqErrorStr: short buffer -> SIZE_ERROR");
-	ok(GNI_CqErrorStr(e, buf, strlen("SOURCE_SSID_DREQ:BTE_SEND_MISS_ERR")) ==
-	   GNI_RC_SIZE_ERROR, "GNI_CqErrorStr: no room for the NUL -> SIZE_ERROR");
-	ok(GNI_CqErrorStr(e, buf, strlen("SOURCE_SSID_DREQ:BTE_SEND_MISS_ERR") + 1) ==
-	   GNI_RC_SUCCESS, "GNI_CqErrorStr: exact fit");
-	ok(GNI_CqErrorStr(e, NULL, 256) == GNI_RC_INVALID_PARAM,
-	   "GNI_CqErrorStr: NULL buffer -> INVALID_PARAM");
+	tap_ok(GNI_CqErrorStr(e, buf, 10) == GNI_RC_SIZE_ERROR,
+	       "GNI_CqErrorStr: short buffer -> SIZE_ERROR");
+	tap_ok(GNI_CqErrorStr(e, buf, strlen("SOURCE_SSID_DREQ:BTE_SEND_MISS_ERR")) ==
+	       GNI_RC_SIZE_ERROR, "GNI_CqErrorStr: no room for the NUL -> SIZE_ERROR");
+	tap_ok(GNI_CqErrorStr(e, buf, strlen("SOURCE_SSID_DREQ:BTE_SEND_MISS_ERR") + 1) ==
+	       GNI_RC_SUCCESS, "GNI_CqErrorStr: exact fit");
+	tap_ok(GNI_CqErrorStr(e, NULL, 256) == GNI_RC_INVALID_PARAM,
+	       "GNI_CqErrorStr: NULL buffer -> INVALID_PARAM");
 	e |= GEMINI_CQE_OVERRUN;
-	ok(GNI_CqErrorStr(e, buf, sizeof(buf)) == GNI_RC_SUCCESS &&
-	   !strcmp(buf, "SOURCE_SSID_DREQ:BTE_SEND_MISS_ERR"),
-	   "GNI_CqErrorStr ignores overrun and data");
+	tap_ok(GNI_CqErrorStr(e, buf, sizeof(buf)) == GNI_RC_SUCCESS &&
+	       !strcmp(buf, "SOURCE_SSID_DREQ:BTE_SEND_MISS_ERR"),
+	       "GNI_CqErrorStr ignores overrun and data");
 }
 
 /* gemini-hw.md §8.4, row by row as written there */
@@ -335,19 +316,19 @@ static void test_cq_recoverable(void)
 			}
 		}
 	}
-	ok(!bad && cells == 105, "GNI_CqErrorRecoverable: %d cells match §8.4", cells);
+	tap_ok(!bad && cells == 105, "GNI_CqErrorRecoverable: %d cells match §8.4", cells);
 	for (st = 0, bad = 0; st <= 15; st++)
 		bad += GNI_CqErrorRecoverable(GEMINI_CQE(0, st, 0), &r) !=
 		       GNI_RC_INVALID_STATE;
 	for (src = 0; src <= 7; src++)
 		bad += GNI_CqErrorRecoverable(GEMINI_CQE(src, 0, 0), &r) !=
 		       GNI_RC_INVALID_STATE;
-	ok(!bad, "GNI_CqErrorRecoverable: status 0 and source 0 are INVALID_STATE");
-	ok(GNI_CqErrorRecoverable(GEMINI_CQE(1, 0xA, 0), NULL) ==
-	   GNI_RC_INVALID_PARAM, "GNI_CqErrorRecoverable: NULL -> INVALID_PARAM");
+	tap_ok(!bad, "GNI_CqErrorRecoverable: status 0 and source 0 are INVALID_STATE");
+	tap_ok(GNI_CqErrorRecoverable(GEMINI_CQE(1, 0xA, 0), NULL) ==
+	       GNI_RC_INVALID_PARAM, "GNI_CqErrorRecoverable: NULL -> INVALID_PARAM");
 	r = 7;
-	ok(GNI_CqErrorRecoverable(GEMINI_CQE(1, 0xA, 0) | GEMINI_CQE_OVERRUN, &r) ==
-	   GNI_RC_SUCCESS && r == 1, "recoverable with the overrun bit set");
+	tap_ok(GNI_CqErrorRecoverable(GEMINI_CQE(1, 0xA, 0) | GEMINI_CQE_OVERRUN, &r) ==
+	       GNI_RC_SUCCESS && r == 1, "recoverable with the overrun bit set");
 }
 
 static void test_cq_accessors(void)
@@ -410,26 +391,26 @@ static void test_info(void)
 	gni_nic_device_t dev = GNI_DEVICE_LAST;
 	uint32_t v = 0;
 
-	ok(GNI_GetVersion(&v) == GNI_RC_SUCCESS && v == GNI_VERSION,
-	   "GNI_GetVersion = 0x%x", v);
-	ok(GNI_GetVersion(NULL) == GNI_RC_INVALID_PARAM, "GNI_GetVersion(NULL)");
+	tap_ok(GNI_GetVersion(&v) == GNI_RC_SUCCESS && v == GNI_VERSION,
+	       "GNI_GetVersion = 0x%x", v);
+	tap_ok(GNI_GetVersion(NULL) == GNI_RC_INVALID_PARAM, "GNI_GetVersion(NULL)");
 	memset(&vi, 0x5a, sizeof(vi));
-	ok(GNI_GetVersionInformation(&vi) == GNI_RC_SUCCESS &&
-	   vi.ugni_version == GNI_VERSION &&
-	   memchr(vi.ugni_build_string, 0, MAX_BUILD_STRING_LENGTH) &&
-	   vi.ugni_build_string[0] &&
-	   memchr(vi.kgni_build_string, 0, MAX_BUILD_STRING_LENGTH),
-	   "GNI_GetVersionInformation: ugni 0x%x \"%s\"", vi.ugni_version,
-	   vi.ugni_build_string);
+	tap_ok(GNI_GetVersionInformation(&vi) == GNI_RC_SUCCESS &&
+	       vi.ugni_version == GNI_VERSION &&
+	       memchr(vi.ugni_build_string, 0, MAX_BUILD_STRING_LENGTH) &&
+	       vi.ugni_build_string[0] &&
+	       memchr(vi.kgni_build_string, 0, MAX_BUILD_STRING_LENGTH),
+	       "GNI_GetVersionInformation: ugni 0x%x \"%s\"", vi.ugni_version,
+	       vi.ugni_build_string);
 	/* libfabric's rule: major > compiled or equal major and minor >= */
-	ok(GNI_GET_MAJOR(vi.ugni_version) == GNI_MAJOR_REV &&
-	   GNI_GET_MINOR(vi.ugni_version) >= GNI_MINOR_REV,
-	   "library version acceptable to the header it ships");
-	ok(GNI_GetVersionInformation(NULL) == GNI_RC_INVALID_PARAM,
-	   "GNI_GetVersionInformation(NULL)");
-	ok(GNI_GetDeviceType(&dev) == GNI_RC_SUCCESS && dev == GNI_DEVICE_GEMINI,
-	   "GNI_GetDeviceType = GEMINI");
-	ok(GNI_GetDeviceType(NULL) == GNI_RC_INVALID_PARAM, "GNI_GetDeviceType(NULL)");
+	tap_ok(GNI_GET_MAJOR(vi.ugni_version) == GNI_MAJOR_REV &&
+	       GNI_GET_MINOR(vi.ugni_version) >= GNI_MINOR_REV,
+	       "library version acceptable to the header it ships");
+	tap_ok(GNI_GetVersionInformation(NULL) == GNI_RC_INVALID_PARAM,
+	       "GNI_GetVersionInformation(NULL)");
+	tap_ok(GNI_GetDeviceType(&dev) == GNI_RC_SUCCESS && dev == GNI_DEVICE_GEMINI,
+	       "GNI_GetDeviceType = GEMINI");
+	tap_ok(GNI_GetDeviceType(NULL) == GNI_RC_INVALID_PARAM, "GNI_GetDeviceType(NULL)");
 }
 
 static void test_memhndl(void)
@@ -450,21 +431,21 @@ static void test_memhndl(void)
 	EQ(GNI_MEMHNDL_GET_VA(nf), 0x00007f1234567000ull);
 	EQ(GNI_MEMHNDL_GET_PAGESIZE(nf), 2u << 20);
 	EQ(GNI_MEMHNDL_GET_FLAGS(nf), 0x84);
-	ok(GNI_MemHndlQueryAttr(&v1, GNI_MEMHNDL_ATTR_READONLY, &yes) ==
-	   GNI_RC_SUCCESS && yes == 0, "QueryAttr READONLY of v1 vector: no");
-	ok(GNI_MemHndlQueryAttr(&nf, GNI_MEMHNDL_ATTR_MRT, &yes) ==
-	   GNI_RC_SUCCESS && yes == 1, "QueryAttr MRT of new-format vector: yes");
-	ok(GNI_MemHndlQueryAttr(&nf, GNI_MEMHNDL_ATTR_VMDH, &yes) ==
-	   GNI_RC_SUCCESS && yes == 0, "QueryAttr VMDH of new-format vector: no");
-	ok(GNI_MemHndlQueryAttr(&zero, GNI_MEMHNDL_ATTR_CLONE, &yes) ==
-	   GNI_RC_SUCCESS && yes == 0, "QueryAttr of the zero handle (CRC 0)");
+	tap_ok(GNI_MemHndlQueryAttr(&v1, GNI_MEMHNDL_ATTR_READONLY, &yes) ==
+	       GNI_RC_SUCCESS && yes == 0, "QueryAttr READONLY of v1 vector: no");
+	tap_ok(GNI_MemHndlQueryAttr(&nf, GNI_MEMHNDL_ATTR_MRT, &yes) ==
+	       GNI_RC_SUCCESS && yes == 1, "QueryAttr MRT of new-format vector: yes");
+	tap_ok(GNI_MemHndlQueryAttr(&nf, GNI_MEMHNDL_ATTR_VMDH, &yes) ==
+	       GNI_RC_SUCCESS && yes == 0, "QueryAttr VMDH of new-format vector: no");
+	tap_ok(GNI_MemHndlQueryAttr(&zero, GNI_MEMHNDL_ATTR_CLONE, &yes) ==
+	       GNI_RC_SUCCESS && yes == 0, "QueryAttr of the zero handle (CRC 0)");
 	bad.qword2 ^= 1ull << 56;
-	ok(GNI_MemHndlQueryAttr(&bad, GNI_MEMHNDL_ATTR_READONLY, &yes) ==
-	   GNI_RC_INVALID_PARAM, "QueryAttr: bad CRC -> INVALID_PARAM");
-	ok(GNI_MemHndlQueryAttr(&v1, (gni_mem_handle_attr_t)8, &yes) ==
-	   GNI_RC_INVALID_PARAM, "QueryAttr: bad attribute -> INVALID_PARAM");
-	ok(GNI_MemHndlQueryAttr(&v1, GNI_MEMHNDL_ATTR_READONLY, NULL) ==
-	   GNI_RC_INVALID_PARAM, "QueryAttr: NULL -> INVALID_PARAM");
+	tap_ok(GNI_MemHndlQueryAttr(&bad, GNI_MEMHNDL_ATTR_READONLY, &yes) ==
+	       GNI_RC_INVALID_PARAM, "QueryAttr: bad CRC -> INVALID_PARAM");
+	tap_ok(GNI_MemHndlQueryAttr(&v1, (gni_mem_handle_attr_t)8, &yes) ==
+	       GNI_RC_INVALID_PARAM, "QueryAttr: bad attribute -> INVALID_PARAM");
+	tap_ok(GNI_MemHndlQueryAttr(&v1, GNI_MEMHNDL_ATTR_READONLY, NULL) ==
+	       GNI_RC_INVALID_PARAM, "QueryAttr: NULL -> INVALID_PARAM");
 }
 
 /* gni_pub.h's accessors read the fields where uapi/gemini_mh.h puts them. */
@@ -509,16 +490,16 @@ static void test_unimplemented(void)
 	} while (0);
 #include "stub_calls.h"
 #undef STUB
-	ok(!bad && n == 61, "%d functions vgemini does not offer return "
-	   "GNI_RC_ILLEGAL_OP", n);
-	ok(gni_ce_res_status_ok(&res) == 0 &&
-	   gni_ce_res_get_status(&res) == GNI_RC_ILLEGAL_OP,
-	   "CE results never report success on Gemini");
+	tap_ok(!bad && n == 61, "%d functions vgemini does not offer return "
+	       "GNI_RC_ILLEGAL_OP", n);
+	tap_ok(gni_ce_res_status_ok(&res) == 0 &&
+	       gni_ce_res_get_status(&res) == GNI_RC_ILLEGAL_OP,
+	       "CE results never report success on Gemini");
 }
 
 int main(void)
 {
-	printf("TAP version 13\n");
+	tap_begin();
 	test_layouts();
 	test_constants();
 	test_err_str();
@@ -529,6 +510,5 @@ int main(void)
 	test_memhndl();
 	test_memhndl_layout();
 	test_unimplemented();
-	printf("1..%d\n", n_test);
-	return n_fail != 0;
+	return tap_end();
 }
