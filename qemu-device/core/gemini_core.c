@@ -2,6 +2,7 @@
 /*
  * cray-gemini device core: identity, control block and test registers.
  */
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -243,267 +244,301 @@ bus_error:
 /* --- Control block ------------------------------------------------------ */
 
 /*
- * The control block is handled as 32-bit words: an 8-byte access is two
- * word accesses, low word first, and a 64-bit register is two words.
+ * The control block is one table, ctl_regs[]: both directions and the
+ * traces' names come from it.  It is handled as 32-bit words: an 8-byte
+ * access is two word accesses, low word first, and a word is the whole of
+ * a 32-bit register or one half of a 64-bit one.
  */
-static void set_lo(uint64_t *reg, uint32_t v)
+enum ctl_access {
+	CTL_RO,		/* a write is refused (GEMINI_ACCESS_READ_ONLY) */
+	CTL_RW,
+	CTL_WO,		/* a read is refused (GEMINI_ACCESS_WRITE_ONLY) */
+};
+
+/*
+ * A register, or an array of @count alike ones (register @i at @offset +
+ * @i * @stride; @stride only for an array).  Its value is kept in struct
+ * gemini_nic at @field (the array's at @field + @i * @fstride), or is
+ * computed by @read, or is constant (@value: no @read and @field 0, where
+ * struct gemini_nic has no register); a write stores it there under @mask
+ * unless @write takes it.
+ *
+ * @offset, @name: VGEMINI_CTL_<name> of vgemini_ctl.h (the array's first);
+ *	in a port's block VGEMINI_<name>, among the counters VGEMINI_PC_<id>
+ *	(named PC_<id>) and VGEMINI_NC_<id> (NC_<id>)
+ * @size: 4 or 8 bytes; the field is a u32 or a u64 to match
+ * @access: enum ctl_access
+ * @mask: the bits a write keeps (an RW register without @write)
+ * @read: the value of register @i
+ * @write: a write of @val, the register's new value (with a half write,
+ *	merged with the other half)
+ */
+struct ctl_reg {
+	uint16_t offset;
+	uint8_t size;
+	uint8_t access;
+	uint8_t count;
+	uint16_t stride;
+	const char *name;
+	size_t field;
+	size_t fstride;
+	uint64_t value;
+	uint64_t mask;
+	uint64_t (*read)(const struct gemini_nic *nic, unsigned int i);
+	void (*write)(struct gemini_nic *nic, uint64_t val);
+};
+
+static uint64_t ctl_coord(const struct gemini_nic *nic, unsigned int i)
 {
-	*reg = (*reg & 0xffffffff00000000ull) | v;
+	const struct gemini_config *c = &nic->cfg;
+
+	(void)i;
+	return VGEMINI_COORD(c->coord[0], c->coord[1], c->coord[2]);
 }
 
-static void set_hi(uint64_t *reg, uint32_t v)
+static uint64_t ctl_dims(const struct gemini_nic *nic, unsigned int i)
 {
-	*reg = (*reg & 0xffffffffull) | ((uint64_t)v << 32);
+	const struct gemini_config *c = &nic->cfg;
+
+	(void)i;
+	return VGEMINI_COORD(c->dims[0], c->dims[1], c->dims[2]);
+}
+
+static void ctl_irq_raise(struct gemini_nic *nic, uint64_t val)
+{
+	raise_irq(nic, (uint32_t)val);
+}
+
+static void ctl_dma_cmd(struct gemini_nic *nic, uint64_t val)
+{
+	/* Runs to completion before the write returns. */
+	nic->dma_status = dma_run(nic, (uint32_t)val);
+	raise_irq(nic, nic->dma_irq);
+}
+
+static uint64_t ctl_fabric_state(const struct gemini_nic *nic, unsigned int i)
+{
+	(void)i;
+	return gemini_fabric_state(nic);
+}
+
+static void ctl_diag_cmd(struct gemini_nic *nic, uint64_t val)
+{
+	struct gemini_diag *d = &nic->diag[GEMINI_DIAG_GUEST];
+
+	if (val != VGEMINI_DIAG_CMD_PING) {
+		gemini_guest_error(nic, "diag: unknown command %u",
+				   (uint32_t)val);
+		return;
+	}
+	if (d->status == VGEMINI_DIAG_PENDING) {
+		gemini_guest_error(nic, "diag: a ping is already in flight");
+		return;
+	}
+	gemini_diag_start(nic, GEMINI_DIAG_GUEST, d->dest, d->len, 1);
+}
+
+static void ctl_gart_entries(struct gemini_nic *nic, uint64_t val)
+{
+	if (val > VGEMINI_GART_MAX_ENTRIES) {
+		gemini_guest_error(nic, "GART: %u entries, at most %u",
+				   (uint32_t)val, VGEMINI_GART_MAX_ENTRIES);
+		val = VGEMINI_GART_MAX_ENTRIES;
+	}
+	nic->nat.gart_entries = (uint32_t)val;
+}
+
+static uint64_t ctl_port_peer(const struct gemini_nic *nic, unsigned int i)
+{
+	const struct gemini_router_port *port = &nic->port[i];
+
+	return port->state == VGEMINI_PORT_UP ||
+	       port->state == VGEMINI_PORT_MISWIRED ?
+	       port->peer : VGEMINI_PEER_NONE;
+}
+
+/* Register VGEMINI_CTL_@id, one of @sz bytes, with access CTL_@acc. */
+#define CTL(id, sz, acc)						\
+	.offset = VGEMINI_CTL_##id, .name = #id, .size = (sz),		\
+	.access = CTL_##acc, .count = 1
+/* Kept in nic->@f, a u32 or a u64 as the register's size. */
+#define FIELD(f)	.field = offsetof(struct gemini_nic, f)
+#define DIAG(f)		FIELD(diag[GEMINI_DIAG_GUEST].f)
+#define PORT_STRIDE	.fstride = sizeof(struct gemini_router_port)
+/* Register VGEMINI_PORT_@id of each port's block. */
+#define PORT(id)							\
+	.offset = VGEMINI_CTL_PORT_BASE + VGEMINI_PORT_##id,		\
+	.name = "PORT_" #id, .size = 4, .access = CTL_RO,		\
+	.count = GEMINI_NUM_TORUS_PORTS,				\
+	.stride = VGEMINI_CTL_PORT_STRIDE
+/* Counter VGEMINI_PC_@id of each port's block, VGEMINI_NC_@id the NIC's. */
+#define PORT_COUNTER(id, key)						\
+	{ .offset = VGEMINI_CTL_COUNTER(0, VGEMINI_PC_##id),		\
+	  .name = "PC_" #id, .size = 8, .access = CTL_RO,		\
+	  .count = VGEMINI_COUNTER_BLK_NIC,				\
+	  .stride = VGEMINI_CTL_COUNTER_STRIDE,				\
+	  FIELD(port[0].ctr[VGEMINI_PC_##id]), PORT_STRIDE },
+#define NIC_COUNTER(id, key)						\
+	{ .offset = VGEMINI_CTL_COUNTER(VGEMINI_COUNTER_BLK_NIC,	\
+					VGEMINI_NC_##id),		\
+	  .name = "NC_" #id, .size = 8, .access = CTL_RO,		\
+	  .count = 1, FIELD(nic_ctr[VGEMINI_NC_##id]) },
+
+static const struct ctl_reg ctl_regs[] = {
+	/* identity and place */
+	{ CTL(MAGIC, 4, RO), .value = VGEMINI_CTL_MAGIC_VALUE },
+	{ CTL(VERSION, 4, RO), .value = VGEMINI_CTL_VERSION_VALUE },
+	{ CTL(NODE_PE, 4, RO), FIELD(pe) },
+	{ CTL(COORD, 4, RO), .read = ctl_coord },
+	{ CTL(DIMS, 4, RO), .read = ctl_dims },
+	{ CTL(NUM_PORTS, 4, RO), .value = GEMINI_NUM_TORUS_PORTS },
+	{ CTL(NUM_VECTORS, 4, RO), FIELD(cfg.num_vectors) },
+	/* test registers */
+	{ CTL(SCRATCH, 8, RW), FIELD(scratch), .mask = UINT64_MAX },
+	{ CTL(IRQ_RAISE, 4, WO), .write = ctl_irq_raise },
+	{ CTL(DMA_ADDR, 8, RW), FIELD(dma_addr), .mask = UINT64_MAX },
+	{ CTL(DMA_DST, 8, RW), FIELD(dma_dst), .mask = UINT64_MAX },
+	{ CTL(DMA_LEN, 4, RW), FIELD(dma_len), .mask = UINT32_MAX },
+	{ CTL(DMA_PATTERN, 4, RW), FIELD(dma_pattern), .mask = UINT32_MAX },
+	{ CTL(DMA_CMD, 4, WO), .write = ctl_dma_cmd },
+	{ CTL(DMA_STATUS, 4, RO), FIELD(dma_status) },
+	{ CTL(DMA_IRQ, 4, RW), FIELD(dma_irq), .mask = UINT32_MAX },
+	{ CTL(LINK_IRQ, 4, RW), FIELD(link_irq), .mask = UINT32_MAX },
+	/* fabric state */
+	{ CTL(ROUTE_GEN, 4, RO), FIELD(router.generation) },
+	{ CTL(FABRIC_STATE, 4, RO), .read = ctl_fabric_state },
+	/* diagnostic ping */
+	{ CTL(DIAG_DEST, 4, RW), DIAG(dest), .mask = UINT32_MAX },
+	{ CTL(DIAG_LEN, 4, RW), DIAG(len), .mask = UINT32_MAX },
+	{ CTL(DIAG_CMD, 4, WO), .write = ctl_diag_cmd },
+	{ CTL(DIAG_STATUS, 4, RO), DIAG(status) },
+	{ CTL(DIAG_HOPS, 4, RO), DIAG(hops) },
+	{ CTL(DIAG_RTT_NS, 4, RO), DIAG(rtt_ns) },
+	{ CTL(DIAG_IRQ, 4, RW), DIAG(irq), .mask = UINT32_MAX },
+	{ CTL(DIAG_SEQ, 4, RO), DIAG(seq) },
+	{ CTL(DIAG_NTRACE, 4, RO), DIAG(ntrace) },
+	{ .offset = VGEMINI_CTL_DIAG_TRACE, .name = "DIAG_TRACE", .size = 4,
+	  .access = CTL_RO, .count = VGEMINI_DIAG_MAX_TRACE, .stride = 4,
+	  DIAG(trace[0]), .fstride = 4 },
+	/* GART */
+	{ CTL(GART_BASE, 8, RW), FIELD(nat.gart_base),
+	  .mask = VGEMINI_GART_BASE_MASK },
+	{ CTL(GART_ENTRIES, 4, RW), FIELD(nat.gart_entries),
+	  .write = ctl_gart_entries },
+	/* router ports */
+	{ PORT(STATE), FIELD(port[0].state), PORT_STRIDE },
+	{ PORT(PEER), .read = ctl_port_peer },
+	{ PORT(EXPECTED), FIELD(port[0].expected), PORT_STRIDE },
+	{ PORT(CHANGES), FIELD(port[0].changes), PORT_STRIDE },
+	/* counters: no register in the slots past VGEMINI_PC/NC_NUM */
+	VGEMINI_PORT_COUNTER_LIST(PORT_COUNTER)
+	VGEMINI_NIC_COUNTER_LIST(NIC_COUNTER)
+};
+
+/* Fields that are not uint32_t but kept as one */
+static_assert(sizeof(enum vgemini_port_state) == 4, "PORT_STATE: a u32");
+static_assert(sizeof(unsigned int) == 4, "NUM_VECTORS, DIAG_NTRACE: u32s");
+
+#undef NIC_COUNTER
+#undef PORT_COUNTER
+#undef PORT
+#undef PORT_STRIDE
+#undef DIAG
+#undef FIELD
+#undef CTL
+
+/* The register byte @off is in: register *@i of the array, its byte *@at. */
+static const struct ctl_reg *ctl_find(uint64_t off, unsigned int *i,
+				      unsigned int *at)
+{
+	const struct ctl_reg *r;
+	uint64_t d, n;
+
+	for (r = ctl_regs;
+	     r < ctl_regs + sizeof(ctl_regs) / sizeof(ctl_regs[0]); r++) {
+		if (off < r->offset)
+			continue;
+		d = off - r->offset;
+		n = 0;
+		if (r->count > 1) {
+			n = d / r->stride;
+			d %= r->stride;
+		}
+		if (n >= r->count || d >= r->size)
+			continue;
+		*i = (unsigned int)n;
+		*at = (unsigned int)d;
+		return r;
+	}
+	return NULL;
+}
+
+const char *gemini_ctl_reg_name(uint64_t offset)
+{
+	unsigned int i, at;
+	const struct ctl_reg *r = ctl_find(offset, &i, &at);
+
+	return r ? r->name : "?";
+}
+
+static void *ctl_field(struct gemini_nic *nic, const struct ctl_reg *r,
+		       unsigned int i)
+{
+	return (char *)nic + r->field + i * r->fstride;
+}
+
+static uint64_t ctl_value(struct gemini_nic *nic, const struct ctl_reg *r,
+			  unsigned int i)
+{
+	if (r->read)
+		return r->read(nic, i);
+	if (!r->field)
+		return r->value;
+	if (r->size == 8)
+		return *(uint64_t *)ctl_field(nic, r, i);
+	return *(uint32_t *)ctl_field(nic, r, i);
 }
 
 static enum gemini_access ctl_read32(struct gemini_nic *nic, uint64_t off,
 				     uint32_t *val)
 {
-	const struct gemini_config *c = &nic->cfg;
+	const struct ctl_reg *r;
+	unsigned int i, at;
 
-	if (off >= VGEMINI_CTL_PORT_BASE &&
-	    off < VGEMINI_CTL_PORT(GEMINI_NUM_TORUS_PORTS)) {
-		const struct gemini_router_port *port;
-
-		port = &nic->port[(off - VGEMINI_CTL_PORT_BASE) /
-				  VGEMINI_CTL_PORT_STRIDE];
-		switch ((off - VGEMINI_CTL_PORT_BASE) % VGEMINI_CTL_PORT_STRIDE) {
-		case VGEMINI_PORT_STATE:
-			*val = port->state;
-			return GEMINI_ACCESS_OK;
-		case VGEMINI_PORT_PEER:
-			*val = port->state == VGEMINI_PORT_UP ||
-			       port->state == VGEMINI_PORT_MISWIRED ?
-			       port->peer : VGEMINI_PEER_NONE;
-			return GEMINI_ACCESS_OK;
-		case VGEMINI_PORT_EXPECTED:
-			*val = port->expected;
-			return GEMINI_ACCESS_OK;
-		case VGEMINI_PORT_CHANGES:
-			*val = port->changes;
-			return GEMINI_ACCESS_OK;
-		}
-	}
-
-	if (off >= VGEMINI_CTL_COUNTERS &&
-	    off < VGEMINI_CTL_COUNTER(VGEMINI_COUNTER_BLOCKS, 0)) {
-		unsigned int blk = (off - VGEMINI_CTL_COUNTERS) /
-				   VGEMINI_CTL_COUNTER_STRIDE;
-		unsigned int idx = (off - VGEMINI_CTL_COUNTER(blk, 0)) / 8;
-		const uint64_t *ctr = blk == VGEMINI_COUNTER_BLK_NIC ?
-				      nic->nic_ctr : nic->port[blk].ctr;
-		unsigned int num = blk == VGEMINI_COUNTER_BLK_NIC ?
-				   VGEMINI_NC_NUM : VGEMINI_PC_NUM;
-
-		if (idx >= num) {
-			*val = 0;
-			return GEMINI_ACCESS_UNKNOWN;
-		}
-		*val = off & 4 ? (uint32_t)(ctr[idx] >> 32) : (uint32_t)ctr[idx];
-		return GEMINI_ACCESS_OK;
-	}
-	if (off >= VGEMINI_CTL_DIAG_TRACE &&
-	    off < VGEMINI_CTL_DIAG_TRACE + 4 * VGEMINI_DIAG_MAX_TRACE) {
-		*val = nic->diag[GEMINI_DIAG_GUEST].trace[(off -
-					VGEMINI_CTL_DIAG_TRACE) / 4];
-		return GEMINI_ACCESS_OK;
-	}
-
-	switch (off) {
-	case VGEMINI_CTL_MAGIC:
-		*val = VGEMINI_CTL_MAGIC_VALUE;
-		break;
-	case VGEMINI_CTL_VERSION:
-		*val = VGEMINI_CTL_VERSION_VALUE;
-		break;
-	case VGEMINI_CTL_NODE_PE:
-		*val = nic->pe;
-		break;
-	case VGEMINI_CTL_COORD:
-		*val = VGEMINI_COORD(c->coord[0], c->coord[1], c->coord[2]);
-		break;
-	case VGEMINI_CTL_DIMS:
-		*val = VGEMINI_COORD(c->dims[0], c->dims[1], c->dims[2]);
-		break;
-	case VGEMINI_CTL_NUM_PORTS:
-		*val = GEMINI_NUM_TORUS_PORTS;
-		break;
-	case VGEMINI_CTL_NUM_VECTORS:
-		*val = c->num_vectors;
-		break;
-	case VGEMINI_CTL_SCRATCH:
-		*val = (uint32_t)nic->scratch;
-		break;
-	case VGEMINI_CTL_SCRATCH + 4:
-		*val = (uint32_t)(nic->scratch >> 32);
-		break;
-	case VGEMINI_CTL_DMA_ADDR:
-		*val = (uint32_t)nic->dma_addr;
-		break;
-	case VGEMINI_CTL_DMA_ADDR + 4:
-		*val = (uint32_t)(nic->dma_addr >> 32);
-		break;
-	case VGEMINI_CTL_DMA_DST:
-		*val = (uint32_t)nic->dma_dst;
-		break;
-	case VGEMINI_CTL_DMA_DST + 4:
-		*val = (uint32_t)(nic->dma_dst >> 32);
-		break;
-	case VGEMINI_CTL_DMA_LEN:
-		*val = nic->dma_len;
-		break;
-	case VGEMINI_CTL_DMA_PATTERN:
-		*val = nic->dma_pattern;
-		break;
-	case VGEMINI_CTL_DMA_STATUS:
-		*val = nic->dma_status;
-		break;
-	case VGEMINI_CTL_DMA_IRQ:
-		*val = nic->dma_irq;
-		break;
-	case VGEMINI_CTL_LINK_IRQ:
-		*val = nic->link_irq;
-		break;
-	case VGEMINI_CTL_ROUTE_GEN:
-		*val = nic->router.generation;
-		break;
-	case VGEMINI_CTL_FABRIC_STATE:
-		*val = gemini_fabric_state(nic);
-		break;
-	case VGEMINI_CTL_DIAG_DEST:
-		*val = nic->diag[GEMINI_DIAG_GUEST].dest;
-		break;
-	case VGEMINI_CTL_DIAG_LEN:
-		*val = nic->diag[GEMINI_DIAG_GUEST].len;
-		break;
-	case VGEMINI_CTL_DIAG_STATUS:
-		*val = nic->diag[GEMINI_DIAG_GUEST].status;
-		break;
-	case VGEMINI_CTL_DIAG_HOPS:
-		*val = nic->diag[GEMINI_DIAG_GUEST].hops;
-		break;
-	case VGEMINI_CTL_DIAG_RTT_NS:
-		*val = nic->diag[GEMINI_DIAG_GUEST].rtt_ns;
-		break;
-	case VGEMINI_CTL_DIAG_IRQ:
-		*val = nic->diag[GEMINI_DIAG_GUEST].irq;
-		break;
-	case VGEMINI_CTL_DIAG_SEQ:
-		*val = nic->diag[GEMINI_DIAG_GUEST].seq;
-		break;
-	case VGEMINI_CTL_DIAG_NTRACE:
-		*val = nic->diag[GEMINI_DIAG_GUEST].ntrace;
-		break;
-	case VGEMINI_CTL_GART_BASE:
-		*val = (uint32_t)nic->nat.gart_base;
-		break;
-	case VGEMINI_CTL_GART_BASE + 4:
-		*val = (uint32_t)(nic->nat.gart_base >> 32);
-		break;
-	case VGEMINI_CTL_GART_ENTRIES:
-		*val = nic->nat.gart_entries;
-		break;
-	case VGEMINI_CTL_IRQ_RAISE:
-	case VGEMINI_CTL_DMA_CMD:
-	case VGEMINI_CTL_DIAG_CMD:
-		*val = 0;
-		return GEMINI_ACCESS_WRITE_ONLY;
-	default:
-		*val = 0;
+	*val = 0;
+	r = ctl_find(off, &i, &at);
+	if (!r)
 		return GEMINI_ACCESS_UNKNOWN;
-	}
+	if (r->access == CTL_WO)
+		return GEMINI_ACCESS_WRITE_ONLY;
+	*val = (uint32_t)(ctl_value(nic, r, i) >> (8 * at));
 	return GEMINI_ACCESS_OK;
 }
 
 static enum gemini_access ctl_write32(struct gemini_nic *nic, uint64_t off,
 				      uint32_t val)
 {
-	switch (off) {
-	case VGEMINI_CTL_SCRATCH:
-		set_lo(&nic->scratch, val);
-		break;
-	case VGEMINI_CTL_SCRATCH + 4:
-		set_hi(&nic->scratch, val);
-		break;
-	case VGEMINI_CTL_IRQ_RAISE:
-		raise_irq(nic, val);
-		break;
-	case VGEMINI_CTL_DMA_ADDR:
-		set_lo(&nic->dma_addr, val);
-		break;
-	case VGEMINI_CTL_DMA_ADDR + 4:
-		set_hi(&nic->dma_addr, val);
-		break;
-	case VGEMINI_CTL_DMA_DST:
-		set_lo(&nic->dma_dst, val);
-		break;
-	case VGEMINI_CTL_DMA_DST + 4:
-		set_hi(&nic->dma_dst, val);
-		break;
-	case VGEMINI_CTL_DMA_LEN:
-		nic->dma_len = val;
-		break;
-	case VGEMINI_CTL_DMA_PATTERN:
-		nic->dma_pattern = val;
-		break;
-	case VGEMINI_CTL_DMA_CMD:
-		/* Runs to completion before the write returns. */
-		nic->dma_status = dma_run(nic, val);
-		raise_irq(nic, nic->dma_irq);
-		break;
-	case VGEMINI_CTL_DMA_IRQ:
-		nic->dma_irq = val;
-		break;
-	case VGEMINI_CTL_LINK_IRQ:
-		nic->link_irq = val;
-		break;
-	case VGEMINI_CTL_DIAG_DEST:
-		nic->diag[GEMINI_DIAG_GUEST].dest = val;
-		break;
-	case VGEMINI_CTL_DIAG_LEN:
-		nic->diag[GEMINI_DIAG_GUEST].len = val;
-		break;
-	case VGEMINI_CTL_DIAG_IRQ:
-		nic->diag[GEMINI_DIAG_GUEST].irq = val;
-		break;
-	case VGEMINI_CTL_GART_BASE:
-		set_lo(&nic->nat.gart_base, val);
-		nic->nat.gart_base &= VGEMINI_GART_BASE_MASK;
-		break;
-	case VGEMINI_CTL_GART_BASE + 4:
-		set_hi(&nic->nat.gart_base, val);
-		nic->nat.gart_base &= VGEMINI_GART_BASE_MASK;
-		break;
-	case VGEMINI_CTL_GART_ENTRIES:
-		if (val > VGEMINI_GART_MAX_ENTRIES) {
-			gemini_guest_error(nic, "GART: %u entries, at most %u",
-					   val, VGEMINI_GART_MAX_ENTRIES);
-			val = VGEMINI_GART_MAX_ENTRIES;
-		}
-		nic->nat.gart_entries = val;
-		break;
-	case VGEMINI_CTL_DIAG_CMD: {
-		struct gemini_diag *d = &nic->diag[GEMINI_DIAG_GUEST];
+	const struct ctl_reg *r;
+	unsigned int i, at;
+	uint64_t v = val;
 
-		if (val != VGEMINI_DIAG_CMD_PING) {
-			gemini_guest_error(nic, "diag: unknown command %u", val);
-			break;
-		}
-		if (d->status == VGEMINI_DIAG_PENDING) {
-			gemini_guest_error(nic,
-					   "diag: a ping is already in flight");
-			break;
-		}
-		gemini_diag_start(nic, GEMINI_DIAG_GUEST, d->dest, d->len, 1);
-		break;
-	}
-	default: {
-		uint32_t dummy;
+	r = ctl_find(off, &i, &at);
+	if (!r)
+		return GEMINI_ACCESS_UNKNOWN;
+	if (r->access == CTL_RO)
+		return GEMINI_ACCESS_READ_ONLY;
+	if (r->size == 8) {
+		/* A half: the other one stays. */
+		uint64_t other = at ? 0xffffffffull : 0xffffffffull << 32;
 
-		return ctl_read32(nic, off, &dummy) == GEMINI_ACCESS_UNKNOWN ?
-		       GEMINI_ACCESS_UNKNOWN : GEMINI_ACCESS_READ_ONLY;
+		v = (ctl_value(nic, r, i) & other) | v << (8 * at);
 	}
-	}
+	if (r->write)
+		r->write(nic, v);
+	else if (r->size == 8)
+		*(uint64_t *)ctl_field(nic, r, i) = v & r->mask;
+	else
+		*(uint32_t *)ctl_field(nic, r, i) = (uint32_t)(v & r->mask);
 	return GEMINI_ACCESS_OK;
 }
 

@@ -388,6 +388,13 @@ enum gemini_access gemini_ctl_read(struct gemini_nic *nic, uint64_t offset,
 				   unsigned int size, uint64_t *val);
 enum gemini_access gemini_ctl_write(struct gemini_nic *nic, uint64_t offset,
 				    unsigned int size, uint64_t val);
+/*
+ * The name of the control register that byte @offset of BAR0 is in, as
+ * vgemini_ctl.h names it without VGEMINI_CTL_ ("SCRATCH", "PORT_STATE",
+ * "PC_VC0_PHITS"), for traces and logs; "?" where there is none.  Never
+ * NULL.  An 8-byte access is named by its first word's register.
+ */
+const char *gemini_ctl_reg_name(uint64_t offset);
 
 /* BAR2, the NIC address window (Gemini's map). */
 enum gemini_access gemini_window_read(struct gemini_nic *nic, uint64_t offset,

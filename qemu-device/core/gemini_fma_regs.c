@@ -4,10 +4,11 @@
  *
  * Each descriptor has a privileged page, with every field and the
  * privilege mask, and a user alias on which only the fields the mask
- * grants may change (user_bits()): a user write to the others leaves
- * them as they were, and is counted and reported.  QW4 is the status
- * word (write and read counters, SSIDs held, error flags; a write
- * clears).  QW7..QW9 are doorbells, rung here and carried out elsewhere:
+ * grants may change: a user write to the others leaves them as they
+ * were, and is counted and reported.  One table, fma_qws[], says for
+ * each quadword how it is kept and what each mask bit grants.  QW4 is
+ * the status word (write and read counters, SSIDs held, error flags; a
+ * write clears).  QW7..QW9 are doorbells, rung here and carried out elsewhere:
  * alloc-SyncId and CQ write by gemini_fma.c, sync-complete by
  * gemini_fma_seq.c, which also closes the open sequence of a descriptor
  * whose enable bit is cleared.  Also here: the FMA's live state as JSON
@@ -20,64 +21,159 @@
 
 /* --- control pages ------------------------------------------------------ */
 
-/* Bits of QW @qw the user alias may change under privilege mask @pm. */
-static uint64_t user_bits(unsigned int qw, uint64_t pm)
+/*
+ * The quadwords of a descriptor's control page, QW1 to QW9 at 8-byte
+ * steps from the page's start (GEMINI_FMA_QW_*): one table, fma_qws[],
+ * for reads, writes and what the privilege mask grants the user alias.
+ */
+enum fma_qw_kind {
+	FMA_QW_REG,		/* kept at @field under @mask, read back */
+	FMA_QW_STATUS,		/* reads status_word(), a write clears */
+	FMA_QW_DOORBELL,	/* a register whose 8-byte write rings @ring */
+};
+
+/* Privilege mask bit @priv lets the user alias change @bits. */
+struct fma_grant {
+	uint32_t priv;
+	uint64_t bits;
+};
+
+#define FMA_QW_GRANTS	7
+
+/*
+ * @name: GEMINI_FMA_QW_<name> of gemini_nic.h
+ * @kind: enum fma_qw_kind
+ * @field: offset in struct gemini_fma_desc (not FMA_QW_STATUS)
+ * @mask: the defined bits, which a privileged write sets
+ * @grant: what each privilege mask bit grants, up to one with @priv 0
+ * @written: after a write, called with the quadword's old value
+ * @ring: a doorbell rung with @val
+ */
+struct fma_qw {
+	const char *name;
+	enum fma_qw_kind kind;
+	size_t field;
+	uint64_t mask;
+	struct fma_grant grant[FMA_QW_GRANTS];
+	void (*written)(struct gemini_nic *nic, unsigned int di, uint64_t old);
+	void (*ring)(struct gemini_nic *nic, unsigned int di, uint64_t val);
+};
+
+#define FMA_NUM_QW	(GEMINI_FMA_QW_CQ_WRITE / 8 + 1)
+
+/* QW2: clearing FMA_ENABLE frees the descriptor. */
+static void cmd_written(struct gemini_nic *nic, unsigned int di, uint64_t old)
+{
+	if (!(d_mode2(&nic->fma.desc[di]) & GEMINI_FMA_MODE2_FMA_ENABLE) &&
+	    (old >> GEMINI_FMA_MODE2_SHIFT & GEMINI_FMA_MODE2_FMA_ENABLE))
+		gemini_fma_disabled(nic, di);
+}
+
+static void ring_alloc_syncid(struct gemini_nic *nic, unsigned int di,
+			      uint64_t val)
+{
+	if (val != GEMINI_FMA_ALLOC_SYNCID_VALUE) {
+		gemini_guest_error(nic,
+				   "FMA %u: alloc-SyncId with 0x%llx, not 0xff: ignored",
+				   di, (unsigned long long)val);
+		return;
+	}
+	gemini_fma_alloc_syncid(nic, di);
+}
+
+#define QW(id, k, f, m)							\
+	[GEMINI_FMA_QW_##id / 8] = {					\
+		.name = #id, .kind = (k),				\
+		.field = offsetof(struct gemini_fma_desc, f), .mask = (m)
+#define M2(bits)	((uint64_t)(bits) << GEMINI_FMA_MODE2_SHIFT)
+
+static const struct fma_qw fma_qws[FMA_NUM_QW] = {
+	QW(BASE_OFFSET, FMA_QW_REG, base_offset, GEMINI_FMA_BASE_OFFSET_MASK),
+		.grant = {
+			{ GEMINI_FMA_PRIV_BASEOFFSET,
+			  GEMINI_FMA_BASE_OFFSET_MASK },
+		},
+	},
+	QW(CMD, FMA_QW_REG, cmd, GEMINI_FMA_QW2_MASK),
+		.grant = {
+			{ GEMINI_FMA_PRIV_CMD, GEMINI_FMA_CMD_MASK },
+			{ GEMINI_FMA_PRIV_REMOTEMDH,
+			  GEMINI_FMA_MDH_MASK << GEMINI_FMA_REM_MDH_SHIFT },
+			{ GEMINI_FMA_PRIV_SOURCEMDH,
+			  GEMINI_FMA_MDH_MASK << GEMINI_FMA_SRC_MDH_SHIFT },
+			{ GEMINI_FMA_PRIV_PEMASKMODE,
+			  GEMINI_FMA_PE_MASK_MODE_MASK <<
+			  GEMINI_FMA_PE_MASK_MODE_SHIFT },
+			{ GEMINI_FMA_PRIV_VMDHENABLE,
+			  M2(GEMINI_FMA_MODE2_VMDH) },
+			{ GEMINI_FMA_PRIV_FMAENABLE,
+			  M2(GEMINI_FMA_MODE2_FMA_ENABLE |
+			     GEMINI_FMA_MODE2_DT) },
+			{ GEMINI_FMA_PRIV_HARA,
+			  M2(GEMINI_FMA_MODE2_RADP | GEMINI_FMA_MODE2_ADP |
+			     GEMINI_FMA_MODE2_HASH) },
+		},
+		.written = cmd_written,
+	},
+	QW(PE, FMA_QW_REG, pe, GEMINI_FMA_QW3_MASK),
+		.grant = {
+			{ GEMINI_FMA_PRIV_NPES,
+			  GEMINI_FMA_NPES_MASK << GEMINI_FMA_NUM_PES_SHIFT },
+			{ GEMINI_FMA_PRIV_PEBASE,
+			  GEMINI_FMA_NPES_MASK << GEMINI_FMA_PE_BASE_SHIFT },
+			{ GEMINI_FMA_PRIV_CQHNDL,
+			  GEMINI_FMA_CQH_MASK << GEMINI_FMA_CQH_SHIFT },
+			{ GEMINI_FMA_PRIV_PTAG,
+			  (GEMINI_FMA_PTAG_MASK << GEMINI_FMA_SRC_PTAG_SHIFT) |
+			  (GEMINI_FMA_PTAG_MASK << GEMINI_FMA_DEST_PTAG_SHIFT) },
+			{ GEMINI_FMA_PRIV_NTTENABLE,
+			  GEMINI_FMA_MODE3_NTT_ENABLE <<
+			  GEMINI_FMA_MODE3_SHIFT },
+		},
+	},
+	/* The counters and flags: nothing the user alias may change. */
+	[GEMINI_FMA_QW_STATUS / 8] = {
+		.name = "STATUS", .kind = FMA_QW_STATUS,
+	},
+	QW(SCRATCH0, FMA_QW_REG, scratch0, ~0ull),
+		.grant = { { GEMINI_FMA_PRIV_SCRATCH0, ~0ull } },
+	},
+	QW(SCRATCH1, FMA_QW_REG, scratch1, ~0ull),
+		.grant = { { GEMINI_FMA_PRIV_SCRATCH1, ~0ull } },
+	},
+	QW(ALLOC_SYNCID, FMA_QW_DOORBELL, syncid, ~0ull),
+		.grant = { { GEMINI_FMA_PRIV_ALLOCSYNCID, ~0ull } },
+		.ring = ring_alloc_syncid,
+	},
+	QW(SYNCCMP, FMA_QW_DOORBELL, synccmp, ~0ull),
+		.grant = { { GEMINI_FMA_PRIV_SYNCCMP, ~0ull } },
+		.ring = gemini_fma_sync_complete,
+	},
+	QW(CQ_WRITE, FMA_QW_DOORBELL, cq_write, ~0ull),
+		.grant = { { GEMINI_FMA_PRIV_CQWRITE, ~0ull } },
+		.ring = gemini_fma_cq_write,
+	},
+};
+
+#undef M2
+#undef QW
+
+/* Bits of @q the user alias may change under privilege mask @pm. */
+static uint64_t user_bits(const struct fma_qw *q, uint64_t pm)
 {
 	uint64_t b = 0;
+	unsigned int g;
 
-#define GRANT(bit, mask)	do { if (pm & (bit)) b |= (mask); } while (0)
-#define M2(bits)	((uint64_t)(bits) << GEMINI_FMA_MODE2_SHIFT)
-	switch (qw) {
-	case 0:
-		GRANT(GEMINI_FMA_PRIV_BASEOFFSET, GEMINI_FMA_BASE_OFFSET_MASK);
-		break;
-	case 1:
-		GRANT(GEMINI_FMA_PRIV_CMD, GEMINI_FMA_CMD_MASK);
-		GRANT(GEMINI_FMA_PRIV_REMOTEMDH,
-		      GEMINI_FMA_MDH_MASK << GEMINI_FMA_REM_MDH_SHIFT);
-		GRANT(GEMINI_FMA_PRIV_SOURCEMDH,
-		      GEMINI_FMA_MDH_MASK << GEMINI_FMA_SRC_MDH_SHIFT);
-		GRANT(GEMINI_FMA_PRIV_PEMASKMODE, GEMINI_FMA_PE_MASK_MODE_MASK <<
-		      GEMINI_FMA_PE_MASK_MODE_SHIFT);
-		GRANT(GEMINI_FMA_PRIV_VMDHENABLE, M2(GEMINI_FMA_MODE2_VMDH));
-		GRANT(GEMINI_FMA_PRIV_FMAENABLE, M2(GEMINI_FMA_MODE2_FMA_ENABLE |
-						    GEMINI_FMA_MODE2_DT));
-		GRANT(GEMINI_FMA_PRIV_HARA, M2(GEMINI_FMA_MODE2_RADP |
-					       GEMINI_FMA_MODE2_ADP |
-					       GEMINI_FMA_MODE2_HASH));
-		break;
-	case 2:
-		GRANT(GEMINI_FMA_PRIV_NPES, GEMINI_FMA_NPES_MASK <<
-		      GEMINI_FMA_NUM_PES_SHIFT);
-		GRANT(GEMINI_FMA_PRIV_PEBASE, GEMINI_FMA_NPES_MASK <<
-		      GEMINI_FMA_PE_BASE_SHIFT);
-		GRANT(GEMINI_FMA_PRIV_CQHNDL, GEMINI_FMA_CQH_MASK <<
-		      GEMINI_FMA_CQH_SHIFT);
-		GRANT(GEMINI_FMA_PRIV_PTAG,
-		      (GEMINI_FMA_PTAG_MASK << GEMINI_FMA_SRC_PTAG_SHIFT) |
-		      (GEMINI_FMA_PTAG_MASK << GEMINI_FMA_DEST_PTAG_SHIFT));
-		GRANT(GEMINI_FMA_PRIV_NTTENABLE, GEMINI_FMA_MODE3_NTT_ENABLE <<
-		      GEMINI_FMA_MODE3_SHIFT);
-		break;
-	case 4:
-		GRANT(GEMINI_FMA_PRIV_SCRATCH0, ~0ull);
-		break;
-	case 5:
-		GRANT(GEMINI_FMA_PRIV_SCRATCH1, ~0ull);
-		break;
-	case 6:
-		GRANT(GEMINI_FMA_PRIV_ALLOCSYNCID, ~0ull);
-		break;
-	case 7:
-		GRANT(GEMINI_FMA_PRIV_SYNCCMP, ~0ull);
-		break;
-	case 8:
-		GRANT(GEMINI_FMA_PRIV_CQWRITE, ~0ull);
-		break;
+	for (g = 0; g < FMA_QW_GRANTS && q->grant[g].priv; g++) {
+		if (pm & q->grant[g].priv)
+			b |= q->grant[g].bits;
 	}
-#undef M2
-#undef GRANT
 	return b;
+}
+
+static uint64_t *qw_field(struct gemini_fma_desc *d, const struct fma_qw *q)
+{
+	return (uint64_t *)((char *)d + q->field);
 }
 
 static uint64_t status_word(const struct gemini_fma_desc *d)
@@ -99,55 +195,24 @@ static void status_write(struct gemini_fma_desc *d, uint64_t w)
 				    GEMINI_FMA_STAT_FLAGS_MASK);
 }
 
-static uint64_t *qw_reg(struct gemini_fma_desc *d, unsigned int qw,
-			uint64_t *mask)
-{
-	switch (qw) {
-	case 0:
-		*mask = GEMINI_FMA_BASE_OFFSET_MASK;
-		return &d->base_offset;
-	case 1:
-		*mask = GEMINI_FMA_QW2_MASK;
-		return &d->cmd;
-	case 2:
-		*mask = GEMINI_FMA_QW3_MASK;
-		return &d->pe;
-	case 4:
-		*mask = ~0ull;
-		return &d->scratch0;
-	case 5:
-		*mask = ~0ull;
-		return &d->scratch1;
-	case 6:
-		*mask = ~0ull;
-		return &d->syncid;
-	case 7:
-		*mask = ~0ull;
-		return &d->synccmp;
-	case 8:
-		*mask = ~0ull;
-		return &d->cq_write;
-	}
-	return NULL;
-}
-
 static enum gemini_access desc_write(struct gemini_nic *nic, unsigned int di,
 				     unsigned int qw, unsigned int at,
 				     unsigned int size, uint64_t val, bool priv)
 {
 	struct gemini_fma_desc *d = &nic->fma.desc[di];
-	uint64_t mask, old, neu, allowed;
+	const struct fma_qw *q = &fma_qws[qw];
+	uint64_t old, neu, allowed;
 	uint64_t *reg;
 
-	if (qw == 3) {
+	if (q->kind == FMA_QW_STATUS) {
 		status_write(d, size == 8 ? val : (val & 0xffffffffull) <<
 			     (8 * at));
 		return GEMINI_ACCESS_OK;
 	}
-	reg = qw_reg(d, qw, &mask);
-	if (!reg)
+	if (!q->name)
 		return GEMINI_ACCESS_UNKNOWN;
-	if (qw >= 6 && size != 8) {
+	reg = qw_field(d, q);
+	if (q->kind == FMA_QW_DOORBELL && size != 8) {
 		gemini_guest_error(nic,
 				   "FMA %u: doorbell QW%u needs an 8-byte write",
 				   di, qw + 1);
@@ -155,8 +220,9 @@ static enum gemini_access desc_write(struct gemini_nic *nic, unsigned int di,
 	}
 	old = *reg;
 	neu = old;
-	gemini_reg_access(&neu, mask, at, size, &val, true);
-	if (!priv && qw >= 6 && !user_bits(qw, d->priv_mask)) {
+	gemini_reg_access(&neu, q->mask, at, size, &val, true);
+	allowed = user_bits(q, d->priv_mask);
+	if (!priv && q->kind == FMA_QW_DOORBELL && !allowed) {
 		/* A doorbell is an access, not a value: withheld is withheld. */
 		nic->fma.stats.priv_refused++;
 		gemini_guest_error(nic,
@@ -164,42 +230,23 @@ static enum gemini_access desc_write(struct gemini_nic *nic, unsigned int di,
 				   di, qw + 1);
 		return GEMINI_ACCESS_READ_ONLY;
 	}
-	if (!priv) {
-		allowed = user_bits(qw, d->priv_mask);
-		if ((neu ^ old) & ~allowed) {
-			nic->fma.stats.priv_refused++;
-			gemini_guest_error(nic,
-					   "FMA %u: user write to kernel fields of QW%u refused (0x%llx)",
-					   di, qw + 1, (unsigned long long)
-					   ((neu ^ old) & ~allowed));
-			/* A doorbell the user may not ring does nothing. */
-			if (qw >= 6)
-				return GEMINI_ACCESS_READ_ONLY;
-			*reg = (neu & allowed) | (old & ~allowed);
+	if (!priv && ((neu ^ old) & ~allowed)) {
+		nic->fma.stats.priv_refused++;
+		gemini_guest_error(nic,
+				   "FMA %u: user write to kernel fields of QW%u refused (0x%llx)",
+				   di, qw + 1, (unsigned long long)
+				   ((neu ^ old) & ~allowed));
+		/* A doorbell the user may not ring does nothing. */
+		if (q->kind == FMA_QW_DOORBELL)
 			return GEMINI_ACCESS_READ_ONLY;
-		}
+		*reg = (neu & allowed) | (old & ~allowed);
+		return GEMINI_ACCESS_READ_ONLY;
 	}
 	*reg = neu;
-	if (qw == 1 && !(d_mode2(d) & GEMINI_FMA_MODE2_FMA_ENABLE) &&
-	    (old >> GEMINI_FMA_MODE2_SHIFT & GEMINI_FMA_MODE2_FMA_ENABLE))
-		gemini_fma_disabled(nic, di);
-	switch (qw) {
-	case 6:
-		if (val != GEMINI_FMA_ALLOC_SYNCID_VALUE) {
-			gemini_guest_error(nic,
-					   "FMA %u: alloc-SyncId with 0x%llx, not 0xff: ignored",
-					   di, (unsigned long long)val);
-			break;
-		}
-		gemini_fma_alloc_syncid(nic, di);
-		break;
-	case 7:
-		gemini_fma_sync_complete(nic, di, val);
-		break;
-	case 8:
-		gemini_fma_cq_write(nic, di, val);
-		break;
-	}
+	if (q->written)
+		q->written(nic, di, old);
+	if (q->ring)
+		q->ring(nic, di, val);
 	return GEMINI_ACCESS_OK;
 }
 
@@ -208,9 +255,9 @@ enum gemini_access gemini_fma_access(struct gemini_nic *nic, uint64_t off,
 				     bool write)
 {
 	const uint64_t span = (uint64_t)GEMINI_FMA_NUM_DESC * GEMINI_FMA_CTRL_SIZE;
+	const struct fma_qw *q;
 	struct gemini_fma_desc *d;
 	unsigned int di, in, qw, at;
-	uint64_t mask, *reg;
 	bool priv;
 
 	if (off >= GEMINI_FMA_PRIV && off - GEMINI_FMA_PRIV < span) {
@@ -240,21 +287,21 @@ enum gemini_access gemini_fma_access(struct gemini_nic *nic, uint64_t off,
 		return GEMINI_ACCESS_OK;
 	}
 	qw = in / 8;
-	if (qw > 8) {
+	if (qw >= FMA_NUM_QW || !fma_qws[qw].name) {
 		if (!write)
 			*val = 0;
 		return GEMINI_ACCESS_UNKNOWN;
 	}
 	if (write)
 		return desc_write(nic, di, qw, at, size, *val, priv);
-	if (qw == 3) {
+	q = &fma_qws[qw];
+	if (q->kind == FMA_QW_STATUS) {
 		uint64_t s = status_word(d);
 
 		*val = size == 8 ? s : (s >> (8 * at)) & 0xffffffffull;
 		return GEMINI_ACCESS_OK;
 	}
-	reg = qw_reg(d, qw, &mask);
-	gemini_reg_access(reg, mask, at, size, val, false);
+	gemini_reg_access(qw_field(d, q), q->mask, at, size, val, false);
 	return GEMINI_ACCESS_OK;
 }
 

@@ -72,13 +72,16 @@ static const char *const access_names[] = {
     [GEMINI_ACCESS_WRITE_ONLY] = "write-only register",
 };
 
+/* @name: the register's, for the log; NULL in a BAR whose have none */
 static void report_access(const char *bar, const char *dir,
-                          enum gemini_access r, hwaddr addr, unsigned size)
+                          enum gemini_access r, hwaddr addr, unsigned size,
+                          const char *name)
 {
     trace_cray_gemini_bad_access(bar, dir, access_names[r], addr, size);
     qemu_log_mask(r == GEMINI_ACCESS_UNKNOWN ? LOG_UNIMP : LOG_GUEST_ERROR,
-                  "cray-gemini: %s %s: %s at 0x%" HWADDR_PRIx " size %u\n",
-                  bar, dir, access_names[r], addr, size);
+                  "cray-gemini: %s %s: %s at 0x%" HWADDR_PRIx "%s%s%s"
+                  " size %u\n", bar, dir, access_names[r], addr,
+                  name ? " (" : "", name ? name : "", name ? ")" : "", size);
 }
 
 /* --- Core ops ----------------------------------------------------------- */
@@ -203,15 +206,16 @@ static void cray_gemini_bell(void *opaque)
 static uint64_t cray_gemini_ctl_read(void *opaque, hwaddr addr, unsigned size)
 {
     CrayGeminiState *s = opaque;
+    const char *name = gemini_ctl_reg_name(addr);
     enum gemini_access r;
     uint64_t val;
 
     gemini_link_thread_enter();
     r = gemini_ctl_read(&s->nic, addr, size, &val);
     if (r != GEMINI_ACCESS_OK) {
-        report_access("ctl", "read", r, addr, size);
+        report_access("ctl", "read", r, addr, size, name);
     }
-    trace_cray_gemini_ctl_read(addr, size, val);
+    trace_cray_gemini_ctl_read(addr, name, size, val);
     return val;
 }
 
@@ -219,13 +223,14 @@ static void cray_gemini_ctl_write(void *opaque, hwaddr addr, uint64_t val,
                                   unsigned size)
 {
     CrayGeminiState *s = opaque;
+    const char *name = gemini_ctl_reg_name(addr);
     enum gemini_access r;
 
     gemini_link_thread_enter();
-    trace_cray_gemini_ctl_write(addr, size, val);
+    trace_cray_gemini_ctl_write(addr, name, size, val);
     r = gemini_ctl_write(&s->nic, addr, size, val);
     if (r != GEMINI_ACCESS_OK) {
-        report_access("ctl", "write", r, addr, size);
+        report_access("ctl", "write", r, addr, size, name);
     }
     cray_gemini_kick(s);
 }
@@ -240,7 +245,7 @@ static uint64_t cray_gemini_window_read(void *opaque, hwaddr addr,
     gemini_link_thread_enter();
     r = gemini_window_read(&s->nic, addr, size, &val);
     if (r != GEMINI_ACCESS_OK) {
-        report_access("window", "read", r, addr, size);
+        report_access("window", "read", r, addr, size, NULL);
     }
     trace_cray_gemini_window_read(addr, size, val);
     return val;
@@ -256,7 +261,7 @@ static void cray_gemini_window_write(void *opaque, hwaddr addr, uint64_t val,
     trace_cray_gemini_window_write(addr, size, val);
     r = gemini_window_write(&s->nic, addr, size, val);
     if (r != GEMINI_ACCESS_OK) {
-        report_access("window", "write", r, addr, size);
+        report_access("window", "write", r, addr, size, NULL);
     }
     /* An FMA store may have queued a request: send it soon. */
     cray_gemini_kick(s);
