@@ -7,6 +7,11 @@
  * connected at a time; it may run several requests at once (a job's ranks
  * on this node), told apart by their ids.
  *
+ * This file: main(), finding the port and the poll loop over the port, the
+ * commands' descriptors and the signals.  agent_frame.c holds the byte
+ * buffers and the frames to and from the host, agent_exec.c the requests
+ * and their processes; agent.h what they share.
+ *
  * Protocol.  Both directions carry frames; all integers are little-endian.
  *
  *   offset size
@@ -82,650 +87,64 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
-#include <stdbool.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "vgemini_agent.h"	/* the wire protocol, shared with the launcher */
-#include "vgemini_le.h"
-
-#define AGENT_MAGIC		VGEMINI_AGENT_MAGIC
-#define AGENT_VERSION		VGEMINI_AGENT_VERSION
-#define AGENT_MAX_PAYLOAD	VGEMINI_AGENT_MAX_PAYLOAD
-#define AGENT_MAX_REQUESTS	VGEMINI_AGENT_MAX_REQUESTS
-#define HDR_LEN			VGEMINI_AGENT_HDR_LEN
-
-enum {
-	T_HELLO = VGEMINI_AGENT_HELLO, T_EXEC = VGEMINI_AGENT_EXEC,
-	T_STDIN = VGEMINI_AGENT_STDIN, T_SIGNAL = VGEMINI_AGENT_SIGNAL,
-	T_PMI = VGEMINI_AGENT_PMI,
-	T_HELLO_ACK = VGEMINI_AGENT_HELLO_ACK, T_STDOUT = VGEMINI_AGENT_STDOUT,
-	T_STDERR = VGEMINI_AGENT_STDERR, T_EXIT = VGEMINI_AGENT_EXIT,
-	T_ERROR = VGEMINI_AGENT_ERROR, T_PMI_OUT = VGEMINI_AGENT_PMI_OUT,
-};
-
-enum {
-	EXIT_EXITED = VGEMINI_AGENT_EXITED,
-	EXIT_SIGNALED = VGEMINI_AGENT_SIGNALED,
-	EXIT_TIMEOUT = VGEMINI_AGENT_TIMEOUT,
-	EXIT_NOSTART = VGEMINI_AGENT_NOSTART,
-	EXIT_ABORTED = VGEMINI_AGENT_ABORTED,
-};
-
-#define EXEC_F_STDIN		VGEMINI_AGENT_EXEC_STDIN
-#define EXEC_F_PMI		VGEMINI_AGENT_EXEC_PMI
-#define EXEC_F_ENV		VGEMINI_AGENT_EXEC_ENV
-#define EXEC_F_ALL		(EXEC_F_STDIN | EXEC_F_PMI | EXEC_F_ENV)
-#define MAX_ARGC		4096u
-#define MAX_ENVC		4096u
-#define PMI_CHILD_FD		3
+#include "agent.h"
 
 #define PORT_NAME		VGEMINI_AGENT_PORT_NAME
-#define IN_CAP			(2 * (HDR_LEN + AGENT_MAX_PAYLOAD))
 #define OUT_HIGH		(256u * 1024)	/* stop reading the children above */
 #define STDIN_HIGH		(256u * 1024)	/* stop reading the port above */
-#define PMI_HIGH		(64u * 1024 * 1024)	/* a rank that never reads */
-#define READ_CHUNK		32768u
 #define DRAIN_MS		500
 #define IDLE_RECHECK_MS		2000		/* while disconnected */
-
-struct buf {
-	unsigned char *p;
-	size_t len;	/* valid bytes from p[off] to p[len - 1] */
-	size_t off;
-	size_t cap;
-};
-
-/* One running request (command). */
-struct req {
-	bool busy;
-	uint32_t id;
-	pid_t pid;		/* 0 once reaped */
-	int status;
-	int fd_out, fd_err, fd_in, fd_pmi;	/* -1 when closed */
-	struct buf stdin_buf;
-	bool stdin_close;	/* close fd_in once stdin_buf is written */
-	struct buf pmi_buf;	/* bytes for the command's PMI socket */
-	bool timed_out;
-	int64_t deadline;	/* ms, 0: none */
-	int64_t quiet_since;	/* ms: exit or last output after it */
-};
 
 static struct {
 	int port;
 	int sigfd;
 	bool connected;
-	unsigned char in[IN_CAP];
-	size_t in_len;
-	struct buf out;		/* frames for the host */
-	struct req req[AGENT_MAX_REQUESTS];
 } ag;
 
 static bool debug;
 static const char *port_path = "";
 
-#define dbg(...) do { if (debug) logmsg(__VA_ARGS__); } while (0)
-
-static void logmsg(const char *fmt, ...)
+static void vlogmsg(const char *fmt, va_list ap)
 {
-	va_list ap;
-
 	fprintf(stderr, "vgemini-agent[%s]: ", port_path);
-	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
-	va_end(ap);
 	fputc('\n', stderr);
 }
 
-static int64_t now_ms(void)
+void logmsg(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlogmsg(fmt, ap);
+	va_end(ap);
+}
+
+/* A message for -d only. */
+void dbg(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!debug)
+		return;
+	va_start(ap, fmt);
+	vlogmsg(fmt, ap);
+	va_end(ap);
+}
+
+int64_t now_ms(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void put32(unsigned char *p, uint32_t v)
-{
-	vgemini_put_le32(p, v);
-}
-
-static uint32_t get32(const unsigned char *p)
-{
-	return vgemini_get_le32(p);
-}
-
-static void buf_clear(struct buf *b)
-{
-	b->len = 0;
-	b->off = 0;
-}
-
-static void buf_free(struct buf *b)
-{
-	free(b->p);
-	*b = (struct buf){ 0 };
-}
-
-static void buf_reserve(struct buf *b, size_t more)
-{
-	if (b->off && b->off == b->len)
-		buf_clear(b);
-	if (b->len + more <= b->cap)
-		return;
-	if (b->off) {
-		memmove(b->p, b->p + b->off, b->len - b->off);
-		b->len -= b->off;
-		b->off = 0;
-		if (b->len + more <= b->cap)
-			return;
-	}
-	size_t cap = b->cap ? b->cap : 65536;
-
-	while (cap < b->len + more)
-		cap *= 2;
-	unsigned char *p = realloc(b->p, cap);
-
-	if (!p) {
-		logmsg("out of memory");
-		exit(1);
-	}
-	b->p = p;
-	b->cap = cap;
-}
-
-static size_t buf_used(const struct buf *b)
-{
-	return b->len - b->off;
-}
-
-static void buf_append(struct buf *b, const void *data, size_t n)
-{
-	buf_reserve(b, n);
-	memcpy(b->p + b->len, data, n);
-	b->len += n;
-}
-
-static void send_frame(uint8_t type, uint32_t id, const void *data, size_t n)
-{
-	unsigned char h[HDR_LEN] = { 0 };
-
-	put32(h, AGENT_MAGIC);
-	h[4] = type;
-	put32(h + 8, id);
-	put32(h + 12, n);
-	buf_append(&ag.out, h, sizeof(h));
-	if (n)
-		buf_append(&ag.out, data, n);
-}
-
-static void send_error(uint32_t id, const char *msg)
-{
-	send_frame(T_ERROR, id, msg, strlen(msg));
-}
-
-static void set_nonblock(int fd)
-{
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-}
-
-static void close_fd(int *fd)
-{
-	if (*fd >= 0) {
-		close(*fd);
-		*fd = -1;
-	}
-}
-
-static struct req *find_req(uint32_t id)
-{
-	unsigned int i;
-
-	for (i = 0; i < AGENT_MAX_REQUESTS; i++)
-		if (ag.req[i].busy && ag.req[i].id == id)
-			return &ag.req[i];
-	return NULL;
-}
-
-static struct req *free_req(void)
-{
-	unsigned int i;
-
-	for (i = 0; i < AGENT_MAX_REQUESTS; i++)
-		if (!ag.req[i].busy)
-			return &ag.req[i];
-	return NULL;
-}
-
-/* Bytes of stdin held for all commands: above STDIN_HIGH, stop reading. */
-static size_t stdin_held(void)
-{
-	size_t n = 0;
-	unsigned int i;
-
-	for (i = 0; i < AGENT_MAX_REQUESTS; i++)
-		if (ag.req[i].busy)
-			n += buf_used(&ag.req[i].stdin_buf);
-	return n;
-}
-
-/* Reap the command if it has exited; true once it is reaped. */
-static bool reap(struct req *r, bool block)
-{
-	int st;
-	pid_t p;
-
-	if (!r->pid)
-		return true;
-	do {
-		p = waitpid(r->pid, &st, block ? 0 : WNOHANG);
-	} while (p < 0 && errno == EINTR);
-	if (p == r->pid || (p < 0 && errno == ECHILD)) {
-		r->status = p == r->pid ? st : 0;
-		r->pid = 0;
-		r->quiet_since = now_ms();
-		close_fd(&r->fd_in);
-		buf_clear(&r->stdin_buf);
-		return true;
-	}
-	return false;
-}
-
-static void release(struct req *r)
-{
-	close_fd(&r->fd_out);
-	close_fd(&r->fd_err);
-	close_fd(&r->fd_in);
-	close_fd(&r->fd_pmi);
-	buf_free(&r->stdin_buf);
-	buf_free(&r->pmi_buf);
-	r->busy = false;
-}
-
-/*
- * Signal a command and everything it started: its process group, which
- * it makes with setsid() just after the fork.  A signal that comes before
- * that (a rank killed at once) finds no group, and goes to the child.
- */
-static void kill_command(pid_t pid, int sig)
-{
-	if (kill(-pid, sig) && errno == ESRCH)
-		kill(pid, sig);
-}
-
-/* Kill a running request (reset or disconnect); report it if asked. */
-static void abort_request(struct req *r, bool report)
-{
-	unsigned char p[8];
-
-	dbg("aborting request %#x", r->id);
-	if (r->pid) {
-		kill_command(r->pid, SIGKILL);
-		reap(r, true);
-	}
-	release(r);
-	if (report) {
-		put32(p, EXIT_ABORTED);
-		put32(p + 4, 0);
-		send_frame(T_EXIT, r->id, p, sizeof(p));
-	}
-}
-
-static void abort_all(bool report)
-{
-	unsigned int i;
-
-	for (i = 0; i < AGENT_MAX_REQUESTS; i++)
-		if (ag.req[i].busy)
-			abort_request(&ag.req[i], report);
-}
-
-static void finish_request(struct req *r)
-{
-	unsigned char p[8];
-	uint32_t how;
-	int32_t val;
-
-	if (r->timed_out) {
-		how = EXIT_TIMEOUT;
-		val = SIGKILL;
-	} else if (WIFSIGNALED(r->status)) {
-		how = EXIT_SIGNALED;
-		val = WTERMSIG(r->status);
-	} else {
-		how = EXIT_EXITED;
-		val = WEXITSTATUS(r->status);
-	}
-	release(r);
-	put32(p, how);
-	put32(p + 4, (uint32_t)val);
-	dbg("request %#x done: how %u value %d", r->id, how, val);
-	send_frame(T_EXIT, r->id, p, sizeof(p));
-}
-
-static void child_exec(char **argv, char **env, int in, int out, int err,
-		       int pmi)
-{
-	sigset_t none;
-	int sig;
-
-	setsid();
-	/* The command starts with default dispositions and nothing blocked. */
-	for (sig = 1; sig < NSIG; sig++)
-		signal(sig, SIG_DFL);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
-		_exit(127);
-	for (; env && *env; env++)
-		putenv(*env);
-	if (pmi >= 0) {
-		/* dup2 onto itself would keep close-on-exec */
-		if (pmi == PMI_CHILD_FD ? fcntl(pmi, F_SETFD, 0) < 0 :
-		    dup2(pmi, PMI_CHILD_FD) < 0)
-			_exit(127);
-		setenv("PMI_FD", "3", 1);
-	}
-	/* Every other descriptor of the agent is close-on-exec. */
-	execvp(argv[0], argv);
-	dprintf(2, "vgemini-agent: cannot run '%s': %s\n", argv[0],
-		strerror(errno));
-	_exit(127);
-}
-
-/*
- * Split n NUL-terminated strings from p[*at] on into v (n + 1 slots, NULL
- * terminated); n = 0: as many as there are up to len.  False if one is
- * unterminated or there are too many.
- */
-static bool take_strings(const unsigned char *p, uint32_t len, uint32_t *at,
-			 char **v, uint32_t n, uint32_t max)
-{
-	uint32_t i;
-
-	for (i = 0; n ? i < n : *at < len; i++) {
-		const unsigned char *nul;
-
-		if (i >= max)
-			return false;
-		nul = memchr(p + *at, 0, len - *at);
-		if (!nul)
-			return false;
-		v[i] = (char *)p + *at;
-		*at = nul - p + 1;
-	}
-	v[i] = NULL;
-	return true;
-}
-
-static void start_exec(uint32_t id, const unsigned char *p, uint32_t len)
-{
-	int po[2] = { -1, -1 }, pe[2] = { -1, -1 }, pi[2] = { -1, -1 };
-	int sp[2] = { -1, -1 };
-	uint32_t timeout_ms, flags, argc, i, at = 12;
-	unsigned char nostart[8];
-	char **argv = NULL, **env = NULL;
-	struct req *r;
-	pid_t pid;
-
-	if (find_req(id)) {
-		send_error(id, "busy: a request with this id is running");
-		return;
-	}
-	r = free_req();
-	if (!r) {
-		send_error(id, "busy: too many requests are running");
-		return;
-	}
-	if (len < 12) {
-		send_error(id, "malformed EXEC: short payload");
-		return;
-	}
-	timeout_ms = get32(p);
-	flags = get32(p + 4);
-	argc = get32(p + 8);
-	if (flags & ~EXEC_F_ALL) {
-		send_error(id, "malformed EXEC: unknown flags");
-		return;
-	}
-	if (argc < 1 || argc > MAX_ARGC) {
-		send_error(id, "malformed EXEC: bad argc");
-		return;
-	}
-	argv = calloc(argc + 1, sizeof(*argv));
-	env = calloc(MAX_ENVC + 1, sizeof(*env));
-	if (!argv || !env) {
-		send_error(id, "out of memory");
-		goto out;
-	}
-	if (!take_strings(p, len, &at, argv, argc, MAX_ARGC)) {
-		send_error(id, "malformed EXEC: unterminated argument");
-		goto out;
-	}
-	if ((flags & EXEC_F_ENV) &&
-	    !take_strings(p, len, &at, env, 0, MAX_ENVC)) {
-		send_error(id, "malformed EXEC: unterminated or too many "
-			   "environment strings");
-		goto out;
-	}
-	if (at != len || !argv[0][0]) {
-		send_error(id, "malformed EXEC: trailing bytes or empty argv[0]");
-		goto out;
-	}
-	for (i = 0; env[i]; i++) {
-		if (env[i][0] == '=' || !strchr(env[i], '=')) {
-			send_error(id, "malformed EXEC: environment string "
-				   "without NAME=");
-			goto out;
-		}
-	}
-
-	*r = (struct req){
-		.busy = true, .id = id,
-		.fd_out = -1, .fd_err = -1, .fd_in = -1, .fd_pmi = -1,
-		.deadline = timeout_ms ? now_ms() + timeout_ms : 0,
-	};
-
-	if (pipe2(po, O_CLOEXEC) || pipe2(pe, O_CLOEXEC))
-		goto fail;
-	if (flags & EXEC_F_STDIN) {
-		if (pipe2(pi, O_CLOEXEC))
-			goto fail;
-	} else {
-		pi[0] = open("/dev/null", O_RDONLY | O_CLOEXEC);
-		if (pi[0] < 0)
-			goto fail;
-	}
-	if ((flags & EXEC_F_PMI) &&
-	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp))
-		goto fail;
-	pid = fork();
-	if (pid < 0)
-		goto fail;
-	if (pid == 0)
-		child_exec(argv, env, pi[0], po[1], pe[1], sp[1]);
-	close(po[1]);
-	close(pe[1]);
-	close(pi[0]);
-	if (sp[1] >= 0)
-		close(sp[1]);
-	r->pid = pid;
-	r->fd_out = po[0];
-	r->fd_err = pe[0];
-	r->fd_in = pi[1];
-	r->fd_pmi = sp[0];
-	set_nonblock(r->fd_out);
-	set_nonblock(r->fd_err);
-	if (r->fd_in >= 0)
-		set_nonblock(r->fd_in);
-	if (r->fd_pmi >= 0)
-		set_nonblock(r->fd_pmi);
-	goto out;
-
-fail:
-	put32(nostart, EXIT_NOSTART);
-	put32(nostart + 4, errno);
-	for (i = 0; i < 2; i++) {
-		close_fd(&po[i]);
-		close_fd(&pe[i]);
-		close_fd(&pi[i]);
-		close_fd(&sp[i]);
-	}
-	r->busy = false;
-	send_frame(T_EXIT, id, nostart, sizeof(nostart));
-out:
-	free(argv);
-	free(env);
-}
-
-static void handle_frame(uint8_t type, uint32_t id, const unsigned char *p,
-			 uint32_t len)
-{
-	unsigned char ack[12];
-	struct req *r;
-
-	dbg("frame type %#x id %#x len %u", type, id, len);
-	switch (type) {
-	case T_HELLO:
-		abort_all(true);
-		put32(ack, AGENT_VERSION);
-		put32(ack + 4, AGENT_MAX_PAYLOAD);
-		put32(ack + 8, AGENT_MAX_REQUESTS);
-		send_frame(T_HELLO_ACK, id, ack, sizeof(ack));
-		break;
-	case T_EXEC:
-		start_exec(id, p, len);
-		break;
-	case T_STDIN:
-		/* Stdin of an earlier or unknown request: ignore it. */
-		r = find_req(id);
-		if (!r || r->fd_in < 0 || r->stdin_close)
-			break;
-		if (len)
-			buf_append(&r->stdin_buf, p, len);
-		else
-			r->stdin_close = true;
-		break;
-	case T_SIGNAL:
-		r = find_req(id);
-		if (r && r->pid && len == 4) {
-			uint32_t sig = get32(p);
-
-			if (sig >= 1 && sig < (uint32_t)NSIG)
-				kill_command(r->pid, sig);
-		}
-		break;
-	case T_PMI:
-		r = find_req(id);
-		if (!r || r->fd_pmi < 0 || !len)
-			break;
-		if (buf_used(&r->pmi_buf) + len > PMI_HIGH) {
-			/* The command does not read it: its channel breaks. */
-			close_fd(&r->fd_pmi);
-			buf_clear(&r->pmi_buf);
-			break;
-		}
-		buf_append(&r->pmi_buf, p, len);
-		break;
-	default:
-		/* Unknown type: skipped, for forward compatibility. */
-		break;
-	}
-}
-
-/* Parse the frames in ag.in; keep an incomplete one for later. */
-static void parse_input(void)
-{
-	size_t pos = 0;
-
-	while (ag.in_len - pos >= HDR_LEN) {
-		const unsigned char *h = ag.in + pos;
-		uint32_t len = get32(h + 12);
-
-		if (get32(h) != AGENT_MAGIC || h[5] || h[6] || h[7] ||
-		    len > AGENT_MAX_PAYLOAD) {
-			pos++;		/* resynchronise on the next magic */
-			continue;
-		}
-		if (ag.in_len - pos < HDR_LEN + len)
-			break;
-		/*
-		 * A HELLO drops the input read so far, but what follows it
-		 * in the buffer is the new client's.
-		 */
-		handle_frame(h[4], get32(h + 8), h + HDR_LEN, len);
-		pos += HDR_LEN + len;
-	}
-	memmove(ag.in, ag.in + pos, ag.in_len - pos);
-	ag.in_len -= pos;
-}
-
-static void read_port(void)
-{
-	ssize_t n;
-
-	n = read(ag.port, ag.in + ag.in_len, sizeof(ag.in) - ag.in_len);
-	if (n > 0) {
-		ag.in_len += n;
-		parse_input();
-	} else if (n < 0 && errno != EAGAIN && errno != EINTR) {
-		logmsg("read: %s", strerror(errno));
-		exit(1);
-	}
-	/* n == 0: the host went away; poll reports POLLHUP next. */
-}
-
-static void write_port(void)
-{
-	ssize_t n = write(ag.port, ag.out.p + ag.out.off, buf_used(&ag.out));
-
-	if (n > 0) {
-		ag.out.off += n;
-	} else if (n < 0 && errno != EAGAIN && errno != EINTR) {
-		logmsg("write: %s", strerror(errno));
-		exit(1);
-	}
-	if (ag.out.off == ag.out.len)
-		buf_clear(&ag.out);
-}
-
-static void read_child(struct req *r, int *fd, uint8_t type)
-{
-	unsigned char data[READ_CHUNK];
-	ssize_t n = read(*fd, data, sizeof(data));
-
-	if (n > 0) {
-		send_frame(type, r->id, data, n);
-		if (!r->pid)
-			r->quiet_since = now_ms();
-	} else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
-		close_fd(fd);
-		if (fd == &r->fd_pmi)
-			buf_clear(&r->pmi_buf);
-	}
-}
-
-/* Write what b holds to *fd; an error (EPIPE: not read) drops it all. */
-static void write_child(int *fd, struct buf *b, bool close_on_error)
-{
-	ssize_t n = write(*fd, b->p + b->off, buf_used(b));
-
-	if (n > 0) {
-		b->off += n;
-		if (b->off == b->len)
-			buf_clear(b);
-	} else if (n < 0 && errno != EAGAIN && errno != EINTR) {
-		buf_clear(b);
-		if (close_on_error)
-			close_fd(fd);
-	}
 }
 
 /*
@@ -795,7 +214,7 @@ static void serve(void)
 	for (;;) {
 		int n = 0, i_port = -1, timeout;
 		int64_t now = now_ms(), wake = -1;
-		bool reading = buf_used(&ag.out) < OUT_HIGH;
+		bool reading = out_queued() < OUT_HIGH;
 		unsigned int i;
 
 		pfd[n] = (struct pollfd){ .fd = ag.sigfd, .events = POLLIN };
@@ -803,10 +222,9 @@ static void serve(void)
 		if (ag.connected) {
 			short ev = 0;
 
-			if (stdin_held() < STDIN_HIGH &&
-			    ag.in_len < sizeof(ag.in))
+			if (stdin_held() < STDIN_HIGH && !in_full())
 				ev |= POLLIN;
-			if (buf_used(&ag.out))
+			if (out_queued())
 				ev |= POLLOUT;
 			i_port = n;
 			pfd[n++] = (struct pollfd){ .fd = ag.port, .events = ev };
@@ -814,7 +232,7 @@ static void serve(void)
 			wake = now + IDLE_RECHECK_MS;
 		}
 		for (i = 0; i < AGENT_MAX_REQUESTS; i++) {
-			struct req *r = &ag.req[i];
+			struct req *r = &reqs[i];
 			struct slots *s = &sl[i];
 
 			*s = (struct slots){ -1, -1, -1, -1 };
@@ -888,9 +306,9 @@ static void serve(void)
 				continue;
 			}
 			if (re & POLLOUT)
-				write_port();
+				write_port(ag.port);
 			if (re & POLLIN)
-				read_port();
+				read_port(ag.port);
 			if (re & (POLLERR | POLLNVAL)) {
 				logmsg("port error");
 				exit(1);
@@ -903,7 +321,7 @@ static void serve(void)
 		 */
 		now = now_ms();
 		for (i = 0; i < AGENT_MAX_REQUESTS; i++) {
-			struct req *r = &ag.req[i];
+			struct req *r = &reqs[i];
 			struct slots *s = &sl[i];
 
 			if (!r->busy)
@@ -941,7 +359,7 @@ static void serve(void)
 			}
 			if (!r->pid &&
 			    ((r->fd_out < 0 && r->fd_err < 0 && r->fd_pmi < 0) ||
-			     (buf_used(&ag.out) < OUT_HIGH &&
+			     (out_queued() < OUT_HIGH &&
 			      now >= r->quiet_since + DRAIN_MS)))
 				finish_request(r);
 		}

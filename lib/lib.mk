@@ -21,7 +21,7 @@
 #   $(LIB_OUT)/tests/             host builds of pmi_test: pmi_test_asan
 #                                 (library and test under ASan+UBSan) and
 #                                 pmi_test_dyn (linked to libpmi.so); and
-#                                 vgemini-agent (guest/agent.c under
+#                                 vgemini-agent (guest/agent*.c under
 #                                 ASan+UBSan) for "vgemini run --local"
 #
 #   lib        all of the above, and libugni (lib/ugni/ugni.mk)
@@ -104,9 +104,13 @@ $(LIB_OUT)/tests/pmi_test_dyn: $(PMI_DIR)/tests/pmi_test.c $(LIB_OUT)/libpmi.so 
 		$$($(PMI_PKG) --cflags cray-pmi) $< -o $@ \
 		$$($(PMI_PKG) --libs cray-pmi) -Wl,-rpath,$(LIB_OUT)
 
-$(LIB_OUT)/tests/vgemini-agent: $(REPO)/guest/agent.c $(REPO)/uapi/vgemini_agent.h $(REPO)/uapi/vgemini_le.h
+LIB_AGENT_SRC := $(addprefix $(REPO)/guest/,agent.c agent_frame.c agent_exec.c)
+LIB_AGENT_HDR := $(REPO)/guest/agent.h $(REPO)/uapi/vgemini_agent.h \
+	$(REPO)/uapi/vgemini_le.h
+$(LIB_OUT)/tests/vgemini-agent: $(LIB_AGENT_SRC) $(LIB_AGENT_HDR)
 	@mkdir -p $(@D)
-	$(CC) -std=gnu11 -Wall -Wextra -Werror -I$(REPO)/uapi $(PMI_SAN) $< -o $@
+	$(CC) -std=gnu11 -Wall -Wextra -Werror -I$(REPO)/uapi $(PMI_SAN) \
+		$(LIB_AGENT_SRC) -o $@
 
 test-lib: lib
 	@$(PMI_DIR)/tests/host-test.py $(LIB_OUT)

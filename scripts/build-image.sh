@@ -152,12 +152,14 @@ fi
 
 # --- Up to date? -----------------------------------------------------------
 GUEST=guest
+# The command agent's sources (its header: $GUEST/agent.h).
+AGENT_SRC=("$GUEST"/agent.c "$GUEST"/agent_frame.c "$GUEST"/agent_exec.c)
 hash_inputs() {
 	{
 		echo "kver $KVER $(basename "$deb")"
-		sha256sum scripts/build-image.sh "$GUEST"/init "$GUEST"/agent.c \
-			"$GUEST"/kgni-job.c uapi/kgni_ioctl.h uapi/vgemini_agent.h \
-			uapi/vgemini_le.h "$BUSYBOX"
+		sha256sum scripts/build-image.sh "$GUEST"/init "${AGENT_SRC[@]}" \
+			"$GUEST"/agent.h "$GUEST"/kgni-job.c uapi/kgni_ioctl.h \
+			uapi/vgemini_agent.h uapi/vgemini_le.h "$BUSYBOX"
 		[ -n "$KGNI_KO" ] && sha256sum "$KGNI_KO"
 		if [ -n "$SELFTESTS_DIR" ]; then
 			(cd "$SELFTESTS_DIR" && find . -type f -print0 | sort -z |
@@ -207,7 +209,8 @@ for applet in $("$BUSYBOX" --list-full); do
 done
 
 install -m 0755 "$GUEST/init" "$ROOT/init"
-gcc -static -O2 -Wall -Wextra -Werror -s -Iuapi -o "$ROOT/sbin/vgemini-agent" "$GUEST/agent.c"
+gcc -static -O2 -Wall -Wextra -Werror -s -Iuapi -o "$ROOT/sbin/vgemini-agent" \
+	"${AGENT_SRC[@]}"
 # The job domain tool "vgemini run" runs on every node (Documentation/jobs.rst).
 gcc -static -O2 -Wall -Wextra -Werror -s -Iuapi -o "$ROOT/usr/bin/kgni-job" \
 	"$GUEST/kgni-job.c"
