@@ -14,6 +14,10 @@
 #                       paths there (so that tests/qtest/ is judged as a
 #                       test, as QEMU judges its own)
 #
+# and one more line: qemu-device/qemu/trace-events' guest-error events are
+# what scripts/gen-trace-events.py makes of the core's list of them
+# (qemu-device/core/gemini_guest_error.h).
+#
 # The core is kernel-style C because it is not QEMU code: the same files
 # build into QEMU, the host unit tests and the fuzzers, with no QEMU
 # header (Documentation/architecture.rst).  The glue is QEMU code.
@@ -39,6 +43,9 @@ IGNORE=LINUX_VERSION_CODE
 # (volatile, with explicit atomics).
 CORE_IGNORE=LINUX_VERSION_CODE,PREFER_KERNEL_TYPES,BIT_MACRO,ARRAY_SIZE
 CORE_IGNORE=$CORE_IGNORE,PREFER_DEFINED_ATTRIBUTE_MACRO,VOLATILE
+# The list of guest errors (gemini_guest_error.h) is an X-macro, one
+# message per entry, never split so that it can be found.
+CORE_LIST_IGNORE=$CORE_IGNORE,COMPLEX_MACRO,MACRO_ARG_REUSE,LONG_LINE
 # Its tests also name libFuzzer's entry point (LLVMFuzzerTestOneInput),
 # and fake_bus.h's macro defines whole functions, returns and all.
 CORE_TEST_IGNORE=$CORE_IGNORE,CAMELCASE,MACRO_WITH_FLOW_CONTROL
@@ -61,7 +68,7 @@ command -v perl >/dev/null || fail "no perl"
 why=$("$REPO/scripts/linux-source-files.sh" "$TOOLS" "${TOOL_FILES[@]}" 2>&1) ||
 	fail "$why"
 
-# The files, as "kind path" (kind: kernel, core, coretest or qemu); kgni.mod.c is
+# The files, as "kind path" (kind: kernel, core, corelist, coretest or qemu); kgni.mod.c is
 # written by the kernel's build.
 files=()
 for f in "$REPO"/driver/*.[ch]; do
@@ -69,7 +76,10 @@ for f in "$REPO"/driver/*.[ch]; do
 	files+=("kernel ${f#"$REPO"/}")
 done
 for f in "$REPO"/qemu-device/core/*.[ch]; do
-	files+=("core ${f#"$REPO"/}")
+	case $f in
+	*/gemini_guest_error.h) files+=("corelist ${f#"$REPO"/}") ;;
+	*) files+=("core ${f#"$REPO"/}") ;;
+	esac
 done
 for f in "$REPO"/qemu-device/core/tests/*.[ch]; do
 	files+=("coretest ${f#"$REPO"/}")
@@ -87,9 +97,10 @@ done
 # the checker could not run.
 check() {
 	case $1 in
-	kernel | core | coretest)
+	kernel | core | corelist | coretest)
 		local ignore=$IGNORE
 		[ "$1" = core ] && ignore=$CORE_IGNORE
+		[ "$1" = corelist ] && ignore=$CORE_LIST_IGNORE
 		[ "$1" = coretest ] && ignore=$CORE_TEST_IGNORE
 		# --no-tree: not run from a kernel tree; --file: a file
 		(cd "$REPO" && perl "$CHECKPATCH" --strict --no-tree --terse \
@@ -119,7 +130,9 @@ check() {
 	esac
 }
 
-echo "1..${#files[@]}"
+# One more line: the trace events generated from the core's list of guest
+# errors are the ones committed (scripts/gen-trace-events.py).
+echo "1..$((${#files[@]} + 1))"
 n=0 failed=0
 for kf in "${files[@]}"; do
 	n=$((n + 1))
@@ -135,6 +148,15 @@ for kf in "${files[@]}"; do
 		failed=$((failed + 1))
 	fi
 done
+n=$((n + 1))
+if out=$(python3 "$REPO/scripts/gen-trace-events.py" --check 2>&1); then
+	echo "ok $n - trace-events in step with gemini_guest_error.h"
+else
+	echo "not ok $n - trace-events in step with gemini_guest_error.h"
+	printf '%s\n' "$out" "run scripts/gen-trace-events.py --update" |
+		sed 's/^/# /'
+	failed=$((failed + 1))
+fi
 # The kernel's checkpatch caches CamelCase names from git here.
 rm -f "$REPO"/.checkpatch-camelcase.git.*
 [ "$failed" -eq 0 ]

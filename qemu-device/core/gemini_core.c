@@ -3,24 +3,50 @@
  * cray-gemini device core: identity, control block and test registers.
  */
 #include <assert.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gemini_core.h"
 
-void gemini_guest_error(const struct gemini_nic *nic, const char *fmt, ...)
+void gemini_guest_error(const struct gemini_nic *nic, unsigned int kind,
+			const uint64_t args[4])
 {
-	char msg[160];
-	va_list ap;
+	if (nic->ops->guest_error)
+		nic->ops->guest_error(nic->opaque, kind, args);
+}
 
-	if (!nic->ops->guest_error)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	nic->ops->guest_error(nic->opaque, msg);
+/* Each kind's name and format, in enum gemini_guest_error_kind order. */
+#define GE_INFO(ID, id, nargs, fmt)					\
+	[GEMINI_GE_##ID] = { #id, fmt },
+static const struct {
+	const char *name;
+	const char *fmt;
+} guest_errors[GEMINI_GE_COUNT] = {
+	GEMINI_GUEST_ERROR_LIST(GE_INFO)
+};
+
+#undef GE_INFO
+
+const char *gemini_guest_error_name(unsigned int kind)
+{
+	return kind < GEMINI_GE_COUNT ? guest_errors[kind].name : NULL;
+}
+
+/*
+ * Only %llu and %llx, as many as the kind has arguments (checked by
+ * scripts/gen-trace-events.py); unused ones are ignored.
+ */
+int gemini_guest_error_format(unsigned int kind, const uint64_t args[4],
+			      char *buf, size_t len)
+{
+	if (kind >= GEMINI_GE_COUNT)
+		return snprintf(buf, len, "unknown guest error %u", kind);
+	return snprintf(buf, len, guest_errors[kind].fmt,
+			(unsigned long long)args[0],
+			(unsigned long long)args[1],
+			(unsigned long long)args[2],
+			(unsigned long long)args[3]);
 }
 
 static void raise_irq(struct gemini_nic *nic, uint32_t vector)
@@ -28,9 +54,8 @@ static void raise_irq(struct gemini_nic *nic, uint32_t vector)
 	if (vector == VGEMINI_IRQ_NONE)
 		return;
 	if (vector >= nic->cfg.num_vectors) {
-		gemini_guest_error(nic,
-				   "interrupt vector %u out of range (%u vectors)",
-				   vector, nic->cfg.num_vectors);
+		GEMINI_GUEST_ERROR(nic, IRQ_VECTOR, vector,
+				   nic->cfg.num_vectors);
 		return;
 	}
 	nic->ops->raise_irq(nic->opaque, vector);
@@ -127,9 +152,7 @@ int gemini_dma_read(const struct gemini_nic *nic, uint64_t addr, void *buf,
 		    size_t len)
 {
 	if (dma_hits_self(nic, addr, len)) {
-		gemini_guest_error(nic,
-				   "DMA read of 0x%llx+%zu refused: the device's own registers",
-				   (unsigned long long)addr, len);
+		GEMINI_GUEST_ERROR(nic, DMA_READ_SELF, addr, len);
 		return -1;
 	}
 	return nic->ops->dma_read(nic->opaque, addr, buf, len);
@@ -139,9 +162,7 @@ int gemini_dma_write(const struct gemini_nic *nic, uint64_t addr, const void *bu
 		     size_t len)
 {
 	if (dma_hits_self(nic, addr, len)) {
-		gemini_guest_error(nic,
-				   "DMA write of 0x%llx+%zu refused: the device's own registers",
-				   (unsigned long long)addr, len);
+		GEMINI_GUEST_ERROR(nic, DMA_WRITE_SELF, addr, len);
 		return -1;
 	}
 	return nic->ops->dma_write(nic->opaque, addr, buf, len);
@@ -200,18 +221,18 @@ static uint32_t dma_run(struct gemini_nic *nic, uint32_t cmd)
 
 	if (cmd != VGEMINI_DMA_CMD_FILL && cmd != VGEMINI_DMA_CMD_COPY &&
 	    cmd != VGEMINI_DMA_CMD_INVERT) {
-		gemini_guest_error(nic, "test DMA: unknown command %u", cmd);
+		GEMINI_GUEST_ERROR(nic, TEST_DMA_CMD, cmd);
 		return VGEMINI_DMA_ERR_CMD;
 	}
 	if (nic->dma_len == 0 || nic->dma_len > VGEMINI_DMA_MAX_LEN) {
-		gemini_guest_error(nic, "test DMA: length %u not in 1..%u",
-				   nic->dma_len, VGEMINI_DMA_MAX_LEN);
+		GEMINI_GUEST_ERROR(nic, TEST_DMA_LEN, nic->dma_len,
+				   VGEMINI_DMA_MAX_LEN);
 		return VGEMINI_DMA_ERR_LEN;
 	}
 	if (nic->dma_addr + nic->dma_len < nic->dma_addr ||
 	    (cmd == VGEMINI_DMA_CMD_COPY &&
 	     nic->dma_dst + nic->dma_len < nic->dma_dst)) {
-		gemini_guest_error(nic, "test DMA: address range wraps");
+		GEMINI_GUEST_ERROR(nic, TEST_DMA_WRAP);
 		return VGEMINI_DMA_ERR_BUS;
 	}
 
@@ -236,8 +257,7 @@ static uint32_t dma_run(struct gemini_nic *nic, uint32_t cmd)
 	return VGEMINI_DMA_DONE;
 
 bus_error:
-	gemini_guest_error(nic, "test DMA: bus refused access near 0x%llx",
-			   (unsigned long long)(nic->dma_addr + done));
+	GEMINI_GUEST_ERROR(nic, TEST_DMA_BUS, nic->dma_addr + done);
 	return VGEMINI_DMA_ERR_BUS;
 }
 
@@ -327,12 +347,11 @@ static void ctl_diag_cmd(struct gemini_nic *nic, uint64_t val)
 	struct gemini_diag *d = &nic->diag[GEMINI_DIAG_GUEST];
 
 	if (val != VGEMINI_DIAG_CMD_PING) {
-		gemini_guest_error(nic, "diag: unknown command %u",
-				   (uint32_t)val);
+		GEMINI_GUEST_ERROR(nic, DIAG_CMD, (uint32_t)val);
 		return;
 	}
 	if (d->status == VGEMINI_DIAG_PENDING) {
-		gemini_guest_error(nic, "diag: a ping is already in flight");
+		GEMINI_GUEST_ERROR(nic, DIAG_BUSY);
 		return;
 	}
 	gemini_diag_start(nic, GEMINI_DIAG_GUEST, d->dest, d->len, 1);
@@ -341,8 +360,8 @@ static void ctl_diag_cmd(struct gemini_nic *nic, uint64_t val)
 static void ctl_gart_entries(struct gemini_nic *nic, uint64_t val)
 {
 	if (val > VGEMINI_GART_MAX_ENTRIES) {
-		gemini_guest_error(nic, "GART: %u entries, at most %u",
-				   (uint32_t)val, VGEMINI_GART_MAX_ENTRIES);
+		GEMINI_GUEST_ERROR(nic, GART_ENTRIES, (uint32_t)val,
+				   VGEMINI_GART_MAX_ENTRIES);
 		val = VGEMINI_GART_MAX_ENTRIES;
 	}
 	nic->nat.gart_entries = (uint32_t)val;

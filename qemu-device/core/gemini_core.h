@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gemini_guest_error.h"
 #include "gemini_hw.h"
 #include "gemini_nic.h"
 #include "gemini_packet.h"
@@ -43,8 +44,13 @@ struct gemini_ops {
 			 size_t len);
 	/* Raise MSI-X vector @vector (always < num_vectors). */
 	void (*raise_irq)(void *opaque, unsigned int vector);
-	/* A guest programming error, already formatted; may be NULL. */
-	void (*guest_error)(void *opaque, const char *msg);
+	/*
+	 * A guest programming error of @kind (enum gemini_guest_error_kind)
+	 * with its arguments, unformatted (gemini_guest_error_format() has
+	 * the text); may be NULL.
+	 */
+	void (*guest_error)(void *opaque, unsigned int kind,
+			    const uint64_t args[4]);
 	/* A router port changed state; for tracing, may be NULL. */
 	void (*port_changed)(void *opaque, unsigned int port,
 			     enum vgemini_port_state state, uint32_t peer);
@@ -402,10 +408,6 @@ enum gemini_access gemini_window_read(struct gemini_nic *nic, uint64_t offset,
 enum gemini_access gemini_window_write(struct gemini_nic *nic,
 				       uint64_t offset, unsigned int size,
 				       uint64_t val);
-
-/* Report a guest programming error (ops->guest_error), printf-style. */
-void gemini_guest_error(const struct gemini_nic *nic, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 
 /*
  * A 4- or 8-byte access (@size, already checked aligned) at byte @at (0

@@ -188,8 +188,7 @@ static void cq_irq(struct gemini_nic *nic, unsigned int cqh,
 	cq->irq_count = 0;
 	if (index < GEMINI_IRQ_FIRST ||
 	    GEMINI_IRQ_VECTOR(index) >= nic->cfg.num_vectors) {
-		gemini_guest_error(nic, "CQ %u: IRQ index %u has no vector",
-				   cqh, index);
+		GEMINI_GUEST_ERROR(nic, CQ_IRQ_INDEX, cqh, index);
 		return;
 	}
 	nic->ops->raise_irq(nic->opaque, GEMINI_IRQ_VECTOR(index));
@@ -206,13 +205,13 @@ bool gemini_cq_event(struct gemini_nic *nic, unsigned int cqh,
 
 	if (cqh >= GEMINI_NUM_CQ) {
 		nic->rmt.cq_lost++;
-		gemini_guest_error(nic, "CQ %u: no such CQ, event lost", cqh);
+		GEMINI_GUEST_ERROR(nic, CQ_NONE, cqh);
 		return false;
 	}
 	cq = &nic->cq[cqh];
 	if (!(cq->qw[1] & GEMINI_CQ_ENABLE)) {
 		nic->rmt.cq_lost++;
-		gemini_guest_error(nic, "CQ %u: disabled, event lost", cqh);
+		GEMINI_GUEST_ERROR(nic, CQ_DISABLED, cqh);
 		return false;
 	}
 	base = field(cq->qw[2], GEMINI_CQ_BASE_SHIFT, GEMINI_CQ_BASE_MASK);
@@ -223,9 +222,8 @@ bool gemini_cq_event(struct gemini_nic *nic, unsigned int cqh,
 	    (base + ((uint64_t)max + 1) * GEMINI_CQ_ENTRY_BYTES - 1) >
 	    GEMINI_CQ_BASE_MASK || rd > max || wr > max) {
 		nic->rmt.cq_lost++;
-		gemini_guest_error(nic,
-				   "CQ %u: bad descriptor (base 0x%llx, max_index %u, rd %u, wr %u), event lost",
-				   cqh, (unsigned long long)base, max, rd, wr);
+		GEMINI_GUEST_ERROR(nic, CQ_BAD_DESC, cqh, base, max,
+				   (uint64_t)rd << 32 | wr);
 		return false;
 	}
 	if (cq->overrun) {
@@ -243,9 +241,7 @@ bool gemini_cq_event(struct gemini_nic *nic, unsigned int cqh,
 	if (gemini_dma_write(nic, base + (uint64_t)wr * GEMINI_CQ_ENTRY_BYTES,
 			     le, sizeof(le))) {
 		nic->rmt.cq_lost++;
-		gemini_guest_error(nic,
-				   "CQ %u: bus refused entry %u at 0x%llx, event lost",
-				   cqh, wr, (unsigned long long)base);
+		GEMINI_GUEST_ERROR(nic, CQ_BUS, cqh, wr, base);
 		return false;
 	}
 	nic->rmt.cq_events++;

@@ -119,9 +119,8 @@ static void diag_finish(struct gemini_nic *nic, unsigned int slot,
 	if (slot == GEMINI_DIAG_GUEST && d->irq != VGEMINI_IRQ_NONE) {
 		if (d->irq < nic->cfg.num_vectors)
 			nic->ops->raise_irq(nic->opaque, d->irq);
-		else if (nic->ops->guest_error)
-			nic->ops->guest_error(nic->opaque,
-					      "diag: interrupt vector out of range");
+		else
+			GEMINI_GUEST_ERROR(nic, DIAG_IRQ_VECTOR);
 	}
 	/* A burst stops at errors that the next ping would repeat. */
 	if (d->done < d->count && (status == VGEMINI_DIAG_DONE ||

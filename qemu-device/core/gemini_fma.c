@@ -29,8 +29,6 @@
  * full, bad local buffer) sets an error flag in the status word, reports
  * a guest error, and makes the sequence complete with an error status.
  */
-#include <stdarg.h>
-#include <stdio.h>
 
 #include "gemini_fma_int.h"
 
@@ -41,20 +39,22 @@
 /*
  * A store or doorbell of descriptor @di could not become a request: set
  * @flag in the status word, fail the open sequence (or the next one) with
- * @status, and report it.
+ * @status, and report it as a guest error of @kind with the arguments
+ * @di, @a1, @a2 and @a3: FMA_REFUSE(nic, di, flag, status, KIND, up to
+ * three more arguments).
  */
-static void fma_refuse(struct gemini_nic *nic, unsigned int di,
-		       unsigned int flag, unsigned int status,
-		       const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
+#define FMA_REFUSE(nic, di, flag, status, ...)				\
+	FMA_REFUSE_(nic, di, flag, status, __VA_ARGS__, 0, 0, 0, 0, 0)
+#define FMA_REFUSE_(nic, di, flag, status, ID, a1, a2, a3, a4, ...)	\
+	fma_refuse(nic, di, flag, status, GEMINI_GE_##ID, a1, a2,	\
+		   a3 GEMINI_GE_NO_5TH_ARGUMENT_##a4)
 
 static void fma_refuse(struct gemini_nic *nic, unsigned int di,
 		       unsigned int flag, unsigned int status,
-		       const char *fmt, ...)
+		       unsigned int kind, uint64_t a1, uint64_t a2,
+		       uint64_t a3)
 {
 	struct gemini_fma_desc *d = &nic->fma.desc[di];
-	char msg[128];
-	va_list ap;
 
 	d->flags |= flag;
 	if (d->open != SSID_NONE) {
@@ -66,10 +66,7 @@ static void fma_refuse(struct gemini_nic *nic, unsigned int di,
 		d->pend_status = (uint8_t)status;
 	}
 	nic->fma.stats.refused++;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	gemini_guest_error(nic, "FMA %u: %s", di, msg);
+	gemini_guest_error(nic, kind, (const uint64_t[4]) { di, a1, a2, a3 });
 }
 
 /* --- addresses ---------------------------------------------------------- */
@@ -169,19 +166,19 @@ static bool fma_prepare(struct gemini_nic *nic, unsigned int di, uint64_t x,
 	const struct gemini_fma_desc *d = &nic->fma.desc[di];
 
 	if (!(d_mode2(d) & GEMINI_FMA_MODE2_FMA_ENABLE)) {
-		fma_refuse(nic, di, GEMINI_FMA_FLAG_HT_REQ,
-			   GEMINI_STATUS_INV_CMD, "descriptor not enabled");
+		FMA_REFUSE(nic, di, GEMINI_FMA_FLAG_HT_REQ,
+			   GEMINI_STATUS_INV_CMD, FMA_NOT_ENABLED);
 		return false;
 	}
 	if (d_mode2(d) & GEMINI_FMA_MODE2_VMDH) {
 		/* vgemini has no vMDH table yet. */
-		fma_refuse(nic, di, GEMINI_FMA_FLAG_HT_REQ,
-			   GEMINI_STATUS_VMDH_INV, "vMDH not supported");
+		FMA_REFUSE(nic, di, GEMINI_FMA_FLAG_HT_REQ,
+			   GEMINI_STATUS_VMDH_INV, FMA_VMDH);
 		return false;
 	}
 	if (gemini_fma_target(nic, di, x, pkt) != GEMINI_STATUS_OK) {
-		fma_refuse(nic, di, GEMINI_FMA_FLAG_NPES, GEMINI_STATUS_NPES,
-			   "PE outside the NTT group");
+		FMA_REFUSE(nic, di, GEMINI_FMA_FLAG_NPES, GEMINI_STATUS_NPES,
+			   FMA_NPES);
 		return false;
 	}
 	return true;
@@ -195,16 +192,14 @@ static void fma_issue(struct gemini_nic *nic, unsigned int di,
 	struct gemini_fma_ssid *s;
 
 	if (si == SSID_NONE) {
-		fma_refuse(nic, di, GEMINI_FMA_FLAG_SYNCID_ALLOC,
-			   GEMINI_STATUS_SSID_STATE, "no free SSID, %s dropped",
-			   gemini_pkt_type_name(pkt->type));
+		FMA_REFUSE(nic, di, GEMINI_FMA_FLAG_SYNCID_ALLOC,
+			   GEMINI_STATUS_SSID_STATE, FMA_NO_SSID_REQ, pkt->type);
 		return;
 	}
 	if (!gemini_fma_orb_issue(nic, (unsigned int)si, di, pkt, fetch,
 				  local_offset)) {
-		fma_refuse(nic, di, GEMINI_FMA_FLAG_HT_REQ,
-			   GEMINI_STATUS_SSID_STATE, "ORB full, %s dropped",
-			   gemini_pkt_type_name(pkt->type));
+		FMA_REFUSE(nic, di, GEMINI_FMA_FLAG_HT_REQ,
+			   GEMINI_STATUS_SSID_STATE, FMA_ORB_FULL, pkt->type);
 		return;
 	}
 	s = &nic->fma.ssid[si];
@@ -299,9 +294,8 @@ static void put_store(struct gemini_nic *nic, unsigned int di, uint64_t x,
 	} else if (amo_code(cmd, &op) && op != GEMINI_AMO_CSWAP) {
 		amo_operands(&pkt, d, op, false);
 	} else {
-		fma_refuse(nic, di, GEMINI_FMA_FLAG_HT_REQ,
-			   GEMINI_STATUS_INV_CMD,
-			   "command 0x%x is no PUT-window operation", cmd);
+		FMA_REFUSE(nic, di, GEMINI_FMA_FLAG_HT_REQ,
+			   GEMINI_STATUS_INV_CMD, FMA_PUT_CMD, cmd);
 		return;
 	}
 	fma_issue(nic, di, &pkt, false, 0);
@@ -320,10 +314,9 @@ static void get_store(struct gemini_nic *nic, unsigned int di, uint64_t x,
 
 	if (gcw & GEMINI_GCW_REMOTE_PLUS4) {
 		if ((x & 7) || cmd != GEMINI_FMA_CMD_GET) {
-			fma_refuse(nic, di, GEMINI_FMA_FLAG_HT_REQ,
-				   GEMINI_STATUS_MALFORMED,
-				   "GCW +4 at window offset 0x%llx, command 0x%x: only for a GET stored 8-aligned",
-				   (unsigned long long)x, cmd);
+			FMA_REFUSE(nic, di, GEMINI_FMA_FLAG_HT_REQ,
+				   GEMINI_STATUS_MALFORMED, FMA_GCW_PLUS4, x,
+				   cmd);
 			return;
 		}
 		x += 4;
@@ -335,11 +328,9 @@ static void get_store(struct gemini_nic *nic, unsigned int di, uint64_t x,
 					   GEMINI_GCW_COUNT_MASK) + 1) *
 		      GEMINI_GCW_GRAIN;
 		if ((pkt.addr | local) & (GEMINI_FMA_GET_ALIGN - 1)) {
-			fma_refuse(nic, di, GEMINI_FMA_FLAG_HT_REQ,
-				   GEMINI_STATUS_MALFORMED,
-				   "GET remote 0x%llx or local 0x%llx not 4-byte aligned",
-				   (unsigned long long)pkt.addr,
-				   (unsigned long long)local);
+			FMA_REFUSE(nic, di, GEMINI_FMA_FLAG_HT_REQ,
+				   GEMINI_STATUS_MALFORMED, FMA_GET_ALIGN,
+				   pkt.addr, local);
 			return;
 		}
 		pkt.type = GEMINI_PKT_GET;
@@ -347,17 +338,15 @@ static void get_store(struct gemini_nic *nic, unsigned int di, uint64_t x,
 	} else if (amo_code(cmd, &op)) {
 		len = GEMINI_AMO_OPERAND_BYTES;
 		if (local & (GEMINI_AMO_ALIGN - 1)) {
-			fma_refuse(nic, di, GEMINI_FMA_FLAG_HT_REQ,
-				   GEMINI_STATUS_MALFORMED,
-				   "AMO result offset 0x%llx not 8-byte aligned",
-				   (unsigned long long)local);
+			FMA_REFUSE(nic, di, GEMINI_FMA_FLAG_HT_REQ,
+				   GEMINI_STATUS_MALFORMED, FMA_AMO_ALIGN,
+				   local);
 			return;
 		}
 		amo_operands(&pkt, d, op, true);
 	} else {
-		fma_refuse(nic, di, GEMINI_FMA_FLAG_HT_REQ,
-			   GEMINI_STATUS_INV_CMD,
-			   "GCW command 0x%x is no GET-window operation", cmd);
+		FMA_REFUSE(nic, di, GEMINI_FMA_FLAG_HT_REQ,
+			   GEMINI_STATUS_INV_CMD, FMA_GET_CMD, cmd);
 		return;
 	}
 	/* The local buffer is checked now, so a fetch has somewhere to go. */
@@ -365,10 +354,8 @@ static void get_store(struct gemini_nic *nic, unsigned int di, uint64_t x,
 				      len, true, piece, GEMINI_NAT_MAX_PIECES,
 				      &n);
 	if (status != GEMINI_STATUS_OK) {
-		fma_refuse(nic, di, GEMINI_FMA_FLAG_HT_REQ, status,
-			   "local buffer (MDH %u, offset 0x%llx, %u bytes) refused: status %u",
-			   d_src_mdh(d), (unsigned long long)local, len,
-			   status);
+		FMA_REFUSE(nic, di, GEMINI_FMA_FLAG_HT_REQ, status,
+			   FMA_LOCAL_BUF, local, len, status);
 		return;
 	}
 	fma_issue(nic, di, &pkt, true, local);
@@ -388,10 +375,8 @@ enum gemini_access gemini_fma_window_store(struct gemini_nic *nic,
 	if ((size != 1 && size != 2 && size != 4 && size != 8) ||
 	    x + size > GEMINI_FMA_WINDOW_SIZE ||
 	    (kind == WIN_GET && size != 8)) {
-		fma_refuse(nic, di, GEMINI_FMA_FLAG_HT_REQ,
-			   GEMINI_STATUS_MALFORMED,
-			   "%u-byte store at window offset 0x%llx refused",
-			   size, (unsigned long long)x);
+		FMA_REFUSE(nic, di, GEMINI_FMA_FLAG_HT_REQ,
+			   GEMINI_STATUS_MALFORMED, FMA_STORE_SIZE, size, x);
 		return GEMINI_ACCESS_BAD_SIZE;
 	}
 	if (kind == WIN_PUT)
@@ -406,8 +391,8 @@ enum gemini_access gemini_fma_window_store(struct gemini_nic *nic,
 void gemini_fma_alloc_syncid(struct gemini_nic *nic, unsigned int di)
 {
 	if (gemini_fma_seq_open(nic, di) == SSID_NONE) {
-		fma_refuse(nic, di, GEMINI_FMA_FLAG_SYNCID_ALLOC,
-			   GEMINI_STATUS_SSID_STATE, "no free SSID");
+		FMA_REFUSE(nic, di, GEMINI_FMA_FLAG_SYNCID_ALLOC,
+			   GEMINI_STATUS_SSID_STATE, FMA_NO_SSID);
 	}
 }
 

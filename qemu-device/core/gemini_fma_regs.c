@@ -73,9 +73,7 @@ static void ring_alloc_syncid(struct gemini_nic *nic, unsigned int di,
 			      uint64_t val)
 {
 	if (val != GEMINI_FMA_ALLOC_SYNCID_VALUE) {
-		gemini_guest_error(nic,
-				   "FMA %u: alloc-SyncId with 0x%llx, not 0xff: ignored",
-				   di, (unsigned long long)val);
+		GEMINI_GUEST_ERROR(nic, FMA_ALLOC_SYNCID, di, val);
 		return;
 	}
 	gemini_fma_alloc_syncid(nic, di);
@@ -213,9 +211,7 @@ static enum gemini_access desc_write(struct gemini_nic *nic, unsigned int di,
 		return GEMINI_ACCESS_UNKNOWN;
 	reg = qw_field(d, q);
 	if (q->kind == FMA_QW_DOORBELL && size != 8) {
-		gemini_guest_error(nic,
-				   "FMA %u: doorbell QW%u needs an 8-byte write",
-				   di, qw + 1);
+		GEMINI_GUEST_ERROR(nic, FMA_DOORBELL_SIZE, di, qw + 1);
 		return GEMINI_ACCESS_BAD_SIZE;
 	}
 	old = *reg;
@@ -225,17 +221,13 @@ static enum gemini_access desc_write(struct gemini_nic *nic, unsigned int di,
 	if (!priv && q->kind == FMA_QW_DOORBELL && !allowed) {
 		/* A doorbell is an access, not a value: withheld is withheld. */
 		nic->fma.stats.priv_refused++;
-		gemini_guest_error(nic,
-				   "FMA %u: user ring of doorbell QW%u refused",
-				   di, qw + 1);
+		GEMINI_GUEST_ERROR(nic, FMA_DOORBELL_USER, di, qw + 1);
 		return GEMINI_ACCESS_READ_ONLY;
 	}
 	if (!priv && ((neu ^ old) & ~allowed)) {
 		nic->fma.stats.priv_refused++;
-		gemini_guest_error(nic,
-				   "FMA %u: user write to kernel fields of QW%u refused (0x%llx)",
-				   di, qw + 1, (unsigned long long)
-				   ((neu ^ old) & ~allowed));
+		GEMINI_GUEST_ERROR(nic, FMA_KERNEL_FIELDS, di, qw + 1,
+				   (neu ^ old) & ~allowed);
 		/* A doorbell the user may not ring does nothing. */
 		if (q->kind == FMA_QW_DOORBELL)
 			return GEMINI_ACCESS_READ_ONLY;

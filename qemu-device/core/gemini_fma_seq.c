@@ -117,8 +117,7 @@ static bool fma_drain(struct gemini_nic *nic)
 		progress = true;
 		if (gemini_router_inject(nic, &o->pkt)) {
 			/* Room was checked: only a malformed request fails. */
-			gemini_guest_error(nic, "FMA %u: request not encodable",
-					   o->desc);
+			GEMINI_GUEST_ERROR(nic, FMA_NOT_ENCODABLE, o->desc);
 			o->state = GEMINI_ORB_SENT;
 			orb_done(nic, t, GEMINI_STATUS_MALFORMED, false, 0);
 			continue;
@@ -281,9 +280,7 @@ void gemini_fma_sync_complete(struct gemini_nic *nic, unsigned int di,
 	int si;
 
 	if (type & ~GEMINI_FMA_SYNC_TYPES) {
-		gemini_guest_error(nic,
-				   "FMA %u: sync type 0x%x: unknown bits ignored",
-				   di, type);
+		GEMINI_GUEST_ERROR(nic, FMA_SYNC_TYPE, di, type);
 		type &= GEMINI_FMA_SYNC_TYPES;
 	}
 	si = gemini_fma_seq_open(nic, di);
@@ -364,15 +361,11 @@ static unsigned int rsp_data(struct gemini_nic *nic,
 				      o->local_offset, want, true, piece,
 				      GEMINI_NAT_MAX_PIECES, &n);
 	if (status != GEMINI_STATUS_OK) {
-		gemini_guest_error(nic,
-				   "FMA %u: local buffer refused the response: status %u",
-				   o->desc, status);
+		GEMINI_GUEST_ERROR(nic, FMA_RSP_LOCAL, o->desc, status);
 		return status;
 	}
 	if (gemini_nat_dma_write(nic, piece, n, rsp->data)) {
-		gemini_guest_error(nic,
-				   "FMA %u: bus refused the response at 0x%llx",
-				   o->desc, (unsigned long long)piece[0].addr);
+		GEMINI_GUEST_ERROR(nic, FMA_RSP_BUS, o->desc, piece[0].addr);
 		return GEMINI_STATUS_HT_DATA;
 	}
 	return GEMINI_STATUS_OK;
@@ -480,11 +473,8 @@ bool gemini_fma_poll(struct gemini_nic *nic, uint64_t now, uint64_t *deadline)
 			if (gemini_elapsed(now, o->since_ns) >= TIMEOUT_NS) {
 				if (o->state == GEMINI_ORB_QUEUED)
 					queue_remove(f, t);
-				gemini_guest_error(nic,
-						   "FMA %u: %s to node %u timed out",
-						   o->desc,
-						   gemini_pkt_type_name(o->pkt.type),
-						   o->pkt.dst);
+				GEMINI_GUEST_ERROR(nic, FMA_TIMEOUT, o->desc,
+						   o->pkt.type, o->pkt.dst);
 				f->stats.timeouts++;
 				orb_done(nic, t, GEMINI_STATUS_TIMEOUT, true,
 					 now);

@@ -45,11 +45,8 @@ static unsigned int bus_error(struct gemini_nic *nic,
 			      const struct gemini_pkt *req,
 			      const struct gemini_dma_piece *piece)
 {
-	gemini_guest_error(nic,
-			   "RMT: bus refused %s from node %u at 0x%llx (MDH %u, offset 0x%llx)",
-			   gemini_pkt_type_name(req->type), req->src,
-			   (unsigned long long)piece->addr, req->mdh,
-			   (unsigned long long)req->addr);
+	GEMINI_GUEST_ERROR(nic, RMT_BUS, req->src, piece->addr, req->mdh,
+			   req->addr);
 	return GEMINI_STATUS_HT_DATA;
 }
 

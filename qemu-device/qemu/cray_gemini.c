@@ -130,10 +130,59 @@ static void gemini_raise_irq(void *opaque, unsigned vector)
     msix_notify(pdev, vector);
 }
 
-static void cray_gemini_guest_error(void *opaque, const char *msg)
+/*
+ * A guest error of the core's @kind: its own trace event (generated from
+ * the same list, scripts/gen-trace-events.py; ge_trace_<id> calls
+ * trace_cray_gemini_ge_<id> with the kind's number of arguments), and its
+ * text only when -d guest_errors asks for it.
+ */
+#define GE_TRACE_0(id)                                          \
+static void ge_trace_##id(const uint64_t *a)                    \
+{                                                               \
+    trace_cray_gemini_ge_##id();                                \
+}
+#define GE_TRACE_1(id)                                          \
+static void ge_trace_##id(const uint64_t *a)                    \
+{                                                               \
+    trace_cray_gemini_ge_##id(a[0]);                            \
+}
+#define GE_TRACE_2(id)                                          \
+static void ge_trace_##id(const uint64_t *a)                    \
+{                                                               \
+    trace_cray_gemini_ge_##id(a[0], a[1]);                      \
+}
+#define GE_TRACE_3(id)                                          \
+static void ge_trace_##id(const uint64_t *a)                    \
+{                                                               \
+    trace_cray_gemini_ge_##id(a[0], a[1], a[2]);                \
+}
+#define GE_TRACE_4(id)                                          \
+static void ge_trace_##id(const uint64_t *a)                    \
+{                                                               \
+    trace_cray_gemini_ge_##id(a[0], a[1], a[2], a[3]);          \
+}
+#define GE_TRACE(ID, id, nargs, fmt) GE_TRACE_##nargs(id)
+GEMINI_GUEST_ERROR_LIST(GE_TRACE)
+/* In the list's order, which is enum gemini_guest_error_kind's */
+#define GE_TRACE_FN(ID, id, nargs, fmt) { ge_trace_##id },
+static const struct {
+    void (*fn)(const uint64_t *a);
+} ge_trace[GEMINI_GE_COUNT] = {
+    GEMINI_GUEST_ERROR_LIST(GE_TRACE_FN)
+};
+
+static void cray_gemini_guest_error(void *opaque, unsigned kind,
+                                    const uint64_t args[4])
 {
-    trace_cray_gemini_guest_error(msg);
-    qemu_log_mask(LOG_GUEST_ERROR, "cray-gemini: %s\n", msg);
+    char msg[160];
+
+    if (kind < GEMINI_GE_COUNT) {
+        ge_trace[kind].fn(args);
+    }
+    if (qemu_loglevel_mask(LOG_GUEST_ERROR)) {
+        gemini_guest_error_format(kind, args, msg, sizeof(msg));
+        qemu_log("cray-gemini: %s\n", msg);
+    }
 }
 
 static void gemini_port_changed(void *opaque, unsigned port,

@@ -5,8 +5,10 @@
  *
  * FAKE_BUS_CALLBACKS(type) defines fake_dma_read, fake_dma_write,
  * fake_irq and fake_guest_error for a node type with the fields
- * mem[MEM_SIZE] (node memory at MEM_BASE), irqs[IRQ_LOG], nirq and
- * guest_errors; each test file sets MEM_BASE, MEM_SIZE and IRQ_LOG.
+ * mem[MEM_SIZE] (node memory at MEM_BASE), irqs[IRQ_LOG], nirq,
+ * guest_errors and the last one's kind and arguments (last_guest_error,
+ * last_guest_args[4]); each test file sets MEM_BASE, MEM_SIZE and
+ * IRQ_LOG.
  */
 #ifndef FAKE_BUS_H
 #define FAKE_BUS_H
@@ -47,11 +49,13 @@ static void fake_irq(void *opaque, unsigned int vector)		\
 	n->nirq++;							\
 }									\
 									\
-static void fake_guest_error(void *opaque, const char *msg)		\
+static void fake_guest_error(void *opaque, unsigned int kind,		\
+			     const uint64_t args[4])			\
 {									\
 	type *n = opaque;						\
 									\
-	(void)msg;							\
+	n->last_guest_error = kind;					\
+	memcpy(n->last_guest_args, args, sizeof(n->last_guest_args));	\
 	n->guest_errors++;						\
 }
 

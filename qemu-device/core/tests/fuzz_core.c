@@ -524,14 +524,18 @@ static void bus_irq(void *opaque, unsigned int vector)
 	n->irqs++;
 }
 
-static void bus_guest_error(void *opaque, const char *msg)
+static void bus_guest_error(void *opaque, unsigned int kind,
+			    const uint64_t args[4])
 {
 	struct fnode *n = opaque;
+	char msg[160];
 
-	if (!msg || !*msg)
-		broken(n, "empty guest-error message");
-	if (trace > 1)
+	if (kind >= GEMINI_GE_COUNT || !args)
+		broken(n, "guest error of no kind");
+	if (trace > 1) {
+		gemini_guest_error_format(kind, args, msg, sizeof(msg));
 		fprintf(stderr, "  %c: %s\n", 'A' + n->id, msg);
+	}
 	n->guest_errors++;
 }
 

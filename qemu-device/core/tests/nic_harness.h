@@ -38,6 +38,8 @@ struct node {
 	unsigned int irqs[IRQ_LOG];
 	unsigned int nirq;
 	unsigned int guest_errors;
+	unsigned int last_guest_error;
+	uint64_t last_guest_args[4];
 	struct gemini_pkt rsp[RSP_LOG];	/* responses seen by stale_rsp */
 	unsigned int nrsp;
 };

@@ -22,6 +22,8 @@ struct fake_node {
 	unsigned int irqs[IRQ_LOG];
 	unsigned int nirq;
 	unsigned int guest_errors;
+	unsigned int last_guest_error;
+	uint64_t last_guest_args[4];
 	unsigned int port_events;
 };
 
@@ -210,6 +212,32 @@ static void test_irq_raise(void)
 	wr(&nic, VGEMINI_CTL_IRQ_RAISE, 4, 0x7fffffff);
 	CHECK_EQ(node.nirq, 2);
 	CHECK_EQ(node.guest_errors, 2);
+	CHECK_EQ(node.last_guest_error, GEMINI_GE_IRQ_VECTOR);
+	CHECK_EQ(node.last_guest_args[0], 0x7fffffff);
+	CHECK_EQ(node.last_guest_args[1], 32);
+	{
+		unsigned int k;
+		char msg[160];
+
+		gemini_guest_error_format(node.last_guest_error,
+					  node.last_guest_args, msg,
+					  sizeof(msg));
+		CHECK(!strcmp(msg, "interrupt vector 2147483647 out of range (32 vectors)"));
+		CHECK(!strcmp(gemini_guest_error_name(GEMINI_GE_IRQ_VECTOR),
+			      "irq_vector"));
+		CHECK(!gemini_guest_error_name(GEMINI_GE_COUNT));
+		/* Every kind has a name and a format of its numbers alone. */
+		for (k = 0; k < GEMINI_GE_COUNT; k++) {
+			CHECK(gemini_guest_error_name(k));
+			CHECK(gemini_guest_error_format(k, node.last_guest_args,
+							msg, sizeof(msg)) > 0);
+			CHECK(!strchr(msg, '%'));
+		}
+		gemini_guest_error_format(GEMINI_GE_COUNT,
+					  node.last_guest_args, msg,
+					  sizeof(msg));
+		CHECK(!strcmp(msg, "unknown guest error 39"));
+	}
 	/* IRQ_NONE means none, silently. */
 	wr(&nic, VGEMINI_CTL_IRQ_RAISE, 4, VGEMINI_IRQ_NONE);
 	CHECK_EQ(node.nirq, 2);
@@ -330,6 +358,7 @@ static void test_dma_errors(void)
 	CHECK_EQ(rd(&nic, VGEMINI_CTL_DMA_STATUS, 4), VGEMINI_DMA_DONE);
 	CHECK_EQ(node.nirq, 12);
 	CHECK_EQ(node.guest_errors, 14);
+	CHECK_EQ(node.last_guest_error, GEMINI_GE_IRQ_VECTOR);
 	/* Nothing outside what the good FILL touched was written. */
 	CHECK_EQ(node.mem[16], 0);
 }

@@ -51,6 +51,8 @@ struct node {
 	unsigned int irqs[IRQ_LOG];
 	unsigned int nirq;
 	unsigned int guest_errors;
+	unsigned int last_guest_error;
+	uint64_t last_guest_args[4];
 	unsigned int port_events;
 	unsigned long kicks[NPORTS];
 };

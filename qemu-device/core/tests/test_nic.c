@@ -1059,6 +1059,10 @@ static void test_cq(void)
 			CHECK(!gemini_cq_event(nic, 9, SREQ, 0, 1));
 			CHECK_EQ(nic->rmt.cq_lost, lost + 1);
 			CHECK_EQ(nd->guest_errors, errs + k + 1);
+			CHECK_EQ(nd->last_guest_error,
+				 k == 0 ? GEMINI_GE_CQ_DISABLED :
+				 k == 4 ? GEMINI_GE_CQ_BUS :
+				 GEMINI_GE_CQ_BAD_DESC);
 		}
 	}
 	/* Indices past max_index, written by the driver or the consumer. */
@@ -1076,6 +1080,7 @@ static void test_cq(void)
 	CHECK_EQ(nd->guest_errors, errs + 2);
 	CHECK(!gemini_cq_event(nic, GEMINI_NUM_CQ, SREQ, 0, 1));
 	CHECK_EQ(nd->guest_errors, errs + 3);
+	CHECK_EQ(nd->last_guest_error, GEMINI_GE_CQ_NONE);
 
 	/* Too few vectors for the CQ's interrupt: reported, not raised. */
 	{
