@@ -14,6 +14,7 @@
 
 #include "gemini_guest_error.h"
 #include "gemini_hw.h"
+#include "gemini_link_if.h"
 #include "gemini_nic.h"
 #include "gemini_packet.h"
 #include "vgemini_ctl.h"
@@ -125,8 +126,7 @@ struct gemini_rx_chan {
 };
 
 struct gemini_router_port {
-	volatile struct vgemini_link_shm *shm;	/* NULL: nothing attached */
-	unsigned int side;		/* our side of the link: 0 "+", 1 "-" */
+	struct gemini_link_view link;	/* link.mine NULL: nothing attached */
 	enum vgemini_port_state state;
 	uint32_t peer;			/* PE learnt from the peer's side */
 	uint32_t expected;		/* PE the topology puts there */
@@ -439,12 +439,15 @@ uint32_t gemini_neighbour_pe(const struct gemini_nic *nic, unsigned int port);
 /* --- Ports and their neighbours' liveness (gemini_port.c) --- */
 
 /*
- * Attach @port to a link mapped at @mem (@len bytes), publishing our side
- * with @epoch (must differ between attaches of the same port).  Returns 0,
- * or -1 with a message in @err if the mapping is too small or @port bad.
+ * Attach @port to the link @view shows (gemini_link_if.h: what the core
+ * writes and reads there, and what the transport must do), publishing our
+ * side with @epoch (must differ between attaches of the same port).  The
+ * view is copied.  Returns 0, or -1 with a message in @err if @port is bad
+ * or @view incomplete.
  */
-int gemini_port_attach(struct gemini_nic *nic, unsigned int port, void *mem,
-		       size_t len, uint64_t epoch, char *err, size_t errlen);
+int gemini_port_attach(struct gemini_nic *nic, unsigned int port,
+		       const struct gemini_link_view *view, uint64_t epoch,
+		       char *err, size_t errlen);
 /* Withdraw our side so the peer sees the link down at once. */
 void gemini_port_detach(struct gemini_nic *nic, unsigned int port);
 /*

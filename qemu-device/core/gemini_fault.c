@@ -20,7 +20,7 @@
 /* Our side of @p's link (as in gemini_lcb.c). */
 static volatile struct vgemini_link_side *me(struct gemini_router_port *p)
 {
-	return &p->shm->side[p->side];
+	return p->link.mine;
 }
 
 /* --- Random numbers ---------------------------------------------------- */
@@ -139,7 +139,7 @@ int gemini_fault_set(struct gemini_nic *nic, unsigned int port,
 	p = &nic->port[port];
 	was_down = p->fault.down;
 	p->fault = f;
-	if (was_down != f.down && p->shm) {
+	if (was_down != f.down && p->link.mine) {
 		/* Down stops our heartbeat; back up retrains the link. */
 		p->seen_valid = false;
 		gemini_lcb_reset(nic, port);

@@ -35,12 +35,13 @@ static inline int32_t seq_diff(uint32_t a, uint32_t b)
 
 static volatile struct vgemini_link_side *me(struct gemini_router_port *p)
 {
-	return &p->shm->side[p->side];
+	return p->link.mine;
 }
 
-static volatile struct vgemini_link_side *peer(struct gemini_router_port *p)
+static const volatile struct vgemini_link_side *
+peer(struct gemini_router_port *p)
 {
-	return &p->shm->side[!p->side];
+	return p->link.peer;
 }
 
 /* --- Sending ------------------------------------------------------------ */
@@ -65,7 +66,7 @@ void gemini_lcb_reset(struct gemini_nic *nic, unsigned int port)
 
 	lcb_clear(p);
 	p->session_valid = false;
-	if (p->shm) {
+	if (p->link.mine) {
 		for (c = 0; c < VGEMINI_LINK_CHANS; c++) {
 			STORE(me(p)->rx_epoch[c], 0);
 			STORE(me(p)->ack[c], 0);
@@ -108,7 +109,7 @@ static void lcb_new_session(struct gemini_router_port *p, uint32_t session)
 /* Believe the peer's acknowledgments of our channel @c, if they are ours. */
 static void tx_sync(struct gemini_router_port *p, unsigned int c)
 {
-	volatile struct vgemini_link_side *pe = peer(p);
+	const volatile struct vgemini_link_side *pe = peer(p);
 	struct gemini_tx_chan *tx = &p->tx[c];
 	uint32_t e1, ack, freed, nak, e2;
 
@@ -148,7 +149,7 @@ bool gemini_lcb_can_send(struct gemini_nic *nic, unsigned int port,
 	struct gemini_router_port *p = &nic->port[port];
 	struct gemini_tx_chan *tx = &p->tx[chan];
 
-	if (!p->shm || p->state != VGEMINI_PORT_UP || p->fault.down ||
+	if (!p->link.mine || p->state != VGEMINI_PORT_UP || p->fault.down ||
 	    !p->session_valid || p->session != lcb_session(p))
 		return false;
 	tx_sync(p, chan);
@@ -162,8 +163,7 @@ static bool wire_write(struct gemini_nic *nic, struct gemini_router_port *p,
 	struct gemini_tx_chan *tx = &p->tx[c];
 	struct gemini_fault *f = &p->fault;
 	unsigned int i = seq % SLOTS;
-	volatile struct vgemini_link_slot *slot =
-		&p->shm->chan[p->side][c][i];
+	volatile struct vgemini_link_slot *slot = &p->link.tx[c][i];
 	uint8_t bytes[VGEMINI_LINK_SLOT_DATA];
 	uint16_t len = tx->len[i];
 
@@ -279,8 +279,8 @@ static bool rx_copy(struct gemini_router_port *p, unsigned int c, uint32_t seq,
 		    uint32_t epoch32, uint8_t *buf, uint16_t *len,
 		    uint32_t *gen)
 {
-	volatile struct vgemini_link_slot *slot =
-		&p->shm->chan[!p->side][c][seq % SLOTS];
+	const volatile struct vgemini_link_slot *slot =
+		&p->link.rx[c][seq % SLOTS];
 	uint32_t g1, g2;
 	uint16_t n;
 
@@ -383,7 +383,7 @@ void gemini_lcb_freed(struct gemini_nic *nic, unsigned int port,
 	struct gemini_router_port *p = &nic->port[port];
 
 	p->rx[chan].freed++;
-	if (p->shm) {
+	if (p->link.mine) {
 		STORE(me(p)->freed[chan], p->rx[chan].freed);
 		p->kick = true;
 	}
@@ -397,7 +397,7 @@ bool gemini_lcb_poll(struct gemini_nic *nic, unsigned int port, uint64_t now,
 	uint32_t session;
 	unsigned int c;
 
-	if (!p->shm || p->state != VGEMINI_PORT_UP || p->fault.down)
+	if (!p->link.mine || p->state != VGEMINI_PORT_UP || p->fault.down)
 		return false;
 	session = lcb_session(p);
 	if (!p->session_valid || session != p->session) {

@@ -23,13 +23,13 @@ void gemini_nic_tick(struct gemini_nic *nic, uint64_t now_ms)
 	for (port = 0; port < GEMINI_NUM_TORUS_PORTS; port++) {
 		struct gemini_router_port *p = &nic->port[port];
 
-		if (!p->shm || p->fault.down)
+		if (!p->link.mine || p->fault.down)
 			continue;
 		p->heartbeat++;
-		STORE(p->shm->side[p->side].heartbeat, p->heartbeat);
+		STORE(p->link.mine->heartbeat, p->heartbeat);
 	}
 	for (port = 0; port < GEMINI_NUM_TORUS_PORTS; port++) {
-		if (nic->port[port].shm)
+		if (nic->port[port].link.mine)
 			gemini_port_judge_peer(nic, port, now_ms);
 	}
 }
@@ -42,11 +42,11 @@ static void kick_peers(struct gemini_nic *nic)
 	for (port = 0; port < GEMINI_NUM_TORUS_PORTS; port++) {
 		struct gemini_router_port *p = &nic->port[port];
 
-		if (!p->kick || !p->shm)
+		if (!p->kick || !p->link.mine)
 			continue;
 		p->kick = false;
 		/* Ring only a peer that waits for it. */
-		if (__atomic_exchange_n(&p->shm->side[!p->side].armed, 0,
+		if (__atomic_exchange_n(p->link.peer_armed, 0,
 					__ATOMIC_SEQ_CST) && nic->ops->kick_peer)
 			nic->ops->kick_peer(nic->opaque, port);
 	}
@@ -90,8 +90,8 @@ uint64_t gemini_nic_poll(struct gemini_nic *nic)
 		for (port = 0; port < GEMINI_NUM_TORUS_PORTS; port++) {
 			struct gemini_router_port *p = &nic->port[port];
 
-			if (p->shm)
-				__atomic_store_n(&p->shm->side[p->side].armed, 1,
+			if (p->link.mine)
+				__atomic_store_n(&p->link.mine->armed, 1,
 						 __ATOMIC_SEQ_CST);
 		}
 		armed = true;

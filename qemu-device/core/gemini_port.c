@@ -38,27 +38,30 @@ const char *gemini_port_state_name(enum vgemini_port_state state)
 #define LOAD(p)		__atomic_load_n(&(p), __ATOMIC_ACQUIRE)
 #define STORE(p, v)	__atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
 
-int gemini_port_attach(struct gemini_nic *nic, unsigned int port, void *mem,
-		       size_t len, uint64_t epoch, char *err, size_t errlen)
+int gemini_port_attach(struct gemini_nic *nic, unsigned int port,
+		       const struct gemini_link_view *view, uint64_t epoch,
+		       char *err, size_t errlen)
 {
 	volatile struct vgemini_link_side *me;
 	struct gemini_router_port *p;
+	struct gemini_link_view link;
 
 	if (port >= GEMINI_NUM_TORUS_PORTS) {
 		snprintf(err, errlen, "no port %u", port);
 		return -1;
 	}
-	if (!mem || len < VGEMINI_LINK_FILE_SIZE) {
-		snprintf(err, errlen, "link of port %s: %zu bytes, need %u",
-			 port_names[port], len, VGEMINI_LINK_FILE_SIZE);
+	if (!view || !view->mine || !view->peer || !view->peer_armed ||
+	    !view->tx || !view->rx) {
+		snprintf(err, errlen, "link of port %s: no link memory",
+			 port_names[port]);
 		return -1;
 	}
+	link = *view;	/* @view may be the port's own, which detach clears */
 	p = &nic->port[port];
-	if (p->shm)
+	if (p->link.mine)
 		gemini_port_detach(nic, port);
 
-	p->shm = mem;
-	p->side = GEMINI_PORT_IS_MINUS(port) ? 1 : 0;
+	p->link = link;
 	p->epoch = epoch;
 	gemini_lcb_reset(nic, port);
 	p->state = VGEMINI_PORT_DOWN;
@@ -68,7 +71,7 @@ int gemini_port_attach(struct gemini_nic *nic, unsigned int port, void *mem,
 	p->seen_valid = false;
 
 	/* Magic last: the peer trusts the other fields once it sees it. */
-	me = &p->shm->side[p->side];
+	me = p->link.mine;
 	STORE(me->magic, 0);
 	STORE(me->version, VGEMINI_LINK_VERSION);
 	STORE(me->pe, nic->pe);
@@ -100,12 +103,12 @@ void gemini_port_detach(struct gemini_nic *nic, unsigned int port)
 {
 	struct gemini_router_port *p;
 
-	if (port >= GEMINI_NUM_TORUS_PORTS || !nic->port[port].shm)
+	if (port >= GEMINI_NUM_TORUS_PORTS || !nic->port[port].link.mine)
 		return;
 	p = &nic->port[port];
-	STORE(p->shm->side[p->side].magic, 0);
+	STORE(p->link.mine->magic, 0);
 	gemini_lcb_reset(nic, port);
-	p->shm = NULL;
+	memset(&p->link, 0, sizeof(p->link));
 	set_state(nic, port, VGEMINI_PORT_UNUSED, VGEMINI_PEER_NONE);
 }
 
@@ -113,7 +116,7 @@ void gemini_port_judge_peer(struct gemini_nic *nic, unsigned int port,
 			    uint64_t now_ms)
 {
 	struct gemini_router_port *p = &nic->port[port];
-	volatile struct vgemini_link_side *peer = &p->shm->side[!p->side];
+	const volatile struct vgemini_link_side *peer = p->link.peer;
 	uint32_t magic = LOAD(peer->magic);
 	uint32_t version = LOAD(peer->version);
 	uint32_t pe = LOAD(peer->pe);

@@ -322,7 +322,7 @@ static bool forward_one(struct gemini_nic *nic, struct gemini_pktq *q,
 		return true;
 	}
 	op = &nic->port[out];
-	if (!op->shm || op->state != VGEMINI_PORT_UP || op->fault.down) {
+	if (!op->link.mine || op->state != VGEMINI_PORT_UP || op->fault.down) {
 		/* A dead link: drop, the source's timeout reports it. */
 		op->ctr[VGEMINI_PC_DOWN_DROP]++;
 		stall_end(nic, q, in_port, now);

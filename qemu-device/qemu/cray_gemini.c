@@ -405,8 +405,8 @@ static bool cray_gemini_attach_links(CrayGeminiState *s, Error **errp)
         s->links[port].owner = s;
         qemu_set_fd_handler(s->links[port].bell_rd, cray_gemini_bell, NULL,
                             &s->links[port]);
-        if (gemini_port_attach(&s->nic, port, s->links[port].mem,
-                               s->links[port].len, epoch, err, sizeof(err))) {
+        if (gemini_port_attach(&s->nic, port, &s->links[port].view, epoch,
+                               err, sizeof(err))) {
             error_setg(errp, "port %s: %s", gemini_port_name(port), err);
             return false;
         }

@@ -192,6 +192,12 @@ bool gemini_link_open(GeminiLink *link, const char *spec, unsigned side,
     }
     link->mem = mem;
     link->len = VGEMINI_LINK_FILE_SIZE;
+    if (gemini_link_view_shm(&link->view, mem, link->len, side)) {
+        error_setg(errp, "link '%s': no side %u", path, side);
+        munmap(mem, link->len);
+        link->mem = NULL;
+        return false;
+    }
     link->path = g_strdup(path);
     link->peer_broke = false;
     link->broke_reported = false;
@@ -218,6 +224,7 @@ void gemini_link_close(GeminiLink *link)
         munmap(link->mem, link->len);
         link->mem = NULL;
     }
+    memset(&link->view, 0, sizeof(link->view));
     if (link->bell_rd >= 0) {
         close(link->bell_rd);
     }

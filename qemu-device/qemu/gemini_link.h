@@ -6,13 +6,21 @@
  * now is shared memory ("shm:PATH" or a bare PATH): a file that both ends
  * map (layout in uapi/vgemini_link.h), and two doorbell FIFOs beside it,
  * PATH.bell0 and PATH.bell1, read by side 0 and side 1.
+ *
+ * The device core sees an open link only through its view (the core's
+ * gemini_link_if.h: what it writes, reads and expects of a transport);
+ * kick_peer rings the peer's doorbell and our doorbell makes the device
+ * poll.
  */
 #ifndef CRAY_GEMINI_LINK_H
 #define CRAY_GEMINI_LINK_H
 
+#include "gemini_link_if.h"
+
 typedef struct GeminiLink {
     void *mem;          /* mapped link file, NULL when closed */
     size_t len;
+    struct gemini_link_view view;   /* our side's view of @mem, for the core */
     char *path;
     int bell_rd;        /* our doorbell, -1 when closed */
     int bell_wr;        /* the peer's doorbell, -1 when closed */

@@ -1008,11 +1008,14 @@ static unsigned int port_link(unsigned int id, unsigned int port)
 
 static void attach(struct fnode *n, unsigned int port)
 {
+	struct gemini_link_view v;
 	char err[128];
 
 	enter(CTX_NONE, n);
-	if (gemini_port_attach(&n->nic, port, links[port_link(n->id, port)],
-			       VGEMINI_LINK_FILE_SIZE, ++n->epoch[port], err,
+	if (gemini_link_view_shm(&v, links[port_link(n->id, port)],
+				 VGEMINI_LINK_FILE_SIZE,
+				 GEMINI_PORT_IS_MINUS(port)) ||
+	    gemini_port_attach(&n->nic, port, &v, ++n->epoch[port], err,
 			       sizeof(err)))
 		broken(n, "attaching a good link failed");
 	leave();
@@ -1588,6 +1591,7 @@ static void op_attach(struct fnode *n, struct rd *r)
 {
 	unsigned int port = g8(r) % (GEMINI_NUM_TORUS_PORTS + 1);
 	unsigned int mode = g8(r) % FZ_NATTACH;
+	struct gemini_link_view v;
 	char err[128];
 
 	enter(CTX_NONE, n);
@@ -1602,18 +1606,19 @@ static void op_attach(struct fnode *n, struct rd *r)
 		}
 		break;
 	case FZ_A_SHORT:
-		if (!gemini_port_attach(&n->nic, port % GEMINI_NUM_TORUS_PORTS,
-					port == GEMINI_NUM_TORUS_PORTS ? NULL :
-					links[FZ_L_SPARE_A + n->id],
-					VGEMINI_LINK_FILE_SIZE - 1, 1, err,
-					sizeof(err)))
+		/* No view of a short (or no) link, and no attach without one. */
+		if (!gemini_link_view_shm(&v, port == GEMINI_NUM_TORUS_PORTS ?
+					  NULL : links[FZ_L_SPARE_A + n->id],
+					  VGEMINI_LINK_FILE_SIZE - 1, 0) ||
+		    !gemini_port_attach(&n->nic, port % GEMINI_NUM_TORUS_PORTS,
+					&v, 1, err, sizeof(err)))
 			broken(n, "a short link was attached");
 		break;
 	default:
-		if (!gemini_port_attach(&n->nic, GEMINI_NUM_TORUS_PORTS + port,
-					links[FZ_L_SPARE_A + n->id],
-					VGEMINI_LINK_FILE_SIZE, 1, err,
-					sizeof(err)))
+		if (gemini_link_view_shm(&v, links[FZ_L_SPARE_A + n->id],
+					 VGEMINI_LINK_FILE_SIZE, 0) ||
+		    !gemini_port_attach(&n->nic, GEMINI_NUM_TORUS_PORTS + port,
+					&v, 1, err, sizeof(err)))
 			broken(n, "a port past the six was attached");
 		break;
 	}

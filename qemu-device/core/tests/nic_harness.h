@@ -235,15 +235,16 @@ static struct fabric *fab_new(unsigned int dx, unsigned int dy,
 		for (d = 0; d < 3; d++) {
 			uint32_t minus = torus_neighbour(&f->t, i, 2 * d + 1);
 			uint64_t epoch = ((uint64_t)(i + 1) << 32) | 0x51;
+			struct gemini_link_view vp, vm;
 
-			if (gemini_port_attach(nic_of(f, i), 2 * d,
-					       f->link[i * 3 + d],
-					       VGEMINI_LINK_FILE_SIZE, epoch, err,
-					       sizeof(err)) ||
-			    gemini_port_attach(nic_of(f, i), 2 * d + 1,
-					       f->link[minus * 3 + d],
-					       VGEMINI_LINK_FILE_SIZE, epoch, err,
-					       sizeof(err)))
+			if (gemini_link_view_shm(&vp, f->link[i * 3 + d],
+						 VGEMINI_LINK_FILE_SIZE, 0) ||
+			    gemini_link_view_shm(&vm, f->link[minus * 3 + d],
+						 VGEMINI_LINK_FILE_SIZE, 1) ||
+			    gemini_port_attach(nic_of(f, i), 2 * d, &vp, epoch,
+					       err, sizeof(err)) ||
+			    gemini_port_attach(nic_of(f, i), 2 * d + 1, &vm,
+					       epoch, err, sizeof(err)))
 				abort();
 		}
 	}

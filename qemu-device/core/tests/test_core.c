@@ -443,16 +443,19 @@ static uint32_t port_peer(struct gemini_nic *nic, unsigned int port)
 static void attach(struct gemini_nic *nic, unsigned int port, void *mem,
 		   uint64_t epoch)
 {
+	struct gemini_link_view v;
 	char err[128];
 
-	CHECK(gemini_port_attach(nic, port, mem, VGEMINI_LINK_FILE_SIZE,
-				 epoch, err, sizeof(err)) == 0);
+	CHECK(gemini_link_view_shm(&v, mem, VGEMINI_LINK_FILE_SIZE,
+				   GEMINI_PORT_IS_MINUS(port)) == 0);
+	CHECK(gemini_port_attach(nic, port, &v, epoch, err, sizeof(err)) == 0);
 }
 
 static void test_link_handshake_and_death(void)
 {
 	struct fake_node na, nb;
 	struct gemini_nic a, b;
+	struct gemini_link_view v;
 	void *lx = new_link();
 	uint64_t t = 1000;
 	char err[128];
@@ -461,8 +464,12 @@ static void test_link_handshake_and_death(void)
 	/* Nodes 0 and 1 of a 2x1x1 torus, one link (A's X+ to B's X-). */
 	make_nic(&a, &na, 0, 0, 0, 2, 1, 1);
 	make_nic(&b, &nb, 1, 0, 0, 2, 1, 1);
-	CHECK(gemini_port_attach(&a, 6, lx, 4096, 1, err, sizeof(err)) == -1);
-	CHECK(gemini_port_attach(&a, 0, lx, 100, 1, err, sizeof(err)) == -1);
+	CHECK(gemini_link_view_shm(&v, lx, VGEMINI_LINK_FILE_SIZE, 0) == 0);
+	CHECK(gemini_port_attach(&a, 6, &v, 1, err, sizeof(err)) == -1);
+	CHECK(gemini_link_view_shm(&v, lx, 100, 0) == -1);
+	CHECK(gemini_link_view_shm(&v, lx, VGEMINI_LINK_FILE_SIZE, 2) == -1);
+	CHECK(gemini_port_attach(&a, 0, &v, 1, err, sizeof(err)) == -1);
+	CHECK(gemini_port_attach(&a, 0, NULL, 1, err, sizeof(err)) == -1);
 	attach(&a, GEMINI_PORT_XP, lx, 11);
 	CHECK_EQ(port_state(&a, GEMINI_PORT_XP), VGEMINI_PORT_DOWN);
 	wr(&a, VGEMINI_CTL_LINK_IRQ, 4, 31);

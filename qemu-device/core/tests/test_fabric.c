@@ -137,18 +137,28 @@ static void node_init(struct fabric *f, uint32_t id)
 	}
 }
 
-static void attach_port(struct fabric *f, uint32_t id, unsigned int port,
-			void *mem)
+static void attach_view(struct fabric *f, uint32_t id, unsigned int port,
+			const struct gemini_link_view *v)
 {
 	struct node *nd = &f->node[id];
 	char err[128];
 
-	if (gemini_port_attach(&nd->nic, port, mem, VGEMINI_LINK_FILE_SIZE,
-			       nd->epoch, err, sizeof(err))) {
+	if (gemini_port_attach(&nd->nic, port, v, nd->epoch, err,
+			       sizeof(err))) {
 		printf("#   attach of node %u port %u failed: %s\n", id, port,
 		       err);
 		failures_in_test++;
 	}
+}
+
+static void attach_port(struct fabric *f, uint32_t id, unsigned int port,
+			void *mem)
+{
+	struct gemini_link_view v;
+
+	gemini_link_view_shm(&v, mem, VGEMINI_LINK_FILE_SIZE,
+			     GEMINI_PORT_IS_MINUS(port));
+	attach_view(f, id, port, &v);
 }
 
 /* Cable node @id as the launcher does. */
@@ -303,7 +313,7 @@ static bool busy(const struct fabric *f)
 		for (p = 0; p < NPORTS; p++) {
 			const struct gemini_router_port *rp = &nic->port[p];
 
-			if (!rp->shm || rp->state != VGEMINI_PORT_UP ||
+			if (!rp->link.mine || rp->state != VGEMINI_PORT_UP ||
 			    rp->fault.down)
 				continue;
 			for (c = 0; c < VGEMINI_LINK_CHANS; c++)
@@ -681,8 +691,8 @@ static void check_links(struct fabric *f, uint32_t missing)
 			CHECK_EQ(shm->side[1].port, 2 * d + 1);
 			if (f->t.dims[d] == 1) {
 				/* Its own ring: X+ and X- share the buffer. */
-				CHECK(nic->port[2 * d].shm ==
-				      nic->port[2 * d + 1].shm);
+				CHECK(nic->port[2 * d].link.mine ==
+				      nic->port[2 * d + 1].link.peer);
 				CHECK(nb == i);
 			}
 		}
@@ -1836,10 +1846,10 @@ static void test_hostile_peer(void)
 	f->node[1].restarts++;
 	f->node[1].epoch = ((uint64_t)2 << 32) | (0x51u + f->node[1].restarts);
 	for (p = 0; p < NPORTS; p++) {
-		void *mem = (void *)b->port[p].shm;
+		struct gemini_link_view v = b->port[p].link;
 
 		gemini_port_detach(b, p);
-		attach_port(f, 1, p, mem);
+		attach_view(f, 1, p, &v);
 	}
 	fab_ticks(f, 3);
 	/*
