@@ -14,9 +14,10 @@
 #                       paths there (so that tests/qtest/ is judged as a
 #                       test, as QEMU judges its own)
 #
-# and one more line: qemu-device/qemu/trace-events' guest-error events are
+# and two more lines: qemu-device/qemu/trace-events' guest-error events are
 # what scripts/gen-trace-events.py makes of the core's list of them
-# (qemu-device/core/gemini_guest_error.h).
+# (qemu-device/core/gemini_guest_error.h), and each block of the core
+# touches only its own state (scripts/check-core-blocks.py).
 #
 # The core is kernel-style C because it is not QEMU code: the same files
 # build into QEMU, the host unit tests and the fuzzers, with no QEMU
@@ -130,9 +131,10 @@ check() {
 	esac
 }
 
-# One more line: the trace events generated from the core's list of guest
-# errors are the ones committed (scripts/gen-trace-events.py).
-echo "1..$((${#files[@]} + 1))"
+# Two more lines: the trace events generated from the core's list of guest
+# errors are the ones committed (scripts/gen-trace-events.py), and the
+# core's blocks keep to their own state (scripts/check-core-blocks.py).
+echo "1..$((${#files[@]} + 2))"
 n=0 failed=0
 for kf in "${files[@]}"; do
 	n=$((n + 1))
@@ -155,6 +157,14 @@ else
 	echo "not ok $n - trace-events in step with gemini_guest_error.h"
 	printf '%s\n' "$out" "run scripts/gen-trace-events.py --update" |
 		sed 's/^/# /'
+	failed=$((failed + 1))
+fi
+n=$((n + 1))
+if out=$(python3 "$REPO/scripts/check-core-blocks.py" 2>&1); then
+	echo "ok $n - each core block touches only its own state"
+else
+	echo "not ok $n - each core block touches only its own state"
+	printf '%s\n' "$out" | sed 's/^/# /'
 	failed=$((failed + 1))
 fi
 # The kernel's checkpatch caches CamelCase names from git here.

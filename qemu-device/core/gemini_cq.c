@@ -204,13 +204,13 @@ bool gemini_cq_event(struct gemini_nic *nic, unsigned int cqh,
 	bool full;
 
 	if (cqh >= GEMINI_NUM_CQ) {
-		nic->rmt.cq_lost++;
+		nic->cq_stats.lost++;
 		GEMINI_GUEST_ERROR(nic, CQ_NONE, cqh);
 		return false;
 	}
 	cq = &nic->cq[cqh];
 	if (!(cq->qw[1] & GEMINI_CQ_ENABLE)) {
-		nic->rmt.cq_lost++;
+		nic->cq_stats.lost++;
 		GEMINI_GUEST_ERROR(nic, CQ_DISABLED, cqh);
 		return false;
 	}
@@ -221,15 +221,15 @@ bool gemini_cq_event(struct gemini_nic *nic, unsigned int cqh,
 	if ((base & (GEMINI_CQ_ALIGN - 1)) || max < GEMINI_CQ_MIN_MAX_INDEX ||
 	    (base + ((uint64_t)max + 1) * GEMINI_CQ_ENTRY_BYTES - 1) >
 	    GEMINI_CQ_BASE_MASK || rd > max || wr > max) {
-		nic->rmt.cq_lost++;
+		nic->cq_stats.lost++;
 		GEMINI_GUEST_ERROR(nic, CQ_BAD_DESC, cqh, base, max,
 				   (uint64_t)rd << 32 | wr);
 		return false;
 	}
 	if (cq->overrun) {
 		/* Its overrun entry is unread: the consumer knows already. */
-		nic->rmt.cq_overruns++;
-		nic->rmt.cq_lost++;
+		nic->cq_stats.overruns++;
+		nic->cq_stats.lost++;
 		return false;
 	}
 
@@ -240,17 +240,42 @@ bool gemini_cq_event(struct gemini_nic *nic, unsigned int cqh,
 	vgemini_put_le64(le, entry);
 	if (gemini_dma_write(nic, base + (uint64_t)wr * GEMINI_CQ_ENTRY_BYTES,
 			     le, sizeof(le))) {
-		nic->rmt.cq_lost++;
+		nic->cq_stats.lost++;
 		GEMINI_GUEST_ERROR(nic, CQ_BUS, cqh, wr, base);
 		return false;
 	}
-	nic->rmt.cq_events++;
+	nic->cq_stats.events++;
 	if (full) {
-		nic->rmt.cq_overruns++;
+		nic->cq_stats.overruns++;
 		cq->overrun = true;
 	} else {
 		set_wr_index(cq, (wr + 1) % (max + 1));
 	}
 	cq_irq(nic, cqh, cq);
 	return true;
+}
+
+const struct gemini_cq_stats *gemini_cq_stats(const struct gemini_nic *nic)
+{
+	return &nic->cq_stats;
+}
+
+void gemini_cq_state_json(const struct gemini_nic *nic, struct gemini_json *j)
+{
+	bool first = true;
+	unsigned int i;
+
+	for (i = 0; i < GEMINI_NUM_CQ; i++) {
+		const struct gemini_cq *cq = &nic->cq[i];
+
+		if (!(cq->qw[1] & GEMINI_CQ_ENABLE))
+			continue;
+		gemini_json_printf(j, "%s{\"cq\": %u, \"rd\": %u, \"wr\": %u, ",
+				   first ? "" : ", ", i, rd_index(cq),
+				   wr_index(cq));
+		gemini_json_printf(j, "\"max\": %u, \"overrun\": %s}",
+				   max_index(cq),
+				   cq->overrun ? "true" : "false");
+		first = false;
+	}
 }

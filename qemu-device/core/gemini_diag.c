@@ -22,6 +22,7 @@
  * ping is answered once or times out once; a response that matches no
  * ping in flight is counted as stale and dropped.
  */
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -64,6 +65,20 @@ static void diag_send(struct gemini_nic *nic, unsigned int slot, uint64_t now)
 	}
 	d->status = VGEMINI_DIAG_PENDING;
 	d->sent_ns = now;
+}
+
+bool gemini_diag_busy(const struct gemini_nic *nic, unsigned int slot)
+{
+	return slot < GEMINI_DIAG_SLOTS &&
+	       nic->diag[slot].status == VGEMINI_DIAG_PENDING;
+}
+
+void gemini_diag_reset(struct gemini_nic *nic)
+{
+	struct gemini_diag *d = &nic->diag[GEMINI_DIAG_GUEST];
+
+	memset(d, 0, sizeof(*d));
+	d->irq = VGEMINI_IRQ_NONE;
 }
 
 void gemini_diag_start(struct gemini_nic *nic, unsigned int slot,
@@ -115,7 +130,7 @@ static void diag_finish(struct gemini_nic *nic, unsigned int slot,
 	else
 		d->failed++;
 	if (status == VGEMINI_DIAG_ERR_TIMEOUT)
-		nic->nic_ctr[VGEMINI_NC_DIAG_TIMEOUTS]++;
+		gemini_nic_count(nic, VGEMINI_NC_DIAG_TIMEOUTS, 1);
 	if (slot == GEMINI_DIAG_GUEST && d->irq != VGEMINI_IRQ_NONE) {
 		if (d->irq < nic->cfg.num_vectors)
 			nic->ops->raise_irq(nic->opaque, d->irq);
@@ -144,7 +159,7 @@ static bool diag_answer(struct gemini_nic *nic, const struct gemini_pkt *req)
 	rsp.data[0] = req->hops;
 	if (gemini_router_inject(nic, &rsp))
 		return false;	/* no room: the request waits */
-	nic->nic_ctr[VGEMINI_NC_DIAG_PINGS]++;
+	gemini_nic_count(nic, VGEMINI_NC_DIAG_PINGS, 1);
 	return true;
 }
 
@@ -290,3 +305,46 @@ void gemini_diag_json(const struct gemini_nic *nic, unsigned int slot,
 	}
 	json_add(buf, len, &off, "]}");
 }
+
+/* --- Control registers: the guest's engine ------------------------------ */
+
+static void ctl_diag_cmd(struct gemini_nic *nic, uint64_t val)
+{
+	struct gemini_diag *d = &nic->diag[GEMINI_DIAG_GUEST];
+
+	if (val != VGEMINI_DIAG_CMD_PING) {
+		GEMINI_GUEST_ERROR(nic, DIAG_CMD, (uint32_t)val);
+		return;
+	}
+	if (d->status == VGEMINI_DIAG_PENDING) {
+		GEMINI_GUEST_ERROR(nic, DIAG_BUSY);
+		return;
+	}
+	gemini_diag_start(nic, GEMINI_DIAG_GUEST, d->dest, d->len, 1);
+}
+
+#define CTL		GEMINI_CTL
+#define DIAG(f)		GEMINI_CTL_FIELD(diag[GEMINI_DIAG_GUEST].f)
+
+static const struct gemini_ctl_reg diag_regs[] = {
+	{ CTL(DIAG_DEST, 4, RW), DIAG(dest), .mask = UINT32_MAX },
+	{ CTL(DIAG_LEN, 4, RW), DIAG(len), .mask = UINT32_MAX },
+	{ CTL(DIAG_CMD, 4, WO), .write = ctl_diag_cmd },
+	{ CTL(DIAG_STATUS, 4, RO), DIAG(status) },
+	{ CTL(DIAG_HOPS, 4, RO), DIAG(hops) },
+	{ CTL(DIAG_RTT_NS, 4, RO), DIAG(rtt_ns) },
+	{ CTL(DIAG_IRQ, 4, RW), DIAG(irq), .mask = UINT32_MAX },
+	{ CTL(DIAG_SEQ, 4, RO), DIAG(seq) },
+	{ CTL(DIAG_NTRACE, 4, RO), DIAG(ntrace) },
+	{ .offset = VGEMINI_CTL_DIAG_TRACE, .name = "DIAG_TRACE", .size = 4,
+	  .access = GEMINI_CTL_RO, .count = VGEMINI_DIAG_MAX_TRACE,
+	  .stride = 4, DIAG(trace[0]), .fstride = 4 },
+};
+
+#undef DIAG
+#undef CTL
+
+static_assert(sizeof(unsigned int) == 4, "DIAG_NTRACE: a u32");
+
+const struct gemini_ctl_table gemini_diag_ctl_table =
+	GEMINI_CTL_TABLE(diag_regs);

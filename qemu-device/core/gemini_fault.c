@@ -7,21 +7,13 @@
  * the injector's random numbers: xorshift64*, so that a run repeats for a
  * given seed.  The injection itself happens where the link control block
  * puts a packet on the wire (wire_write() in gemini_lcb.c), which asks
- * gemini_fault_roll() and gemini_fault_pick().
+ * gemini_fault_on_wire() what to do with each copy.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gemini_core.h"
-
-#define STORE(p, v)	__atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
-
-/* Our side of @p's link (as in gemini_lcb.c). */
-static volatile struct vgemini_link_side *me(struct gemini_router_port *p)
-{
-	return p->link.mine;
-}
 
 /* --- Random numbers ---------------------------------------------------- */
 
@@ -34,14 +26,36 @@ static uint32_t fault_rand(struct gemini_fault *f)
 	return (uint32_t)((f->rng * 0x2545f4914f6cdd1dull) >> 32) % 1000000u;
 }
 
-bool gemini_fault_roll(struct gemini_fault *f, uint32_t ppm)
+/* True with probability @ppm / 1e6; every call draws. */
+static bool fault_roll(struct gemini_fault *f, uint32_t ppm)
 {
 	return fault_rand(f) < ppm;
 }
 
-unsigned int gemini_fault_pick(struct gemini_fault *f, unsigned int n)
+enum gemini_fault_act gemini_fault_on_wire(struct gemini_nic *nic,
+					   unsigned int port, unsigned int len,
+					   bool may_delay, uint64_t *delay_ns,
+					   unsigned int *bit)
 {
-	return fault_rand(f) % n;
+	struct gemini_fault *f = &nic->fault[port];
+
+	/* Draw only for the faults that are set: a seed repeats a run. */
+	if (f->delay_ppm && may_delay && fault_roll(f, f->delay_ppm)) {
+		*delay_ns = (uint64_t)f->delay_ms * 1000000;
+		return GEMINI_FAULT_DELAY;
+	}
+	if (f->drop_ppm && fault_roll(f, f->drop_ppm))
+		return GEMINI_FAULT_DROP;
+	if (f->corrupt_ppm && fault_roll(f, f->corrupt_ppm)) {
+		*bit = fault_rand(f) % (len * 8u);
+		return GEMINI_FAULT_CORRUPT;
+	}
+	return GEMINI_FAULT_PASS;
+}
+
+bool gemini_fault_down(const struct gemini_nic *nic, unsigned int port)
+{
+	return nic->fault[port].down;
 }
 
 /* --- The fault spec ---------------------------------------------------- */
@@ -75,7 +89,6 @@ int gemini_fault_set(struct gemini_nic *nic, unsigned int port,
 		     const char *spec, char *err, size_t errlen)
 {
 	struct gemini_fault f = { .rng = 0x9e3779b97f4a7c15ull };
-	struct gemini_router_port *p;
 	char buf[256], *tok, *next;
 	bool was_down;
 
@@ -136,18 +149,10 @@ int gemini_fault_set(struct gemini_nic *nic, unsigned int port,
 	}
 	if (f.delay_ppm && !f.delay_ms)
 		f.delay_ms = 10;
-	p = &nic->port[port];
-	was_down = p->fault.down;
-	p->fault = f;
-	if (was_down != f.down && p->link.mine) {
-		/* Down stops our heartbeat; back up retrains the link. */
-		p->seen_valid = false;
-		gemini_lcb_reset(nic, port);
-		if (!f.down) {
-			p->epoch++;
-			STORE(me(p)->epoch, p->epoch);
-		}
-	}
+	was_down = nic->fault[port].down;
+	nic->fault[port] = f;
+	if (was_down != f.down)
+		gemini_port_fault_down(nic, port, f.down);
 	return 0;
 }
 
@@ -160,7 +165,7 @@ void gemini_fault_get(const struct gemini_nic *nic, unsigned int port,
 		snprintf(buf, len, "none");
 		return;
 	}
-	f = &nic->port[port].fault;
+	f = &nic->fault[port];
 	if (!f->corrupt_ppm && !f->drop_ppm && !f->delay_ppm && !f->down) {
 		snprintf(buf, len, "none");
 		return;

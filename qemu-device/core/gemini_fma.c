@@ -76,23 +76,6 @@ struct fma_target {
 	uint64_t offset;
 };
 
-/* The physical PE of NTT index @idx, or -1 past the table. */
-static int64_t ntt_lookup(const struct gemini_nic *nic, uint64_t idx)
-{
-	unsigned int gran = (unsigned int)field(nic->nat.ntt_config,
-						GEMINI_NTT_CFG_GRAN0_SHIFT,
-						GEMINI_NTT_CFG_GRAN_MASK);
-	uint64_t low = idx & ((1ull << gran) - 1), e = idx >> gran, qw;
-
-	if (e >= GEMINI_NUM_NTT)
-		return -1;
-	qw = nic->nat.ntt[0][e / 2];
-	qw = field(qw, e & 1 ? GEMINI_NTT_PE1_SHIFT : GEMINI_NTT_PE0_SHIFT,
-		   GEMINI_NTT_PE_MASK);
-	/* (interpretation) the low gran bits of the index pass through */
-	return (int64_t)((qw & ~((1ull << gran) - 1)) | low);
-}
-
 /*
  * Where window offset @x of descriptor @di points: base_offset + @x split
  * by the PE mask mode, the PE translated by the NTT if enabled.  Returns
@@ -122,7 +105,7 @@ static unsigned int fma_resolve(struct gemini_nic *nic, unsigned int di,
 
 		if (pe >= npes)
 			return GEMINI_STATUS_NPES;
-		phys = ntt_lookup(nic, base + pe);
+		phys = gemini_nat_ntt_lookup(nic, base + pe);
 		if (phys < 0)
 			return GEMINI_STATUS_NPES;
 		pe = (uint64_t)phys;

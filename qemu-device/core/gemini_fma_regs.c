@@ -299,67 +299,34 @@ enum gemini_access gemini_fma_access(struct gemini_nic *nic, uint64_t off,
 
 /* --- state for the supervisor ------------------------------------------- */
 
-/*
- * The live state of the busy FMA descriptors and of the enabled CQs, as
- * JSON, for a person looking at a stalled job (the "state" property).
- */
-void gemini_state_json(const struct gemini_nic *nic, char *buf, size_t len)
+const struct gemini_fma_stats *gemini_fma_stats(const struct gemini_nic *nic)
+{
+	return &nic->fma.stats;
+}
+
+void gemini_fma_state_json(const struct gemini_nic *nic, struct gemini_json *j)
 {
 	const struct gemini_fma *f = &nic->fma;
-	size_t at = 0;
-	unsigned int i;
 	bool first = true;
+	unsigned int i;
 
-#define OUT(...)							\
-	do {								\
-		int n_ = snprintf(buf + at, at < len ? len - at : 0,	\
-				  __VA_ARGS__);				\
-		if (n_ > 0)						\
-			at += (size_t)n_;				\
-	} while (0)
-	if (!len)
-		return;
-	OUT("{\"orb_used\": %u, \"queued\": %u, \"fma\": [", f->orb_used,
-	    f->qcount);
+	gemini_json_printf(j, "\"orb_used\": %u, \"queued\": %u, \"fma\": [",
+			   f->orb_used, f->qcount);
 	for (i = 0; i < GEMINI_FMA_NUM_DESC; i++) {
 		const struct gemini_fma_desc *d = &f->desc[i];
 
 		if (!d->wc && !d->rc && !d->ssid_inuse && d->open == SSID_NONE &&
 		    !d->flags && !d->pend_status)
 			continue;
-		OUT("%s{\"desc\": %u, \"wc\": %u, \"rc\": %u, \"ssids\": %u, ",
-		    first ? "" : ", ", i, d->wc, d->rc, d->ssid_inuse);
-		OUT("\"open\": %d, \"flags\": %u, \"pending\": %u, \"cq\": %u}",
-		    d->open, d->flags, d->pend_status, d_cqh(d));
+		gemini_json_printf(j, "%s{\"desc\": %u, \"wc\": %u, \"rc\": %u, \"ssids\": %u, ",
+				   first ? "" : ", ", i, d->wc, d->rc,
+				   d->ssid_inuse);
+		gemini_json_printf(j, "\"open\": %d, \"flags\": %u, \"pending\": %u, \"cq\": %u}",
+				   d->open, d->flags, d->pend_status,
+				   d_cqh(d));
 		first = false;
 	}
-	OUT("], \"cq\": [");
-	first = true;
-	for (i = 0; i < GEMINI_NUM_CQ; i++) {
-		const struct gemini_cq *cq = &nic->cq[i];
-
-		if (!(cq->qw[1] & GEMINI_CQ_ENABLE))
-			continue;
-		OUT("%s{\"cq\": %u, \"rd\": %llu, \"wr\": %llu, ",
-		    first ? "" : ", ", i,
-		    (unsigned long long)field(cq->qw[0],
-					      GEMINI_CQ_RD_INDEX_SHIFT,
-					      GEMINI_CQ_INDEX_MASK),
-		    (unsigned long long)field(cq->qw[0],
-					      GEMINI_CQ_WR_INDEX_SHIFT,
-					      GEMINI_CQ_INDEX_MASK));
-		OUT("\"max\": %llu, \"overrun\": %s}",
-		    (unsigned long long)field(cq->qw[1],
-					      GEMINI_CQ_MAX_INDEX_SHIFT,
-					      GEMINI_CQ_INDEX_MASK),
-		    cq->overrun ? "true" : "false");
-		first = false;
-	}
-	OUT("]}");
-#undef OUT
-	if (at >= len)
-		/* Cut: still one valid (if short) document. */
-		snprintf(buf, len, "{\"truncated\": true}");
+	gemini_json_printf(j, "]");
 }
 
 /* --- reset -------------------------------------------------------------- */

@@ -12,7 +12,10 @@
  * The fault injector sits on the sending side, between the send buffer
  * and the wire: what it corrupts, drops or delays is the wire copy only,
  * so the link protocol has to recover it.  Its settings and its random
- * numbers are in gemini_fault.c; wire_write() here applies them.
+ * numbers are in gemini_fault.c; wire_write() here applies its decision.
+ *
+ * What arrives intact waits in the router's input buffer of its channel
+ * (gemini_router.c); the router returns the credit when it moves on.
  */
 #include <string.h>
 
@@ -47,12 +50,14 @@ peer(struct gemini_router_port *p)
 /* --- Sending ------------------------------------------------------------ */
 
 /* Forget every packet of @port's channels, counting what is lost. */
-static void lcb_clear(struct gemini_router_port *p)
+static void lcb_clear(struct gemini_nic *nic, unsigned int port)
 {
+	struct gemini_router_port *p = &nic->port[port];
 	unsigned int c;
 
 	for (c = 0; c < VGEMINI_LINK_CHANS; c++) {
-		p->ctr[VGEMINI_PC_DOWN_DROP] += p->rx[c].q.count +
+		p->ctr[VGEMINI_PC_DOWN_DROP] +=
+			gemini_router_input_flush(nic, port, c) +
 			(p->tx[c].next - p->tx[c].acked);
 		memset(&p->tx[c], 0, sizeof(p->tx[c]));
 		memset(&p->rx[c], 0, sizeof(p->rx[c]));
@@ -64,7 +69,7 @@ void gemini_lcb_reset(struct gemini_nic *nic, unsigned int port)
 	struct gemini_router_port *p = &nic->port[port];
 	unsigned int c;
 
-	lcb_clear(p);
+	lcb_clear(nic, port);
 	p->session_valid = false;
 	if (p->link.mine) {
 		for (c = 0; c < VGEMINI_LINK_CHANS; c++) {
@@ -90,11 +95,13 @@ static uint32_t lcb_session(struct gemini_router_port *p)
 	return session ? session : 0x80000000u;
 }
 
-static void lcb_new_session(struct gemini_router_port *p, uint32_t session)
+static void lcb_new_session(struct gemini_nic *nic, unsigned int port,
+			    uint32_t session)
 {
+	struct gemini_router_port *p = &nic->port[port];
 	unsigned int c;
 
-	lcb_clear(p);
+	lcb_clear(nic, port);
 	p->session = session;
 	p->session_valid = true;
 	for (c = 0; c < VGEMINI_LINK_CHANS; c++) {
@@ -149,45 +156,48 @@ bool gemini_lcb_can_send(struct gemini_nic *nic, unsigned int port,
 	struct gemini_router_port *p = &nic->port[port];
 	struct gemini_tx_chan *tx = &p->tx[chan];
 
-	if (!p->link.mine || p->state != VGEMINI_PORT_UP || p->fault.down ||
-	    !p->session_valid || p->session != lcb_session(p))
+	if (!p->link.mine || p->state != VGEMINI_PORT_UP ||
+	    gemini_fault_down(nic, port) || !p->session_valid || p->session != lcb_session(p))
 		return false;
 	tx_sync(p, chan);
 	return tx->synced && seq_diff(tx->next, tx->freed) < SLOTS;
 }
 
 /* Put packet @seq from the send buffer on the wire, through the injector. */
-static bool wire_write(struct gemini_nic *nic, struct gemini_router_port *p,
+static bool wire_write(struct gemini_nic *nic, unsigned int port,
 		       unsigned int c, uint32_t seq, uint64_t now)
 {
+	struct gemini_router_port *p = &nic->port[port];
 	struct gemini_tx_chan *tx = &p->tx[c];
-	struct gemini_fault *f = &p->fault;
 	unsigned int i = seq % SLOTS;
 	volatile struct vgemini_link_slot *slot = &p->link.tx[c][i];
 	uint8_t bytes[VGEMINI_LINK_SLOT_DATA];
 	uint16_t len = tx->len[i];
+	uint64_t delay_ns = 0;
+	unsigned int bit = 0;
 
-	if (f->delay_ppm && !(tx->delayed_valid && tx->delayed_seq == seq) &&
-	    gemini_fault_roll(f, f->delay_ppm)) {
+	memcpy(bytes, tx->buf[i], len);
+	switch (gemini_fault_on_wire(nic, port, len,
+				     !(tx->delayed_valid &&
+				       tx->delayed_seq == seq),
+				     &delay_ns, &bit)) {
+	case GEMINI_FAULT_DELAY:
 		/* The link holds this packet and all behind it for a while. */
-		tx->hold_ns = now + (uint64_t)f->delay_ms * 1000000;
+		tx->hold_ns = now + delay_ns;
 		tx->delayed_seq = seq;
 		tx->delayed_valid = true;
 		p->ctr[VGEMINI_PC_FAULTS]++;
 		return false;
-	}
-	if (f->drop_ppm && gemini_fault_roll(f, f->drop_ppm)) {
+	case GEMINI_FAULT_DROP:
 		p->ctr[VGEMINI_PC_FAULTS]++;
 		return true;	/* gone on the wire; the sender does not know */
-	}
-	memcpy(bytes, tx->buf[i], len);
-	if (f->corrupt_ppm && gemini_fault_roll(f, f->corrupt_ppm)) {
-		unsigned int bit = gemini_fault_pick(f, len * 8u);
-
+	case GEMINI_FAULT_CORRUPT:
 		bytes[bit / 8] ^= (uint8_t)(1u << (bit % 8));
 		p->ctr[VGEMINI_PC_FAULTS]++;
+		break;
+	case GEMINI_FAULT_PASS:
+		break;
 	}
-	(void)nic;
 
 	/* Odd generation while writing, so a reader can tell a torn copy. */
 	tx->gen[i] |= 1;
@@ -204,9 +214,10 @@ static bool wire_write(struct gemini_nic *nic, struct gemini_router_port *p,
 }
 
 /* Write what the wire may take: new packets and any go-back range. */
-static bool tx_pump(struct gemini_nic *nic, struct gemini_router_port *p,
+static bool tx_pump(struct gemini_nic *nic, unsigned int port,
 		    unsigned int c, uint64_t now)
 {
+	struct gemini_router_port *p = &nic->port[port];
 	struct gemini_tx_chan *tx = &p->tx[c];
 	bool wrote = false;
 
@@ -214,7 +225,7 @@ static bool tx_pump(struct gemini_nic *nic, struct gemini_router_port *p,
 		if (tx->hold_ns && now < tx->hold_ns)
 			break;
 		tx->hold_ns = 0;
-		if (!wire_write(nic, p, c, tx->wire_next, now))
+		if (!wire_write(nic, port, c, tx->wire_next, now))
 			break;
 		tx->wire_next++;
 		tx->progress_ns = now;
@@ -238,7 +249,7 @@ void gemini_lcb_send(struct gemini_nic *nic, unsigned int port,
 	n = gemini_pkt_encode(pkt, tx->buf[i], sizeof(tx->buf[i]));
 	if (n <= 0) {
 		/* The router checked it at injection; count it if not. */
-		nic->nic_ctr[VGEMINI_NC_MALFORMED]++;
+		gemini_nic_count(nic, VGEMINI_NC_MALFORMED, 1);
 		return;
 	}
 	tx->len[i] = (uint16_t)n;
@@ -246,7 +257,7 @@ void gemini_lcb_send(struct gemini_nic *nic, unsigned int port,
 		tx->progress_ns = now;
 	tx->next++;
 	p->ctr[VGEMINI_PC_TX_PKTS]++;
-	tx_pump(nic, p, c, now);
+	tx_pump(nic, port, c, now);
 }
 
 /* --- Receiving ---------------------------------------------------------- */
@@ -301,10 +312,12 @@ static bool rx_copy(struct gemini_router_port *p, unsigned int c, uint32_t seq,
 	return true;
 }
 
-static bool rx_chan(struct gemini_nic *nic, struct gemini_router_port *p,
+static bool rx_chan(struct gemini_nic *nic, unsigned int port,
 		    unsigned int c, uint32_t epoch32)
 {
+	struct gemini_router_port *p = &nic->port[port];
 	struct gemini_rx_chan *rx = &p->rx[c];
+	struct gemini_pkt *pkt;
 	bool progress = false;
 	/*
 	 * A peer may write slots as fast as it likes, malformed ones that
@@ -312,9 +325,9 @@ static bool rx_chan(struct gemini_nic *nic, struct gemini_router_port *p,
 	 */
 	unsigned int budget = SLOTS;
 
-	while (budget-- && rx->q.count < GEMINI_PKTQ_DEPTH) {
+	while (budget-- &&
+	       (pkt = gemini_router_input_slot(nic, port, c)) != NULL) {
 		uint8_t buf[VGEMINI_LINK_SLOT_DATA];
-		struct gemini_pkt *pkt;
 		uint16_t len;
 		uint32_t gen;
 		int r;
@@ -334,7 +347,6 @@ static bool rx_chan(struct gemini_nic *nic, struct gemini_router_port *p,
 		}
 		if (rx->bad_valid && rx->bad_gen == gen)
 			break;		/* the same bad copy: wait for a new one */
-		pkt = &rx->q.pkt[(rx->q.head + rx->q.count) % GEMINI_PKTQ_DEPTH];
 		r = gemini_pkt_decode(buf, len, pkt);
 		if (r < 0 && rx->bad_tries < BAD_TRIES_MAX) {
 			/*
@@ -359,11 +371,11 @@ static bool rx_chan(struct gemini_nic *nic, struct gemini_router_port *p,
 			 * The same packet bad every time, or a good packet on
 			 * the wrong channel: the sender is broken; drop it.
 			 */
-			nic->nic_ctr[VGEMINI_NC_MALFORMED]++;
+			gemini_nic_count(nic, VGEMINI_NC_MALFORMED, 1);
 			rx->freed++;
 			continue;
 		}
-		rx->q.count++;
+		gemini_router_input_push(nic, port, c);
 		if (pkt->vc == GEMINI_VC_REQ) {
 			p->ctr[VGEMINI_PC_VC0_PHITS] += len / GEMINI_PHIT_BYTES;
 			p->ctr[VGEMINI_PC_VC0_PKTS]++;
@@ -397,11 +409,12 @@ bool gemini_lcb_poll(struct gemini_nic *nic, unsigned int port, uint64_t now,
 	uint32_t session;
 	unsigned int c;
 
-	if (!p->link.mine || p->state != VGEMINI_PORT_UP || p->fault.down)
+	if (!p->link.mine || p->state != VGEMINI_PORT_UP ||
+	    gemini_fault_down(nic, port))
 		return false;
 	session = lcb_session(p);
 	if (!p->session_valid || session != p->session) {
-		lcb_new_session(p, session);
+		lcb_new_session(nic, port, session);
 		progress = true;
 	}
 
@@ -409,7 +422,7 @@ bool gemini_lcb_poll(struct gemini_nic *nic, unsigned int port, uint64_t now,
 		struct gemini_tx_chan *tx = &p->tx[c];
 		uint32_t old_acked = tx->acked, old_freed = tx->freed;
 
-		progress |= rx_chan(nic, p, c, session);
+		progress |= rx_chan(nic, port, c, session);
 
 		tx_sync(p, c);
 		if (tx->acked != old_acked || tx->freed != old_freed) {
@@ -426,7 +439,7 @@ bool gemini_lcb_poll(struct gemini_nic *nic, unsigned int port, uint64_t now,
 			tx->wire_next = tx->acked;
 		}
 		if (seq_diff(tx->wire_next, tx->next) < 0)
-			progress |= tx_pump(nic, p, c, now);
+			progress |= tx_pump(nic, port, c, now);
 		/* Unsynced, the peer's doorbell or the heartbeat wakes us. */
 		if (tx->acked != tx->next && tx->synced && deadline) {
 			uint64_t t = tx->hold_ns ? tx->hold_ns :

@@ -46,7 +46,8 @@
  * the MDD's (PROTECTION), out of bounds (BOUNDS), a write to a domain
  * without WRITABLE (WRITE_PERM), an MRT or GART miss (TRANSLATION).
  *
- * The NTT is only stored: it translates PEs on output, at the source.
+ * The NTT translates PEs on output, at the source: FMA asks
+ * gemini_nat_ntt_lookup() when a descriptor enables it.
  */
 #include <string.h>
 
@@ -154,6 +155,22 @@ void gemini_nat_reset(struct gemini_nic *nic)
 static uint64_t field(uint64_t qw, unsigned int shift, uint64_t mask)
 {
 	return (qw >> shift) & mask;
+}
+
+int64_t gemini_nat_ntt_lookup(const struct gemini_nic *nic, uint64_t idx)
+{
+	unsigned int gran = (unsigned int)field(nic->nat.ntt_config,
+						GEMINI_NTT_CFG_GRAN0_SHIFT,
+						GEMINI_NTT_CFG_GRAN_MASK);
+	uint64_t low = idx & ((1ull << gran) - 1), e = idx >> gran, qw;
+
+	if (e >= GEMINI_NUM_NTT)
+		return -1;
+	qw = nic->nat.ntt[0][e / 2];
+	qw = field(qw, e & 1 ? GEMINI_NTT_PE1_SHIFT : GEMINI_NTT_PE0_SHIFT,
+		   GEMINI_NTT_PE_MASK);
+	/* (interpretation) the low gran bits of the index pass through */
+	return (int64_t)((qw & ~((1ull << gran) - 1)) | low);
 }
 
 unsigned int gemini_nat_check(const struct gemini_nic *nic, unsigned int ptag,
@@ -330,3 +347,25 @@ int gemini_nat_dma_write(struct gemini_nic *nic,
 	}
 	return 0;
 }
+
+/* --- Control registers: the GART ---------------------------------------- */
+
+static void ctl_gart_entries(struct gemini_nic *nic, uint64_t val)
+{
+	if (val > VGEMINI_GART_MAX_ENTRIES) {
+		GEMINI_GUEST_ERROR(nic, GART_ENTRIES, (uint32_t)val,
+				   VGEMINI_GART_MAX_ENTRIES);
+		val = VGEMINI_GART_MAX_ENTRIES;
+	}
+	nic->nat.gart_entries = (uint32_t)val;
+}
+
+static const struct gemini_ctl_reg nat_regs[] = {
+	{ GEMINI_CTL(GART_BASE, 8, RW), GEMINI_CTL_FIELD(nat.gart_base),
+	  .mask = VGEMINI_GART_BASE_MASK },
+	{ GEMINI_CTL(GART_ENTRIES, 4, RW),
+	  GEMINI_CTL_FIELD(nat.gart_entries), .write = ctl_gart_entries },
+};
+
+const struct gemini_ctl_table gemini_nat_ctl_table =
+	GEMINI_CTL_TABLE(nat_regs);

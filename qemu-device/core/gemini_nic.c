@@ -9,47 +9,18 @@
  * (gemini_fma_seq.c), forwards (gemini_router.c) and times pings out
  * (gemini_diag.c) until nothing moves, then rings the doorbells of the
  * peers it published something for and arms its own.
+ *
+ * The NIC's own counters (VGEMINI_NC_*) are kept here; every block counts
+ * in them through gemini_nic_count().
  */
 #include <stdint.h>
+#include <stddef.h>
 
 #include "gemini_core.h"
 
-#define STORE(p, v)	__atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
-
 void gemini_nic_tick(struct gemini_nic *nic, uint64_t now_ms)
 {
-	unsigned int port;
-
-	for (port = 0; port < GEMINI_NUM_TORUS_PORTS; port++) {
-		struct gemini_router_port *p = &nic->port[port];
-
-		if (!p->link.mine || p->fault.down)
-			continue;
-		p->heartbeat++;
-		STORE(p->link.mine->heartbeat, p->heartbeat);
-	}
-	for (port = 0; port < GEMINI_NUM_TORUS_PORTS; port++) {
-		if (nic->port[port].link.mine)
-			gemini_port_judge_peer(nic, port, now_ms);
-	}
-}
-
-/* Ring the doorbell of every peer we published something for. */
-static void kick_peers(struct gemini_nic *nic)
-{
-	unsigned int port;
-
-	for (port = 0; port < GEMINI_NUM_TORUS_PORTS; port++) {
-		struct gemini_router_port *p = &nic->port[port];
-
-		if (!p->kick || !p->link.mine)
-			continue;
-		p->kick = false;
-		/* Ring only a peer that waits for it. */
-		if (__atomic_exchange_n(p->link.peer_armed, 0,
-					__ATOMIC_SEQ_CST) && nic->ops->kick_peer)
-			nic->ops->kick_peer(nic->opaque, port);
-	}
+	gemini_port_tick(nic, now_ms);
 }
 
 /* One pass over everything; *deadline gets the earliest timer wanted. */
@@ -71,7 +42,7 @@ uint64_t gemini_nic_poll(struct gemini_nic *nic)
 {
 	uint64_t deadline = UINT64_MAX;
 	uint64_t now = nic->ops->clock_ns(nic->opaque);
-	unsigned int port, rounds = 0;
+	unsigned int rounds = 0;
 	bool armed = false;
 
 	/* Time pings out first, so that the next of a burst goes out now. */
@@ -80,24 +51,46 @@ uint64_t gemini_nic_poll(struct gemini_nic *nic)
 	while (rounds++ < 64) {
 		if (poll_once(nic, now, &deadline))
 			continue;
-		kick_peers(nic);
+		gemini_port_kick_peers(nic);
 		if (armed)
 			break;
 		/*
 		 * Arm our doorbells, then look once more: what a peer
 		 * published before it saw us armed would otherwise wait.
 		 */
-		for (port = 0; port < GEMINI_NUM_TORUS_PORTS; port++) {
-			struct gemini_router_port *p = &nic->port[port];
-
-			if (p->link.mine)
-				__atomic_store_n(&p->link.mine->armed, 1,
-						 __ATOMIC_SEQ_CST);
-		}
+		gemini_port_arm(nic);
 		armed = true;
 	}
-	kick_peers(nic);
+	gemini_port_kick_peers(nic);
 	if (rounds > 64)
 		deadline = now;		/* more to do: come back at once */
 	return deadline;
 }
+
+/* --- The NIC's counters ------------------------------------------------- */
+
+void gemini_nic_count(struct gemini_nic *nic, unsigned int idx, uint64_t n)
+{
+	nic->nic_ctr[idx] += n;
+}
+
+uint64_t gemini_nic_counter(const struct gemini_nic *nic, unsigned int idx)
+{
+	return nic->nic_ctr[idx];
+}
+
+/* Counter VGEMINI_NC_@id of the NIC's block; none past VGEMINI_NC_NUM. */
+#define NIC_COUNTER(id, key)						\
+	{ .offset = VGEMINI_CTL_COUNTER(VGEMINI_COUNTER_BLK_NIC,	\
+					VGEMINI_NC_##id),		\
+	  .name = "NC_" #id, .size = 8, .access = GEMINI_CTL_RO,	\
+	  .count = 1, GEMINI_CTL_FIELD(nic_ctr[VGEMINI_NC_##id]) },
+
+static const struct gemini_ctl_reg nic_regs[] = {
+	VGEMINI_NIC_COUNTER_LIST(NIC_COUNTER)
+};
+
+#undef NIC_COUNTER
+
+const struct gemini_ctl_table gemini_nic_ctl_table =
+	GEMINI_CTL_TABLE(nic_regs);

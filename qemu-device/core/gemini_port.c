@@ -6,9 +6,12 @@
  * judges the peer by whether the peer's heartbeat or epoch still changes.
  * The peer is another process: every field of its side is read once with
  * an atomic load and checked before it is believed.  gemini_nic_tick()
- * (gemini_nic.c) publishes the heartbeats and calls
- * gemini_port_judge_peer() for every attached port.
+ * (gemini_nic.c) calls gemini_port_tick(), which publishes the heartbeats
+ * and judges the peer of every attached port.  The port's registers and
+ * counters (the other blocks count through gemini_port_count()) are
+ * declared here too.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -37,6 +40,22 @@ const char *gemini_port_state_name(enum vgemini_port_state state)
 
 #define LOAD(p)		__atomic_load_n(&(p), __ATOMIC_ACQUIRE)
 #define STORE(p, v)	__atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
+
+void gemini_port_init(struct gemini_nic *nic)
+{
+	unsigned int p;
+
+	for (p = 0; p < GEMINI_NUM_TORUS_PORTS; p++) {
+		nic->port[p].state = VGEMINI_PORT_UNUSED;
+		nic->port[p].peer = VGEMINI_PEER_NONE;
+		nic->port[p].expected = gemini_neighbour_pe(nic, p);
+	}
+}
+
+void gemini_port_reset(struct gemini_nic *nic)
+{
+	nic->link_irq = VGEMINI_IRQ_NONE;
+}
 
 int gemini_port_attach(struct gemini_nic *nic, unsigned int port,
 		       const struct gemini_link_view *view, uint64_t epoch,
@@ -124,7 +143,7 @@ void gemini_port_judge_peer(struct gemini_nic *nic, unsigned int port,
 	uint64_t hb = LOAD(peer->heartbeat);
 	bool alive;
 
-	if (p->fault.down) {
+	if (gemini_fault_down(nic, port)) {
 		/* The fault injector holds the link down: see nothing. */
 		p->seen_valid = false;
 		set_state(nic, port, VGEMINI_PORT_DOWN, VGEMINI_PEER_NONE);
@@ -154,3 +173,144 @@ void gemini_port_judge_peer(struct gemini_nic *nic, unsigned int port,
 	else
 		set_state(nic, port, VGEMINI_PORT_UP, pe);
 }
+
+void gemini_port_fault_down(struct gemini_nic *nic, unsigned int port,
+			    bool down)
+{
+	struct gemini_router_port *p = &nic->port[port];
+
+	if (!p->link.mine)
+		return;
+	/* Down stops our heartbeat; back up retrains the link. */
+	p->seen_valid = false;
+	gemini_lcb_reset(nic, port);
+	if (!down) {
+		p->epoch++;
+		STORE(p->link.mine->epoch, p->epoch);
+	}
+}
+
+void gemini_port_tick(struct gemini_nic *nic, uint64_t now_ms)
+{
+	unsigned int port;
+
+	for (port = 0; port < GEMINI_NUM_TORUS_PORTS; port++) {
+		struct gemini_router_port *p = &nic->port[port];
+
+		if (!p->link.mine || gemini_fault_down(nic, port))
+			continue;
+		p->heartbeat++;
+		STORE(p->link.mine->heartbeat, p->heartbeat);
+	}
+	for (port = 0; port < GEMINI_NUM_TORUS_PORTS; port++) {
+		if (nic->port[port].link.mine)
+			gemini_port_judge_peer(nic, port, now_ms);
+	}
+}
+
+void gemini_port_kick_peers(struct gemini_nic *nic)
+{
+	unsigned int port;
+
+	for (port = 0; port < GEMINI_NUM_TORUS_PORTS; port++) {
+		struct gemini_router_port *p = &nic->port[port];
+
+		if (!p->kick || !p->link.mine)
+			continue;
+		p->kick = false;
+		/* Ring only a peer that waits for it. */
+		if (__atomic_exchange_n(p->link.peer_armed, 0,
+					__ATOMIC_SEQ_CST) && nic->ops->kick_peer)
+			nic->ops->kick_peer(nic->opaque, port);
+	}
+}
+
+void gemini_port_arm(struct gemini_nic *nic)
+{
+	unsigned int port;
+
+	for (port = 0; port < GEMINI_NUM_TORUS_PORTS; port++) {
+		struct gemini_router_port *p = &nic->port[port];
+
+		if (p->link.mine)
+			__atomic_store_n(&p->link.mine->armed, 1,
+					 __ATOMIC_SEQ_CST);
+	}
+}
+
+bool gemini_port_up(const struct gemini_nic *nic, unsigned int port)
+{
+	const struct gemini_router_port *p = &nic->port[port];
+
+	return p->link.mine && p->state == VGEMINI_PORT_UP &&
+	       !gemini_fault_down(nic, port);
+}
+
+enum vgemini_port_state gemini_port_state(const struct gemini_nic *nic,
+					  unsigned int port)
+{
+	return nic->port[port].state;
+}
+
+uint32_t gemini_port_peer(const struct gemini_nic *nic, unsigned int port)
+{
+	const struct gemini_router_port *p = &nic->port[port];
+
+	return p->state == VGEMINI_PORT_UP ||
+	       p->state == VGEMINI_PORT_MISWIRED ? p->peer : VGEMINI_PEER_NONE;
+}
+
+void gemini_port_count(struct gemini_nic *nic, unsigned int port,
+		       unsigned int idx, uint64_t n)
+{
+	nic->port[port].ctr[idx] += n;
+}
+
+uint64_t gemini_port_counter(const struct gemini_nic *nic, unsigned int port,
+			     unsigned int idx)
+{
+	return nic->port[port].ctr[idx];
+}
+
+/* --- Control registers -------------------------------------------------- */
+
+static uint64_t ctl_port_peer(const struct gemini_nic *nic, unsigned int i)
+{
+	return gemini_port_peer(nic, i);
+}
+
+#define FIELD		GEMINI_CTL_FIELD
+#define PORT_STRIDE	.fstride = sizeof(struct gemini_router_port)
+/* Register VGEMINI_PORT_@id of each port's block. */
+#define PORT(id)							\
+	.offset = VGEMINI_CTL_PORT_BASE + VGEMINI_PORT_##id,		\
+	.name = "PORT_" #id, .size = 4, .access = GEMINI_CTL_RO,	\
+	.count = GEMINI_NUM_TORUS_PORTS,				\
+	.stride = VGEMINI_CTL_PORT_STRIDE
+/* Counter VGEMINI_PC_@id of each port's block. */
+#define PORT_COUNTER(id, key)						\
+	{ .offset = VGEMINI_CTL_COUNTER(0, VGEMINI_PC_##id),		\
+	  .name = "PC_" #id, .size = 8, .access = GEMINI_CTL_RO,	\
+	  .count = VGEMINI_COUNTER_BLK_NIC,				\
+	  .stride = VGEMINI_CTL_COUNTER_STRIDE,				\
+	  FIELD(port[0].ctr[VGEMINI_PC_##id]), PORT_STRIDE },
+
+/* Counters: no register in the slots past VGEMINI_PC_NUM. */
+static const struct gemini_ctl_reg port_regs[] = {
+	{ GEMINI_CTL(LINK_IRQ, 4, RW), FIELD(link_irq), .mask = UINT32_MAX },
+	{ PORT(STATE), FIELD(port[0].state), PORT_STRIDE },
+	{ PORT(PEER), .read = ctl_port_peer },
+	{ PORT(EXPECTED), FIELD(port[0].expected), PORT_STRIDE },
+	{ PORT(CHANGES), FIELD(port[0].changes), PORT_STRIDE },
+	VGEMINI_PORT_COUNTER_LIST(PORT_COUNTER)
+};
+
+#undef PORT_COUNTER
+#undef PORT
+#undef PORT_STRIDE
+#undef FIELD
+
+static_assert(sizeof(enum vgemini_port_state) == 4, "PORT_STATE: a u32");
+
+const struct gemini_ctl_table gemini_port_ctl_table =
+	GEMINI_CTL_TABLE(port_regs);

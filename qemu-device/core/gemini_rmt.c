@@ -234,3 +234,8 @@ answer:
 	gemini_router_inject(nic, &rsp);
 	return true;
 }
+
+const struct gemini_rmt_stats *gemini_rmt_stats(const struct gemini_nic *nic)
+{
+	return &nic->rmt;
+}

@@ -2,10 +2,12 @@
 /*
  * cray-gemini device core: the router.
  *
- * Every packet that enters the router (from a link's input buffer or from
- * the NIC) is looked up in the routing table the supervisor loaded, by
- * input port, dateline class and destination, and moves to the output the
- * entry names: a link, whose credits it must wait for, or the local NIC.
+ * Every packet that enters the router, into the input buffer of a link
+ * channel (which the link control block fills and whose credits it
+ * returns) or of the NIC, is looked up in the routing table the
+ * supervisor loaded, by input port, dateline class and destination, and
+ * moves to the output the entry names: a link, whose credits it must wait
+ * for, or the local NIC.
  * Until a table is loaded, and while the supervisor holds the fabric
  * quiesced, nothing moves.  Packets for the local NIC are handed to the
  * engine that takes them (the demultiplexer, nic_deliver()).
@@ -125,6 +127,22 @@ void gemini_router_quiesce(struct gemini_nic *nic, bool quiesce)
 	nic->router.quiesced = quiesce;
 }
 
+void gemini_router_fini(struct gemini_nic *nic)
+{
+	free(nic->router.table);
+	nic->router.table = NULL;
+}
+
+uint32_t gemini_router_generation(const struct gemini_nic *nic)
+{
+	return nic->router.generation;
+}
+
+bool gemini_router_has_table(const struct gemini_nic *nic)
+{
+	return nic->router.table;
+}
+
 enum vgemini_fabric_state gemini_fabric_state(const struct gemini_nic *nic)
 {
 	if (!nic->router.table)
@@ -163,6 +181,33 @@ static void q_pop(struct gemini_pktq *q)
 	q->count--;
 }
 
+struct gemini_pkt *gemini_router_input_slot(struct gemini_nic *nic,
+					    unsigned int port,
+					    unsigned int chan)
+{
+	struct gemini_pktq *q = &nic->router.in[port][chan];
+
+	if (q->count >= GEMINI_PKTQ_DEPTH)
+		return NULL;
+	return &q->pkt[(q->head + q->count) % GEMINI_PKTQ_DEPTH];
+}
+
+void gemini_router_input_push(struct gemini_nic *nic, unsigned int port,
+			      unsigned int chan)
+{
+	nic->router.in[port][chan].count++;
+}
+
+unsigned int gemini_router_input_flush(struct gemini_nic *nic,
+				       unsigned int port, unsigned int chan)
+{
+	struct gemini_pktq *q = &nic->router.in[port][chan];
+	unsigned int lost = q->count;
+
+	memset(q, 0, sizeof(*q));
+	return lost;
+}
+
 int gemini_router_inject(struct gemini_nic *nic, const struct gemini_pkt *pkt)
 {
 	uint8_t wire[GEMINI_PKT_MAX_BYTES];
@@ -180,11 +225,11 @@ int gemini_router_inject(struct gemini_nic *nic, const struct gemini_pkt *pkt)
 	q->pkt[(q->head + q->count) % GEMINI_PKTQ_DEPTH].vclass = 0;
 	q->count++;
 	if (pkt->vc == GEMINI_VC_REQ) {
-		nic->nic_ctr[VGEMINI_NC_REQ_PKTS_OUT]++;
-		nic->nic_ctr[VGEMINI_NC_REQ_PHITS_OUT] += phits;
+		gemini_nic_count(nic, VGEMINI_NC_REQ_PKTS_OUT, 1);
+		gemini_nic_count(nic, VGEMINI_NC_REQ_PHITS_OUT, phits);
 	} else {
-		nic->nic_ctr[VGEMINI_NC_RSP_PKTS_OUT]++;
-		nic->nic_ctr[VGEMINI_NC_RSP_PHITS_OUT] += phits;
+		gemini_nic_count(nic, VGEMINI_NC_RSP_PKTS_OUT, 1);
+		gemini_nic_count(nic, VGEMINI_NC_RSP_PHITS_OUT, phits);
 	}
 	return 0;
 }
@@ -199,7 +244,7 @@ bool gemini_router_can_inject(const struct gemini_nic *nic, unsigned int vc)
 
 void gemini_nic_stale_rsp(struct gemini_nic *nic, const struct gemini_pkt *pkt)
 {
-	nic->nic_ctr[VGEMINI_NC_STALE_RSP]++;
+	gemini_nic_count(nic, VGEMINI_NC_STALE_RSP, 1);
 	if (nic->ops->stale_rsp)
 		nic->ops->stale_rsp(nic->opaque, pkt);
 }
@@ -253,8 +298,8 @@ static bool nic_deliver(struct gemini_nic *nic, const struct gemini_pkt *pkt)
 		}
 		break;
 	}
-	nic->nic_ctr[pkt->vc == GEMINI_VC_REQ ? VGEMINI_NC_REQ_PKTS_IN :
-		     VGEMINI_NC_RSP_PKTS_IN]++;
+	gemini_nic_count(nic, pkt->vc == GEMINI_VC_REQ ?
+			 VGEMINI_NC_REQ_PKTS_IN : VGEMINI_NC_RSP_PKTS_IN, 1);
 	return true;
 }
 
@@ -275,9 +320,10 @@ static void stall_end(struct gemini_nic *nic, struct gemini_pktq *q,
 		return;
 	c = cycles(gemini_elapsed(now, q->stall_ns));
 	if (in_port < GEMINI_NUM_TORUS_PORTS)
-		nic->port[in_port].ctr[VGEMINI_PC_INQ_STALL] += c;
+		gemini_port_count(nic, in_port, VGEMINI_PC_INQ_STALL, c);
 	if (q->stall_port < GEMINI_NUM_TORUS_PORTS)
-		nic->port[q->stall_port].ctr[VGEMINI_PC_CREDIT_STALL] += c;
+		gemini_port_count(nic, q->stall_port, VGEMINI_PC_CREDIT_STALL,
+				  c);
 	q->stall_ns = 0;
 }
 
@@ -305,13 +351,12 @@ static bool forward_one(struct gemini_nic *nic, struct gemini_pktq *q,
 {
 	struct gemini_pkt *pkt = q_head(q);
 	unsigned int e, out, oc, chan;
-	struct gemini_router_port *op;
 
 	e = route(nic, in_port, pkt->vclass, pkt->dst);
 	out = e & VGEMINI_ROUTE_PORT_MASK;
 	oc = !!(e & VGEMINI_ROUTE_CLASS_BIT);
 	if (out == VGEMINI_ROUTE_NONE) {
-		nic->nic_ctr[VGEMINI_NC_NO_ROUTE]++;
+		gemini_nic_count(nic, VGEMINI_NC_NO_ROUTE, 1);
 		stall_end(nic, q, in_port, now);
 		return true;
 	}
@@ -321,10 +366,9 @@ static bool forward_one(struct gemini_nic *nic, struct gemini_pktq *q,
 		stall_end(nic, q, in_port, now);
 		return true;
 	}
-	op = &nic->port[out];
-	if (!op->link.mine || op->state != VGEMINI_PORT_UP || op->fault.down) {
+	if (!gemini_port_up(nic, out)) {
 		/* A dead link: drop, the source's timeout reports it. */
-		op->ctr[VGEMINI_PC_DOWN_DROP]++;
+		gemini_port_count(nic, out, VGEMINI_PC_DOWN_DROP, 1);
 		stall_end(nic, q, in_port, now);
 		return true;
 	}
@@ -365,7 +409,7 @@ bool gemini_router_forward(struct gemini_nic *nic, uint64_t now)
 		if (i < GEMINI_NUM_TORUS_PORTS * VGEMINI_LINK_CHANS) {
 			in_port = i / VGEMINI_LINK_CHANS;
 			chan = i % VGEMINI_LINK_CHANS;
-			q = &nic->port[in_port].rx[chan].q;
+			q = &nic->router.in[in_port][chan];
 		} else {
 			in_port = VGEMINI_ROUTE_IN_NIC;
 			q = &nic->router.inject[i - GEMINI_NUM_TORUS_PORTS *
@@ -381,3 +425,20 @@ bool gemini_router_forward(struct gemini_nic *nic, uint64_t now)
 	nic->router.rr = (nic->router.rr + 1) % ninputs;
 	return progress;
 }
+
+/* --- Control registers -------------------------------------------------- */
+
+static uint64_t ctl_fabric_state(const struct gemini_nic *nic, unsigned int i)
+{
+	(void)i;
+	return gemini_fabric_state(nic);
+}
+
+static const struct gemini_ctl_reg router_regs[] = {
+	{ GEMINI_CTL(ROUTE_GEN, 4, RO),
+	  GEMINI_CTL_FIELD(router.generation) },
+	{ GEMINI_CTL(FABRIC_STATE, 4, RO), .read = ctl_fabric_state },
+};
+
+const struct gemini_ctl_table gemini_router_ctl_table =
+	GEMINI_CTL_TABLE(router_regs);

@@ -4,9 +4,10 @@
  * reads them.
  *
  * The names of the port and NIC counters, and the JSON texts of the
- * router's counters, the NIC's target-side (RMT) and FMA statistics and
- * the state of the torus ports that the glue hands to QMP.  Nothing here
- * counts: the blocks count in their own files; this only reads.
+ * router's counters, the NIC's target-side (RMT, CQ) and FMA statistics,
+ * the state of the torus ports and the live state of FMA and the CQs
+ * that the glue hands to QMP.  Nothing here counts: the blocks count in
+ * their own files; this only reads, through their APIs.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -33,35 +34,34 @@ const char *gemini_nic_counter_name(unsigned int idx)
 
 /* --- JSON for the supervisor -------------------------------------------- */
 
-struct jbuf {
-	char *p;
-	size_t left;
-};
-
-static void jprintf(struct jbuf *j, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void jprintf(struct jbuf *j, const char *fmt, ...)
+void gemini_json_printf(struct gemini_json *j, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
 
 	/* With one byte left vsnprintf still terminates the text. */
-	if (!j->left)
+	if (!j->left) {
+		j->cut = true;
 		return;
+	}
 	va_start(ap, fmt);
 	n = vsnprintf(j->p, j->left, fmt, ap);
 	va_end(ap);
 	if (n < 0)
 		return;
-	if ((size_t)n >= j->left)
+	if ((size_t)n >= j->left) {
 		n = (int)j->left - 1;
+		j->cut = true;
+	}
 	j->p += n;
 	j->left -= n;
 }
 
+#define jprintf gemini_json_printf
+
 /* The FMA engine's own statistics (the source side of the data path). */
-static void fma_stats_json(struct jbuf *j, const struct gemini_fma_stats *f)
+static void fma_stats_json(struct gemini_json *j,
+			   const struct gemini_fma_stats *f)
 {
 	const struct {
 		const char *name;
@@ -87,57 +87,74 @@ static void fma_stats_json(struct jbuf *j, const struct gemini_fma_stats *f)
 
 void gemini_counters_json(const struct gemini_nic *nic, char *buf, size_t len)
 {
-	struct jbuf j = { buf, len };
+	struct gemini_json j = { buf, len, false };
+	const struct gemini_rmt_stats *rmt = gemini_rmt_stats(nic);
+	const struct gemini_cq_stats *cq = gemini_cq_stats(nic);
 	unsigned int p, i;
 
 	jprintf(&j, "{\"node\": %u, \"coord\": [%u, %u, %u], ",
 		nic->gemini_id, nic->cfg.coord[0], nic->cfg.coord[1],
 		nic->cfg.coord[2]);
 	jprintf(&j, "\"generation\": %u, \"ports\": {",
-		nic->router.generation);
+		gemini_router_generation(nic));
 	for (p = 0; p < GEMINI_NUM_TORUS_PORTS; p++) {
 		jprintf(&j, "%s\"%s\": {", p ? ", " : "", gemini_port_name(p));
 		for (i = 0; i < VGEMINI_PC_NUM; i++)
 			jprintf(&j, "%s\"%s\": %llu", i ? ", " : "",
 				port_ctr_names[i],
-				(unsigned long long)nic->port[p].ctr[i]);
+				(unsigned long long)gemini_port_counter(nic, p,
+									i));
 		jprintf(&j, "}");
 	}
 	jprintf(&j, "}, \"nic\": {");
 	for (i = 0; i < VGEMINI_NC_NUM; i++)
 		jprintf(&j, "%s\"%s\": %llu", i ? ", " : "", nic_ctr_names[i],
-			(unsigned long long)nic->nic_ctr[i]);
+			(unsigned long long)gemini_nic_counter(nic, i));
 	jprintf(&j, "}, \"rmt\": {\"req_done\": %llu, \"req_refused\": %llu, ",
-		(unsigned long long)nic->rmt.req_done,
-		(unsigned long long)nic->rmt.req_refused);
+		(unsigned long long)rmt->req_done,
+		(unsigned long long)rmt->req_refused);
 	jprintf(&j, "\"req_waits\": %llu, \"cq_events\": %llu, ",
-		(unsigned long long)nic->rmt.req_waits,
-		(unsigned long long)nic->rmt.cq_events);
+		(unsigned long long)rmt->req_waits,
+		(unsigned long long)cq->events);
 	jprintf(&j, "\"cq_overruns\": %llu, \"cq_lost\": %llu}",
-		(unsigned long long)nic->rmt.cq_overruns,
-		(unsigned long long)nic->rmt.cq_lost);
-	fma_stats_json(&j, &nic->fma.stats);
+		(unsigned long long)cq->overruns,
+		(unsigned long long)cq->lost);
+	fma_stats_json(&j, gemini_fma_stats(nic));
 	jprintf(&j, "}");
 }
 
 void gemini_ports_json(const struct gemini_nic *nic, char *buf, size_t len)
 {
-	struct jbuf j = { buf, len };
+	struct gemini_json j = { buf, len, false };
 	unsigned int p;
 
 	jprintf(&j, "[");
 	for (p = 0; p < GEMINI_NUM_TORUS_PORTS; p++) {
-		const struct gemini_router_port *rp = &nic->port[p];
-		bool has_peer = rp->state == VGEMINI_PORT_UP ||
-				rp->state == VGEMINI_PORT_MISWIRED;
+		enum vgemini_port_state st = gemini_port_state(nic, p);
 
 		jprintf(&j, "%s{\"port\": \"%s\", \"state\": \"%s\", ",
 			p ? ", " : "", gemini_port_name(p),
-			gemini_port_state_name(rp->state));
-		if (has_peer)
-			jprintf(&j, "\"peer\": %u}", rp->peer);
+			gemini_port_state_name(st));
+		if (st == VGEMINI_PORT_UP || st == VGEMINI_PORT_MISWIRED)
+			jprintf(&j, "\"peer\": %u}", gemini_port_peer(nic, p));
 		else
 			jprintf(&j, "\"peer\": null}");
 	}
 	jprintf(&j, "]");
+}
+
+void gemini_state_json(const struct gemini_nic *nic, char *buf, size_t len)
+{
+	struct gemini_json j = { buf, len, false };
+
+	if (!len)
+		return;
+	jprintf(&j, "{");
+	gemini_fma_state_json(nic, &j);
+	jprintf(&j, ", \"cq\": [");
+	gemini_cq_state_json(nic, &j);
+	jprintf(&j, "]}");
+	if (j.cut)
+		/* Cut: still one valid (if short) document. */
+		snprintf(buf, len, "{\"truncated\": true}");
 }

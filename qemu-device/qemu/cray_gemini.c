@@ -594,8 +594,8 @@ static char *cray_gemini_get_routes(Object *obj, Error **errp)
     CrayGeminiState *s = CRAY_GEMINI(obj);
 
     return g_strdup_printf("{\"generation\": %u, \"loaded\": %s}",
-                           s->nic.router.generation,
-                           s->nic.router.table ? "true" : "false");
+                           gemini_router_generation(&s->nic),
+                           gemini_router_has_table(&s->nic) ? "true" : "false");
 }
 
 static void cray_gemini_set_routes(Object *obj, const char *path,
@@ -618,7 +618,8 @@ static void cray_gemini_set_routes(Object *obj, const char *path,
         error_setg(errp, "routes '%s': %s", path, err);
         return;
     }
-    trace_cray_gemini_routes_loaded(path, s->nic.router.generation);
+    trace_cray_gemini_routes_loaded(path,
+                                    gemini_router_generation(&s->nic));
     cray_gemini_kick(s);
 }
 
@@ -689,7 +690,7 @@ static void cray_gemini_set_diag(Object *obj, const char *v, Error **errp)
                    GEMINI_PKT_MAX_DATA);
         return;
     }
-    if (s->nic.diag[GEMINI_DIAG_HOST].status == VGEMINI_DIAG_PENDING) {
+    if (gemini_diag_busy(&s->nic, GEMINI_DIAG_HOST)) {
         error_setg(errp, "diag-ping: a ping from the host is in flight");
         return;
     }

@@ -284,10 +284,10 @@ static bool test_dma_ok(const struct fnode *n, uint64_t addr, uint64_t len,
 	const struct gemini_nic *nic = &n->nic;
 
 	if (oc.ctx != CTX_CTL || !oc.dma_cmd ||
-	    nic->dma_len > VGEMINI_DMA_MAX_LEN)
+	    nic->ctl.dma_len > VGEMINI_DMA_MAX_LEN)
 		return false;
-	return within(addr, len, nic->dma_addr, nic->dma_len) ||
-	       (write && within(addr, len, nic->dma_dst, nic->dma_len));
+	return within(addr, len, nic->ctl.dma_addr, nic->ctl.dma_len) ||
+	       (write && within(addr, len, nic->ctl.dma_dst, nic->ctl.dma_len));
 }
 
 /*
@@ -427,7 +427,7 @@ static bool pending_ok(const struct fnode *n, uint64_t addr, uint64_t len,
 		return true;
 	for (p = 0; p < GEMINI_NUM_TORUS_PORTS; p++)
 		for (c = 0; c < VGEMINI_LINK_CHANS; c++) {
-			const struct gemini_pktq *q = &nic->port[p].rx[c].q;
+			const struct gemini_pktq *q = &nic->router.in[p][c];
 
 			if (q->count && packet_covers(n, &q->pkt[q->head], addr,
 						      len, write))
@@ -952,7 +952,7 @@ static bool busy(void)
 			return true;
 		for (p = 0; p < GEMINI_NUM_TORUS_PORTS; p++)
 			for (c = 0; c < VGEMINI_LINK_CHANS; c++)
-				if (nic->port[p].rx[c].q.count ||
+				if (nic->router.in[p][c].count ||
 				    nic->port[p].tx[c].next !=
 				    nic->port[p].tx[c].freed)
 					return true;
@@ -1951,7 +1951,7 @@ static void check_counts(const struct fnode *n)
 			broken(n, "injection buffer past its depth");
 	for (p = 0; p < GEMINI_NUM_TORUS_PORTS; p++)
 		for (c = 0; c < VGEMINI_LINK_CHANS; c++)
-			if (nic->port[p].rx[c].q.count > GEMINI_PKTQ_DEPTH)
+			if (nic->router.in[p][c].count > GEMINI_PKTQ_DEPTH)
 				broken(n, "input buffer past its depth");
 }
 
@@ -1973,9 +1973,9 @@ static void summary(void)
 			(unsigned long long)nic->rmt.req_refused,
 			(unsigned long long)nic->rmt.req_waits);
 		fprintf(stderr, "cq events %llu overruns %llu lost %llu; ",
-			(unsigned long long)nic->rmt.cq_events,
-			(unsigned long long)nic->rmt.cq_overruns,
-			(unsigned long long)nic->rmt.cq_lost);
+			(unsigned long long)nic->cq_stats.events,
+			(unsigned long long)nic->cq_stats.overruns,
+			(unsigned long long)nic->cq_stats.lost);
 		fprintf(stderr, "fma requests %llu responses %llu errors %llu ",
 			(unsigned long long)nic->fma.stats.requests,
 			(unsigned long long)nic->fma.stats.responses,

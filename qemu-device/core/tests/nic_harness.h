@@ -161,7 +161,7 @@ static bool busy(const struct fabric *f)
 			return true;
 		for (p = 0; p < GEMINI_NUM_TORUS_PORTS; p++)
 			for (c = 0; c < VGEMINI_LINK_CHANS; c++)
-				if (nic->port[p].rx[c].q.count ||
+				if (nic->router.in[p][c].count ||
 				    nic->port[p].tx[c].next !=
 				    nic->port[p].tx[c].freed)
 					return true;

@@ -279,7 +279,7 @@ static uint64_t signature(const struct fabric *f)
 				MIX(rp->rx[c].ack);
 				MIX(rp->rx[c].freed);
 				MIX(rp->rx[c].nak);
-				MIX(rp->rx[c].q.count);
+				MIX(nic->router.in[p][c].count);
 			}
 		}
 		for (k = 0; k < VGEMINI_COUNTERS_PER_BLK; k++)
@@ -314,10 +314,10 @@ static bool busy(const struct fabric *f)
 			const struct gemini_router_port *rp = &nic->port[p];
 
 			if (!rp->link.mine || rp->state != VGEMINI_PORT_UP ||
-			    rp->fault.down)
+			    nic->fault[p].down)
 				continue;
 			for (c = 0; c < VGEMINI_LINK_CHANS; c++)
-				if (rp->rx[c].q.count ||
+				if (nic->router.in[p][c].count ||
 				    rp->tx[c].next != rp->tx[c].freed)
 					return true;
 		}
@@ -1360,7 +1360,7 @@ static void test_credits(void)
 		      GEMINI_PKTQ_DEPTH);
 		CHECK(a->port[XP].tx[chan].next - a->port[XP].tx[chan].freed <=
 		      VGEMINI_LINK_SLOTS);
-		CHECK(m->port[XM].rx[chan].q.count <= GEMINI_PKTQ_DEPTH);
+		CHECK(m->router.in[XM][chan].count <= GEMINI_PKTQ_DEPTH);
 		CHECK(m->port[XP].tx[chan].next - m->port[XP].tx[chan].freed <=
 		      VGEMINI_LINK_SLOTS);
 	}
@@ -1373,7 +1373,7 @@ static void test_credits(void)
 	CHECK_EQ(a->router.inject[GEMINI_VC_REQ].count, GEMINI_PKTQ_DEPTH);
 	CHECK_EQ(a->port[XP].tx[chan].next - a->port[XP].tx[chan].freed,
 		 VGEMINI_LINK_SLOTS);
-	CHECK_EQ(m->port[XM].rx[chan].q.count, GEMINI_PKTQ_DEPTH);
+	CHECK_EQ(m->router.in[XM][chan].count, GEMINI_PKTQ_DEPTH);
 	CHECK_EQ(m->port[XP].tx[chan].next - m->port[XP].tx[chan].freed,
 		 VGEMINI_LINK_SLOTS);
 	CHECK_EQ(gemini_router_inject(a, &put), -1);
@@ -1405,7 +1405,7 @@ static void test_credits(void)
 	/* Everything drained. */
 	CHECK(!busy(f));
 	CHECK_EQ(a->router.inject[GEMINI_VC_REQ].count, 0);
-	CHECK_EQ(m->port[XM].rx[chan].q.count, 0);
+	CHECK_EQ(m->router.in[XM][chan].count, 0);
 	if (failures_in_test)
 		NOTE("accepted %u refused %u\n", accepted, refused);
 	fab_free(f);
@@ -1795,8 +1795,8 @@ static void check_sane(struct gemini_nic *nic)
 		for (c = 0; c < VGEMINI_LINK_CHANS; c++) {
 			CHECK(rp->tx[c].next - rp->tx[c].freed <=
 			      VGEMINI_LINK_SLOTS);
-			CHECK(rp->rx[c].q.count <= GEMINI_PKTQ_DEPTH);
-			CHECK(rp->rx[c].q.head < GEMINI_PKTQ_DEPTH);
+			CHECK(nic->router.in[p][c].count <= GEMINI_PKTQ_DEPTH);
+			CHECK(nic->router.in[p][c].head < GEMINI_PKTQ_DEPTH);
 		}
 	}
 	CHECK(nic->router.inject[0].count <= GEMINI_PKTQ_DEPTH);
@@ -2041,7 +2041,7 @@ static void test_quiesce(void)
 	gemini_diag_start(a, HOST, 2, 64, 1);
 	run(f, 25);
 	CHECK_EQ(d->status, VGEMINI_DIAG_PENDING);
-	CHECK_EQ(m->port[XM].rx[0].q.count, 1);
+	CHECK_EQ(m->router.in[XM][0].count, 1);
 	gemini_router_quiesce(m, false);
 	run_watch(f, 1000, 0, HOST);
 	check_ping(f, 0, 2, d, true);
@@ -2053,7 +2053,7 @@ static void test_quiesce(void)
 	run_watch(f, 100000, 0, HOST);
 	CHECK_EQ(d->status, VGEMINI_DIAG_ERR_TIMEOUT);
 	CHECK_EQ(a->nic_ctr[VGEMINI_NC_DIAG_TIMEOUTS], 1);
-	CHECK_EQ(m->port[XM].rx[0].q.count, 1);
+	CHECK_EQ(m->router.in[XM][0].count, 1);
 	gemini_router_quiesce(m, false);
 	run(f, 1000);
 	CHECK_EQ(d->status, VGEMINI_DIAG_ERR_TIMEOUT);

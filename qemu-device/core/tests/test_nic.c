@@ -967,7 +967,7 @@ static void test_cq(void)
 		 GEMINI_CQE(SREQ, GEMINI_STATUS_BOUNDS, 0x103) |
 		 GEMINI_CQE_OVERRUN);
 	CHECK_EQ(cq_wr_index(nic, 5), 3);
-	CHECK_EQ(nic->rmt.cq_overruns, 1);
+	CHECK_EQ(nic->cq_stats.overruns, 1);
 	/* Then events are lost until the consumer moves. */
 	for (k = 0; k < 4; k++)
 		slot[k] = mem_le64(nd, CQ_BASE + 8 * k);
@@ -976,8 +976,8 @@ static void test_cq(void)
 	CHECK(!gemini_cq_event(nic, 5, SREQ, 0, 0x105));
 	for (k = 0; k < 4; k++)
 		CHECK_EQ(mem_le64(nd, CQ_BASE + 8 * k), slot[k]);
-	CHECK_EQ(nic->rmt.cq_lost, 2);
-	CHECK_EQ(nic->rmt.cq_overruns, 3);
+	CHECK_EQ(nic->cq_stats.lost, 2);
+	CHECK_EQ(nic->cq_stats.overruns, 3);
 	CHECK_EQ(nd->guest_errors, 0);
 	CHECK_EQ(nd->nirq, 4);
 	/* Two consumed: the ring carries on past the overrun entry. */
@@ -1053,11 +1053,11 @@ static void test_cq(void)
 		};
 
 		for (k = 0; k < sizeof(badc) / sizeof(badc[0]); k++) {
-			uint64_t lost = nic->rmt.cq_lost;
+			uint64_t lost = nic->cq_stats.lost;
 
 			cq_set(nic, 9, &badc[k]);
 			CHECK(!gemini_cq_event(nic, 9, SREQ, 0, 1));
-			CHECK_EQ(nic->rmt.cq_lost, lost + 1);
+			CHECK_EQ(nic->cq_stats.lost, lost + 1);
 			CHECK_EQ(nd->guest_errors, errs + k + 1);
 			CHECK_EQ(nd->last_guest_error,
 				 k == 0 ? GEMINI_GE_CQ_DISABLED :
@@ -1166,7 +1166,7 @@ static void test_remote_events(void)
 	 * itself succeeded), a CQWRITE is answered with a CQ error.
 	 */
 	errs = b->guest_errors;
-	lost = nb->rmt.cq_lost;
+	lost = nb->cq_stats.lost;
 	req = request(GEMINI_PKT_PUT, 0, 1, PTAG, 11, 0x40, 1);
 	req.flags = GEMINI_PKT_F_REMOTE_EVENT;
 	req.data[0] = 'z';
@@ -1176,7 +1176,7 @@ static void test_remote_events(void)
 	req = request(GEMINI_PKT_CQWRITE, 0, 1, PTAG, 11, 0, 8);
 	rsp = transact(f, &req);
 	CHECK_ERR(rsp, GEMINI_STATUS_OVERRUN);
-	CHECK_EQ(nb->rmt.cq_lost, lost + 2);
+	CHECK_EQ(nb->cq_stats.lost, lost + 2);
 	CHECK_EQ(b->guest_errors, errs + 2);
 
 	/* A two-entry CQ: the second CQWRITE overruns, the third is lost. */
@@ -1196,7 +1196,7 @@ static void test_remote_events(void)
 	CHECK_ERR(rsp, GEMINI_STATUS_OVERRUN);
 	CHECK_EQ(mem_le64(b, CQ_BASE + 8), GEMINI_CQE(SREQ, 0, 2) |
 		 GEMINI_CQE_OVERRUN);
-	CHECK_EQ(nb->rmt.cq_lost, lost + 3);
+	CHECK_EQ(nb->cq_stats.lost, lost + 3);
 	fab_free(f);
 }
 

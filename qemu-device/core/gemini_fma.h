@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * cray-gemini device core: FMA, the NIC's source side (gemini_fma.c,
+ * gemini_fma_seq.c, gemini_fma_regs.c; gemini_fma_int.h is what those
+ * three share).  Descriptors and their windows, synchronisation sequences
+ * and the ORB of outstanding requests.
+ */
+#ifndef GEMINI_FMA_H
+#define GEMINI_FMA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gemini_nic.h"
+#include "gemini_packet.h"
+#include "gemini_reg.h"
+
+#define GEMINI_ORB_SIZE		512u	/* vgemini: Gemini has 1024 */
+
+/* One FMA descriptor (gemini_fma*.c): the qwords as the kernel sees them. */
+struct gemini_fma_desc {
+	uint64_t base_offset;		/* QW1 */
+	uint64_t cmd;			/* QW2 */
+	uint64_t pe;			/* QW3 */
+	uint64_t scratch0;		/* QW5 */
+	uint64_t scratch1;		/* QW6 */
+	uint64_t syncid;		/* QW7, last written */
+	uint64_t synccmp;		/* QW8, last written */
+	uint64_t cq_write;		/* QW9, last written */
+	uint64_t priv_mask;		/* user-writable fields */
+	uint16_t wc;			/* status word counters (write clears) */
+	uint16_t rc;
+	uint8_t flags;			/* GEMINI_FMA_FLAG_* */
+	uint8_t ssid_inuse;		/* SSIDs held, live */
+	int16_t open;			/* SSID of the open sequence, or -1 */
+	uint8_t pend_status;		/* error of a sequence with no SSID */
+};
+
+/* One synchronisation sequence (SSID): requests completed together. */
+struct gemini_fma_ssid {
+	bool used;
+	bool synced;			/* the sync-complete doorbell was rung */
+	bool target_valid;		/* a request went out: target known */
+	uint8_t desc;
+	uint16_t cqh;			/* the local event's CQ, fixed at open */
+	uint8_t status;			/* first error, or OK */
+	uint8_t sync_type;		/* GEMINI_FMA_SYNC_* */
+	uint8_t sync_sent;		/* sync packets issued (flag, event) */
+	uint16_t outstanding;		/* ORB entries of this sequence */
+	uint64_t sync_data;
+	/* Where the flag and the remote event go: the last request's target */
+	uint16_t dst;
+	uint8_t dst_nic;
+	uint8_t ptag;
+	uint16_t mdh;
+	uint64_t flag_value;
+	uint64_t flag_offset;
+};
+
+enum gemini_orb_state {
+	GEMINI_ORB_FREE = 0,
+	GEMINI_ORB_QUEUED,		/* built, waiting for injection room */
+	GEMINI_ORB_SENT,		/* injected, waiting for its response */
+	GEMINI_ORB_RESTING,		/* timed out: tag not reused yet */
+};
+
+/* One outstanding request: its tag is its index. */
+struct gemini_fma_orb {
+	uint8_t state;			/* enum gemini_orb_state */
+	bool fetch;			/* counts in rc (GET, fetching AMO) */
+	uint8_t ssid;
+	uint8_t desc;
+	uint8_t src_ptag;		/* for the local write of the data */
+	uint16_t src_mdh;
+	uint64_t local_offset;
+	uint64_t since_ns;		/* issued, or resting since */
+	struct gemini_pkt pkt;		/* the request (kept while QUEUED) */
+};
+
+struct gemini_fma_stats {
+	uint64_t requests;		/* requests issued */
+	uint64_t responses;		/* responses matched */
+	uint64_t errors;		/* ERR responses */
+	uint64_t timeouts;		/* requests timed out */
+	uint64_t paused;		/* polls after a pause of the device */
+	uint64_t stale;			/* responses matching nothing */
+	uint64_t refused;		/* stores refused (flags set) */
+	uint64_t orb_full;		/* of which: no ORB entry */
+	uint64_t ssid_full;		/* of which: no SSID */
+	uint64_t priv_refused;		/* user writes to kernel fields */
+	uint64_t completions;		/* sequences completed */
+	uint64_t local_events;
+	uint64_t local_lost;		/* local events the CQ did not take */
+};
+
+struct gemini_fma {
+	struct gemini_fma_desc desc[GEMINI_FMA_NUM_DESC];
+	struct gemini_fma_ssid ssid[GEMINI_NUM_SSID];
+	struct gemini_fma_orb orb[GEMINI_ORB_SIZE];
+	uint16_t queue[GEMINI_ORB_SIZE];	/* QUEUED entries, in order */
+	unsigned int qhead;
+	unsigned int qcount;
+	unsigned int next_tag;		/* round-robin cursor */
+	unsigned int orb_used;		/* entries not FREE */
+	unsigned int ssid_next;
+	uint64_t next_timeout;		/* earliest deadline of an entry */
+	bool sync_retry;		/* a sync packet waits for an entry */
+	struct gemini_fma_stats stats;
+};
+
+struct gemini_nic;
+struct gemini_json;
+
+/*
+ * FMA control pages (privileged and user alias): UNKNOWN if @off is
+ * neither.  @size is 4 or 8 and aligned.
+ */
+enum gemini_access gemini_fma_access(struct gemini_nic *nic, uint64_t off,
+				     unsigned int size, uint64_t *val,
+				     bool write);
+/* Is @off in an FMA PUT or GET window? */
+bool gemini_fma_is_window(uint64_t off);
+/* A store of @size (1, 2, 4 or 8) bytes into an FMA window. */
+enum gemini_access gemini_fma_window_store(struct gemini_nic *nic,
+					   uint64_t off, unsigned int size,
+					   uint64_t val);
+/* A response whose tag is an ORB entry's; stale if it matches none. */
+void gemini_fma_response(struct gemini_nic *nic, const struct gemini_pkt *rsp);
+/* Inject what waits, time requests out, finish sequences; true on progress. */
+bool gemini_fma_poll(struct gemini_nic *nic, uint64_t now, uint64_t *deadline);
+void gemini_fma_reset(struct gemini_nic *nic);
+const struct gemini_fma_stats *gemini_fma_stats(const struct gemini_nic *nic);
+/* The ORB's use and the busy descriptors, as members of a JSON object. */
+void gemini_fma_state_json(const struct gemini_nic *nic, struct gemini_json *j);
+
+#endif /* GEMINI_FMA_H */
