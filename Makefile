@@ -87,7 +87,8 @@ CORE_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror -Wshadow \
 	-fsanitize=address,undefined -fno-sanitize-recover=all \
 	-Iuapi -Iqemu-device/core -Itestlib
 CORE_TESTS := $(BUILD)/core/test_core $(BUILD)/core/test_packet \
-	$(BUILD)/core/test_fabric $(BUILD)/core/test_nic $(BUILD)/core/test_fma
+	$(BUILD)/core/test_fabric $(BUILD)/core/test_nic $(BUILD)/core/test_fma \
+	$(BUILD)/core/test_nat $(BUILD)/core/test_cq $(BUILD)/core/test_fault
 
 $(BUILD)/core/test_core: $(CORE_SRC) $(CORE_HDR) qemu-device/core/tests/test_core.c
 	@mkdir -p $(@D)
@@ -111,6 +112,22 @@ $(BUILD)/core/test_nic: $(CORE_SRC) $(CORE_HDR) $(FIRMWARE_LIB) $(FIRMWARE_HDR) 
 $(BUILD)/core/test_fma: $(CORE_SRC) $(CORE_HDR) $(FIRMWARE_LIB) $(FIRMWARE_HDR) qemu-device/core/tests/test_fma.c
 	@mkdir -p $(@D)
 	$(CC) $(CORE_CFLAGS) -Ifirmware $(CORE_SRC) $(FIRMWARE_LIB) qemu-device/core/tests/test_fma.c -o $@
+
+# One block each, linked with only what that block calls: its own file and
+# gemini_bus.c (DMA, interrupts, guest errors) or the JSON writer.  The
+# fault injector's test plays the port it takes down.
+CORE_BLOCK = qemu-device/core/gemini_$(1).c
+$(BUILD)/core/test_nat: $(call CORE_BLOCK,nat) $(call CORE_BLOCK,bus) $(CORE_HDR) qemu-device/core/tests/test_nat.c
+	@mkdir -p $(@D)
+	$(CC) $(CORE_CFLAGS) $(filter %.c,$^) -o $@
+
+$(BUILD)/core/test_cq: $(call CORE_BLOCK,cq) $(call CORE_BLOCK,bus) $(call CORE_BLOCK,json) $(CORE_HDR) qemu-device/core/tests/test_cq.c
+	@mkdir -p $(@D)
+	$(CC) $(CORE_CFLAGS) $(filter %.c,$^) -o $@
+
+$(BUILD)/core/test_fault: $(call CORE_BLOCK,fault) $(CORE_HDR) qemu-device/core/tests/test_fault.c
+	@mkdir -p $(@D)
+	$(CC) $(CORE_CFLAGS) $(filter %.c,$^) -o $@
 
 core-tests: $(CORE_TESTS)
 

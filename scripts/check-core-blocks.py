@@ -32,7 +32,7 @@ CORE = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..',
 IDENTITY = {'ops', 'opaque', 'cfg', 'gemini_id', 'pe', 'num_nodes'}
 
 OWNERS = {
-    'own': {'gemini_core.c'},
+    'own': {'gemini_bus.c'},
     'ctl': {'gemini_ctl.c'},
     'port': {'gemini_port.c', 'gemini_lcb.c'},
     'link_irq': {'gemini_port.c', 'gemini_lcb.c'},

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * cray-gemini device core: identity, control block and test registers.
+ * cray-gemini device core: the device as a whole.  Checks the
+ * configuration and sets every block up, resets and frees them, and
+ * dispatches the NIC window (BAR2) to the blocks that claim its offsets.
  */
 #include <assert.h>
 #include <stdio.h>
@@ -8,58 +10,6 @@
 #include <string.h>
 
 #include "gemini_core.h"
-
-void gemini_guest_error(const struct gemini_nic *nic, unsigned int kind,
-			const uint64_t args[4])
-{
-	if (nic->ops->guest_error)
-		nic->ops->guest_error(nic->opaque, kind, args);
-}
-
-/* Each kind's name and format, in enum gemini_guest_error_kind order. */
-#define GE_INFO(ID, id, nargs, fmt)					\
-	[GEMINI_GE_##ID] = { #id, fmt },
-static const struct {
-	const char *name;
-	const char *fmt;
-} guest_errors[GEMINI_GE_COUNT] = {
-	GEMINI_GUEST_ERROR_LIST(GE_INFO)
-};
-
-#undef GE_INFO
-
-const char *gemini_guest_error_name(unsigned int kind)
-{
-	return kind < GEMINI_GE_COUNT ? guest_errors[kind].name : NULL;
-}
-
-/*
- * Only %llu and %llx, as many as the kind has arguments (checked by
- * scripts/gen-trace-events.py); unused ones are ignored.
- */
-int gemini_guest_error_format(unsigned int kind, const uint64_t args[4],
-			      char *buf, size_t len)
-{
-	if (kind >= GEMINI_GE_COUNT)
-		return snprintf(buf, len, "unknown guest error %u", kind);
-	return snprintf(buf, len, guest_errors[kind].fmt,
-			(unsigned long long)args[0],
-			(unsigned long long)args[1],
-			(unsigned long long)args[2],
-			(unsigned long long)args[3]);
-}
-
-void gemini_nic_raise_irq(struct gemini_nic *nic, uint32_t vector)
-{
-	if (vector == VGEMINI_IRQ_NONE)
-		return;
-	if (vector >= nic->cfg.num_vectors) {
-		GEMINI_GUEST_ERROR(nic, IRQ_VECTOR, vector,
-				   nic->cfg.num_vectors);
-		return;
-	}
-	nic->ops->raise_irq(nic->opaque, vector);
-}
 
 int gemini_nic_init(struct gemini_nic *nic, const struct gemini_config *cfg,
 		    const struct gemini_ops *ops, void *opaque,
@@ -114,56 +64,6 @@ int gemini_nic_init(struct gemini_nic *nic, const struct gemini_config *cfg,
 	return 0;
 }
 
-void gemini_nic_set_own_window(struct gemini_nic *nic, unsigned int i,
-			       uint64_t base, uint64_t size)
-{
-	if (i >= GEMINI_OWN_WINDOWS)
-		return;
-	nic->own[i].base = base;
-	nic->own[i].size = base + size < base ? 0 - base : size;
-}
-
-/* Does [@addr, @addr + @len) touch one of the device's own windows? */
-static bool dma_hits_self(const struct gemini_nic *nic, uint64_t addr,
-			  size_t len)
-{
-	uint64_t last = addr + len - 1;
-	unsigned int i;
-
-	if (!len)
-		return false;
-	if (last < addr)
-		return true;		/* wraps: refused anyway */
-	for (i = 0; i < GEMINI_OWN_WINDOWS; i++) {
-		const struct gemini_own_window *w = &nic->own[i];
-
-		if (w->size && addr <= w->base + (w->size - 1) &&
-		    last >= w->base)
-			return true;
-	}
-	return false;
-}
-
-int gemini_dma_read(const struct gemini_nic *nic, uint64_t addr, void *buf,
-		    size_t len)
-{
-	if (dma_hits_self(nic, addr, len)) {
-		GEMINI_GUEST_ERROR(nic, DMA_READ_SELF, addr, len);
-		return -1;
-	}
-	return nic->ops->dma_read(nic->opaque, addr, buf, len);
-}
-
-int gemini_dma_write(const struct gemini_nic *nic, uint64_t addr, const void *buf,
-		     size_t len)
-{
-	if (dma_hits_self(nic, addr, len)) {
-		GEMINI_GUEST_ERROR(nic, DMA_WRITE_SELF, addr, len);
-		return -1;
-	}
-	return nic->ops->dma_write(nic->opaque, addr, buf, len);
-}
-
 void gemini_nic_reset(struct gemini_nic *nic)
 {
 	gemini_ctl_reset(nic);
@@ -178,22 +78,6 @@ void gemini_nic_reset(struct gemini_nic *nic)
 void gemini_nic_fini(struct gemini_nic *nic)
 {
 	gemini_router_fini(nic);
-}
-
-uint32_t gemini_neighbour_pe(const struct gemini_nic *nic, unsigned int port)
-{
-	uint32_t c[3] = { nic->cfg.coord[0], nic->cfg.coord[1],
-			  nic->cfg.coord[2] };
-	unsigned int d;
-	uint32_t n;
-
-	if (port >= GEMINI_NUM_TORUS_PORTS)
-		return VGEMINI_PEER_NONE;
-	d = GEMINI_PORT_DIM(port);
-	n = nic->cfg.dims[d];
-	c[d] = GEMINI_PORT_IS_MINUS(port) ? (c[d] + n - 1) % n : (c[d] + 1) % n;
-	return GEMINI_PE(c[0] + nic->cfg.dims[0] *
-			 (c[1] + nic->cfg.dims[1] * c[2]), 0);
 }
 
 /* --- NIC window --------------------------------------------------------- */

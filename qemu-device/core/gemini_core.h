@@ -148,6 +148,15 @@ int gemini_nic_init(struct gemini_nic *nic, const struct gemini_config *cfg,
 void gemini_nic_reset(struct gemini_nic *nic);
 /* Free what gemini_nic_init() and the router allocated. */
 void gemini_nic_fini(struct gemini_nic *nic);
+/* BAR2, the NIC address window (Gemini's map). */
+enum gemini_access gemini_window_read(struct gemini_nic *nic, uint64_t offset,
+				      unsigned int size, uint64_t *val);
+enum gemini_access gemini_window_write(struct gemini_nic *nic,
+				       uint64_t offset, unsigned int size,
+				       uint64_t val);
+
+/* --- The outside, through gemini_ops (gemini_bus.c) --- */
+
 /*
  * Own window @i (< GEMINI_OWN_WINDOWS) is [@base, @base + @size) on the
  * bus; @size 0 forgets it.  The glue calls this whenever a BAR moves.
@@ -168,16 +177,6 @@ int gemini_dma_write(const struct gemini_nic *nic, uint64_t addr,
  * glue does not provide is a guest error.
  */
 void gemini_nic_raise_irq(struct gemini_nic *nic, uint32_t vector);
-
-/* BAR2, the NIC address window (Gemini's map). */
-enum gemini_access gemini_window_read(struct gemini_nic *nic, uint64_t offset,
-				      unsigned int size, uint64_t *val);
-enum gemini_access gemini_window_write(struct gemini_nic *nic,
-				       uint64_t offset, unsigned int size,
-				       uint64_t val);
-
-/* The PE of @nic's neighbour through @port in a healthy torus. */
-uint32_t gemini_neighbour_pe(const struct gemini_nic *nic, unsigned int port);
 
 /* --- Scheduling and the NIC's counters (gemini_nic.c) --- */
 

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gemini_json.h"
 #include "gemini_nic.h"
 #include "gemini_reg.h"
 
@@ -29,9 +30,11 @@ struct gemini_cq_stats {
 };
 
 struct gemini_nic;
-struct gemini_json;
 
-/* CQ descriptors and CQ user alias pages; UNKNOWN if @off is neither. */
+/*
+ * CQ descriptors and CQ user alias pages; UNKNOWN if @off is neither.
+ * @size is 4 or 8 and @off aligned to it (the window checked).
+ */
 enum gemini_access gemini_cq_access(struct gemini_nic *nic, uint64_t off,
 				    unsigned int size, uint64_t *val,
 				    bool write);

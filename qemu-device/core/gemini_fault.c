@@ -9,6 +9,7 @@
  * puts a packet on the wire (wire_write() in gemini_lcb.c), which asks
  * gemini_fault_on_wire() what to do with each copy.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +47,8 @@ enum gemini_fault_act gemini_fault_on_wire(struct gemini_nic *nic,
 	}
 	if (f->drop_ppm && fault_roll(f, f->drop_ppm))
 		return GEMINI_FAULT_DROP;
-	if (f->corrupt_ppm && fault_roll(f, f->corrupt_ppm)) {
+	/* A copy has bytes; a length 0 has no bit to flip. */
+	if (f->corrupt_ppm && len && fault_roll(f, f->corrupt_ppm)) {
 		*bit = fault_rand(f) % (len * 8u);
 		return GEMINI_FAULT_CORRUPT;
 	}
@@ -60,12 +62,30 @@ bool gemini_fault_down(const struct gemini_nic *nic, unsigned int port)
 
 /* --- The fault spec ---------------------------------------------------- */
 
+/*
+ * A number starts with a digit (or a fraction's point): strtod() and
+ * strtoull() would also take leading space, a sign and, for strtod(), hex
+ * floats, infinities and NaN.
+ */
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static bool plain_number(const char *v)
+{
+	return is_digit(v[0]) || (v[0] == '.' && is_digit(v[1]));
+}
+
 static bool parse_fraction(const char *v, uint32_t *ppm)
 {
 	char *end;
-	double d = strtod(v, &end);
+	double d;
 
-	if (end == v || *end || !(d >= 0.0 && d <= 1.0))
+	if (!plain_number(v) || (v[0] == '0' && (v[1] == 'x' || v[1] == 'X')))
+		return false;
+	d = strtod(v, &end);
+	if (*end || !(d >= 0.0 && d <= 1.0))
 		return false;
 	*ppm = (uint32_t)(d * 1000000.0 + 0.5);
 	return true;
@@ -76,10 +96,11 @@ static bool parse_uint(const char *v, uint64_t max, uint64_t *out)
 	char *end;
 	unsigned long long n;
 
-	if (!*v || *v == '-')
+	if (!plain_number(v) || *v == '.')
 		return false;
+	errno = 0;
 	n = strtoull(v, &end, 0);
-	if (*end || n > max)
+	if (*end || errno == ERANGE || n > max)
 		return false;
 	*out = n;
 	return true;
@@ -90,7 +111,7 @@ int gemini_fault_set(struct gemini_nic *nic, unsigned int port,
 {
 	struct gemini_fault f = { .rng = 0x9e3779b97f4a7c15ull };
 	char buf[256], *tok, *next;
-	bool was_down;
+	bool was_down, delay_ms_given = false;
 
 	if (port >= GEMINI_NUM_TORUS_PORTS) {
 		snprintf(err, errlen, "no port %u", port);
@@ -129,6 +150,7 @@ int gemini_fault_set(struct gemini_nic *nic, unsigned int port,
 			} else if (!strcmp(tok, "delay-ms")) {
 				ok = parse_uint(eq, 10000, &n);
 				f.delay_ms = (uint32_t)n;
+				delay_ms_given = true;
 			} else if (!strcmp(tok, "down")) {
 				ok = parse_uint(eq, 1, &n);
 				f.down = n;
@@ -147,7 +169,7 @@ int gemini_fault_set(struct gemini_nic *nic, unsigned int port,
 			}
 		}
 	}
-	if (f.delay_ppm && !f.delay_ms)
+	if (f.delay_ppm && !delay_ms_given)
 		f.delay_ms = 10;
 	was_down = nic->fault[port].down;
 	nic->fault[port] = f;

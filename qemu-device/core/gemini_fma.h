@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gemini_json.h"
 #include "gemini_nic.h"
 #include "gemini_packet.h"
 #include "gemini_reg.h"
@@ -110,7 +111,6 @@ struct gemini_fma {
 };
 
 struct gemini_nic;
-struct gemini_json;
 
 /*
  * FMA control pages (privileged and user alias): UNKNOWN if @off is

@@ -14,7 +14,8 @@
  *    (max_base << 12) | 0xfff: max_base holds bits 47..12 of the highest
  *    valid address, so the domain ends at the end of that 4 KiB page.  A
  *    request for [offset, offset + len) is within bounds when offset + len
- *    fits in 40 bits and mem_base + offset + len - 1 <= that last byte;
+ *    <= 2^40 (the last byte has a 40-bit offset) and
+ *    mem_base + offset + len - 1 <= that last byte;
  *    a domain whose max_base is below its mem_base has no valid byte.
  *  - Without mrt_enable, domain addresses below VGEMINI_GART_APERTURE
  *    (2^47) are node-physical addresses: that part of the domain is

@@ -44,6 +44,7 @@ struct gemini_nic;
 /*
  * MDD, MRT, MRT page size, NTT and NTT config registers; @val is read or
  * written as @write says.  GEMINI_ACCESS_UNKNOWN if @off is none of them.
+ * @size is 4 or 8 and @off aligned to it (the window checked).
  */
 enum gemini_access gemini_nat_access(struct gemini_nic *nic, uint64_t off,
 				     unsigned int size, uint64_t *val,

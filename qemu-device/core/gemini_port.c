@@ -41,6 +41,22 @@ const char *gemini_port_state_name(enum vgemini_port_state state)
 #define LOAD(p)		__atomic_load_n(&(p), __ATOMIC_ACQUIRE)
 #define STORE(p, v)	__atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
 
+uint32_t gemini_neighbour_pe(const struct gemini_nic *nic, unsigned int port)
+{
+	uint32_t c[3] = { nic->cfg.coord[0], nic->cfg.coord[1],
+			  nic->cfg.coord[2] };
+	unsigned int d;
+	uint32_t n;
+
+	if (port >= GEMINI_NUM_TORUS_PORTS)
+		return VGEMINI_PEER_NONE;
+	d = GEMINI_PORT_DIM(port);
+	n = nic->cfg.dims[d];
+	c[d] = GEMINI_PORT_IS_MINUS(port) ? (c[d] + n - 1) % n : (c[d] + 1) % n;
+	return GEMINI_PE(c[0] + nic->cfg.dims[0] *
+			 (c[1] + nic->cfg.dims[1] * c[2]), 0);
+}
+
 void gemini_port_init(struct gemini_nic *nic)
 {
 	unsigned int p;

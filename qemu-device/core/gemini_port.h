@@ -75,6 +75,9 @@ struct gemini_nic;
 
 /* --- Ports and their neighbours' liveness (gemini_port.c) --- */
 
+/* The PE of @nic's neighbour through @port in a healthy torus. */
+uint32_t gemini_neighbour_pe(const struct gemini_nic *nic, unsigned int port);
+
 /* Every port unattached, expecting the neighbour the torus puts there. */
 void gemini_port_init(struct gemini_nic *nic);
 /* Device reset: LINK_IRQ only; the links stay as cabled. */

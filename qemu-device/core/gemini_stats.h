@@ -1,29 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cray-gemini device core: the counters and statistics as the supervisor
- * reads them (gemini_stats.c), through each block's API, and the small
- * JSON writer the blocks' own reports use.
+ * reads them (gemini_stats.c), through each block's API.
  */
 #ifndef GEMINI_STATS_H
 #define GEMINI_STATS_H
 
-#include <stdbool.h>
 #include <stddef.h>
 
+#include "gemini_json.h"
+
 struct gemini_nic;
-
-/*
- * A JSON text being written into a buffer of fixed size: what does not
- * fit is cut (@cut), the text always ends with a NUL.
- */
-struct gemini_json {
-	char *p;
-	size_t left;
-	bool cut;
-};
-
-void gemini_json_printf(struct gemini_json *j, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 
 /* The name of port counter or NIC counter @idx, or NULL. */
 const char *gemini_port_counter_name(unsigned int idx);

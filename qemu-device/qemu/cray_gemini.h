@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * cray-gemini: the device's QEMU state, shared by the glue's files
+ * (cray_gemini.c: PCI, BARs, timers, links, reset; cray_gemini_supervisor.c:
+ * the supervisor's QOM properties).
+ */
+#ifndef CRAY_GEMINI_H
+#define CRAY_GEMINI_H
+
+#include "hw/pci/pci.h"
+#include "qemu/notify.h"
+#include "qemu/timer.h"
+#include "qom/object.h"
+
+#include "gemini_core.h"
+#include "gemini_link.h"
+
+#define TYPE_CRAY_GEMINI "cray-gemini"
+OBJECT_DECLARE_SIMPLE_TYPE(CrayGeminiState, CRAY_GEMINI)
+
+struct CrayGeminiState {
+    PCIDevice parent_obj;
+
+    MemoryRegion ctl;
+    MemoryRegion window;
+    QEMUTimer *tick;
+    QEMUTimer *poll_timer;      /* the router's next deadline */
+    QEMUBH *poll_bh;
+    Notifier exit_notifier;
+
+    struct gemini_nic nic;
+    GeminiLink links[GEMINI_NUM_TORUS_PORTS];
+
+    /* Properties */
+    uint32_t coord[3];
+    uint32_t dims[3];
+    char *link_spec[GEMINI_NUM_TORUS_PORTS];
+    uint64_t window_size;       /* BAR2's size: the whole window by default */
+};
+
+/* Run the device's poll soon (a bottom half): it may have work now. */
+void cray_gemini_kick(CrayGeminiState *s);
+/* Add the supervisor's properties to the class. */
+void cray_gemini_add_supervisor_props(ObjectClass *klass);
+
+#endif
