@@ -104,6 +104,12 @@ struct gemini_fma {
 	unsigned int qcount;
 	unsigned int next_tag;		/* round-robin cursor */
 	unsigned int orb_used;		/* entries not FREE */
+	/*
+	 * With every entry used, no RESTING one is free for reuse before
+	 * this (0: not known), so a store to a full ORB is refused without
+	 * a look at all of them.
+	 */
+	uint64_t rest_until;
 	unsigned int ssid_next;
 	uint64_t next_timeout;		/* earliest deadline of an entry */
 	bool sync_retry;		/* a sync packet waits for an entry */

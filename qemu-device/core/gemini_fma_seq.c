@@ -79,16 +79,23 @@ static void orb_done(struct gemini_nic *nic, unsigned int t,
 static int orb_alloc(struct gemini_nic *nic, uint64_t now)
 {
 	struct gemini_fma *f = &nic->fma;
+	uint64_t rest_until = UINT64_MAX;
 	unsigned int i;
 
+	/* A guest may store into a full ORB in a loop: answer at once. */
+	if (f->orb_used >= GEMINI_ORB_SIZE && now < f->rest_until)
+		return -1;
 	for (i = 0; i < GEMINI_ORB_SIZE; i++) {
 		unsigned int t = (f->next_tag + i) % GEMINI_ORB_SIZE;
 		struct gemini_fma_orb *o = &f->orb[t];
 
-		if (o->state == GEMINI_ORB_RESTING &&
-		    gemini_elapsed(now, o->since_ns) >= TIMEOUT_NS) {
-			o->state = GEMINI_ORB_FREE;
-			f->orb_used--;
+		if (o->state == GEMINI_ORB_RESTING) {
+			if (gemini_elapsed(now, o->since_ns) >= TIMEOUT_NS) {
+				o->state = GEMINI_ORB_FREE;
+				f->orb_used--;
+			} else if (o->since_ns + TIMEOUT_NS < rest_until) {
+				rest_until = o->since_ns + TIMEOUT_NS;
+			}
 		}
 		if (o->state != GEMINI_ORB_FREE)
 			continue;
@@ -97,6 +104,8 @@ static int orb_alloc(struct gemini_nic *nic, uint64_t now)
 		f->orb_used++;
 		return (int)t;
 	}
+	/* Every entry looked at: none rests beyond this. */
+	f->rest_until = rest_until;
 	return -1;
 }
 
@@ -190,6 +199,8 @@ static void orb_done(struct gemini_nic *nic, unsigned int t,
 	if (rest) {
 		o->state = GEMINI_ORB_RESTING;
 		o->since_ns = now;
+		if (now + TIMEOUT_NS < f->rest_until)
+			f->rest_until = now + TIMEOUT_NS;
 	} else {
 		o->state = GEMINI_ORB_FREE;
 		f->orb_used--;
@@ -448,6 +459,8 @@ bool gemini_fma_poll(struct gemini_nic *nic, uint64_t now, uint64_t *deadline)
 			if (f->orb[t].state != GEMINI_ORB_FREE)
 				f->orb[t].since_ns += late;
 		f->next_timeout += late;
+		if (f->rest_until != UINT64_MAX)
+			f->rest_until += late;
 		f->stats.paused++;
 	}
 	if (now >= f->next_timeout) {

@@ -977,6 +977,64 @@ static void test_exhaustion(void)
 }
 
 /*
+ * Every tag taken and then timed out: a timed-out tag rests for the
+ * timeout before reuse, so stores are refused until the oldest have
+ * rested, and then exactly those are taken again (the core answers a
+ * store to a full ORB without looking at every entry; this is what that
+ * shortcut must keep).
+ */
+static void test_orb_rest(void)
+{
+	const unsigned int half = GEMINI_ORB_SIZE / 2;
+	struct fabric *f = fma_fabric(2, 1, 1);
+	struct gemini_nic *src = nic_of(f, 0);
+	uint64_t t0, full;
+	char err[128];
+	unsigned int i;
+
+	CHECK_EQ(gemini_fault_set(src, GEMINI_PORT_XP, "down=1", err,
+				  sizeof(err)), 0);
+	CHECK_EQ(gemini_fault_set(src, GEMINI_PORT_XM, "down=1", err,
+				  sizeof(err)), 0);
+	fma_cmd(src, DI, GEMINI_FMA_CMD_PUT, 0);
+	fma_base(src, DI, GEMINI_PE(1, 0), 0);
+	/* Two halves of the ORB, 500 ms apart. */
+	t0 = clock_ns;
+	for (i = 0; i < half; i++)
+		put8(src, DI, 8 * i, 8, i);
+	run_for(f, MS(500));
+	for (i = half; i < GEMINI_ORB_SIZE; i++)
+		put8(src, DI, 8 * i, 8, i);
+	CHECK_EQ(src->fma.orb_used, GEMINI_ORB_SIZE);
+	full = src->fma.stats.orb_full;
+	put8(src, DI, 0, 8, 1);
+	CHECK_EQ(src->fma.stats.orb_full, full + 1);
+	/* Both halves time out and rest; their tags stay taken. */
+	run_for(f, MS(GEMINI_FMA_TIMEOUT_MS) + MS(10));
+	CHECK_EQ(src->fma.stats.timeouts, GEMINI_ORB_SIZE);
+	CHECK_EQ(src->fma.orb_used, GEMINI_ORB_SIZE);
+	for (i = 0; i < 100; i++)
+		put8(src, DI, 0, 8, 1);
+	CHECK_EQ(src->fma.stats.orb_full, full + 101);
+	/* Just before the first half has rested: still refused. */
+	run_for(f, t0 + 2 * MS(GEMINI_FMA_TIMEOUT_MS) - clock_ns - MS(20));
+	put8(src, DI, 0, 8, 1);
+	CHECK_EQ(src->fma.stats.orb_full, full + 102);
+	CHECK_EQ(src->fma.stats.requests, GEMINI_ORB_SIZE);
+	/*
+	 * Once it has: that half is taken again, and no more.  No poll in
+	 * between: the store itself finds the rested tags.
+	 */
+	clock_ns += MS(100);
+	for (i = 0; i < half + 10; i++)
+		put8(src, DI, 8 * i, 8, i);
+	CHECK_EQ(src->fma.stats.requests, GEMINI_ORB_SIZE + half);
+	CHECK_EQ(src->fma.stats.orb_full, full + 112);
+	CHECK_EQ(src->fma.orb_used, GEMINI_ORB_SIZE);
+	fab_free(f);
+}
+
+/*
  * The kernel frees a descriptor with a request in flight and gives it to
  * another job: the old sequence's events stay the old owner's, the new
  * owner inherits no error, and the SSID count drains to 0 for the kernel.
@@ -1294,6 +1352,8 @@ static const struct tap_test tests[] = {
 	  test_exhaustion },
 	{ "a paused sender completes on resume; a dead link still times out",
 	  test_pause },
+	{ "a full ORB of resting tags: refused until they have rested",
+	  test_orb_rest },
 	{ "a reused descriptor: old events stay the old owner's",
 	  test_reuse },
 	{
