@@ -85,15 +85,32 @@ struct gemini_config {
 };
 
 /*
- * Transaction tags (10 bits, carried by a request and its response).
- * Tags with GEMINI_TAG_DIAG set belong to the diagnostic ping engines
- * (bit 8: the slot, bits 7..0: a sequence number); the others,
- * 0..GEMINI_ORB_SIZE - 1, are ORB entries of the FMA (and later BTE)
- * source side.  The NIC dispatches responses by tag.
+ * Transaction tags (10 bits, carried by a request and its response), in
+ * three ranges, so that the NIC hands each response to the engine that
+ * owns its tag (vgemini: Gemini has one ORB of 1024 entries):
+ *
+ *   0x000-0x1ff  FMA: the ORB entry, 0..GEMINI_ORB_SIZE - 1
+ *   0x200-0x37f  the BTE (GEMINI_TAG_BTE_COUNT tags)
+ *   0x380-0x3ff  the diagnostic ping engines: bit 6 the slot, bits 5..0
+ *                a sequence number
  */
-#define GEMINI_TAG_DIAG		0x200u
-#define GEMINI_TAG_DIAG_SLOT	0x100u
-#define GEMINI_TAG_DIAG_SEQ	0x0ffu
+#define GEMINI_TAG_BTE_FIRST	0x200u
+#define GEMINI_TAG_BTE_COUNT	0x180u
+#define GEMINI_TAG_DIAG		0x380u
+#define GEMINI_TAG_DIAG_SLOT	0x040u
+#define GEMINI_TAG_DIAG_SEQ	0x03fu
+
+static inline bool gemini_tag_is_diag(unsigned int tag)
+{
+	return (tag & GEMINI_TAG_DIAG) == GEMINI_TAG_DIAG;
+}
+
+static inline bool gemini_tag_is_bte(unsigned int tag)
+{
+	return tag >= GEMINI_TAG_BTE_FIRST &&
+	       tag < GEMINI_TAG_BTE_FIRST + GEMINI_TAG_BTE_COUNT;
+}
+
 /*
  * The device's own MMIO windows on the bus (its BARs as the guest placed
  * them): DMA into them is refused, so that a descriptor or ring aimed at

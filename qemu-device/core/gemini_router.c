@@ -285,13 +285,17 @@ static bool nic_deliver(struct gemini_nic *nic, const struct gemini_pkt *pkt)
 				return false;
 			break;
 		}
-		/* Responses go to the engine that owns their tag. */
-		if (pkt->tag & GEMINI_TAG_DIAG) {
+		/*
+		 * Responses go to the engine that owns their tag; the BTE's
+		 * have none to go to until the BTE issues requests.
+		 */
+		if (gemini_tag_is_diag(pkt->tag)) {
 			if (pkt->type != GEMINI_PKT_DIAG_RSP)
 				gemini_nic_stale_rsp(nic, pkt);
 			else if (!gemini_diag_deliver(nic, pkt))
 				return false;
-		} else if (pkt->type == GEMINI_PKT_DIAG_RSP) {
+		} else if (pkt->type == GEMINI_PKT_DIAG_RSP ||
+			   gemini_tag_is_bte(pkt->tag)) {
 			gemini_nic_stale_rsp(nic, pkt);
 		} else {
 			gemini_fma_response(nic, pkt);

@@ -204,7 +204,17 @@ static void test_layouts(void)
 	CHECK_EQ(GEMINI_GCW_GET(64, 0x40), 0x000f000000000040ull);
 	CHECK_EQ(GEMINI_GCW_GET(4, 0x40), 0x0000000000000040ull);
 	CHECK_EQ(GEMINI_GCW(GEMINI_AMO_CSWAP, 0, 8), 0x6800000000000008ull);
-	CHECK_EQ(GEMINI_ORB_SIZE, GEMINI_TAG_DIAG);
+	/* The three tag ranges: FMA, BTE, diagnostics, disjoint, all used */
+	CHECK_EQ(GEMINI_ORB_SIZE, GEMINI_TAG_BTE_FIRST);
+	CHECK_EQ(GEMINI_TAG_BTE_FIRST + GEMINI_TAG_BTE_COUNT, GEMINI_TAG_DIAG);
+	CHECK_EQ(GEMINI_TAG_DIAG | GEMINI_TAG_DIAG_SLOT | GEMINI_TAG_DIAG_SEQ,
+		 0x3ffu);
+	CHECK(!(GEMINI_TAG_DIAG & (GEMINI_TAG_DIAG_SLOT | GEMINI_TAG_DIAG_SEQ)));
+	CHECK(!gemini_tag_is_bte(GEMINI_ORB_SIZE - 1));
+	CHECK(gemini_tag_is_bte(GEMINI_TAG_BTE_FIRST));
+	CHECK(gemini_tag_is_bte(GEMINI_TAG_DIAG - 1));
+	CHECK(!gemini_tag_is_diag(GEMINI_TAG_DIAG - 1));
+	CHECK(gemini_tag_is_diag(0x3ff));
 }
 
 static void test_registers(void)
@@ -846,8 +856,11 @@ static void test_timeout_stale(void)
 	CHECK_EQ(gemini_router_inject(nic_of(f, 1), &ack), 0);
 	ack.tag = GEMINI_TAG_DIAG | 3;
 	CHECK_EQ(gemini_router_inject(nic_of(f, 1), &ack), 0);
+	/* A BTE tag while the BTE has no request out */
+	ack.tag = GEMINI_TAG_BTE_FIRST + 5;
+	CHECK_EQ(gemini_router_inject(nic_of(f, 1), &ack), 0);
 	run(f);
-	CHECK_EQ(src->nic_ctr[VGEMINI_NC_STALE_RSP], stale + 3);
+	CHECK_EQ(src->nic_ctr[VGEMINI_NC_STALE_RSP], stale + 4);
 	CHECK_EQ(src->fma.stats.stale, 2);
 	CHECK_EQ(next_event(f, 0, LCQ), 0);
 	CHECK_EQ(fma_status(src, DI) & 0xffffffffffffull, 0);
