@@ -88,7 +88,8 @@ CORE_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror -Wshadow \
 	-Iuapi -Iqemu-device/core -Itestlib
 CORE_TESTS := $(BUILD)/core/test_core $(BUILD)/core/test_packet \
 	$(BUILD)/core/test_fabric $(BUILD)/core/test_nic $(BUILD)/core/test_fma \
-	$(BUILD)/core/test_nat $(BUILD)/core/test_cq $(BUILD)/core/test_fault
+	$(BUILD)/core/test_nat $(BUILD)/core/test_cq $(BUILD)/core/test_fault \
+	$(BUILD)/core/test_bte
 
 $(BUILD)/core/test_core: $(CORE_SRC) $(CORE_HDR) qemu-device/core/tests/test_core.c
 	@mkdir -p $(@D)
@@ -126,6 +127,10 @@ $(BUILD)/core/test_cq: $(call CORE_BLOCK,cq) $(call CORE_BLOCK,bus) $(call CORE_
 	$(CC) $(CORE_CFLAGS) $(filter %.c,$^) -o $@
 
 $(BUILD)/core/test_fault: $(call CORE_BLOCK,fault) $(CORE_HDR) qemu-device/core/tests/test_fault.c
+	@mkdir -p $(@D)
+	$(CC) $(CORE_CFLAGS) $(filter %.c,$^) -o $@
+
+$(BUILD)/core/test_bte: $(call CORE_BLOCK,bte) $(call CORE_BLOCK,bus) $(CORE_HDR) qemu-device/core/tests/test_bte.c
 	@mkdir -p $(@D)
 	$(CC) $(CORE_CFLAGS) $(filter %.c,$^) -o $@
 

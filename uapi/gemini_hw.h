@@ -108,11 +108,18 @@ enum gemini_port {
 #define GEMINI_MMR_NTT_CONFIG		0x2120008ull
 #define GEMINI_MMR_NL_PARAMS		0x2120010ull
 #define GEMINI_MMR_BTE_TX_DESC		0x4000000ull
+#define GEMINI_MMR_BTE_TX_CHAN		0x4020000ull	/* 64 bytes per VC */
+#define GEMINI_MMR_BTE_TX_RING_BASE	0x4040050ull	/* four u16, by VC */
+#define GEMINI_MMR_BTE_TX_RING_COUNT	0x4040058ull	/* four u16, by VC */
+#define GEMINI_MMR_BTE_NP_CTRL		0x40400e0ull	/* 8 bytes per VC */
 #define GEMINI_MMR_MRT			0x4400000ull
 #define GEMINI_MMR_MDD			0x4410000ull
 #define GEMINI_MMR_MRT_PAGE_SIZE	0x4420400ull
 #define GEMINI_MMR_CQ_DESC		0x4800000ull
 #define GEMINI_MMR_BTE_RX_DESC		0x4c00000ull
+#define GEMINI_MMR_BTE_RX_CHAN		0x4c02000ull	/* 64 bytes per VC */
+#define GEMINI_MMR_BTE_RX_RING_BASE	0x4c04060ull	/* four u16, by VC */
+#define GEMINI_MMR_BTE_RX_RING_COUNT	0x4c04068ull	/* four u16, by VC */
 #define GEMINI_MMR_ORB			0x5000000ull
 #define GEMINI_MMR_SSID			0x5600000ull
 #define GEMINI_MMR_RAT			0x5980000ull

@@ -407,6 +407,193 @@
 /* Alignment the FMA requires (GHAL_ADDR_ALIGNMENT and friends) */
 #define GEMINI_FMA_GET_ALIGN		4	/* GET: remote, local, length */
 
+/* --- BTE: block transfer engine ---------------------------------------- */
+
+/*
+ * The kernel queues block transfers on GEMINI_NUM_BTE_VC channels: a TX
+ * descriptor (6 qwords in a 64-byte slot, GEMINI_NUM_BTE_TX slots) per
+ * transfer, a ring of slots per channel (its base and count in the ring
+ * registers), a CPU copy of the ring in node memory (cpu_ring_addr) where
+ * the device writes each descriptor's status and flags back, and a write
+ * index that the kernel advances.  RX descriptors (one qword each, with a
+ * 4-qword CPU copy) receive SENDs.  Every BTE register is the kernel's.
+ * Documentation/device.rst says what the device does with them.
+ */
+#define GEMINI_BTE_TX_DESC_BYTES	64
+#define GEMINI_BTE_TX_DESC_QWORDS	6
+#define GEMINI_MMR_BTE_TX_ENTRY(i)	(GEMINI_MMR_BTE_TX_DESC + \
+					 ((unsigned long long)(i) << 6))
+
+/* TX descriptor QW1 (byte 0) */
+#define GEMINI_BTE_DEST_PE_SHIFT	0
+#define GEMINI_BTE_DEST_PE_MASK		0x3ffffull
+#define GEMINI_BTE_MODE1_SHIFT		52
+#define GEMINI_BTE_MODE1_MASK		0xfffull
+/* QW2 (byte 8) */
+#define GEMINI_BTE_DEST_OFF_SHIFT	0
+#define GEMINI_BTE_DEST_OFF_MASK	0xffffffffffull	/* 40 bits */
+#define GEMINI_BTE_DEST_MDH_SHIFT	48
+#define GEMINI_BTE_DEST_MDH_MASK	0xfffull
+#define GEMINI_BTE_FLAGS_SHIFT		60	/* written back by the device */
+#define GEMINI_BTE_FLAGS_MASK		0x3ull
+#define GEMINI_BTE_MODE2_SHIFT		62
+#define GEMINI_BTE_MODE2_MASK		0x3ull
+/* QW3 (byte 16) */
+#define GEMINI_BTE_SRC_CQ_SHIFT		0
+#define GEMINI_BTE_SRC_CQ_MASK		0x3ffull
+#define GEMINI_BTE_DEST_PTAG_SHIFT	16
+#define GEMINI_BTE_DEST_PTAG_MASK	0xffull
+#define GEMINI_BTE_SRC_PTAG_SHIFT	24
+#define GEMINI_BTE_SRC_PTAG_MASK	0xffull
+#define GEMINI_BTE_LEN_SHIFT		32
+#define GEMINI_BTE_LEN_MASK		0xffffffffull
+/* QW4 (byte 24): the source, by MDH and offset with NAT, else physical */
+#define GEMINI_BTE_SRC_OFF_SHIFT	0
+#define GEMINI_BTE_SRC_OFF_MASK		0xffffffffffull	/* 40 bits */
+#define GEMINI_BTE_SRC_MDH_SHIFT	40
+#define GEMINI_BTE_SRC_MDH_MASK		0xfffull
+#define GEMINI_BTE_SRC_PHYS_SHIFT	0
+#define GEMINI_BTE_SRC_PHYS_MASK	0xffffffffffffull	/* 48 bits */
+#define GEMINI_BTE_MODE4_SHIFT		61
+#define GEMINI_BTE_MODE4_MASK		0x7ull
+/* QW5 (byte 32) */
+#define GEMINI_BTE_SRC_CQ_DATA_SHIFT	0
+#define GEMINI_BTE_SRC_CQ_DATA_MASK	0x00ffffffffffffffull	/* 56 bits */
+#define GEMINI_BTE_STATUS_SHIFT		59	/* written back by the device */
+#define GEMINI_BTE_STATUS_MASK		0xfull
+/* QW6 (byte 40): user_data, 64 bits */
+
+/* The bits of each qword that name a field; the others read 0 */
+#define GEMINI_BTE_QW1_MASK		0xfff000000003ffffull
+#define GEMINI_BTE_QW2_MASK		0xffff00ffffffffffull
+#define GEMINI_BTE_QW3_MASK		0xffffffffffff03ffull
+#define GEMINI_BTE_QW4_MASK		0xe00fffffffffffffull
+#define GEMINI_BTE_QW5_MASK		0x78ffffffffffffffull
+#define GEMINI_BTE_QW6_MASK		0xffffffffffffffffull
+
+/* mode1: the operation (SEND 0, PUT, GET) and its options */
+#define GEMINI_BTE_SEND			0x000
+#define GEMINI_BTE_CONCATENATE		0x001
+#define GEMINI_BTE_PUT			0x002
+#define GEMINI_BTE_GET			0x004
+#define GEMINI_BTE_IMMED		0x008	/* immediate data, remote event */
+#define GEMINI_BTE_FENCE		0x010
+#define GEMINI_BTE_CQ_LOCAL		0x020	/* event when processed */
+#define GEMINI_BTE_CQ_GLOBAL		0x040	/* event when delivered */
+#define GEMINI_BTE_DT_ENABLE		0x080
+#define GEMINI_BTE_RADP_ENABLE		0x100	/* adaptive responses */
+#define GEMINI_BTE_ADP_ENABLE		0x200	/* adaptive data */
+#define GEMINI_BTE_HASH_ENABLE		0x400
+#define GEMINI_BTE_VMDH_ENABLE		0x800
+/* mode2 */
+#define GEMINI_BTE_IRQ_ENABLE		0x1
+#define GEMINI_BTE_IRQ_DELAY_ENABLE	0x2
+/* mode4 */
+#define GEMINI_BTE_COHERENT		0x1
+#define GEMINI_BTE_NP_PASSPW		0x2
+#define GEMINI_BTE_NAT_ENABLE		0x4
+/* flags, in the CPU copy */
+#define GEMINI_BTE_FLAG_COMPLETE	0x1
+#define GEMINI_BTE_FLAG_TIMEOUT		0x2
+
+/* TX completion status (QW5 bits 62..59) */
+#define GEMINI_BTE_ST_OK		0x0
+#define GEMINI_BTE_ST_UNCORRECTABLE	0x2
+#define GEMINI_BTE_ST_INV_CMD		0x3
+#define GEMINI_BTE_ST_TRANSLATION	0x5
+#define GEMINI_BTE_ST_VMDH_INV		0x6
+#define GEMINI_BTE_ST_MDD_INV		0x7
+#define GEMINI_BTE_ST_PROTECTION	0x8
+#define GEMINI_BTE_ST_BOUNDS		0x9
+#define GEMINI_BTE_ST_TERMINATED	0xa	/* sequence terminated */
+#define GEMINI_BTE_ST_TIMEOUT		0xb
+#define GEMINI_BTE_ST_HT_DATA		0xd
+
+/* TX channel descriptor: 4 qwords at a 64-byte pitch, one per VC */
+#define GEMINI_BTE_CHAN_BYTES		64
+#define GEMINI_BTE_CHAN_QWORDS		4
+#define GEMINI_MMR_BTE_TX_CHAN_ENTRY(vc) (GEMINI_MMR_BTE_TX_CHAN + \
+					  ((unsigned long long)(vc) << 6))
+/* QW1 */
+#define GEMINI_BTE_TXC_IDV_SHIFT	0	/* interrupt delay value */
+#define GEMINI_BTE_TXC_IDV_MASK		0xffull
+#define GEMINI_BTE_TXC_IRQ_SHIFT	8	/* irq_req_index */
+#define GEMINI_BTE_TXC_IRQ_MASK		0x1full
+#define GEMINI_BTE_TXC_TIMEOUT_SHIFT	32
+#define GEMINI_BTE_TXC_TIMEOUT_MASK	0x7ffffull
+#define GEMINI_BTE_TXC_FLAGS_SHIFT	61
+#define GEMINI_BTE_TXC_FLAGS_MASK	0x7ull
+#define GEMINI_BTE_TXC_RESET		0x1
+#define GEMINI_BTE_TXC_ENABLE		0x2
+#define GEMINI_BTE_TXC_IRQ_ENABLE	0x4
+#define GEMINI_BTE_TXC_QW1_MASK		0xe007ffff00001fffull
+/* QW2: the CPU copy of the ring, 64-byte aligned */
+#define GEMINI_BTE_CPU_RING_MASK	0x0000ffffffffffc0ull
+/* QW3 */
+#define GEMINI_BTE_TXC_RD_SHIFT		0	/* read_index, the device's */
+#define GEMINI_BTE_TXC_RD_MASK		0xffffull
+#define GEMINI_BTE_TXC_INUSE_SHIFT	32	/* ssid_in_use, the device's */
+#define GEMINI_BTE_TXC_INUSE_MASK	0x1ffull
+#define GEMINI_BTE_TXC_SSID_MAX_SHIFT	48	/* ssid_max_num */
+#define GEMINI_BTE_TXC_SSID_MAX_MASK	0x3ffull
+#define GEMINI_BTE_TXC_QW3_MASK		0x03ff01ff0000ffffull
+/* QW4: write_index, the kernel's */
+#define GEMINI_BTE_WR_INDEX_MASK	0xffffull
+
+/* Ring base and count registers: one u16 per VC, VC v at bits 16v+15..16v */
+#define GEMINI_BTE_RING_FIELD(vc)	(16 * (vc))
+
+/*
+ * Non-posted operation control, one qword per VC: max_get_request 768,
+ * get_quiesce_count 512, get_delay 5, max_ht_np_request 32,
+ * ht_np_quiesce_count 24, ht_np_delay 5 after a reset.
+ */
+#define GEMINI_BTE_NP_MAX_GET_SHIFT	0
+#define GEMINI_BTE_NP_MAX_GET_MASK	0x7ffull
+#define GEMINI_BTE_NP_CTRL_MASK		0x80ffffffff3fffffull
+#define GEMINI_BTE_NP_CTRL_DEFAULT	0x0005182005100300ull
+
+/* RX descriptor, NIC side: one qword each */
+#define GEMINI_MMR_BTE_RX_ENTRY(i)	(GEMINI_MMR_BTE_RX_DESC + \
+					 ((unsigned long long)(i) << 3))
+#define GEMINI_BTE_RX_ADDR_MASK		0xffffffffffffull	/* 48 bits */
+#define GEMINI_BTE_RX_MODE_SHIFT	48
+#define GEMINI_BTE_RX_PASSPW		0x0001
+#define GEMINI_BTE_RX_COHERENT		0x0002
+#define GEMINI_BTE_RX_IRQ_DELAY_ENABLE	0x4000
+#define GEMINI_BTE_RX_IRQ_ENABLE	0x8000
+/* RX descriptor, CPU copy: 4 qwords */
+#define GEMINI_BTE_RXCPY_FLAGS_MASK	0x1ffull	/* QW2 bits 8..0 */
+#define GEMINI_BTE_RXCPY_LEN_SHIFT	32		/* QW2 bits 63..32 */
+#define GEMINI_BTE_RX_FLAG_COMPLETE	0x001
+#define GEMINI_BTE_RX_FLAG_IMM		0x002
+#define GEMINI_BTE_RX_ERR_LOC_SHIFT	2
+#define GEMINI_BTE_RX_ERR_LOC_MASK	0x7ull
+#define GEMINI_BTE_RX_ERR_STATUS_SHIFT	5
+#define GEMINI_BTE_RX_ERR_STATUS_MASK	0xfull
+
+/* RX channel descriptor: 4 qwords at a 64-byte pitch, one per VC */
+#define GEMINI_MMR_BTE_RX_CHAN_ENTRY(vc) (GEMINI_MMR_BTE_RX_CHAN + \
+					  ((unsigned long long)(vc) << 6))
+/* QW1 */
+#define GEMINI_BTE_RXC_BUF_SIZE_MASK	0xffffffffull
+#define GEMINI_BTE_RXC_IDV_SHIFT	32
+#define GEMINI_BTE_RXC_IRQ_SHIFT	55	/* irq_req_index */
+#define GEMINI_BTE_RXC_IRQ_MASK		0x1full
+#define GEMINI_BTE_RXC_FLAGS_SHIFT	60
+#define GEMINI_BTE_RXC_FLAGS_MASK	0xfull
+#define GEMINI_BTE_RXC_OVRPROTECT	0x1
+#define GEMINI_BTE_RXC_RESET		0x2
+#define GEMINI_BTE_RXC_ENABLE		0x4
+#define GEMINI_BTE_RXC_IRQ_ENABLE	0x8
+#define GEMINI_BTE_RXC_QW1_MASK		0xff8000ffffffffffull
+/* QW2: cpu_ring_addr (GEMINI_BTE_CPU_RING_MASK); QW3 */
+#define GEMINI_BTE_RXC_RD_MASK		0xffffull	/* read_index, the device's */
+#define GEMINI_BTE_RXC_RMT_SHIFT	32		/* rmt_entries */
+#define GEMINI_BTE_RXC_RMT_MASK		0x3ffull
+#define GEMINI_BTE_RXC_QW3_MASK		0x000003ff0000ffffull
+/* QW4: write_index (GEMINI_BTE_WR_INDEX_MASK) */
+
 /* --- Alignment of AMO targets ------------------------------------------- */
 
 #define GEMINI_AMO_ALIGN		8

@@ -73,6 +73,7 @@ void gemini_nic_reset(struct gemini_nic *nic)
 	gemini_nat_reset(nic);
 	gemini_cq_reset(nic);
 	gemini_fma_reset(nic);
+	gemini_bte_reset(nic);
 }
 
 void gemini_nic_fini(struct gemini_nic *nic)
@@ -102,6 +103,9 @@ static enum gemini_access window_access(struct gemini_nic *nic,
 	if (r != GEMINI_ACCESS_UNKNOWN)
 		return r;
 	r = gemini_fma_access(nic, offset, size, val, write);
+	if (r != GEMINI_ACCESS_UNKNOWN)
+		return r;
+	r = gemini_bte_access(nic, offset, size, val, write);
 	if (r != GEMINI_ACCESS_UNKNOWN)
 		return r;
 	return gemini_cq_access(nic, offset, size, val, write);

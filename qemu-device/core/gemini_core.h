@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gemini_bte.h"
 #include "gemini_cq.h"
 #include "gemini_ctl.h"
 #include "gemini_diag.h"
@@ -150,6 +151,7 @@ struct gemini_nic {
 
 	/* Source side */
 	struct gemini_fma fma;		/* gemini_fma*.c */
+	struct gemini_bte bte;		/* gemini_bte.c */
 };
 
 /* --- The device (gemini_core.c) --- */

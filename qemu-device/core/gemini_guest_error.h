@@ -104,6 +104,12 @@
 	  "FMA %llu: bus refused the response at 0x%llx")		\
 	X(FMA_TIMEOUT, fma_timeout, 3,					\
 	  "FMA %llu: request of type %llu to node %llu timed out")	\
+	X(BTE_RING, bte_ring, 4,					\
+	  "BTE channel %llu (%llu: 0 TX, 1 RX): ring of %llu slots at %llu refused, not enabled") \
+	X(BTE_BUSY, bte_busy, 2,					\
+	  "BTE channel %llu (%llu: 0 TX, 1 RX): ring changed while enabled, ignored") \
+	X(BTE_WR_INDEX, bte_wr_index, 4,				\
+	  "BTE channel %llu (%llu: 0 TX, 1 RX): write index %llu past a ring of %llu, ignored") \
 	X(RMT_BUS, rmt_bus, 4,						\
 	  "RMT: bus refused a request from node %llu at 0x%llx (MDH %llu, offset 0x%llx)")
 

@@ -1146,6 +1146,24 @@ static uint64_t win_offset(unsigned int region, unsigned int idx,
 		return GEMINI_FMA_WINDOW(GEMINI_OS_FMA_PUT_UC,
 					 idx % GEMINI_NUM_FMA_OS) +
 		       (sub & wmask);
+	case FZ_R_BTE_TX:
+		return GEMINI_MMR_BTE_TX_ENTRY(idx % (GEMINI_NUM_BTE_TX + 1)) +
+		       sub % GEMINI_BTE_TX_DESC_BYTES;
+	case FZ_R_BTE_CHAN:
+		switch ((sub >> 16) % 4) {
+		case 0:
+			return GEMINI_MMR_BTE_TX_CHAN + sub % 256;
+		case 1:
+			return GEMINI_MMR_BTE_RX_CHAN + sub % 256;
+		case 2:
+			return ((sub >> 8) & 1 ? GEMINI_MMR_BTE_RX_RING_BASE :
+				GEMINI_MMR_BTE_TX_RING_BASE) + sub % 16;
+		default:
+			return GEMINI_MMR_BTE_NP_CTRL + sub % 32;
+		}
+	case FZ_R_BTE_RX:
+		return GEMINI_MMR_BTE_RX_ENTRY(idx % GEMINI_NUM_BTE_RX) +
+		       sub % 8;
 	default:
 		return (((uint64_t)idx << 22) ^ sub) &
 		       ((GEMINI_BAR_NIC_SIZE << 1) - 1);

@@ -90,6 +90,9 @@ enum fz_region {
 	FZ_R_OS_PUT_WC,	/* idx: OS descriptor 0..3 */
 	FZ_R_OS_GET,
 	FZ_R_OS_PUT_UC,
+	FZ_R_BTE_TX,	/* idx: TX descriptor, sub: byte in its slot */
+	FZ_R_BTE_CHAN,	/* sub: a byte of the channel and ring registers */
+	FZ_R_BTE_RX,	/* idx: RX descriptor, sub: byte */
 	FZ_R_RAW,	/* idx << 24 ^ sub, anywhere in BAR2 */
 	FZ_NREGIONS
 };

@@ -1780,6 +1780,44 @@ static void packet_seeds(const char *dir)
 	}
 }
 
+/* The BTE's registers: rings, enable (refused and taken), indices, reset */
+static void seed_bte(struct prog *p)
+{
+	const uint32_t chan = 0u << 16, rxchan = 1u << 16;
+	const uint32_t ring = 2u << 16, np = 3u << 16;
+
+	win(p, A, FZ_R_BTE_TX, 5, 0, S8, 0x0020000000000001ull);
+	win(p, A, FZ_R_BTE_TX, 5, 16, S8, ~0ull);
+	win_rd(p, A, FZ_R_BTE_TX, 5, 16, S8);
+	win(p, A, FZ_R_BTE_TX, 1023, 0, S8, 1);
+	/* TX VC 0: enable refused without a ring, then a ring of 8 at 16 */
+	win(p, A, FZ_R_BTE_CHAN, 0, chan | 0, S8, 2ull << 61);
+	win(p, A, FZ_R_BTE_CHAN, 0, ring | 0, S8, 16);
+	win(p, A, FZ_R_BTE_CHAN, 0, ring | 8, S8, 8);
+	win(p, A, FZ_R_BTE_CHAN, 0, chan | 8, S8, 0x100040);
+	win(p, A, FZ_R_BTE_CHAN, 0, chan | 0, S8, 2ull << 61);
+	win(p, A, FZ_R_BTE_CHAN, 0, chan | 24, S8, 3);
+	win(p, A, FZ_R_BTE_CHAN, 0, chan | 24, S4, 9);
+	win(p, A, FZ_R_BTE_CHAN, 0, ring | 0, S4, 0);
+	win(p, A, FZ_R_BTE_CHAN, 0, chan | 16, S8, ~0ull);
+	win(p, A, FZ_R_BTE_CHAN, 0, chan | 0, S8, 3ull << 61);
+	win_rd(p, A, FZ_R_BTE_CHAN, 0, chan | 16, S8);
+	win_rd(p, A, FZ_R_BTE_CHAN, 0, chan | 32, S8);
+	/* TX VC 1 overlapping VC 0's ring */
+	win(p, A, FZ_R_BTE_CHAN, 0, ring | 2, S2, 20);
+	win(p, A, FZ_R_BTE_CHAN, 0, ring | 10, S2, 4);
+	win(p, A, FZ_R_BTE_CHAN, 0, chan | 72, S8, 0x2000);
+	win(p, A, FZ_R_BTE_CHAN, 0, chan | 64, S8, 2ull << 61);
+	/* RX VC 3: one slot at 1023 */
+	win(p, A, FZ_R_BTE_CHAN, 0, ring | 0x100 | 6, S2, 1023);
+	win(p, A, FZ_R_BTE_CHAN, 0, ring | 0x100 | 14, S2, 1);
+	win(p, A, FZ_R_BTE_CHAN, 0, rxchan | 200, S8, 0x4000);
+	win(p, A, FZ_R_BTE_CHAN, 0, rxchan | 192, S8, 4ull << 60);
+	win(p, A, FZ_R_BTE_RX, 1023, 0, S8, ~0ull);
+	win(p, A, FZ_R_BTE_CHAN, 0, np | 8, S8, ~0ull);
+	win_rd(p, A, FZ_R_BTE_CHAN, 0, np | 8, S8);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(struct prog *p);
@@ -1813,6 +1851,7 @@ static const struct {
 	{ "fma-life", seed_fma_life, 0x00 },
 	{ "raw-frames", seed_raw_frames, 0x00 },
 	{ "own", seed_own, 0x00 },
+	{ "bte", seed_bte, 0x00 },
 	{ "minimal-ops", seed_minimal, FZ_CFG_MINIMAL_OPS },
 	{ "no-table", seed_no_table, FZ_CFG_NO_TABLE },
 };

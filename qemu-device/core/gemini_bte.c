@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * cray-gemini device core: the BTE's registers.
+ *
+ * The kernel queues a block transfer by writing a TX descriptor (six
+ * qwords) into a slot of a channel's ring and moving the channel's write
+ * index past it; the device works through the ring from its read index.
+ * RX descriptors and channels receive SENDs the same way.  Layouts are in
+ * uapi/gemini_nic.h; every register is the kernel's (no page of them is
+ * mapped into a process).
+ *
+ * What this file decides (vgemini, where the references give the layout
+ * only):
+ *  - A channel's ring is ring_count slots from ring_base (the u16 of its
+ *    VC in the ring registers).  Enabling a channel checks its ring: at
+ *    least 2 slots (1 for RX), inside the descriptors (GEMINI_NUM_BTE_TX
+ *    or GEMINI_NUM_BTE_RX), not overlapping another enabled channel's,
+ *    and a CPU copy address set; otherwise the channel stays disabled and
+ *    the refusal is a guest error.  An enabled channel's ring registers
+ *    and CPU copy address do not change: a write to them is a guest
+ *    error, and the values stay.
+ *  - RESET is an action, not a state: it sets the channel's indices (and
+ *    the TX channel's ssid_in_use) to 0 and reads back 0.  With ENABLE in
+ *    the same write the channel is reset first, then enabled.
+ *  - The write index is the kernel's doorbell: a value past the ring is
+ *    a guest error and is ignored.  The read index and ssid_in_use are
+ *    the device's: writes leave them alone.
+ *  - The TX channels' performance counters (+0x20 in each channel's
+ *    64 bytes) and the RX sequence counters have no known layout: they
+ *    are not registers here (UNKNOWN, read 0).
+ */
+#include <string.h>
+
+#include "gemini_core.h"
+
+enum { TX = 0, RX = 1 };
+
+static uint64_t field(uint64_t qw, unsigned int shift, uint64_t mask)
+{
+	return (qw >> shift) & mask;
+}
+
+static uint64_t set_field(uint64_t qw, unsigned int shift, uint64_t mask,
+			  uint64_t v)
+{
+	return (qw & ~(mask << shift)) | ((v & mask) << shift);
+}
+
+/* The u16 of @vc in a ring base or count register. */
+static unsigned int ring_u16(uint64_t reg, unsigned int vc)
+{
+	return (unsigned int)field(reg, GEMINI_BTE_RING_FIELD(vc), 0xffff);
+}
+
+static struct gemini_bte_chans *chans(struct gemini_nic *nic, int dir)
+{
+	return dir == TX ? &nic->bte.txc : &nic->bte.rxc;
+}
+
+static bool chan_enabled(struct gemini_nic *nic, int dir, unsigned int vc)
+{
+	const uint64_t qw1 = chans(nic, dir)->qw[vc][0];
+
+	if (dir == TX)
+		return field(qw1, GEMINI_BTE_TXC_FLAGS_SHIFT,
+			     GEMINI_BTE_TXC_FLAGS_MASK) & GEMINI_BTE_TXC_ENABLE;
+	return field(qw1, GEMINI_BTE_RXC_FLAGS_SHIFT,
+		     GEMINI_BTE_RXC_FLAGS_MASK) & GEMINI_BTE_RXC_ENABLE;
+}
+
+/* May channel @vc be enabled with the ring its registers name now? */
+static bool ring_ok(struct gemini_nic *nic, int dir, unsigned int vc)
+{
+	struct gemini_bte_chans *c = chans(nic, dir);
+	unsigned int base = ring_u16(c->ring_base, vc);
+	unsigned int count = ring_u16(c->ring_count, vc);
+	unsigned int slots = dir == TX ? GEMINI_NUM_BTE_TX : GEMINI_NUM_BTE_RX;
+	unsigned int v;
+
+	if (count < (dir == TX ? 2u : 1u) || base + count > slots ||
+	    !c->qw[vc][1])
+		return false;
+	for (v = 0; v < GEMINI_NUM_BTE_VC; v++) {
+		unsigned int b = ring_u16(c->ring_base, v);
+
+		if (v != vc && chan_enabled(nic, dir, v) &&
+		    base < b + ring_u16(c->ring_count, v) && b < base + count)
+			return false;
+	}
+	return true;
+}
+
+/* A new QW1 for channel @vc: RESET acts, ENABLE is checked. */
+static void chan_qw1(struct gemini_nic *nic, int dir, unsigned int vc,
+		     uint64_t val)
+{
+	struct gemini_bte_chans *c = chans(nic, dir);
+	unsigned int shift = dir == TX ? GEMINI_BTE_TXC_FLAGS_SHIFT :
+					 GEMINI_BTE_RXC_FLAGS_SHIFT;
+	uint64_t mask = dir == TX ? GEMINI_BTE_TXC_FLAGS_MASK :
+				    GEMINI_BTE_RXC_FLAGS_MASK;
+	uint64_t reset = dir == TX ? GEMINI_BTE_TXC_RESET : GEMINI_BTE_RXC_RESET;
+	uint64_t enable = dir == TX ? GEMINI_BTE_TXC_ENABLE :
+				      GEMINI_BTE_RXC_ENABLE;
+	uint64_t flags = field(val, shift, mask);
+	bool was = chan_enabled(nic, dir, vc);
+
+	if (flags & reset) {
+		/* The indices and the TX transfers in use start again. */
+		c->qw[vc][2] = dir == TX ?
+			       c->qw[vc][2] & (GEMINI_BTE_TXC_SSID_MAX_MASK <<
+					       GEMINI_BTE_TXC_SSID_MAX_SHIFT) :
+			       c->qw[vc][2] & (GEMINI_BTE_RXC_RMT_MASK <<
+					       GEMINI_BTE_RXC_RMT_SHIFT);
+		c->qw[vc][3] = 0;
+		flags &= ~reset;
+	}
+	c->qw[vc][0] = set_field(val, shift, mask, flags &
+				 ~(was ? 0 : enable));
+	if ((flags & enable) && !was) {
+		if (ring_ok(nic, dir, vc))
+			c->qw[vc][0] = set_field(c->qw[vc][0], shift, mask,
+						 flags);
+		else
+			GEMINI_GUEST_ERROR(nic, BTE_RING, vc, dir,
+					   ring_u16(c->ring_count, vc),
+					   ring_u16(c->ring_base, vc));
+	}
+}
+
+static enum gemini_access chan_access(struct gemini_nic *nic, int dir,
+				      uint64_t rel, unsigned int size,
+				      uint64_t *val, bool write)
+{
+	static const uint64_t masks[2][GEMINI_BTE_CHAN_QWORDS] = {
+		[TX] = { GEMINI_BTE_TXC_QW1_MASK, GEMINI_BTE_CPU_RING_MASK,
+			 GEMINI_BTE_TXC_QW3_MASK, GEMINI_BTE_WR_INDEX_MASK },
+		[RX] = { GEMINI_BTE_RXC_QW1_MASK, GEMINI_BTE_CPU_RING_MASK,
+			 GEMINI_BTE_RXC_QW3_MASK, GEMINI_BTE_WR_INDEX_MASK },
+	};
+	struct gemini_bte_chans *c = chans(nic, dir);
+	unsigned int vc = (unsigned int)(rel / GEMINI_BTE_CHAN_BYTES);
+	unsigned int qw = (unsigned int)(rel % GEMINI_BTE_CHAN_BYTES) / 8;
+	unsigned int at = rel & 4;
+	uint64_t mask, neu;
+
+	if (qw >= GEMINI_BTE_CHAN_QWORDS) {
+		if (!write)
+			*val = 0;
+		return GEMINI_ACCESS_UNKNOWN;
+	}
+	mask = masks[dir][qw];
+	if (!write) {
+		gemini_reg_access(&c->qw[vc][qw], mask, at, size, val, false);
+		return GEMINI_ACCESS_OK;
+	}
+	neu = c->qw[vc][qw];
+	gemini_reg_access(&neu, mask, at, size, val, true);
+	switch (qw) {
+	case 0:
+		chan_qw1(nic, dir, vc, neu);
+		break;
+	case 1:
+		if (neu != c->qw[vc][1] && chan_enabled(nic, dir, vc))
+			GEMINI_GUEST_ERROR(nic, BTE_BUSY, vc, dir);
+		else
+			c->qw[vc][1] = neu;
+		break;
+	case 2: {
+		/* Only ssid_max_num (TX) or rmt_entries (RX) is the kernel's. */
+		uint64_t mine = dir == TX ?
+				GEMINI_BTE_TXC_SSID_MAX_MASK <<
+				GEMINI_BTE_TXC_SSID_MAX_SHIFT :
+				GEMINI_BTE_RXC_RMT_MASK << GEMINI_BTE_RXC_RMT_SHIFT;
+
+		c->qw[vc][2] = (c->qw[vc][2] & ~mine) | (neu & mine);
+		break;
+	}
+	default:
+		if (neu >= ring_u16(c->ring_count, vc) && neu)
+			GEMINI_GUEST_ERROR(nic, BTE_WR_INDEX, vc, dir, neu,
+					   ring_u16(c->ring_count, vc));
+		else
+			c->qw[vc][3] = neu;
+		break;
+	}
+	return GEMINI_ACCESS_OK;
+}
+
+/* A ring base or count register: enabled channels' u16s stay. */
+static enum gemini_access ring_access(struct gemini_nic *nic, int dir,
+				      uint64_t *reg, unsigned int at,
+				      unsigned int size, uint64_t *val,
+				      bool write)
+{
+	uint64_t neu = *reg;
+	unsigned int vc;
+
+	if (!write) {
+		gemini_reg_access(reg, UINT64_MAX, at, size, val, false);
+		return GEMINI_ACCESS_OK;
+	}
+	gemini_reg_access(&neu, UINT64_MAX, at, size, val, true);
+	for (vc = 0; vc < GEMINI_NUM_BTE_VC; vc++) {
+		unsigned int sh = GEMINI_BTE_RING_FIELD(vc);
+
+		if (ring_u16(neu, vc) == ring_u16(*reg, vc) ||
+		    !chan_enabled(nic, dir, vc))
+			continue;
+		GEMINI_GUEST_ERROR(nic, BTE_BUSY, vc, dir);
+		neu = set_field(neu, sh, 0xffff, ring_u16(*reg, vc));
+	}
+	*reg = neu;
+	return GEMINI_ACCESS_OK;
+}
+
+enum gemini_access gemini_bte_access(struct gemini_nic *nic, uint64_t off,
+				     unsigned int size, uint64_t *val,
+				     bool write)
+{
+	static const uint64_t tx_mask[GEMINI_BTE_TX_DESC_QWORDS] = {
+		GEMINI_BTE_QW1_MASK, GEMINI_BTE_QW2_MASK, GEMINI_BTE_QW3_MASK,
+		GEMINI_BTE_QW4_MASK, GEMINI_BTE_QW5_MASK, GEMINI_BTE_QW6_MASK,
+	};
+	struct gemini_bte *b = &nic->bte;
+	const uint64_t chan_span = GEMINI_NUM_BTE_VC * GEMINI_BTE_CHAN_BYTES;
+	unsigned int at = off & 4;
+	uint64_t rel;
+
+	if (off >= GEMINI_MMR_BTE_TX_DESC &&
+	    off < GEMINI_MMR_BTE_TX_ENTRY(GEMINI_NUM_BTE_TX)) {
+		unsigned int i, qw;
+
+		rel = off - GEMINI_MMR_BTE_TX_DESC;
+		i = (unsigned int)(rel / GEMINI_BTE_TX_DESC_BYTES);
+		qw = (unsigned int)(rel % GEMINI_BTE_TX_DESC_BYTES) / 8;
+		if (qw >= GEMINI_BTE_TX_DESC_QWORDS) {
+			if (!write)
+				*val = 0;
+			return GEMINI_ACCESS_UNKNOWN;
+		}
+		gemini_reg_access(&b->tx[i][qw], tx_mask[qw], at, size, val,
+				  write);
+		return GEMINI_ACCESS_OK;
+	}
+	if (off >= GEMINI_MMR_BTE_TX_CHAN &&
+	    off < GEMINI_MMR_BTE_TX_CHAN + chan_span)
+		return chan_access(nic, TX, off - GEMINI_MMR_BTE_TX_CHAN, size,
+				   val, write);
+	if (off >= GEMINI_MMR_BTE_RX_CHAN &&
+	    off < GEMINI_MMR_BTE_RX_CHAN + chan_span)
+		return chan_access(nic, RX, off - GEMINI_MMR_BTE_RX_CHAN, size,
+				   val, write);
+	switch (off & ~7ull) {
+	case GEMINI_MMR_BTE_TX_RING_BASE:
+		return ring_access(nic, TX, &b->txc.ring_base, at, size, val,
+				   write);
+	case GEMINI_MMR_BTE_TX_RING_COUNT:
+		return ring_access(nic, TX, &b->txc.ring_count, at, size, val,
+				   write);
+	case GEMINI_MMR_BTE_RX_RING_BASE:
+		return ring_access(nic, RX, &b->rxc.ring_base, at, size, val,
+				   write);
+	case GEMINI_MMR_BTE_RX_RING_COUNT:
+		return ring_access(nic, RX, &b->rxc.ring_count, at, size, val,
+				   write);
+	}
+	if (off >= GEMINI_MMR_BTE_NP_CTRL &&
+	    off < GEMINI_MMR_BTE_NP_CTRL + 8 * GEMINI_NUM_BTE_VC) {
+		gemini_reg_access(&b->np_ctrl[(off - GEMINI_MMR_BTE_NP_CTRL) / 8],
+				  GEMINI_BTE_NP_CTRL_MASK, at, size, val,
+				  write);
+		return GEMINI_ACCESS_OK;
+	}
+	if (off >= GEMINI_MMR_BTE_RX_DESC &&
+	    off < GEMINI_MMR_BTE_RX_ENTRY(GEMINI_NUM_BTE_RX)) {
+		gemini_reg_access(&b->rx[(off - GEMINI_MMR_BTE_RX_DESC) / 8],
+				  UINT64_MAX, at, size, val, write);
+		return GEMINI_ACCESS_OK;
+	}
+	return GEMINI_ACCESS_UNKNOWN;
+}
+
+void gemini_bte_reset(struct gemini_nic *nic)
+{
+	unsigned int vc;
+
+	memset(&nic->bte, 0, sizeof(nic->bte));
+	for (vc = 0; vc < GEMINI_NUM_BTE_VC; vc++)
+		nic->bte.np_ctrl[vc] = GEMINI_BTE_NP_CTRL_DEFAULT;
+}
