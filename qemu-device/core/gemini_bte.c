@@ -114,17 +114,24 @@ static void chan_qw1(struct gemini_nic *nic, int dir, unsigned int vc,
 					       GEMINI_BTE_RXC_RMT_SHIFT);
 		c->qw[vc][3] = 0;
 		flags &= ~reset;
+		if (dir == TX)
+			gemini_bte_chan_reset(nic, vc);
 	}
 	c->qw[vc][0] = set_field(val, shift, mask, flags &
 				 ~(was ? 0 : enable));
 	if ((flags & enable) && !was) {
-		if (ring_ok(nic, dir, vc))
+		if (ring_ok(nic, dir, vc)) {
 			c->qw[vc][0] = set_field(c->qw[vc][0], shift, mask,
 						 flags);
-		else
+			/* The engine goes on from the read index. */
+			if (dir == TX)
+				nic->bte.run[vc].next = (uint16_t)
+					(c->qw[vc][2] & GEMINI_BTE_TXC_RD_MASK);
+		} else {
 			GEMINI_GUEST_ERROR(nic, BTE_RING, vc, dir,
 					   ring_u16(c->ring_count, vc),
 					   ring_u16(c->ring_base, vc));
+		}
 	}
 }
 

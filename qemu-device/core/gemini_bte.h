@@ -3,10 +3,9 @@
  * cray-gemini device core: the BTE, the NIC's block transfer engine
  * (gemini_bte.c).  Its registers in the NIC window: TX descriptors, TX
  * channel descriptors and their rings, non-posted operation control, RX
- * descriptors and RX channel descriptors (uapi/gemini_nic.h).  The engine
- * that carries out the transfers is built on them step by step
- * (Documentation/plans/bte.md); until it is, a transfer queued on an
- * enabled channel waits.
+ * descriptors and RX channel descriptors (uapi/gemini_nic.h), and the
+ * engine that carries out the TX channels' transfers (gemini_bte_xfer.c),
+ * built step by step (Documentation/plans/bte.md): PUT so far.
  */
 #ifndef GEMINI_BTE_H
 #define GEMINI_BTE_H
@@ -16,6 +15,7 @@
 
 #include "gemini_hw.h"
 #include "gemini_nic.h"
+#include "gemini_packet.h"
 #include "gemini_reg.h"
 
 /* One direction's channel descriptors and rings. */
@@ -25,12 +25,43 @@ struct gemini_bte_chans {
 	uint64_t ring_count;
 };
 
+/* Tags of the BTE's range (gemini_core.h), an equal share per channel */
+#define GEMINI_BTE_TAGS_PER_VC	96
+
+enum gemini_bte_tag_state {
+	GEMINI_BTE_TAG_FREE = 0,
+	GEMINI_BTE_TAG_SENT,		/* a request waits for its response */
+	GEMINI_BTE_TAG_RESTING,		/* timed out: not reused yet */
+};
+
+/* The transfer a TX channel works on (one at a time, in ring order). */
+struct gemini_bte_xfer {
+	bool active;
+	uint16_t slot;			/* its TX descriptor */
+	uint64_t qw[GEMINI_BTE_TX_DESC_QWORDS];	/* as it was at its start */
+	uint64_t copy;			/* its CPU copy, fixed at its start */
+	uint64_t issued;		/* bytes sent in requests */
+	uint32_t outstanding;		/* requests without a response */
+	uint8_t status;			/* first error, or OK */
+	bool timed_out;
+};
+
+/* What a TX channel's engine keeps besides its registers. */
+struct gemini_bte_run {
+	uint16_t next;			/* ring index of the next to start */
+	struct gemini_bte_xfer x;
+	uint8_t tag_state[GEMINI_BTE_TAGS_PER_VC];
+	uint64_t tag_since[GEMINI_BTE_TAGS_PER_VC];
+};
+
 struct gemini_bte {
 	uint64_t tx[GEMINI_NUM_BTE_TX][GEMINI_BTE_TX_DESC_QWORDS];
 	struct gemini_bte_chans txc;
 	uint64_t np_ctrl[GEMINI_NUM_BTE_VC];
 	uint64_t rx[GEMINI_NUM_BTE_RX];
 	struct gemini_bte_chans rxc;
+	struct gemini_bte_run run[GEMINI_NUM_BTE_VC];
+	uint64_t next_timeout;		/* earliest tag deadline, or 0 */
 };
 
 struct gemini_nic;
@@ -44,5 +75,15 @@ enum gemini_access gemini_bte_access(struct gemini_nic *nic, uint64_t off,
 				     bool write);
 /* Device reset: channels disabled, rings and descriptors cleared. */
 void gemini_bte_reset(struct gemini_nic *nic);
+/*
+ * Start, send, time out and complete the TX channels' transfers
+ * (gemini_bte_xfer.c); true on progress, *@deadline lowered to the next
+ * time something times out.
+ */
+bool gemini_bte_poll(struct gemini_nic *nic, uint64_t now, uint64_t *deadline);
+/* A response whose tag is in the BTE's range; stale if nothing waits. */
+void gemini_bte_response(struct gemini_nic *nic, const struct gemini_pkt *rsp);
+/* TX channel @vc was reset: its transfer ends as terminated. */
+void gemini_bte_chan_reset(struct gemini_nic *nic, unsigned int vc);
 
 #endif /* GEMINI_BTE_H */

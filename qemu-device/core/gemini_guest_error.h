@@ -108,6 +108,8 @@
 	  "BTE channel %llu (%llu: 0 TX, 1 RX): ring of %llu slots at %llu refused, not enabled") \
 	X(BTE_BUSY, bte_busy, 2,					\
 	  "BTE channel %llu (%llu: 0 TX, 1 RX): ring changed while enabled, ignored") \
+	X(BTE_CPU_COPY, bte_cpu_copy, 3,				\
+	  "BTE TX channel %llu: bus refused the CPU copy of descriptor %llu at 0x%llx") \
 	X(BTE_WR_INDEX, bte_wr_index, 4,				\
 	  "BTE channel %llu (%llu: 0 TX, 1 RX): write index %llu past a ring of %llu, ignored") \
 	X(RMT_BUS, rmt_bus, 4,						\

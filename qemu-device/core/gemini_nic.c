@@ -33,6 +33,7 @@ static bool poll_once(struct gemini_nic *nic, uint64_t now, uint64_t *deadline)
 	for (port = 0; port < GEMINI_NUM_TORUS_PORTS; port++)
 		progress |= gemini_lcb_poll(nic, port, now, deadline);
 	progress |= gemini_fma_poll(nic, now, deadline);
+	progress |= gemini_bte_poll(nic, now, deadline);
 	progress |= gemini_router_forward(nic, now);
 	gemini_diag_poll(nic, now, deadline);
 	return progress;

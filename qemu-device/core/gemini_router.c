@@ -234,6 +234,13 @@ int gemini_router_inject(struct gemini_nic *nic, const struct gemini_pkt *pkt)
 	return 0;
 }
 
+unsigned int gemini_router_inject_room(const struct gemini_nic *nic,
+				       unsigned int vc)
+{
+	return vc <= GEMINI_VC_RSP ?
+	       GEMINI_PKTQ_DEPTH - nic->router.inject[vc].count : 0;
+}
+
 bool gemini_router_can_inject(const struct gemini_nic *nic, unsigned int vc)
 {
 	return vc <= GEMINI_VC_RSP &&
@@ -285,18 +292,16 @@ static bool nic_deliver(struct gemini_nic *nic, const struct gemini_pkt *pkt)
 				return false;
 			break;
 		}
-		/*
-		 * Responses go to the engine that owns their tag; the BTE's
-		 * have none to go to until the BTE issues requests.
-		 */
+		/* Responses go to the engine that owns their tag. */
 		if (gemini_tag_is_diag(pkt->tag)) {
 			if (pkt->type != GEMINI_PKT_DIAG_RSP)
 				gemini_nic_stale_rsp(nic, pkt);
 			else if (!gemini_diag_deliver(nic, pkt))
 				return false;
-		} else if (pkt->type == GEMINI_PKT_DIAG_RSP ||
-			   gemini_tag_is_bte(pkt->tag)) {
+		} else if (pkt->type == GEMINI_PKT_DIAG_RSP) {
 			gemini_nic_stale_rsp(nic, pkt);
+		} else if (gemini_tag_is_bte(pkt->tag)) {
+			gemini_bte_response(nic, pkt);
 		} else {
 			gemini_fma_response(nic, pkt);
 		}

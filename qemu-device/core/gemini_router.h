@@ -64,6 +64,9 @@ bool gemini_router_has_table(const struct gemini_nic *nic);
 int gemini_router_inject(struct gemini_nic *nic, const struct gemini_pkt *pkt);
 /* Room in the NIC's injection buffer of @vc for one more packet? */
 bool gemini_router_can_inject(const struct gemini_nic *nic, unsigned int vc);
+/* How many more packets that buffer takes (0 for a bad @vc). */
+unsigned int gemini_router_inject_room(const struct gemini_nic *nic,
+				       unsigned int vc);
 /* The entry for a packet from the NIC to @dest, or VGEMINI_ROUTE_NONE. */
 unsigned int gemini_router_first_hop(const struct gemini_nic *nic,
 				     uint32_t dest);

@@ -443,6 +443,59 @@ static bool pending_ok(const struct fnode *n, uint64_t addr, uint64_t len,
 	return false;
 }
 
+/*
+ * (d): the BTE, while the device polls: the source of a TX channel's
+ * transfer read (through its ptag and MDH, or at its physical address),
+ * and the status and flags written back into the CPU copy of a slot of
+ * an enabled channel's ring.
+ */
+static bool bte_ok(const struct fnode *n, uint64_t addr, uint64_t len,
+		   bool write)
+{
+	const struct gemini_bte *b = &n->nic.bte;
+	unsigned int vc;
+
+	/* A poll, or a channel RESET written to the window */
+	if (oc.ctx != CTX_POLL && oc.ctx != CTX_WIN && oc.ctx != CTX_DIRECT)
+		return false;
+	for (vc = 0; vc < GEMINI_NUM_BTE_VC; vc++) {
+		const struct gemini_bte_xfer *x = &b->run[vc].x;
+		uint64_t copy = b->txc.qw[vc][1];
+		uint64_t count = (b->txc.ring_count >>
+				  GEMINI_BTE_RING_FIELD(vc)) & 0xffff;
+		uint64_t in = addr - copy;
+
+		if (write && len == 8 && addr >= copy &&
+		    in < count * GEMINI_BTE_TX_DESC_BYTES &&
+		    (in % GEMINI_BTE_TX_DESC_BYTES == 8 ||
+		     in % GEMINI_BTE_TX_DESC_BYTES == 32))
+			return true;
+		/* The copy of the transfer that ends, where it was at start */
+		if (write && len == 8 && x->active &&
+		    (addr == x->copy + 8 || addr == x->copy + 32))
+			return true;
+		if (write || !x->active)
+			continue;
+		if (!((x->qw[3] >> GEMINI_BTE_MODE4_SHIFT) &
+		      GEMINI_BTE_NAT_ENABLE)) {
+			uint64_t src = (x->qw[3] >> GEMINI_BTE_SRC_PHYS_SHIFT) &
+				       GEMINI_BTE_SRC_PHYS_MASK;
+
+			if (within(addr, len, src, (x->qw[2] >>
+						    GEMINI_BTE_LEN_SHIFT) &
+				   GEMINI_BTE_LEN_MASK))
+				return true;
+			continue;
+		}
+		if (mdd_covers(n, (x->qw[2] >> GEMINI_BTE_SRC_PTAG_SHIFT) &
+			       GEMINI_BTE_SRC_PTAG_MASK,
+			       (x->qw[3] >> GEMINI_BTE_SRC_MDH_SHIFT) &
+			       GEMINI_BTE_SRC_MDH_MASK, addr, len, false))
+			return true;
+	}
+	return false;
+}
+
 /* Does the range touch one of the device's own windows? */
 static bool own_window(const struct fnode *n, uint64_t addr, uint64_t len)
 {
@@ -475,6 +528,8 @@ static void judge(struct fnode *n, uint64_t addr, size_t len, bool write)
 	if (test_dma_ok(n, addr, len, write))
 		return;
 	if (pending_ok(n, addr, len, write))
+		return;
+	if (bte_ok(n, addr, len, write))
 		return;
 	finding(n, write ? "DMA write no executing request may make" :
 		"DMA read no executing request may make", addr, len);

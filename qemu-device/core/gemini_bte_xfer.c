@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * cray-gemini device core: the BTE's transfers (step 4 of
+ * Documentation/plans/bte.md: PUT, one packet at a time).
+ *
+ * Each enabled TX channel works through its ring: it takes the descriptor
+ * at its next ring index once the kernel's write index has moved past it,
+ * copies its six qwords (later writes to the slot do not change the
+ * transfer) and checks them.  A PUT is cut into requests that end at the
+ * 64-byte boundaries of the target address, as Gemini's are, each with a
+ * tag of the channel's share of the BTE's range: the target checks and
+ * executes every request as it does FMA's (gemini_rmt.c).  The source is
+ * read through the NAT request by request (with NAT_ENABLE, else the
+ * physical address), so a registration that goes away stops the reads at
+ * once.
+ *
+ * Sending is fair to the others: a channel sends at most BTE_QUANTUM
+ * requests per round of gemini_nic_poll() and only while the router's
+ * request injection buffer keeps BTE_RESERVE places for FMA and the
+ * diagnostics.
+ *
+ * A transfer ends when nothing is left to send (or an error stopped it)
+ * and every request has its response or has timed out.  Then, in order:
+ * the status goes into the slot's QW5 and the flags (COMPLETE, and
+ * TIMEOUT) into its QW2, both in the NIC's slot and in the CPU copy of
+ * the ring; the events go into the descriptor's source CQ (source
+ * GEMINI_CQE_SRC_BTE): on success CQ_LOCAL's (src_cq_data) and
+ * CQ_GLOBAL's (user_data) as asked, on failure exactly one, with the
+ * status, carrying user_data unless only CQ_LOCAL was asked; the read
+ * index moves on; the channel's interrupt, if the descriptor and the
+ * channel both ask for it.  A partial transfer never ends OK.
+ *
+ * Not yet (later steps of the plan): GET, SEND, IMMED, FENCE and
+ * CONCATENATE end at once with INV_CMD, VMDH with VMDH_INV; one transfer
+ * per channel at a time.
+ */
+#include <assert.h>
+#include <string.h>
+
+#include "gemini_core.h"
+
+#define TIMEOUT_NS	((uint64_t)GEMINI_FMA_TIMEOUT_MS * 1000000)
+#define PAUSE_NS	((uint64_t)GEMINI_FMA_PAUSE_MS * 1000000)
+#define BTE_QUANTUM	8	/* requests per channel per round */
+#define BTE_RESERVE	4	/* injection places left to the others */
+#define PKT_BLOCK	64	/* requests end at these boundaries */
+
+static_assert(GEMINI_BTE_TAGS_PER_VC * GEMINI_NUM_BTE_VC ==
+	      GEMINI_TAG_BTE_COUNT, "the BTE's tags, shared by its channels");
+
+static uint64_t field(uint64_t qw, unsigned int shift, uint64_t mask)
+{
+	return (qw >> shift) & mask;
+}
+
+static unsigned int ring_u16(uint64_t reg, unsigned int vc)
+{
+	return (unsigned int)field(reg, GEMINI_BTE_RING_FIELD(vc), 0xffff);
+}
+
+static bool chan_enabled(const struct gemini_nic *nic, unsigned int vc)
+{
+	return field(nic->bte.txc.qw[vc][0], GEMINI_BTE_TXC_FLAGS_SHIFT,
+		     GEMINI_BTE_TXC_FLAGS_MASK) & GEMINI_BTE_TXC_ENABLE;
+}
+
+static unsigned int mode1(const struct gemini_bte_xfer *x)
+{
+	return (unsigned int)field(x->qw[0], GEMINI_BTE_MODE1_SHIFT,
+				   GEMINI_BTE_MODE1_MASK);
+}
+
+static uint64_t xfer_len(const struct gemini_bte_xfer *x)
+{
+	return field(x->qw[2], GEMINI_BTE_LEN_SHIFT, GEMINI_BTE_LEN_MASK);
+}
+
+/* The status a transfer ends with at once, or OK if it may run. */
+static unsigned int xfer_check(const struct gemini_bte_xfer *x)
+{
+	unsigned int m = mode1(x);
+	unsigned int op = m & (GEMINI_BTE_PUT | GEMINI_BTE_GET |
+			       GEMINI_BTE_CONCATENATE);
+
+	if (op != GEMINI_BTE_PUT || (m & (GEMINI_BTE_IMMED | GEMINI_BTE_FENCE)))
+		return GEMINI_STATUS_INV_CMD;
+	if (m & GEMINI_BTE_VMDH_ENABLE)
+		return GEMINI_STATUS_VMDH_INV;
+	if (!xfer_len(x))
+		return GEMINI_STATUS_INV_CMD;
+	return GEMINI_STATUS_OK;
+}
+
+/* Write the descriptor's end back: NIC slot, then CPU copy. */
+static void write_back(struct gemini_nic *nic, unsigned int vc,
+		       const struct gemini_bte_xfer *x)
+{
+	struct gemini_bte *b = &nic->bte;
+	uint64_t *slot = b->tx[x->slot];
+	uint64_t flags = GEMINI_BTE_FLAG_COMPLETE |
+			 (x->timed_out ? GEMINI_BTE_FLAG_TIMEOUT : 0);
+	uint64_t qw2 = (x->qw[1] & ~(GEMINI_BTE_FLAGS_MASK <<
+				     GEMINI_BTE_FLAGS_SHIFT)) |
+		       flags << GEMINI_BTE_FLAGS_SHIFT;
+	uint64_t qw5 = (x->qw[4] & ~(GEMINI_BTE_STATUS_MASK <<
+				     GEMINI_BTE_STATUS_SHIFT)) |
+		       (uint64_t)x->status << GEMINI_BTE_STATUS_SHIFT;
+	uint64_t copy = x->copy;
+	uint8_t le[8];
+
+	slot[4] = qw5 & GEMINI_BTE_QW5_MASK;
+	slot[1] = qw2 & GEMINI_BTE_QW2_MASK;
+	/* The status first: a kernel that sees COMPLETE finds it there. */
+	vgemini_put_le64(le, qw5);
+	if (gemini_dma_write(nic, copy + 32, le, 8) == 0) {
+		vgemini_put_le64(le, qw2);
+		if (gemini_dma_write(nic, copy + 8, le, 8) == 0)
+			return;
+	}
+	GEMINI_GUEST_ERROR(nic, BTE_CPU_COPY, vc, x->slot, copy);
+}
+
+/* The channel's interrupt: its index, or Gemini's TX index of @vc. */
+static void chan_irq(struct gemini_nic *nic, unsigned int vc)
+{
+	uint64_t qw1 = nic->bte.txc.qw[vc][0];
+	unsigned int idx = (unsigned int)field(qw1, GEMINI_BTE_TXC_IRQ_SHIFT,
+					       GEMINI_BTE_TXC_IRQ_MASK);
+
+	if (!(field(qw1, GEMINI_BTE_TXC_FLAGS_SHIFT,
+		    GEMINI_BTE_TXC_FLAGS_MASK) & GEMINI_BTE_TXC_IRQ_ENABLE))
+		return;
+	if (!idx)
+		idx = GEMINI_IRQ_FIRST + 2 * vc + 1;
+	if (idx < GEMINI_IRQ_FIRST)
+		GEMINI_GUEST_ERROR(nic, IRQ_VECTOR, idx, nic->cfg.num_vectors);
+	else
+		gemini_nic_raise_irq(nic, idx - GEMINI_IRQ_FIRST);
+}
+
+/* The transfer of channel @vc has ended: write back, events, next. */
+static void xfer_finish(struct gemini_nic *nic, unsigned int vc)
+{
+	struct gemini_bte_run *r = &nic->bte.run[vc];
+	struct gemini_bte_xfer *x = &r->x;
+	unsigned int m = mode1(x);
+	unsigned int cq = (unsigned int)field(x->qw[2], GEMINI_BTE_SRC_CQ_SHIFT,
+					      GEMINI_BTE_SRC_CQ_MASK);
+	uint64_t local = field(x->qw[4], GEMINI_BTE_SRC_CQ_DATA_SHIFT,
+			       GEMINI_BTE_SRC_CQ_DATA_MASK);
+	uint64_t global = x->qw[5];
+	uint64_t *qw3 = &nic->bte.txc.qw[vc][2];
+
+	write_back(nic, vc, x);
+	if (x->status == GEMINI_STATUS_OK) {
+		if (m & GEMINI_BTE_CQ_LOCAL)
+			gemini_cq_event(nic, cq, GEMINI_CQE_SRC_BTE,
+					GEMINI_STATUS_OK, local);
+		if (m & GEMINI_BTE_CQ_GLOBAL)
+			gemini_cq_event(nic, cq, GEMINI_CQE_SRC_BTE,
+					GEMINI_STATUS_OK, global);
+	} else {
+		bool only_local = (m & GEMINI_BTE_CQ_LOCAL) &&
+				  !(m & GEMINI_BTE_CQ_GLOBAL);
+
+		gemini_cq_event(nic, cq, GEMINI_CQE_SRC_BTE, x->status,
+				only_local ? local : global);
+	}
+	/* One at a time: the read index follows the one that ended. */
+	*qw3 = (*qw3 & ~(GEMINI_BTE_TXC_RD_MASK |
+			 (GEMINI_BTE_TXC_INUSE_MASK <<
+			  GEMINI_BTE_TXC_INUSE_SHIFT))) | r->next;
+	x->active = false;
+	if (field(x->qw[1], GEMINI_BTE_MODE2_SHIFT, GEMINI_BTE_MODE2_MASK) &
+	    GEMINI_BTE_IRQ_ENABLE)
+		chan_irq(nic, vc);
+}
+
+/* Take the next descriptor of channel @vc's ring if the kernel gave one. */
+static bool xfer_start(struct gemini_nic *nic, unsigned int vc)
+{
+	struct gemini_bte *b = &nic->bte;
+	struct gemini_bte_run *r = &b->run[vc];
+	struct gemini_bte_xfer *x = &r->x;
+	unsigned int base = ring_u16(b->txc.ring_base, vc);
+	unsigned int count = ring_u16(b->txc.ring_count, vc);
+	unsigned int wr = (unsigned int)(b->txc.qw[vc][3] &
+					 GEMINI_BTE_WR_INDEX_MASK);
+
+	if (r->next == wr || r->next >= count)
+		return false;
+	memset(x, 0, sizeof(*x));
+	x->active = true;
+	x->slot = (uint16_t)(base + r->next);
+	memcpy(x->qw, b->tx[x->slot], sizeof(x->qw));
+	/* Where it is written back, whatever the ring becomes meanwhile */
+	x->copy = b->txc.qw[vc][1] +
+		  (uint64_t)r->next * GEMINI_BTE_TX_DESC_BYTES;
+	r->next = (uint16_t)((r->next + 1) % count);
+	b->txc.qw[vc][2] |= 1ull << GEMINI_BTE_TXC_INUSE_SHIFT;
+	x->status = (uint8_t)xfer_check(x);
+	return true;
+}
+
+/* Read @len bytes of the transfer's source at @at into @buf: a status. */
+static unsigned int src_read(struct gemini_nic *nic,
+			     const struct gemini_bte_xfer *x, uint64_t at,
+			     void *buf, unsigned int len)
+{
+	struct gemini_dma_piece piece[GEMINI_NAT_MAX_PIECES];
+	unsigned int n, st;
+
+	if (!(field(x->qw[3], GEMINI_BTE_MODE4_SHIFT, GEMINI_BTE_MODE4_MASK) &
+	      GEMINI_BTE_NAT_ENABLE)) {
+		uint64_t phys = field(x->qw[3], GEMINI_BTE_SRC_PHYS_SHIFT,
+				      GEMINI_BTE_SRC_PHYS_MASK) + at;
+
+		return gemini_dma_read(nic, phys, buf, len) ?
+		       GEMINI_STATUS_HT_DATA : GEMINI_STATUS_OK;
+	}
+	st = gemini_nat_translate(nic,
+				  (unsigned int)field(x->qw[2],
+						      GEMINI_BTE_SRC_PTAG_SHIFT,
+						      GEMINI_BTE_SRC_PTAG_MASK),
+				  (unsigned int)field(x->qw[3],
+						      GEMINI_BTE_SRC_MDH_SHIFT,
+						      GEMINI_BTE_SRC_MDH_MASK),
+				  field(x->qw[3], GEMINI_BTE_SRC_OFF_SHIFT,
+					GEMINI_BTE_SRC_OFF_MASK) + at,
+				  len, false, piece, GEMINI_NAT_MAX_PIECES, &n);
+	if (st != GEMINI_STATUS_OK)
+		return st;
+	return gemini_nat_dma_read(nic, piece, n, buf) ?
+	       GEMINI_STATUS_HT_DATA : GEMINI_STATUS_OK;
+}
+
+static int tag_alloc(struct gemini_bte_run *r, uint64_t now)
+{
+	unsigned int k;
+
+	for (k = 0; k < GEMINI_BTE_TAGS_PER_VC; k++) {
+		if (r->tag_state[k] == GEMINI_BTE_TAG_RESTING &&
+		    gemini_elapsed(now, r->tag_since[k]) >= TIMEOUT_NS)
+			r->tag_state[k] = GEMINI_BTE_TAG_FREE;
+		if (r->tag_state[k] == GEMINI_BTE_TAG_FREE)
+			return (int)k;
+	}
+	return -1;
+}
+
+/* Send up to BTE_QUANTUM requests of channel @vc's transfer. */
+static bool xfer_send(struct gemini_nic *nic, unsigned int vc, uint64_t now)
+{
+	struct gemini_bte_run *r = &nic->bte.run[vc];
+	struct gemini_bte_xfer *x = &r->x;
+	uint64_t len = xfer_len(x), dest_pe, dest_off;
+	unsigned int m = mode1(x), sent;
+	bool progress = false;
+
+	dest_pe = field(x->qw[0], GEMINI_BTE_DEST_PE_SHIFT,
+			GEMINI_BTE_DEST_PE_MASK);
+	dest_off = field(x->qw[1], GEMINI_BTE_DEST_OFF_SHIFT,
+			 GEMINI_BTE_DEST_OFF_MASK);
+	for (sent = 0; sent < BTE_QUANTUM && x->issued < len &&
+	     x->status == GEMINI_STATUS_OK; sent++) {
+		struct gemini_pkt pkt;
+		uint64_t addr = dest_off + x->issued;
+		unsigned int plen = PKT_BLOCK - (unsigned int)(addr % PKT_BLOCK);
+		unsigned int st;
+		int k;
+
+		if (plen > len - x->issued)
+			plen = (unsigned int)(len - x->issued);
+		if (gemini_router_inject_room(nic, GEMINI_VC_REQ) <=
+		    BTE_RESERVE)
+			break;
+		k = tag_alloc(r, now);
+		if (k < 0)
+			break;
+		memset(&pkt, 0, sizeof(pkt));
+		st = src_read(nic, x, x->issued, pkt.data, plen);
+		if (st != GEMINI_STATUS_OK) {
+			x->status = (uint8_t)st;
+			progress = true;
+			break;
+		}
+		pkt.vc = GEMINI_VC_REQ;
+		pkt.type = GEMINI_PKT_PUT;
+		pkt.dst = (uint16_t)GEMINI_PE_GEMINI_ID(dest_pe);
+		pkt.dst_nic = (uint8_t)GEMINI_PE_NIC_ID(dest_pe);
+		pkt.src = (uint16_t)nic->gemini_id;
+		pkt.ptag = (uint8_t)field(x->qw[2], GEMINI_BTE_DEST_PTAG_SHIFT,
+					  GEMINI_BTE_DEST_PTAG_MASK);
+		pkt.mdh = (uint16_t)field(x->qw[1], GEMINI_BTE_DEST_MDH_SHIFT,
+					  GEMINI_BTE_DEST_MDH_MASK);
+		pkt.addr = addr;
+		pkt.len = (uint8_t)plen;
+		pkt.tag = (uint16_t)(GEMINI_TAG_BTE_FIRST +
+				     vc * GEMINI_BTE_TAGS_PER_VC + k);
+		pkt.flags = (m & GEMINI_BTE_ADP_ENABLE ? GEMINI_PKT_F_ADAPT : 0) |
+			    (m & GEMINI_BTE_HASH_ENABLE ? GEMINI_PKT_F_HASH : 0) |
+			    (x->issued + plen == len ? GEMINI_PKT_F_LAST : 0);
+		if (gemini_router_inject(nic, &pkt)) {
+			/* Room was checked: only a malformed request fails. */
+			x->status = GEMINI_STATUS_MALFORMED;
+			break;
+		}
+		r->tag_state[k] = GEMINI_BTE_TAG_SENT;
+		r->tag_since[k] = now;
+		if (!nic->bte.next_timeout ||
+		    now + TIMEOUT_NS < nic->bte.next_timeout)
+			nic->bte.next_timeout = now + TIMEOUT_NS;
+		x->outstanding++;
+		x->issued += plen;
+		progress = true;
+	}
+	return progress;
+}
+
+/* Requests without a response for TIMEOUT_NS end their transfer. */
+static void timeouts(struct gemini_nic *nic, uint64_t now, uint64_t *deadline)
+{
+	struct gemini_bte *b = &nic->bte;
+	uint64_t next = 0;
+	unsigned int vc, k;
+
+	if (!b->next_timeout)
+		return;
+	if (now > b->next_timeout && now - b->next_timeout > PAUSE_NS) {
+		/* This QEMU did not run: the time does not count (as FMA). */
+		uint64_t late = now - b->next_timeout + PAUSE_NS;
+
+		for (vc = 0; vc < GEMINI_NUM_BTE_VC; vc++)
+			for (k = 0; k < GEMINI_BTE_TAGS_PER_VC; k++)
+				if (b->run[vc].tag_state[k])
+					b->run[vc].tag_since[k] += late;
+		b->next_timeout += late;
+	}
+	if (now < b->next_timeout) {
+		if (b->next_timeout < *deadline)
+			*deadline = b->next_timeout;
+		return;
+	}
+	for (vc = 0; vc < GEMINI_NUM_BTE_VC; vc++) {
+		struct gemini_bte_run *r = &b->run[vc];
+
+		for (k = 0; k < GEMINI_BTE_TAGS_PER_VC; k++) {
+			uint64_t end = r->tag_since[k] + TIMEOUT_NS;
+
+			if (r->tag_state[k] == GEMINI_BTE_TAG_FREE)
+				continue;
+			if (now >= end &&
+			    r->tag_state[k] == GEMINI_BTE_TAG_RESTING) {
+				r->tag_state[k] = GEMINI_BTE_TAG_FREE;
+				continue;
+			}
+			if (now >= end) {
+				/* A request lost: its transfer fails. */
+				r->tag_state[k] = GEMINI_BTE_TAG_RESTING;
+				r->tag_since[k] = now;
+				end = now + TIMEOUT_NS;
+				if (r->x.outstanding)
+					r->x.outstanding--;
+				if (r->x.status == GEMINI_STATUS_OK)
+					r->x.status = GEMINI_STATUS_TIMEOUT;
+				r->x.timed_out = true;
+			}
+			if (!next || end < next)
+				next = end;
+		}
+	}
+	b->next_timeout = next;
+	if (next && next < *deadline)
+		*deadline = next;
+}
+
+bool gemini_bte_poll(struct gemini_nic *nic, uint64_t now, uint64_t *deadline)
+{
+	bool progress = false;
+	unsigned int vc;
+
+	timeouts(nic, now, deadline);
+	for (vc = 0; vc < GEMINI_NUM_BTE_VC; vc++) {
+		struct gemini_bte_xfer *x = &nic->bte.run[vc].x;
+
+		if (!x->active) {
+			if (!chan_enabled(nic, vc) || !xfer_start(nic, vc))
+				continue;
+			progress = true;
+		}
+		progress |= xfer_send(nic, vc, now);
+		if (!x->outstanding && (x->status != GEMINI_STATUS_OK ||
+					x->issued == xfer_len(x))) {
+			xfer_finish(nic, vc);
+			progress = true;
+		}
+	}
+	return progress;
+}
+
+void gemini_bte_response(struct gemini_nic *nic, const struct gemini_pkt *rsp)
+{
+	unsigned int t = rsp->tag - GEMINI_TAG_BTE_FIRST;
+	unsigned int vc = t / GEMINI_BTE_TAGS_PER_VC;
+	unsigned int k = t % GEMINI_BTE_TAGS_PER_VC;
+	struct gemini_bte_run *r;
+
+	if (!gemini_tag_is_bte(rsp->tag)) {
+		gemini_nic_stale_rsp(nic, rsp);
+		return;
+	}
+	r = &nic->bte.run[vc];
+	if (r->tag_state[k] != GEMINI_BTE_TAG_SENT || !r->x.active) {
+		gemini_nic_stale_rsp(nic, rsp);
+		return;
+	}
+	r->tag_state[k] = GEMINI_BTE_TAG_FREE;
+	if (r->x.outstanding)
+		r->x.outstanding--;
+	if (r->x.status != GEMINI_STATUS_OK)
+		return;
+	if (rsp->type == GEMINI_PKT_ERR)
+		r->x.status = rsp->status ? rsp->status :
+			      GEMINI_STATUS_MALFORMED;
+	else if (rsp->type != GEMINI_PKT_ACK)
+		r->x.status = GEMINI_STATUS_MALFORMED;
+}
+
+void gemini_bte_chan_reset(struct gemini_nic *nic, unsigned int vc)
+{
+	struct gemini_bte_run *r = &nic->bte.run[vc];
+	uint64_t now = nic->ops->clock_ns(nic->opaque);
+	unsigned int k;
+
+	/* Requests in flight: their tags rest, their answers are stale. */
+	for (k = 0; k < GEMINI_BTE_TAGS_PER_VC; k++) {
+		if (r->tag_state[k] != GEMINI_BTE_TAG_SENT)
+			continue;
+		r->tag_state[k] = GEMINI_BTE_TAG_RESTING;
+		r->tag_since[k] = now;
+		if (!nic->bte.next_timeout ||
+		    now + TIMEOUT_NS < nic->bte.next_timeout)
+			nic->bte.next_timeout = now + TIMEOUT_NS;
+	}
+	r->next = 0;
+	if (r->x.active) {
+		r->x.outstanding = 0;
+		r->x.status = GEMINI_BTE_ST_TERMINATED;
+		xfer_finish(nic, vc);
+	}
+}
