@@ -5,7 +5,8 @@
  * channel descriptors and their rings, non-posted operation control, RX
  * descriptors and RX channel descriptors (uapi/gemini_nic.h), and the
  * engine that carries out the TX channels' transfers (gemini_bte_xfer.c),
- * built step by step (Documentation/plans/bte.md): PUT so far.
+ * built step by step (Documentation/plans/bte.md): PUT, GET and IMMED
+ * so far.
  */
 #ifndef GEMINI_BTE_H
 #define GEMINI_BTE_H
@@ -44,6 +45,7 @@ struct gemini_bte_xfer {
 	uint32_t outstanding;		/* requests without a response */
 	uint8_t status;			/* first error, or OK */
 	bool timed_out;
+	bool imm_sent;			/* IMMED: its CQWRITE went out */
 };
 
 /* What a TX channel's engine keeps besides its registers. */
@@ -51,6 +53,8 @@ struct gemini_bte_run {
 	uint16_t next;			/* ring index of the next to start */
 	struct gemini_bte_xfer x;
 	uint8_t tag_state[GEMINI_BTE_TAGS_PER_VC];
+	uint8_t tag_len[GEMINI_BTE_TAGS_PER_VC];	/* 0: the CQWRITE */
+	uint32_t tag_at[GEMINI_BTE_TAGS_PER_VC];	/* its place in it */
 	uint64_t tag_since[GEMINI_BTE_TAGS_PER_VC];
 };
 

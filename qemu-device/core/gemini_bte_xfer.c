@@ -1,18 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * cray-gemini device core: the BTE's transfers (step 4 of
- * Documentation/plans/bte.md: PUT, one packet at a time).
+ * cray-gemini device core: the BTE's transfers (steps 4 and 5 of
+ * Documentation/plans/bte.md: PUT, GET and IMMED, one packet at a time).
  *
  * Each enabled TX channel works through its ring: it takes the descriptor
  * at its next ring index once the kernel's write index has moved past it,
  * copies its six qwords (later writes to the slot do not change the
- * transfer) and checks them.  A PUT is cut into requests that end at the
- * 64-byte boundaries of the target address, as Gemini's are, each with a
- * tag of the channel's share of the BTE's range: the target checks and
- * executes every request as it does FMA's (gemini_rmt.c).  The source is
- * read through the NAT request by request (with NAT_ENABLE, else the
- * physical address), so a registration that goes away stops the reads at
- * once.
+ * transfer) and checks them: the operation, the length, a GET's 4-byte
+ * alignment, and (with NAT_ENABLE) that the local domain allows the first
+ * and the last bytes, so that most bad descriptors end before a packet
+ * leaves.  A transfer is cut into requests that end at the 64-byte
+ * boundaries of the target address, as Gemini's are, each with a tag of
+ * the channel's share of the BTE's range: the target checks and executes
+ * every request as it does FMA's (gemini_rmt.c).  Local memory is reached
+ * through the NAT request by request (with NAT_ENABLE, else at the
+ * physical address): a PUT's source is read as its request leaves, a
+ * GET's data written as its response comes, so a registration that goes
+ * away stops the DMA at once.  With IMMED, once every response is in and
+ * all went well, a CQWRITE of user_data goes to the target domain's CQ,
+ * the remote event; its answer ends the transfer.
  *
  * Sending is fair to the others: a channel sends at most BTE_QUANTUM
  * requests per round of gemini_nic_poll() and only while the router's
@@ -30,9 +36,10 @@
  * index moves on; the channel's interrupt, if the descriptor and the
  * channel both ask for it.  A partial transfer never ends OK.
  *
- * Not yet (later steps of the plan): GET, SEND, IMMED, FENCE and
- * CONCATENATE end at once with INV_CMD, VMDH with VMDH_INV; one transfer
- * per channel at a time.
+ * A channel carries out one transfer at a time, in ring order, so FENCE
+ * (start only after the earlier ones are done) always holds.  Not yet
+ * (later steps of the plan): SEND and CONCATENATE end at once with
+ * INV_CMD, VMDH with VMDH_INV.
  */
 #include <assert.h>
 #include <string.h>
@@ -75,20 +82,78 @@ static uint64_t xfer_len(const struct gemini_bte_xfer *x)
 	return field(x->qw[2], GEMINI_BTE_LEN_SHIFT, GEMINI_BTE_LEN_MASK);
 }
 
-/* The status a transfer ends with at once, or OK if it may run. */
-static unsigned int xfer_check(const struct gemini_bte_xfer *x)
+static bool is_get(const struct gemini_bte_xfer *x)
 {
+	return mode1(x) & GEMINI_BTE_GET;
+}
+
+static bool nat_on(const struct gemini_bte_xfer *x)
+{
+	return field(x->qw[3], GEMINI_BTE_MODE4_SHIFT, GEMINI_BTE_MODE4_MASK) &
+	       GEMINI_BTE_NAT_ENABLE;
+}
+
+/* Where the local side starts: a domain offset, or a physical address. */
+static uint64_t local_start(const struct gemini_bte_xfer *x)
+{
+	return nat_on(x) ? field(x->qw[3], GEMINI_BTE_SRC_OFF_SHIFT,
+				 GEMINI_BTE_SRC_OFF_MASK) :
+			   field(x->qw[3], GEMINI_BTE_SRC_PHYS_SHIFT,
+				 GEMINI_BTE_SRC_PHYS_MASK);
+}
+
+static uint64_t dest_off(const struct gemini_bte_xfer *x)
+{
+	return field(x->qw[1], GEMINI_BTE_DEST_OFF_SHIFT,
+		     GEMINI_BTE_DEST_OFF_MASK);
+}
+
+/* Translate @len bytes of the local side at @at (@write: a GET's data). */
+static unsigned int local_xlate(const struct gemini_nic *nic,
+				const struct gemini_bte_xfer *x, uint64_t at,
+				unsigned int len, bool write,
+				struct gemini_dma_piece *piece, unsigned int *n)
+{
+	return gemini_nat_translate(nic,
+				    (unsigned int)field(x->qw[2],
+							GEMINI_BTE_SRC_PTAG_SHIFT,
+							GEMINI_BTE_SRC_PTAG_MASK),
+				    (unsigned int)field(x->qw[3],
+							GEMINI_BTE_SRC_MDH_SHIFT,
+							GEMINI_BTE_SRC_MDH_MASK),
+				    local_start(x) + at, len, write, piece,
+				    GEMINI_NAT_MAX_PIECES, n);
+}
+
+/* The status a transfer ends with at once, or OK if it may run. */
+static unsigned int xfer_check(const struct gemini_nic *nic,
+			       const struct gemini_bte_xfer *x)
+{
+	struct gemini_dma_piece piece[GEMINI_NAT_MAX_PIECES];
 	unsigned int m = mode1(x);
 	unsigned int op = m & (GEMINI_BTE_PUT | GEMINI_BTE_GET |
 			       GEMINI_BTE_CONCATENATE);
+	uint64_t len = xfer_len(x);
+	unsigned int n, edge, st;
 
-	if (op != GEMINI_BTE_PUT || (m & (GEMINI_BTE_IMMED | GEMINI_BTE_FENCE)))
+	if (op != GEMINI_BTE_PUT && op != GEMINI_BTE_GET)
 		return GEMINI_STATUS_INV_CMD;
 	if (m & GEMINI_BTE_VMDH_ENABLE)
 		return GEMINI_STATUS_VMDH_INV;
-	if (!xfer_len(x))
+	if (!len)
 		return GEMINI_STATUS_INV_CMD;
-	return GEMINI_STATUS_OK;
+	/* GETs move 4-byte words (uGNI's ALIGNMENT_ERROR, spec 6.1) */
+	if (op == GEMINI_BTE_GET && ((local_start(x) | dest_off(x) | len) & 3))
+		return GEMINI_STATUS_INV_CMD;
+	if (!nat_on(x))
+		return GEMINI_STATUS_OK;
+	/* Fail fast: the domain, its rights and both ends of the range */
+	edge = len < 4 ? (unsigned int)len : 4;
+	st = local_xlate(nic, x, 0, edge, op == GEMINI_BTE_GET, piece, &n);
+	if (st == GEMINI_STATUS_OK)
+		st = local_xlate(nic, x, len - edge, edge, op == GEMINI_BTE_GET,
+				 piece, &n);
+	return st;
 }
 
 /* Write the descriptor's end back: NIC slot, then CPU copy. */
@@ -198,40 +263,36 @@ static bool xfer_start(struct gemini_nic *nic, unsigned int vc)
 		  (uint64_t)r->next * GEMINI_BTE_TX_DESC_BYTES;
 	r->next = (uint16_t)((r->next + 1) % count);
 	b->txc.qw[vc][2] |= 1ull << GEMINI_BTE_TXC_INUSE_SHIFT;
-	x->status = (uint8_t)xfer_check(x);
+	x->status = (uint8_t)xfer_check(nic, x);
 	return true;
 }
 
-/* Read @len bytes of the transfer's source at @at into @buf: a status. */
-static unsigned int src_read(struct gemini_nic *nic,
-			     const struct gemini_bte_xfer *x, uint64_t at,
-			     void *buf, unsigned int len)
+/*
+ * Read @len bytes of the local side at @at into @rd or, without @rd,
+ * write them from @wr: a status.
+ */
+static unsigned int local_dma(struct gemini_nic *nic,
+			      const struct gemini_bte_xfer *x, uint64_t at,
+			      unsigned int len, void *rd, const void *wr)
 {
 	struct gemini_dma_piece piece[GEMINI_NAT_MAX_PIECES];
 	unsigned int n, st;
+	int err;
 
-	if (!(field(x->qw[3], GEMINI_BTE_MODE4_SHIFT, GEMINI_BTE_MODE4_MASK) &
-	      GEMINI_BTE_NAT_ENABLE)) {
-		uint64_t phys = field(x->qw[3], GEMINI_BTE_SRC_PHYS_SHIFT,
-				      GEMINI_BTE_SRC_PHYS_MASK) + at;
+	if (!nat_on(x)) {
+		uint64_t phys = local_start(x) + at;
 
-		return gemini_dma_read(nic, phys, buf, len) ?
-		       GEMINI_STATUS_HT_DATA : GEMINI_STATUS_OK;
+		err = rd ? gemini_dma_read(nic, phys, rd, len) :
+			   gemini_dma_write(nic, phys, wr, len);
+		return err ? GEMINI_STATUS_HT_DATA : GEMINI_STATUS_OK;
 	}
-	st = gemini_nat_translate(nic,
-				  (unsigned int)field(x->qw[2],
-						      GEMINI_BTE_SRC_PTAG_SHIFT,
-						      GEMINI_BTE_SRC_PTAG_MASK),
-				  (unsigned int)field(x->qw[3],
-						      GEMINI_BTE_SRC_MDH_SHIFT,
-						      GEMINI_BTE_SRC_MDH_MASK),
-				  field(x->qw[3], GEMINI_BTE_SRC_OFF_SHIFT,
-					GEMINI_BTE_SRC_OFF_MASK) + at,
-				  len, false, piece, GEMINI_NAT_MAX_PIECES, &n);
+	/* Translated again each time: the domain may have changed. */
+	st = local_xlate(nic, x, at, len, !rd, piece, &n);
 	if (st != GEMINI_STATUS_OK)
 		return st;
-	return gemini_nat_dma_read(nic, piece, n, buf) ?
-	       GEMINI_STATUS_HT_DATA : GEMINI_STATUS_OK;
+	err = rd ? gemini_nat_dma_read(nic, piece, n, rd) :
+		   gemini_nat_dma_write(nic, piece, n, wr);
+	return err ? GEMINI_STATUS_HT_DATA : GEMINI_STATUS_OK;
 }
 
 static int tag_alloc(struct gemini_bte_run *r, uint64_t now)
@@ -248,73 +309,119 @@ static int tag_alloc(struct gemini_bte_run *r, uint64_t now)
 	return -1;
 }
 
-/* Send up to BTE_QUANTUM requests of channel @vc's transfer. */
-static bool xfer_send(struct gemini_nic *nic, unsigned int vc, uint64_t now)
+/*
+ * The request of channel @vc's transfer for @len bytes at @at (@len 0:
+ * the IMMED CQWRITE), if the router has room and a tag is free: 1 sent,
+ * 0 not now, -1 the transfer failed (its status set).
+ */
+static int send_req(struct gemini_nic *nic, unsigned int vc, uint64_t now,
+		    uint64_t at, unsigned int len)
 {
 	struct gemini_bte_run *r = &nic->bte.run[vc];
 	struct gemini_bte_xfer *x = &r->x;
-	uint64_t len = xfer_len(x), dest_pe, dest_off;
-	unsigned int m = mode1(x), sent;
+	uint64_t dest_pe = field(x->qw[0], GEMINI_BTE_DEST_PE_SHIFT,
+				 GEMINI_BTE_DEST_PE_MASK);
+	unsigned int m = mode1(x), st;
+	struct gemini_pkt pkt;
+	int k;
+
+	if (gemini_router_inject_room(nic, GEMINI_VC_REQ) <= BTE_RESERVE)
+		return 0;
+	k = tag_alloc(r, now);
+	if (k < 0)
+		return 0;
+	memset(&pkt, 0, sizeof(pkt));
+	if (!len) {
+		pkt.type = GEMINI_PKT_CQWRITE;
+		pkt.len = GEMINI_AMO_OPERAND_BYTES;
+		vgemini_put_le64(pkt.data, x->qw[5]);
+	} else if (is_get(x)) {
+		pkt.type = GEMINI_PKT_GET;
+		pkt.len = (uint8_t)len;
+		pkt.addr = dest_off(x) + at;
+	} else {
+		st = local_dma(nic, x, at, len, pkt.data, NULL);
+		if (st != GEMINI_STATUS_OK) {
+			x->status = (uint8_t)st;
+			return -1;
+		}
+		pkt.type = GEMINI_PKT_PUT;
+		pkt.len = (uint8_t)len;
+		pkt.addr = dest_off(x) + at;
+	}
+	pkt.vc = GEMINI_VC_REQ;
+	pkt.dst = (uint16_t)GEMINI_PE_GEMINI_ID(dest_pe);
+	pkt.dst_nic = (uint8_t)GEMINI_PE_NIC_ID(dest_pe);
+	pkt.src = (uint16_t)nic->gemini_id;
+	pkt.ptag = (uint8_t)field(x->qw[2], GEMINI_BTE_DEST_PTAG_SHIFT,
+				  GEMINI_BTE_DEST_PTAG_MASK);
+	pkt.mdh = (uint16_t)field(x->qw[1], GEMINI_BTE_DEST_MDH_SHIFT,
+				  GEMINI_BTE_DEST_MDH_MASK);
+	pkt.tag = (uint16_t)(GEMINI_TAG_BTE_FIRST +
+			     vc * GEMINI_BTE_TAGS_PER_VC + k);
+	pkt.flags = (m & GEMINI_BTE_ADP_ENABLE ? GEMINI_PKT_F_ADAPT : 0) |
+		    (m & GEMINI_BTE_HASH_ENABLE ? GEMINI_PKT_F_HASH : 0) |
+		    (at + len == xfer_len(x) ? GEMINI_PKT_F_LAST : 0);
+	if (gemini_router_inject(nic, &pkt)) {
+		/* Room was checked: only a malformed request fails. */
+		x->status = GEMINI_STATUS_MALFORMED;
+		return -1;
+	}
+	r->tag_state[k] = GEMINI_BTE_TAG_SENT;
+	r->tag_since[k] = now;
+	r->tag_len[k] = (uint8_t)len;
+	r->tag_at[k] = (uint32_t)at;
+	if (!nic->bte.next_timeout || now + TIMEOUT_NS < nic->bte.next_timeout)
+		nic->bte.next_timeout = now + TIMEOUT_NS;
+	x->outstanding++;
+	return 1;
+}
+
+/* Send up to BTE_QUANTUM requests of channel @vc's transfer. */
+static bool xfer_send(struct gemini_nic *nic, unsigned int vc, uint64_t now)
+{
+	struct gemini_bte_xfer *x = &nic->bte.run[vc].x;
+	uint64_t len = xfer_len(x);
+	unsigned int sent;
 	bool progress = false;
 
-	dest_pe = field(x->qw[0], GEMINI_BTE_DEST_PE_SHIFT,
-			GEMINI_BTE_DEST_PE_MASK);
-	dest_off = field(x->qw[1], GEMINI_BTE_DEST_OFF_SHIFT,
-			 GEMINI_BTE_DEST_OFF_MASK);
 	for (sent = 0; sent < BTE_QUANTUM && x->issued < len &&
 	     x->status == GEMINI_STATUS_OK; sent++) {
-		struct gemini_pkt pkt;
-		uint64_t addr = dest_off + x->issued;
+		uint64_t addr = dest_off(x) + x->issued;
 		unsigned int plen = PKT_BLOCK - (unsigned int)(addr % PKT_BLOCK);
-		unsigned int st;
-		int k;
+		int rc;
 
 		if (plen > len - x->issued)
 			plen = (unsigned int)(len - x->issued);
-		if (gemini_router_inject_room(nic, GEMINI_VC_REQ) <=
-		    BTE_RESERVE)
-			break;
-		k = tag_alloc(r, now);
-		if (k < 0)
-			break;
-		memset(&pkt, 0, sizeof(pkt));
-		st = src_read(nic, x, x->issued, pkt.data, plen);
-		if (st != GEMINI_STATUS_OK) {
-			x->status = (uint8_t)st;
-			progress = true;
+		rc = send_req(nic, vc, now, x->issued, plen);
+		if (rc <= 0) {
+			progress |= rc < 0;
 			break;
 		}
-		pkt.vc = GEMINI_VC_REQ;
-		pkt.type = GEMINI_PKT_PUT;
-		pkt.dst = (uint16_t)GEMINI_PE_GEMINI_ID(dest_pe);
-		pkt.dst_nic = (uint8_t)GEMINI_PE_NIC_ID(dest_pe);
-		pkt.src = (uint16_t)nic->gemini_id;
-		pkt.ptag = (uint8_t)field(x->qw[2], GEMINI_BTE_DEST_PTAG_SHIFT,
-					  GEMINI_BTE_DEST_PTAG_MASK);
-		pkt.mdh = (uint16_t)field(x->qw[1], GEMINI_BTE_DEST_MDH_SHIFT,
-					  GEMINI_BTE_DEST_MDH_MASK);
-		pkt.addr = addr;
-		pkt.len = (uint8_t)plen;
-		pkt.tag = (uint16_t)(GEMINI_TAG_BTE_FIRST +
-				     vc * GEMINI_BTE_TAGS_PER_VC + k);
-		pkt.flags = (m & GEMINI_BTE_ADP_ENABLE ? GEMINI_PKT_F_ADAPT : 0) |
-			    (m & GEMINI_BTE_HASH_ENABLE ? GEMINI_PKT_F_HASH : 0) |
-			    (x->issued + plen == len ? GEMINI_PKT_F_LAST : 0);
-		if (gemini_router_inject(nic, &pkt)) {
-			/* Room was checked: only a malformed request fails. */
-			x->status = GEMINI_STATUS_MALFORMED;
-			break;
-		}
-		r->tag_state[k] = GEMINI_BTE_TAG_SENT;
-		r->tag_since[k] = now;
-		if (!nic->bte.next_timeout ||
-		    now + TIMEOUT_NS < nic->bte.next_timeout)
-			nic->bte.next_timeout = now + TIMEOUT_NS;
-		x->outstanding++;
 		x->issued += plen;
 		progress = true;
 	}
+	/* The remote event, after the data: once every response is in */
+	if ((mode1(x) & GEMINI_BTE_IMMED) && !x->imm_sent &&
+	    x->status == GEMINI_STATUS_OK && x->issued == len &&
+	    !x->outstanding) {
+		int rc = send_req(nic, vc, now, len, 0);
+
+		x->imm_sent = rc > 0;
+		progress |= rc != 0;
+	}
 	return progress;
+}
+
+/* Nothing is left to send or to wait for. */
+static bool xfer_done(const struct gemini_bte_xfer *x)
+{
+	if (x->outstanding)
+		return false;
+	if (x->status != GEMINI_STATUS_OK)
+		return true;
+	return x->issued == xfer_len(x) &&
+	       (x->imm_sent || !(mode1(x) & GEMINI_BTE_IMMED));
 }
 
 /* Requests without a response for TIMEOUT_NS end their transfer. */
@@ -389,13 +496,27 @@ bool gemini_bte_poll(struct gemini_nic *nic, uint64_t now, uint64_t *deadline)
 			progress = true;
 		}
 		progress |= xfer_send(nic, vc, now);
-		if (!x->outstanding && (x->status != GEMINI_STATUS_OK ||
-					x->issued == xfer_len(x))) {
+		if (xfer_done(x)) {
 			xfer_finish(nic, vc);
 			progress = true;
 		}
 	}
 	return progress;
+}
+
+/* A GET's DATA response for tag @k: written where its request said. */
+static unsigned int get_data(struct gemini_nic *nic, unsigned int vc,
+			     unsigned int k, const struct gemini_pkt *rsp)
+{
+	struct gemini_bte_run *r = &nic->bte.run[vc];
+	unsigned int st;
+
+	if (rsp->type != GEMINI_PKT_DATA || rsp->len != r->tag_len[k])
+		return GEMINI_STATUS_MALFORMED;
+	st = local_dma(nic, &r->x, r->tag_at[k], rsp->len, NULL, rsp->data);
+	if (st != GEMINI_STATUS_OK)
+		GEMINI_GUEST_ERROR(nic, BTE_GET_LOCAL, vc, r->x.slot, st);
+	return st;
 }
 
 void gemini_bte_response(struct gemini_nic *nic, const struct gemini_pkt *rsp)
@@ -422,6 +543,8 @@ void gemini_bte_response(struct gemini_nic *nic, const struct gemini_pkt *rsp)
 	if (rsp->type == GEMINI_PKT_ERR)
 		r->x.status = rsp->status ? rsp->status :
 			      GEMINI_STATUS_MALFORMED;
+	else if (r->tag_len[k] && is_get(&r->x))
+		r->x.status = (uint8_t)get_data(nic, vc, k, rsp);
 	else if (rsp->type != GEMINI_PKT_ACK)
 		r->x.status = GEMINI_STATUS_MALFORMED;
 }

@@ -112,6 +112,8 @@
 	  "BTE TX channel %llu: bus refused the CPU copy of descriptor %llu at 0x%llx") \
 	X(BTE_WR_INDEX, bte_wr_index, 4,				\
 	  "BTE channel %llu (%llu: 0 TX, 1 RX): write index %llu past a ring of %llu, ignored") \
+	X(BTE_GET_LOCAL, bte_get_local, 3,				\
+	  "BTE TX channel %llu: descriptor %llu: local memory refused GET data: status %llu") \
 	X(RMT_BUS, rmt_bus, 4,						\
 	  "RMT: bus refused a request from node %llu at 0x%llx (MDH %llu, offset 0x%llx)")
 

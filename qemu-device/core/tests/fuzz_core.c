@@ -444,10 +444,10 @@ static bool pending_ok(const struct fnode *n, uint64_t addr, uint64_t len,
 }
 
 /*
- * (d): the BTE, while the device polls: the source of a TX channel's
- * transfer read (through its ptag and MDH, or at its physical address),
- * and the status and flags written back into the CPU copy of a slot of
- * an enabled channel's ring.
+ * (d): the BTE, while the device polls: the local side of a TX channel's
+ * transfer (through its ptag and MDH, or at its physical address), read
+ * by a PUT and written by a GET, and the status and flags written back
+ * into the CPU copy of a slot of an enabled channel's ring.
  */
 static bool bte_ok(const struct fnode *n, uint64_t addr, uint64_t len,
 		   bool write)
@@ -474,7 +474,9 @@ static bool bte_ok(const struct fnode *n, uint64_t addr, uint64_t len,
 		if (write && len == 8 && x->active &&
 		    (addr == x->copy + 8 || addr == x->copy + 32))
 			return true;
-		if (write || !x->active)
+		if (!x->active ||
+		    write != !!((x->qw[0] >> GEMINI_BTE_MODE1_SHIFT) &
+				GEMINI_BTE_GET))
 			continue;
 		if (!((x->qw[3] >> GEMINI_BTE_MODE4_SHIFT) &
 		      GEMINI_BTE_NAT_ENABLE)) {
@@ -490,7 +492,7 @@ static bool bte_ok(const struct fnode *n, uint64_t addr, uint64_t len,
 		if (mdd_covers(n, (x->qw[2] >> GEMINI_BTE_SRC_PTAG_SHIFT) &
 			       GEMINI_BTE_SRC_PTAG_MASK,
 			       (x->qw[3] >> GEMINI_BTE_SRC_MDH_SHIFT) &
-			       GEMINI_BTE_SRC_MDH_MASK, addr, len, false))
+			       GEMINI_BTE_SRC_MDH_MASK, addr, len, write))
 			return true;
 	}
 	return false;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Host tests of the BTE's transfers (gemini_bte_xfer.c): several cores
+ * Host tests of the BTE's transfers (gemini_bte_xfer.c: PUT, GET, IMMED): several cores
  * cabled and routed as in test_fabric.c, a kernel's work done by hand
  * (rings, descriptors, write index), data checked byte for byte at the
  * target, the events and the descriptor's write-back at the source, and
@@ -309,9 +309,9 @@ static void test_errors(void)
 	/* Only CQ_LOCAL asked: the error carries its data. */
 	CHECK_EVENT(next_event(f), GEMINI_STATUS_MDD_INV, 0x10ca);
 	CHECK_EQ(next_event(f), 0);
-	/* Not yet: GET; and never: a length of 0, both PUT and GET */
+	/* Not yet: SEND; and never: a length of 0, both PUT and GET */
 	p = put_of(GEMINI_PE(1, 0), 256);
-	p.mode1 = GEMINI_BTE_GET | GEMINI_BTE_CQ_GLOBAL;
+	p.mode1 = GEMINI_BTE_SEND | GEMINI_BTE_CQ_GLOBAL;
 	post(f, &p);
 	p.mode1 = GEMINI_BTE_PUT | GEMINI_BTE_GET;
 	post(f, &p);
@@ -341,6 +341,197 @@ static void test_errors(void)
 	CHECK_EQ(copy_status(f, slot), GEMINI_STATUS_TIMEOUT);
 	CHECK_EQ(copy_flags(f, slot), GEMINI_BTE_FLAG_COMPLETE |
 		 GEMINI_BTE_FLAG_TIMEOUT);
+	fab_free(f);
+}
+
+static struct post get_of(uint32_t pe, uint64_t len)
+{
+	struct post p = put_of(pe, len);
+
+	p.mode1 = GEMINI_BTE_GET | GEMINI_BTE_CQ_LOCAL | GEMINI_BTE_CQ_GLOBAL;
+	return p;
+}
+
+/*
+ * 64 KiB from the neighbour: the data lands in the local domain, the
+ * links carry 1024 GET requests of 8 phits and 1024 DATA responses of 27.
+ */
+static void test_get_64k(void)
+{
+	const uint64_t len = 65536;
+	struct fabric *f = bte_fabric(2, 1, 1);
+	struct gemini_pkt get = { .vc = GEMINI_VC_REQ, .type = GEMINI_PKT_GET,
+				  .len = 64 };
+	struct gemini_pkt data = { .vc = GEMINI_VC_RSP,
+				   .type = GEMINI_PKT_DATA, .len = 64 };
+	struct post p = get_of(GEMINI_PE(1, 0), len);
+	uint64_t rx0 = ports_sum(nic_of(f, 1), VGEMINI_PC_VC0_PKTS);
+	uint64_t rxp0 = ports_sum(nic_of(f, 1), VGEMINI_PC_VC0_PHITS);
+	uint64_t dat0 = ports_sum(nic_of(f, 0), VGEMINI_PC_VC1_PKTS);
+	uint64_t datp0 = ports_sum(nic_of(f, 0), VGEMINI_PC_VC1_PHITS);
+	unsigned int slot;
+
+	CHECK_EQ(gemini_pkt_phits(&get), 8);
+	CHECK_EQ(gemini_pkt_phits(&data), 27);
+	/* Remote DST_OFF is read into local SRC_OFF. */
+	fill(dom(f, 1, DST_OFF), len, 4);
+	memset(dom(f, 0, SRC_OFF - 64), 0xee, len + 128);
+	slot = post(f, &p);
+	run(f);
+	CHECK(!memcmp(dom(f, 0, SRC_OFF), dom(f, 1, DST_OFF), len));
+	CHECK_EQ(dom(f, 0, SRC_OFF - 1)[0], 0xee);
+	CHECK_EQ(dom(f, 0, SRC_OFF + len)[0], 0xee);
+	CHECK_EQ(ports_sum(nic_of(f, 1), VGEMINI_PC_VC0_PKTS) - rx0, 1024);
+	CHECK_EQ(ports_sum(nic_of(f, 1), VGEMINI_PC_VC0_PHITS) - rxp0,
+		 1024ull * 8);
+	CHECK_EQ(ports_sum(nic_of(f, 0), VGEMINI_PC_VC1_PKTS) - dat0, 1024);
+	CHECK_EQ(ports_sum(nic_of(f, 0), VGEMINI_PC_VC1_PHITS) - datp0,
+		 1024ull * 27);
+	CHECK_EVENT(next_event(f), 0, 0x10ca);
+	CHECK_EVENT(next_event(f), 0, 0x6106a1);
+	CHECK_EQ(next_event(f), 0);
+	CHECK_EQ(copy_status(f, slot), 0);
+	CHECK_EQ(copy_flags(f, slot), GEMINI_BTE_FLAG_COMPLETE);
+	CHECK_EQ(f->node[0].guest_errors, 0);
+	fab_free(f);
+}
+
+/* GETs of 4-byte words at 4-aligned places, two hops away; to itself */
+static void test_get_words(void)
+{
+	static const uint64_t lens[] = { 4, 8, 60, 64, 68, 200, 4100 };
+	struct fabric *f = bte_fabric(4, 1, 1);
+	unsigned int i;
+
+	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		unsigned int node = i % 2 ? 2 : 0;
+		struct post p = get_of(GEMINI_PE(node, 0), lens[i]);
+
+		p.src_off = SRC_OFF + 4;
+		p.dst_off = DST_OFF + 60;
+		p.mode1 = GEMINI_BTE_GET | GEMINI_BTE_CQ_GLOBAL;
+		p.global = i;
+		memset(dom(f, 0, SRC_OFF), 0xee, 8192);
+		fill(dom(f, node, DST_OFF + 60), lens[i], i);
+		post(f, &p);
+		run(f);
+		CHECK(!memcmp(dom(f, 0, SRC_OFF + 4), dom(f, node, DST_OFF + 60),
+			      lens[i]));
+		CHECK_EQ(dom(f, 0, SRC_OFF + 3)[0], 0xee);
+		CHECK_EQ(dom(f, 0, SRC_OFF + 4 + lens[i])[0], 0xee);
+		CHECK_EVENT(next_event(f), 0, i);
+		CHECK_EQ(next_event(f), 0);
+	}
+	fab_free(f);
+}
+
+/*
+ * A GET's refusals: misaligned (any of local, remote, length), into a
+ * read-only or foreign local domain: one event each, before any packet;
+ * the local domain invalidated mid-transfer: one event, MDD_INV, and no
+ * byte written after.
+ */
+static void test_get_errors(void)
+{
+	struct fabric *f = bte_fabric(2, 1, 1);
+	uint64_t req0 = ports_sum(nic_of(f, 1), VGEMINI_PC_VC0_PKTS);
+	struct post p;
+	unsigned int slot, i;
+
+	for (i = 0; i < 3; i++) {
+		p = get_of(GEMINI_PE(1, 0), 64 + (i == 2));
+		p.src_off += i == 0 ? 2 : 0;
+		p.dst_off += i == 1 ? 1 : 0;
+		slot = post(f, &p);
+		run(f);
+		CHECK_EVENT(next_event(f), GEMINI_STATUS_INV_CMD, 0x6106a1);
+		CHECK_EQ(copy_status(f, slot), GEMINI_STATUS_INV_CMD);
+	}
+	/* Only the local data word: the error carries it. */
+	mdd_set(nic_of(f, 0), MDH + 1, PTAG, DOM_BASE, DOM_LAST, false, RO,
+		LCQ);
+	p = get_of(GEMINI_PE(1, 0), 64);
+	p.src_mdh = MDH + 1;
+	p.mode1 = GEMINI_BTE_GET | GEMINI_BTE_CQ_LOCAL;
+	post(f, &p);
+	p.src_mdh = MDH + 2;
+	post(f, &p);
+	p = get_of(GEMINI_PE(1, 0), 64);
+	p.src_off = DOM_LAST - DOM_BASE - 31;
+	post(f, &p);
+	run(f);
+	CHECK_EVENT(next_event(f), GEMINI_STATUS_WRITE_PERM, 0x10ca);
+	CHECK_EVENT(next_event(f), GEMINI_STATUS_MDD_INV, 0x10ca);
+	CHECK_EVENT(next_event(f), GEMINI_STATUS_BOUNDS, 0x6106a1);
+	CHECK_EQ(next_event(f), 0);
+	/* None of them sent a request. */
+	CHECK_EQ(ports_sum(nic_of(f, 1), VGEMINI_PC_VC0_PKTS) - req0, 0);
+	CHECK_EQ(f->node[0].guest_errors, 0);
+
+	/* The domain goes away while 64 KiB come. */
+	p = get_of(GEMINI_PE(1, 0), 65536);
+	fill(dom(f, 1, DST_OFF), 65536, 3);
+	memset(dom(f, 0, SRC_OFF), 0xee, 65536);
+	slot = post(f, &p);
+	for (i = 0; i < 20; i++)
+		step(f);
+	mdd_set(nic_of(f, 0), MDH, PTAG, DOM_BASE, DOM_LAST, false, 0, LCQ);
+	run(f);
+	CHECK_EVENT(next_event(f), GEMINI_STATUS_MDD_INV, 0x6106a1);
+	CHECK_EQ(next_event(f), 0);
+	CHECK_EQ(copy_status(f, slot), GEMINI_STATUS_MDD_INV);
+	/* What came before is in place; nothing after: the tail is as was */
+	CHECK_EQ(dom(f, 0, SRC_OFF)[0], dom(f, 1, DST_OFF)[0]);
+	CHECK_EQ(dom(f, 0, SRC_OFF + 65535)[0], 0xee);
+	CHECK(f->node[0].guest_errors > 0);
+	fab_free(f);
+}
+
+/*
+ * IMMED: the remote event (user_data, source RMT_SREQ) reaches the target
+ * domain's CQ after the data, for PUT and GET; a target CQ that cannot
+ * take it ends the transfer with its status.  FENCE runs in order.
+ */
+static void test_immed_fence(void)
+{
+	struct fabric *f = bte_fabric(2, 1, 1);
+	struct gemini_nic *t = nic_of(f, 1);
+	struct cq_cfg off = { 0 };
+	uint32_t t_rd = 0;
+	struct post p;
+	unsigned int slot, i;
+	uint64_t e;
+
+	for (i = 0; i < 2; i++) {
+		p = i ? get_of(GEMINI_PE(1, 0), 256) :
+			put_of(GEMINI_PE(1, 0), 256);
+		p.mode1 |= GEMINI_BTE_IMMED | GEMINI_BTE_FENCE;
+		p.global = 0x5e0000 + i;
+		fill(dom(f, 0, SRC_OFF), 256, i);
+		post(f, &p);
+		run(f);
+		CHECK(!memcmp(dom(f, 1, DST_OFF), dom(f, 0, SRC_OFF), 256));
+		CHECK_EVENT(next_event(f), 0, 0x10ca);
+		CHECK_EVENT(next_event(f), 0, 0x5e0000 + i);
+		CHECK_EQ(cq_wr_index(t, LCQ), t_rd + 1);
+		e = mem_le64(&f->node[1], LCQ_BASE + 8ull * t_rd);
+		CHECK_EQ((e >> GEMINI_CQE_SOURCE_SHIFT) & GEMINI_CQE_SOURCE_MASK,
+			 GEMINI_CQE_SRC_RMT_SREQ);
+		CHECK_EQ(e & GEMINI_CQE_DATA_MASK, 0x5e0000 + i);
+		t_rd++;
+		cq_consume(t, LCQ, t_rd);
+	}
+	/* The target's CQ is off: the data moved, the event could not. */
+	off.base = LCQ_BASE;
+	off.max_index = CQ_MAX;
+	cq_set(t, LCQ, &off);
+	p = put_of(GEMINI_PE(1, 0), 64);
+	p.mode1 |= GEMINI_BTE_IMMED;
+	slot = post(f, &p);
+	run(f);
+	CHECK_EVENT(next_event(f), GEMINI_STATUS_OVERRUN, 0x6106a1);
+	CHECK_EQ(next_event(f), 0);
+	CHECK_EQ(copy_status(f, slot), GEMINI_STATUS_OVERRUN);
 	fab_free(f);
 }
 
@@ -452,6 +643,14 @@ static const struct tap_test tests[] = {
 	  test_put_unaligned },
 	{ "errors end a transfer once, with its status, target untouched",
 	  test_errors },
+	{ "64 KiB GET: the data, requests of 8 phits, responses of 27",
+	  test_get_64k },
+	{ "GETs of 4 to 4100 bytes, from a node 2 hops away and itself",
+	  test_get_words },
+	{ "GET refusals before any packet; the domain gone mid-transfer",
+	  test_get_errors },
+	{ "IMMED's remote event after the data; a CQ that refuses it; FENCE",
+	  test_immed_fence },
 	{ "RESET terminates the transfer in progress", test_reset },
 	{ "a 1 MiB transfer leaves room: pings through it never busy",
 	  test_room_for_others },
