@@ -45,7 +45,7 @@ OWNERS = {
     'cq_stats': {'gemini_cq.c'},
     'rmt': {'gemini_rmt.c'},
     'fma': {'gemini_fma.c', 'gemini_fma_seq.c', 'gemini_fma_regs.c'},
-    'bte': {'gemini_bte.c', 'gemini_bte_xfer.c'},
+    'bte': {'gemini_bte.c', 'gemini_bte_xfer.c', 'gemini_bte_rx.c'},
 }
 
 # nic->member, nic.member (any variable named nic, n or ending in "nic"),

@@ -135,13 +135,18 @@
  *	if GEMINI_PKT_F_FETCH, else by ACK
  * @GEMINI_PKT_CQWRITE: 8 bytes for the target's CQ named by mdh
  * @GEMINI_PKT_DIAG: diagnostic request, 0..64 bytes; answered by DIAG_RSP
+ * @GEMINI_PKT_SEND: a BTE SEND's piece (vgemini's encoding): amo_op the
+ *	RX channel, mdh the message's 12-bit sequence; without
+ *	GEMINI_PKT_F_LAST len (1..64) bytes at offset addr of the message,
+ *	with it the message's end: addr its length, data its immediate
+ *	data (8 bytes) or none
  * @GEMINI_PKT_ACK: request done (2 phits)
  * @GEMINI_PKT_ERR: request failed with status 1..15 (3 phits)
  * @GEMINI_PKT_DATA: GET or fetching-AMO data, 1..64 bytes
  * @GEMINI_PKT_DIAG_RSP: diagnostic response, 0..64 bytes
  *
  * On the wire a request type is its value (4 bits), a response type its
- * value minus GEMINI_PKT_ACK (2 bits).  0 and 6..7 are not types.
+ * value minus GEMINI_PKT_ACK (2 bits).  0 and 7 are not types.
  */
 enum gemini_pkt_type {
 	GEMINI_PKT_PUT = 1,
@@ -149,6 +154,7 @@ enum gemini_pkt_type {
 	GEMINI_PKT_AMO = 3,
 	GEMINI_PKT_CQWRITE = 4,
 	GEMINI_PKT_DIAG = 5,
+	GEMINI_PKT_SEND = 6,
 	GEMINI_PKT_ACK = 8,
 	GEMINI_PKT_ERR = 9,
 	GEMINI_PKT_DATA = 10,

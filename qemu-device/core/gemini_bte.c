@@ -33,7 +33,8 @@
 
 #include "gemini_core.h"
 
-enum { TX = 0, RX = 1 };
+#define TX	GEMINI_BTE_DIR_TX
+#define RX	GEMINI_BTE_DIR_RX
 
 static uint64_t field(uint64_t qw, unsigned int shift, uint64_t mask)
 {
@@ -116,6 +117,8 @@ static void chan_qw1(struct gemini_nic *nic, int dir, unsigned int vc,
 		flags &= ~reset;
 		if (dir == TX)
 			gemini_bte_chan_reset(nic, vc);
+		else
+			gemini_bte_rx_reset(nic, vc);
 	}
 	c->qw[vc][0] = set_field(val, shift, mask, flags &
 				 ~(was ? 0 : enable));
@@ -295,4 +298,31 @@ void gemini_bte_reset(struct gemini_nic *nic)
 	memset(&nic->bte, 0, sizeof(nic->bte));
 	for (vc = 0; vc < GEMINI_NUM_BTE_VC; vc++)
 		nic->bte.np_ctrl[vc] = GEMINI_BTE_NP_CTRL_DEFAULT;
+}
+
+void gemini_bte_chan_irq(struct gemini_nic *nic, enum gemini_bte_dir dir,
+			 unsigned int vc)
+{
+	uint64_t qw1 = chans(nic, dir)->qw[vc][0];
+	unsigned int idx, on;
+
+	if (dir == TX) {
+		idx = (unsigned int)field(qw1, GEMINI_BTE_TXC_IRQ_SHIFT,
+					  GEMINI_BTE_TXC_IRQ_MASK);
+		on = field(qw1, GEMINI_BTE_TXC_FLAGS_SHIFT,
+			   GEMINI_BTE_TXC_FLAGS_MASK) & GEMINI_BTE_TXC_IRQ_ENABLE;
+	} else {
+		idx = (unsigned int)field(qw1, GEMINI_BTE_RXC_IRQ_SHIFT,
+					  GEMINI_BTE_RXC_IRQ_MASK);
+		on = field(qw1, GEMINI_BTE_RXC_FLAGS_SHIFT,
+			   GEMINI_BTE_RXC_FLAGS_MASK) & GEMINI_BTE_RXC_IRQ_ENABLE;
+	}
+	if (!on)
+		return;
+	if (!idx)
+		idx = GEMINI_IRQ_FIRST + 2 * vc + (dir == TX);
+	if (idx < GEMINI_IRQ_FIRST)
+		GEMINI_GUEST_ERROR(nic, IRQ_VECTOR, idx, nic->cfg.num_vectors);
+	else
+		gemini_nic_raise_irq(nic, idx - GEMINI_IRQ_FIRST);
 }

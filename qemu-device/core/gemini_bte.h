@@ -4,9 +4,9 @@
  * (gemini_bte.c).  Its registers in the NIC window: TX descriptors, TX
  * channel descriptors and their rings, non-posted operation control, RX
  * descriptors and RX channel descriptors (uapi/gemini_nic.h), and the
- * engine that carries out the TX channels' transfers (gemini_bte_xfer.c),
- * built step by step (Documentation/plans/bte.md): PUT, GET and IMMED
- * so far.
+ * engine that carries out the TX channels' transfers (gemini_bte_xfer.c)
+ * and receives SEND messages on the RX channels (gemini_bte_rx.c),
+ * built step by step (Documentation/plans/bte.md).
  */
 #ifndef GEMINI_BTE_H
 #define GEMINI_BTE_H
@@ -45,7 +45,8 @@ struct gemini_bte_xfer {
 	uint32_t outstanding;		/* requests without a response */
 	uint8_t status;			/* first error, or OK */
 	bool timed_out;
-	bool imm_sent;			/* IMMED: its CQWRITE went out */
+	bool tail_sent;			/* IMMED's CQWRITE, SEND's end sent */
+	uint16_t seq;			/* SEND: the message's sequence */
 };
 
 /* What a TX channel's engine keeps besides its registers. */
@@ -58,6 +59,22 @@ struct gemini_bte_run {
 	uint64_t tag_since[GEMINI_BTE_TAGS_PER_VC];
 };
 
+/* A SEND message arriving on an RX channel (gemini_bte_rx.c) */
+#define GEMINI_BTE_RX_MSGS	16	/* per RX channel, at most */
+
+struct gemini_bte_rx_msg {
+	bool used;
+	uint8_t status;			/* its first error: later pieces too */
+	uint8_t src_nic;
+	uint16_t src;			/* with src_nic and seq: its key */
+	uint16_t seq;
+	uint16_t slot;			/* its RX descriptor */
+	uint64_t since;			/* its last piece */
+};
+
+/* Which channels: transmit or receive */
+enum gemini_bte_dir { GEMINI_BTE_DIR_TX = 0, GEMINI_BTE_DIR_RX = 1 };
+
 struct gemini_bte {
 	uint64_t tx[GEMINI_NUM_BTE_TX][GEMINI_BTE_TX_DESC_QWORDS];
 	struct gemini_bte_chans txc;
@@ -66,6 +83,8 @@ struct gemini_bte {
 	struct gemini_bte_chans rxc;
 	struct gemini_bte_run run[GEMINI_NUM_BTE_VC];
 	uint64_t next_timeout;		/* earliest tag deadline, or 0 */
+	uint16_t send_seq[GEMINI_NUM_BTE_VC];	/* next SEND's, per channel */
+	struct gemini_bte_rx_msg rx_msg[GEMINI_NUM_BTE_VC][GEMINI_BTE_RX_MSGS];
 };
 
 struct gemini_nic;
@@ -89,5 +108,22 @@ bool gemini_bte_poll(struct gemini_nic *nic, uint64_t now, uint64_t *deadline);
 void gemini_bte_response(struct gemini_nic *nic, const struct gemini_pkt *rsp);
 /* TX channel @vc was reset: its transfer ends as terminated. */
 void gemini_bte_chan_reset(struct gemini_nic *nic, unsigned int vc);
+/*
+ * The interrupt of channel @vc of direction @dir, if the channel enables
+ * it: its irq_req_index, or Gemini's index for the channel if that is 0.
+ */
+void gemini_bte_chan_irq(struct gemini_nic *nic, enum gemini_bte_dir dir,
+			 unsigned int vc);
+/*
+ * A SEND piece for this NIC (gemini_bte_rx.c): written into the posted
+ * RX buffer it belongs to; the status its answer carries.
+ */
+unsigned int gemini_bte_rx_deliver(struct gemini_nic *nic,
+				   const struct gemini_pkt *req);
+/* End messages whose source went quiet; *@deadline lowered as needed. */
+bool gemini_bte_rx_poll(struct gemini_nic *nic, uint64_t now,
+			uint64_t *deadline);
+/* RX channel @ch was reset: the messages arriving on it are forgotten. */
+void gemini_bte_rx_reset(struct gemini_nic *nic, unsigned int ch);
 
 #endif /* GEMINI_BTE_H */

@@ -87,6 +87,19 @@ static bool is_get(const struct gemini_bte_xfer *x)
 	return mode1(x) & GEMINI_BTE_GET;
 }
 
+/* SEND is mode1's operation 0: neither PUT, GET nor CONCATENATE. */
+static bool is_send(const struct gemini_bte_xfer *x)
+{
+	return !(mode1(x) & (GEMINI_BTE_PUT | GEMINI_BTE_GET |
+			     GEMINI_BTE_CONCATENATE));
+}
+
+/* Does the transfer end with a request of its own (its tail)? */
+static bool has_tail(const struct gemini_bte_xfer *x)
+{
+	return is_send(x) || (mode1(x) & GEMINI_BTE_IMMED);
+}
+
 static bool nat_on(const struct gemini_bte_xfer *x)
 {
 	return field(x->qw[3], GEMINI_BTE_MODE4_SHIFT, GEMINI_BTE_MODE4_MASK) &
@@ -136,7 +149,7 @@ static unsigned int xfer_check(const struct gemini_nic *nic,
 	uint64_t len = xfer_len(x);
 	unsigned int n, edge, st;
 
-	if (op != GEMINI_BTE_PUT && op != GEMINI_BTE_GET)
+	if (op != GEMINI_BTE_PUT && op != GEMINI_BTE_GET && op != GEMINI_BTE_SEND)
 		return GEMINI_STATUS_INV_CMD;
 	if (m & GEMINI_BTE_VMDH_ENABLE)
 		return GEMINI_STATUS_VMDH_INV;
@@ -185,24 +198,6 @@ static void write_back(struct gemini_nic *nic, unsigned int vc,
 	GEMINI_GUEST_ERROR(nic, BTE_CPU_COPY, vc, x->slot, copy);
 }
 
-/* The channel's interrupt: its index, or Gemini's TX index of @vc. */
-static void chan_irq(struct gemini_nic *nic, unsigned int vc)
-{
-	uint64_t qw1 = nic->bte.txc.qw[vc][0];
-	unsigned int idx = (unsigned int)field(qw1, GEMINI_BTE_TXC_IRQ_SHIFT,
-					       GEMINI_BTE_TXC_IRQ_MASK);
-
-	if (!(field(qw1, GEMINI_BTE_TXC_FLAGS_SHIFT,
-		    GEMINI_BTE_TXC_FLAGS_MASK) & GEMINI_BTE_TXC_IRQ_ENABLE))
-		return;
-	if (!idx)
-		idx = GEMINI_IRQ_FIRST + 2 * vc + 1;
-	if (idx < GEMINI_IRQ_FIRST)
-		GEMINI_GUEST_ERROR(nic, IRQ_VECTOR, idx, nic->cfg.num_vectors);
-	else
-		gemini_nic_raise_irq(nic, idx - GEMINI_IRQ_FIRST);
-}
-
 /* The transfer of channel @vc has ended: write back, events, next. */
 static void xfer_finish(struct gemini_nic *nic, unsigned int vc)
 {
@@ -238,7 +233,7 @@ static void xfer_finish(struct gemini_nic *nic, unsigned int vc)
 	x->active = false;
 	if (field(x->qw[1], GEMINI_BTE_MODE2_SHIFT, GEMINI_BTE_MODE2_MASK) &
 	    GEMINI_BTE_IRQ_ENABLE)
-		chan_irq(nic, vc);
+		gemini_bte_chan_irq(nic, GEMINI_BTE_DIR_TX, vc);
 }
 
 /* Take the next descriptor of channel @vc's ring if the kernel gave one. */
@@ -264,6 +259,8 @@ static bool xfer_start(struct gemini_nic *nic, unsigned int vc)
 	r->next = (uint16_t)((r->next + 1) % count);
 	b->txc.qw[vc][2] |= 1ull << GEMINI_BTE_TXC_INUSE_SHIFT;
 	x->status = (uint8_t)xfer_check(nic, x);
+	if (is_send(x) && x->status == GEMINI_STATUS_OK)
+		x->seq = b->send_seq[vc]++ & GEMINI_REQ_P4_MDH_MASK;
 	return true;
 }
 
@@ -331,7 +328,24 @@ static int send_req(struct gemini_nic *nic, unsigned int vc, uint64_t now,
 	if (k < 0)
 		return 0;
 	memset(&pkt, 0, sizeof(pkt));
-	if (!len) {
+	if (is_send(x)) {
+		/* A piece at its offset in the message, or its end */
+		pkt.type = GEMINI_PKT_SEND;
+		pkt.amo_op = (uint8_t)vc;
+		pkt.mdh = x->seq;
+		pkt.addr = len ? at : xfer_len(x);
+		pkt.len = (uint8_t)len;
+		if (!len && (m & GEMINI_BTE_IMMED)) {
+			pkt.len = GEMINI_AMO_OPERAND_BYTES;
+			vgemini_put_le64(pkt.data, x->qw[5]);
+		} else if (len) {
+			st = local_dma(nic, x, at, len, pkt.data, NULL);
+			if (st != GEMINI_STATUS_OK) {
+				x->status = (uint8_t)st;
+				return -1;
+			}
+		}
+	} else if (!len) {
 		pkt.type = GEMINI_PKT_CQWRITE;
 		pkt.len = GEMINI_AMO_OPERAND_BYTES;
 		vgemini_put_le64(pkt.data, x->qw[5]);
@@ -355,13 +369,15 @@ static int send_req(struct gemini_nic *nic, unsigned int vc, uint64_t now,
 	pkt.src = (uint16_t)nic->gemini_id;
 	pkt.ptag = (uint8_t)field(x->qw[2], GEMINI_BTE_DEST_PTAG_SHIFT,
 				  GEMINI_BTE_DEST_PTAG_MASK);
-	pkt.mdh = (uint16_t)field(x->qw[1], GEMINI_BTE_DEST_MDH_SHIFT,
-				  GEMINI_BTE_DEST_MDH_MASK);
+	if (!is_send(x))
+		pkt.mdh = (uint16_t)field(x->qw[1], GEMINI_BTE_DEST_MDH_SHIFT,
+					  GEMINI_BTE_DEST_MDH_MASK);
 	pkt.tag = (uint16_t)(GEMINI_TAG_BTE_FIRST +
 			     vc * GEMINI_BTE_TAGS_PER_VC + k);
 	pkt.flags = (m & GEMINI_BTE_ADP_ENABLE ? GEMINI_PKT_F_ADAPT : 0) |
 		    (m & GEMINI_BTE_HASH_ENABLE ? GEMINI_PKT_F_HASH : 0) |
-		    (at + len == xfer_len(x) ? GEMINI_PKT_F_LAST : 0);
+		    ((is_send(x) ? !len : at + len == xfer_len(x)) ?
+		     GEMINI_PKT_F_LAST : 0);
 	if (gemini_router_inject(nic, &pkt)) {
 		/* Room was checked: only a malformed request fails. */
 		x->status = GEMINI_STATUS_MALFORMED;
@@ -387,7 +403,8 @@ static bool xfer_send(struct gemini_nic *nic, unsigned int vc, uint64_t now)
 
 	for (sent = 0; sent < BTE_QUANTUM && x->issued < len &&
 	     x->status == GEMINI_STATUS_OK; sent++) {
-		uint64_t addr = dest_off(x) + x->issued;
+		/* A SEND's pieces are cut at its own offsets */
+		uint64_t addr = (is_send(x) ? 0 : dest_off(x)) + x->issued;
 		unsigned int plen = PKT_BLOCK - (unsigned int)(addr % PKT_BLOCK);
 		int rc;
 
@@ -401,13 +418,13 @@ static bool xfer_send(struct gemini_nic *nic, unsigned int vc, uint64_t now)
 		x->issued += plen;
 		progress = true;
 	}
-	/* The remote event, after the data: once every response is in */
-	if ((mode1(x) & GEMINI_BTE_IMMED) && !x->imm_sent &&
+	/* The remote event or the end, after the data: every response in */
+	if (has_tail(x) && !x->tail_sent &&
 	    x->status == GEMINI_STATUS_OK && x->issued == len &&
 	    !x->outstanding) {
 		int rc = send_req(nic, vc, now, len, 0);
 
-		x->imm_sent = rc > 0;
+		x->tail_sent = rc > 0;
 		progress |= rc != 0;
 	}
 	return progress;
@@ -420,8 +437,7 @@ static bool xfer_done(const struct gemini_bte_xfer *x)
 		return false;
 	if (x->status != GEMINI_STATUS_OK)
 		return true;
-	return x->issued == xfer_len(x) &&
-	       (x->imm_sent || !(mode1(x) & GEMINI_BTE_IMMED));
+	return x->issued == xfer_len(x) && (x->tail_sent || !has_tail(x));
 }
 
 /* Requests without a response for TIMEOUT_NS end their transfer. */

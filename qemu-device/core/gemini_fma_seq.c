@@ -436,7 +436,8 @@ bool gemini_fma_poll(struct gemini_nic *nic, uint64_t now, uint64_t *deadline)
 	bool progress = fma_drain(nic);
 	unsigned int t, si;
 
-	if (f->sync_retry) {
+	/* A sync waits for an ORB entry: retry only once one is free. */
+	if (f->sync_retry && f->orb_used < GEMINI_ORB_SIZE) {
 		f->sync_retry = false;
 		for (si = 0; si < GEMINI_NUM_SSID; si++)
 			seq_progress(nic, si);
@@ -507,5 +508,8 @@ bool gemini_fma_poll(struct gemini_nic *nic, uint64_t now, uint64_t *deadline)
 	}
 	if (f->next_timeout < *deadline)
 		*deadline = f->next_timeout;
+	/* Entries came free for a waiting sync: run again at once. */
+	if (f->sync_retry && f->orb_used < GEMINI_ORB_SIZE)
+		*deadline = now;
 	return progress;
 }

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "gemini_hw.h"
 #include "gemini_packet.h"
 #include "vgemini_le.h"
 
@@ -44,6 +45,9 @@ static const struct {
 	/* source routing is for diagnostics only */
 	[GEMINI_PKT_DIAG] = { "DIAG", GEMINI_VC_REQ, 0, GEMINI_PKT_MAX_DATA,
 			      REQ_FLAGS | GEMINI_PKT_F_ROUTED },
+	/* length per piece checked apart */
+	[GEMINI_PKT_SEND] = { "SEND", GEMINI_VC_REQ, 0, GEMINI_PKT_MAX_DATA,
+			      REQ_FLAGS },
 	[GEMINI_PKT_ACK] = { "ACK", GEMINI_VC_RSP, 0, 0, 0 },
 	[GEMINI_PKT_ERR] = { "ERR", GEMINI_VC_RSP, 0, 0, 0 },
 	[GEMINI_PKT_DATA] = { "DATA", GEMINI_VC_RSP, 1, GEMINI_PKT_MAX_DATA,
@@ -115,6 +119,13 @@ static int check_pkt(const struct gemini_pkt *p)
 		if (p->amo_op == GEMINI_AMO_CSWAP &&
 		    !(p->flags & GEMINI_PKT_F_FETCH))
 			return GEMINI_PKT_ERR_FIELD;
+	} else if (p->type == GEMINI_PKT_SEND) {
+		/* amo_op names the RX channel */
+		if (p->amo_op >= GEMINI_NUM_BTE_VC)
+			return GEMINI_PKT_ERR_FIELD;
+		if (p->flags & GEMINI_PKT_F_LAST ?
+		    p->len != 0 && p->len != GEMINI_AMO_OPERAND_BYTES : !p->len)
+			return GEMINI_PKT_ERR_LEN;
 	} else if (p->amo_op) {
 		return GEMINI_PKT_ERR_FIELD;
 	}

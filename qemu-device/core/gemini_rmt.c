@@ -33,6 +33,9 @@
  *  - A bus error while moving data (no memory at the translated address)
  *    answers HT_DATA; a PUT may then have written its first page.
  *
+ * A SEND piece goes to the BTE's RX side (gemini_bte_rx.c) and is answered
+ * ACK or ERR as it says.
+ *
  * A request is executed only when its response can be injected at once;
  * otherwise it waits, untouched, in its input buffer and is delivered
  * again later.  So no request is ever executed twice.
@@ -215,6 +218,10 @@ bool gemini_rmt_deliver(struct gemini_nic *nic, const struct gemini_pkt *req)
 		break;
 	case GEMINI_PKT_CQWRITE:
 		status = rmt_cqwrite(nic, req, &rsp);
+		break;
+	case GEMINI_PKT_SEND:
+		status = gemini_bte_rx_deliver(nic, req);
+		rsp.type = GEMINI_PKT_ACK;
 		break;
 	default:
 		status = GEMINI_STATUS_INV_CMD;

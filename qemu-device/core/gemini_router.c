@@ -283,6 +283,7 @@ static bool nic_deliver(struct gemini_nic *nic, const struct gemini_pkt *pkt)
 	case GEMINI_PKT_GET:
 	case GEMINI_PKT_AMO:
 	case GEMINI_PKT_CQWRITE:
+	case GEMINI_PKT_SEND:
 		if (!gemini_rmt_deliver(nic, pkt))
 			return false;
 		break;

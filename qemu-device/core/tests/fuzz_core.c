@@ -444,6 +444,42 @@ static bool pending_ok(const struct fnode *n, uint64_t addr, uint64_t len,
 }
 
 /*
+ * A SEND arriving: its RX descriptor's buffer, within the channel's
+ * buf_size, while its message is open; the CPU copies of an enabled RX
+ * channel's ring.
+ */
+static bool rx_ok(const struct fnode *n, uint64_t addr, uint64_t len)
+{
+	const struct gemini_bte *b = &n->nic.bte;
+	unsigned int ch, i;
+
+	for (ch = 0; ch < GEMINI_NUM_BTE_VC; ch++) {
+		uint64_t qw1 = b->rxc.qw[ch][0];
+		uint64_t copy = b->rxc.qw[ch][1];
+		uint64_t count = (b->rxc.ring_count >>
+				  GEMINI_BTE_RING_FIELD(ch)) & 0xffff;
+
+		if (!((qw1 >> GEMINI_BTE_RXC_FLAGS_SHIFT) &
+		      GEMINI_BTE_RXC_ENABLE))
+			continue;
+		if (len == 8 && addr >= copy &&
+		    addr - copy < count * GEMINI_BTE_RX_COPY_BYTES &&
+		    (addr - copy) % 8 == 0)
+			return true;
+		for (i = 0; i < GEMINI_BTE_RX_MSGS; i++) {
+			const struct gemini_bte_rx_msg *m = &b->rx_msg[ch][i];
+
+			if (m->used &&
+			    within(addr, len, b->rx[m->slot] &
+				   GEMINI_BTE_RX_ADDR_MASK,
+				   qw1 & GEMINI_BTE_RXC_BUF_SIZE_MASK))
+				return true;
+		}
+	}
+	return false;
+}
+
+/*
  * (d): the BTE, while the device polls: the local side of a TX channel's
  * transfer (through its ptag and MDH, or at its physical address), read
  * by a PUT and written by a GET, and the status and flags written back
@@ -495,7 +531,7 @@ static bool bte_ok(const struct fnode *n, uint64_t addr, uint64_t len,
 			       GEMINI_BTE_SRC_MDH_MASK, addr, len, write))
 			return true;
 	}
-	return false;
+	return write && rx_ok(n, addr, len);
 }
 
 /* Does the range touch one of the device's own windows? */

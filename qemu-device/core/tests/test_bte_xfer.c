@@ -309,9 +309,10 @@ static void test_errors(void)
 	/* Only CQ_LOCAL asked: the error carries its data. */
 	CHECK_EVENT(next_event(f), GEMINI_STATUS_MDD_INV, 0x10ca);
 	CHECK_EQ(next_event(f), 0);
-	/* Not yet: SEND; and never: a length of 0, both PUT and GET */
+	/* Not yet: CONCATENATE; never: a length of 0, both PUT and GET */
 	p = put_of(GEMINI_PE(1, 0), 256);
-	p.mode1 = GEMINI_BTE_SEND | GEMINI_BTE_CQ_GLOBAL;
+	p.mode1 = GEMINI_BTE_PUT | GEMINI_BTE_CONCATENATE |
+		  GEMINI_BTE_CQ_GLOBAL;
 	post(f, &p);
 	p.mode1 = GEMINI_BTE_PUT | GEMINI_BTE_GET;
 	post(f, &p);
@@ -535,6 +536,157 @@ static void test_immed_fence(void)
 	fab_free(f);
 }
 
+#define RXC(ch, qw)	(GEMINI_MMR_BTE_RX_CHAN_ENTRY(ch) + 8 * (qw))
+#define RX_COPY		(MEM_BASE + 0x3000)	/* CPU copies of RX */
+#define RX_BUF(i)	(MEM_BASE + 0x8000 + 0x2000ull * (i))
+#define RX_BASE		10
+#define RX_COUNT	4
+#define RX_SIZE		4096
+
+/* RX channel VC of node @nic: 4 buffers of RX_SIZE, @posted of them. */
+static void rx_setup(struct gemini_nic *nic, unsigned int posted)
+{
+	unsigned int i;
+
+	win_wr(nic, GEMINI_MMR_BTE_RX_RING_BASE, 8,
+	       (uint64_t)RX_BASE << GEMINI_BTE_RING_FIELD(VC));
+	win_wr(nic, GEMINI_MMR_BTE_RX_RING_COUNT, 8,
+	       (uint64_t)RX_COUNT << GEMINI_BTE_RING_FIELD(VC));
+	win_wr(nic, RXC(VC, 1), 8, RX_COPY);
+	for (i = 0; i < RX_COUNT; i++)
+		win_wr(nic, GEMINI_MMR_BTE_RX_ENTRY(RX_BASE + i), 8,
+		       RX_BUF(i) | (uint64_t)GEMINI_BTE_RX_IRQ_ENABLE <<
+		       GEMINI_BTE_RX_MODE_SHIFT);
+	win_wr(nic, RXC(VC, 0), 8, RX_SIZE | (uint64_t)(GEMINI_BTE_RXC_RESET |
+						       GEMINI_BTE_RXC_ENABLE |
+						       GEMINI_BTE_RXC_IRQ_ENABLE)
+	       << GEMINI_BTE_RXC_FLAGS_SHIFT);
+	win_wr(nic, RXC(VC, 3), 8, posted);
+}
+
+/* QW @qw of the CPU copy of RX ring index @i on node @node */
+static uint64_t rx_copy(struct fabric *f, uint32_t node, unsigned int i,
+			unsigned int qw)
+{
+	return mem_le64(&f->node[node], RX_COPY + 32ull * i + 8 * qw);
+}
+
+static uint8_t *rx_buf(struct fabric *f, uint32_t node, unsigned int i)
+{
+	return f->node[node].mem + (RX_BUF(i) - MEM_BASE);
+}
+
+/*
+ * SEND: messages land in the target's posted RX buffers in ring order,
+ * with their length, immediate data and interrupt; one past its buffer
+ * is refused (OVERRUN at both ends) and writes nothing past it; with no
+ * buffer posted, NPES; a disabled RX channel, SSID_STATE.
+ */
+static void test_send(void)
+{
+	struct fabric *f = bte_fabric(2, 1, 1);
+	struct gemini_nic *t = nic_of(f, 1);
+	unsigned int nirq = f->node[1].nirq, slot;
+	struct post p;
+	uint64_t qw2;
+
+	rx_setup(t, 3);
+	/* 1000 bytes from an odd source, with immediate data */
+	p = put_of(GEMINI_PE(1, 0), 1000);
+	p.mode1 = GEMINI_BTE_SEND | GEMINI_BTE_IMMED | GEMINI_BTE_CQ_GLOBAL;
+	p.src_off = SRC_OFF + 5;
+	fill(dom(f, 0, SRC_OFF + 5), 1000, 2);
+	memset(rx_buf(f, 1, 0), 0xee, RX_SIZE + 64);
+	post(f, &p);
+	run(f);
+	CHECK_EVENT(next_event(f), 0, 0x6106a1);
+	CHECK(!memcmp(rx_buf(f, 1, 0), dom(f, 0, SRC_OFF + 5), 1000));
+	CHECK_EQ(rx_buf(f, 1, 0)[1000], 0xee);
+	qw2 = rx_copy(f, 1, 0, 1);
+	CHECK_EQ(qw2 & GEMINI_BTE_RXCPY_FLAGS_MASK,
+		 GEMINI_BTE_RX_FLAG_COMPLETE | GEMINI_BTE_RX_FLAG_IMM);
+	CHECK_EQ(qw2 >> GEMINI_BTE_RXCPY_LEN_SHIFT, 1000);
+	CHECK_EQ(rx_copy(f, 1, 0, 2), 0x6106a1);
+	CHECK_EQ(rx_copy(f, 1, 0, 0) & GEMINI_BTE_RX_ADDR_MASK, RX_BUF(0));
+	CHECK_EQ(win_rd(t, RXC(VC, 2), 8) & GEMINI_BTE_RXC_RD_MASK, 1);
+	CHECK_EQ(f->node[1].nirq, nirq + 1);
+	CHECK_EQ(f->node[1].irqs[nirq], 2 * VC);
+	/* Exactly the buffer: no immediate data */
+	p.mode1 = GEMINI_BTE_SEND | GEMINI_BTE_CQ_GLOBAL;
+	p.len = RX_SIZE;
+	p.src_off = SRC_OFF;
+	fill(dom(f, 0, SRC_OFF), RX_SIZE, 6);
+	post(f, &p);
+	run(f);
+	CHECK_EVENT(next_event(f), 0, 0x6106a1);
+	CHECK(!memcmp(rx_buf(f, 1, 1), dom(f, 0, SRC_OFF), RX_SIZE));
+	CHECK_EQ(rx_copy(f, 1, 1, 1), GEMINI_BTE_RX_FLAG_COMPLETE |
+		 (uint64_t)RX_SIZE << GEMINI_BTE_RXCPY_LEN_SHIFT);
+	/* One byte more than the buffer: refused, nothing past it */
+	p.len = RX_SIZE + 1;
+	memset(rx_buf(f, 1, 2), 0xee, RX_SIZE + 64);
+	slot = post(f, &p);
+	run(f);
+	CHECK_EVENT(next_event(f), GEMINI_STATUS_OVERRUN, 0x6106a1);
+	CHECK_EQ(next_event(f), 0);
+	CHECK_EQ(copy_status(f, slot), GEMINI_STATUS_OVERRUN);
+	CHECK_EQ(rx_buf(f, 1, 2)[RX_SIZE], 0xee);
+	CHECK_EQ(rx_copy(f, 1, 2, 1) & GEMINI_BTE_RXCPY_FLAGS_MASK,
+		 GEMINI_BTE_RX_FLAG_COMPLETE | (uint64_t)GEMINI_STATUS_OVERRUN <<
+		 GEMINI_BTE_RX_ERR_STATUS_SHIFT);
+	/* Nothing posted any more */
+	p.len = 8;
+	post(f, &p);
+	run(f);
+	CHECK_EVENT(next_event(f), GEMINI_STATUS_NPES, 0x6106a1);
+	/* Posted again, the ring goes on; a disabled channel refuses */
+	win_wr(t, RXC(VC, 3), 8, 0);
+	post(f, &p);
+	run(f);
+	CHECK_EVENT(next_event(f), 0, 0x6106a1);
+	CHECK_EQ(rx_copy(f, 1, 3, 1) >> GEMINI_BTE_RXCPY_LEN_SHIFT, 8);
+	win_wr(t, RXC(VC, 0), 8, RX_SIZE);
+	post(f, &p);
+	run(f);
+	CHECK_EVENT(next_event(f), GEMINI_STATUS_SSID_STATE, 0x6106a1);
+	CHECK_EQ(next_event(f), 0);
+	CHECK_EQ(f->node[1].guest_errors, 0);
+	fab_free(f);
+}
+
+/*
+ * A message whose source goes quiet ends after twice the timeout with
+ * TIMEOUT in its flags, and its entry is free again.
+ */
+static void test_send_stale(void)
+{
+	struct fabric *f = bte_fabric(2, 1, 1);
+	struct gemini_nic *t = nic_of(f, 1);
+	struct gemini_pkt piece = {
+		.vc = GEMINI_VC_REQ, .type = GEMINI_PKT_SEND, .len = 16,
+		.src = 0, .amo_op = VC, .mdh = 77,
+	};
+	unsigned int i;
+
+	rx_setup(t, 2);
+	CHECK_EQ(gemini_bte_rx_deliver(t, &piece), GEMINI_STATUS_OK);
+	piece.addr = 16;
+	CHECK_EQ(gemini_bte_rx_deliver(t, &piece), GEMINI_STATUS_OK);
+	/* An end for a message that never began */
+	piece.mdh = 78;
+	piece.flags = GEMINI_PKT_F_LAST;
+	piece.len = 0;
+	CHECK_EQ(gemini_bte_rx_deliver(t, &piece), GEMINI_STATUS_NPES);
+	CHECK_EQ(rx_copy(f, 1, 0, 1), 0);
+	run_for(f, 2 * MS(GEMINI_FMA_TIMEOUT_MS) + MS(10));
+	CHECK_EQ(rx_copy(f, 1, 0, 1), GEMINI_BTE_RX_FLAG_COMPLETE |
+		 (uint64_t)GEMINI_STATUS_TIMEOUT <<
+		 GEMINI_BTE_RX_ERR_STATUS_SHIFT);
+	for (i = 0; i < GEMINI_BTE_RX_MSGS; i++)
+		CHECK(!t->bte.rx_msg[VC][i].used);
+	fab_free(f);
+}
+
 /* RESET ends the transfer in progress as terminated; late answers stale. */
 static void test_reset(void)
 {
@@ -651,6 +803,10 @@ static const struct tap_test tests[] = {
 	  test_get_errors },
 	{ "IMMED's remote event after the data; a CQ that refuses it; FENCE",
 	  test_immed_fence },
+	{ "SEND into posted RX buffers: data, length, imm, IRQ; refusals",
+	  test_send },
+	{ "a SEND whose source goes quiet ends with TIMEOUT at the target",
+	  test_send_stale },
 	{ "RESET terminates the transfer in progress", test_reset },
 	{ "a 1 MiB transfer leaves room: pings through it never busy",
 	  test_room_for_others },

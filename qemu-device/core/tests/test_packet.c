@@ -59,8 +59,8 @@ static int pkt_equal(const struct gemini_pkt *a, const struct gemini_pkt *b)
 
 static const unsigned int all_types[] = {
 	GEMINI_PKT_PUT, GEMINI_PKT_GET, GEMINI_PKT_AMO, GEMINI_PKT_CQWRITE,
-	GEMINI_PKT_DIAG, GEMINI_PKT_ACK, GEMINI_PKT_ERR, GEMINI_PKT_DATA,
-	GEMINI_PKT_DIAG_RSP,
+	GEMINI_PKT_DIAG, GEMINI_PKT_SEND, GEMINI_PKT_ACK, GEMINI_PKT_ERR,
+	GEMINI_PKT_DATA, GEMINI_PKT_DIAG_RSP,
 };
 
 #define NTYPES (sizeof(all_types) / sizeof(all_types[0]))
@@ -82,6 +82,9 @@ static int len_ok(unsigned int type, unsigned int len)
 		return len == 8 || len == 16;
 	case GEMINI_PKT_CQWRITE:
 		return len == 8;
+	case GEMINI_PKT_SEND:
+		/* mk() sets F_LAST: a message's end, with or without imm data */
+		return len == 0 || len == 8;
 	case GEMINI_PKT_DIAG:
 	case GEMINI_PKT_DIAG_RSP:
 		return len <= 64;
@@ -542,6 +545,9 @@ static void test_round_trip_random(void)
 					   GEMINI_PKT_F_LAST);
 			if (type == GEMINI_PKT_DIAG && (rnd() & 1))
 				p.flags |= GEMINI_PKT_F_ROUTED;
+			/* len_ok() gave a SEND's end */
+			if (type == GEMINI_PKT_SEND)
+				p.flags |= GEMINI_PKT_F_LAST;
 			if (type == GEMINI_PKT_AMO) {
 				do
 					p.amo_op = amo_ops[rnd_below(6)];
@@ -828,7 +834,7 @@ static void test_decode_errors(void)
 	for (t = 0; t < 16; t++) {
 		ENC(p);
 		set_phit(w, 0, (phit(w, 0) & ~0xfu) | t);
-		if (t >= GEMINI_PKT_PUT && t <= GEMINI_PKT_DIAG)
+		if (t >= GEMINI_PKT_PUT && t <= GEMINI_PKT_SEND)
 			continue;
 		EXPECT(GEMINI_PKT_ERR_TYPE);
 	}
@@ -978,7 +984,7 @@ static void test_encode_rejects(void)
 
 	/* types: unknown, and on the wrong VC */
 	for (t = 0; t < 256; t++) {
-		int known = (t >= 1 && t <= 5) || (t >= 8 && t <= 11);
+		int known = (t >= 1 && t <= 6) || (t >= 8 && t <= 11);
 
 		if (known) {
 			REJECT(p.type = t; p.vc ^= 1,
@@ -1119,12 +1125,41 @@ static void test_names(void)
 	CHECK(!strcmp(gemini_pkt_type_name(GEMINI_PKT_PUT), "PUT"));
 	CHECK(!strcmp(gemini_pkt_type_name(GEMINI_PKT_DIAG_RSP), "DIAG_RSP"));
 	CHECK(!strcmp(gemini_pkt_type_name(0), "?"));
-	CHECK(!strcmp(gemini_pkt_type_name(6), "?"));
+	CHECK(!strcmp(gemini_pkt_type_name(7), "?"));
 	CHECK(!strcmp(gemini_pkt_type_name(12), "?"));
 	CHECK(!strcmp(gemini_pkt_type_name(~0u), "?"));
 }
 
 /* ---------------------------------------------------------------------- */
+
+/*
+ * A SEND's pieces: 1..64 bytes at an offset, or its end (F_LAST) with 0
+ * or 8 bytes; amo_op names one of the 4 RX channels.
+ */
+static void test_send_pieces(void)
+{
+	uint8_t w[GEMINI_PKT_MAX_PHITS * 4];
+	struct gemini_pkt p;
+	unsigned int len, ch;
+
+	for (ch = 0; ch < 4; ch++)
+		for (len = 1; len <= 64; len++) {
+			p = mk(GEMINI_PKT_SEND, len);
+			p.flags = GEMINI_PKT_F_ADAPT;
+			p.amo_op = ch;
+			round_trip(&p);
+		}
+	p = mk(GEMINI_PKT_SEND, 8);
+	p.amo_op = 3;
+	round_trip(&p);
+	p.amo_op = 4;
+	CHECK_EQ(gemini_pkt_encode(&p, w, sizeof(w)), -GEMINI_PKT_ERR_ARG);
+	p = mk(GEMINI_PKT_SEND, 3);
+	CHECK_EQ(gemini_pkt_encode(&p, w, sizeof(w)), -GEMINI_PKT_ERR_ARG);
+	p = mk(GEMINI_PKT_SEND, 0);
+	p.flags = 0;
+	CHECK_EQ(gemini_pkt_encode(&p, w, sizeof(w)), -GEMINI_PKT_ERR_ARG);
+}
 
 static const struct tap_test tests[] = {
 	{ "CRC-16/CCITT-FALSE check value and table", test_crc },
@@ -1146,6 +1181,8 @@ static const struct tap_test tests[] = {
 	{ "encoder rejects invalid packets and small buffers",
 	  test_encode_rejects },
 	{ "data past len is neither sent nor kept", test_data_past_len },
+	{ "SEND pieces and ends; their channel and lengths checked",
+	  test_send_pieces },
 	{ "error and type names", test_names },
 };
 
