@@ -16,6 +16,7 @@
  *   kgni_mem.c       the NIC's tables, the GART, memory registration
  *   kgni_cq.c        CQs and their blocking waits
  *   kgni_fma.c       FMA descriptors
+ *   kgni_bte.c       the BTE's channels and RDMA posts
  *   kgni_mmap.c      mmap of the data path's objects, the mappings' lifetime
  * The data path's files share kgni_dp.h besides.
  */
@@ -71,6 +72,28 @@
 #endif
 
 struct kgni_dev;
+struct kgni_bte_slot;
+
+/**
+ * struct kgni_bte_chan - a BTE TX channel as the kernel drives it
+ * @ring: the CPU copy of its ring (GEMINI_BTE_TX_DESC_BYTES per slot),
+ *        which the device writes each descriptor's status and flags into
+ * @ring_dma: its bus address, the channel's cpu_ring_addr
+ * @base: its first TX descriptor
+ * @count: its slots
+ * @head: ring index of the next post; the write index the device was given
+ * @tail: ring index of the oldest slot not yet taken back
+ * @slot: what the kernel knows of each of its slots (@count entries)
+ */
+struct kgni_bte_chan {
+	__le64 *ring;
+	dma_addr_t ring_dma;
+	u16 base;
+	u16 count;
+	u16 head;
+	u16 tail;
+	struct kgni_bte_slot *slot;
+};
 
 /**
  * struct kgni_job - a (ptag, cookie) pair a job set-up allowed
@@ -151,7 +174,8 @@ struct kgni_port_cache {
  * @mmr: BAR2 from GEMINI_MMR_MRT to the last CQ descriptor; NULL if removed
  * @fma_priv: the FMA descriptors' privileged pages; NULL if removed
  * @dp_lock: serialises the data path: @jobs, the allocation maps, every
- *           file's objects and the programming of MDDs, CQs and FMAs
+ *           file's objects and the programming of MDDs, CQs, FMAs and the
+ *           BTE's rings
  * @jobs: the allowed (ptag, cookie) pairs
  * @job_gen: the last &struct kgni_job.gen given
  * @files: every open &struct kgni_file, for revoking a released job's
@@ -162,6 +186,15 @@ struct kgni_port_cache {
  * @gart_dma: its bus address
  * @gart_entries: its entries
  * @gart_map: GART entries in use
+ * @bte_tx: BAR2 from the BTE's TX descriptors to its non-posted control
+ *          registers; NULL if not mapped
+ * @bte_rx: BAR2 from the BTE's RX descriptors to its RX ring registers
+ * @bte: the TX channels, programmed at probe
+ * @bte_slots: every TX descriptor's state (&struct kgni_bte_chan.slot
+ *             points into it); NULL when the BTE is not set up
+ * @bte_stopped: remove has reset the channels: no more posts
+ * @bte_rr: the channel the next post that may go anywhere tries first
+ * @bte_home_next: the home channel of the next file opened
  */
 struct kgni_dev {
 	struct device dev;
@@ -204,6 +237,13 @@ struct kgni_dev {
 	dma_addr_t gart_dma;
 	u32 gart_entries;
 	unsigned long *gart_map;
+	void __iomem *bte_tx;
+	void __iomem *bte_rx;
+	struct kgni_bte_chan bte[GEMINI_NUM_BTE_VC];
+	struct kgni_bte_slot *bte_slots;
+	bool bte_stopped;
+	unsigned int bte_rr;
+	unsigned int bte_home_next;
 };
 
 /**
@@ -222,6 +262,8 @@ struct kgni_dev {
  * @mems: struct kgni_mem of the file
  * @cqs: struct kgni_cq of the file
  * @fmas: struct kgni_fma of the file
+ * @bte_posts: RDMA posts of the file the kernel has not taken back yet
+ * @bte_home: its BTE channel for KGNI_RDMA_SINGLE_CHANNEL posts
  *
  * Everything but @kdev is protected by @kdev->dp_lock.
  */
@@ -240,6 +282,8 @@ struct kgni_file {
 	struct list_head mems;
 	struct list_head cqs;
 	struct list_head fmas;
+	unsigned int bte_posts;
+	unsigned int bte_home;
 };
 
 /**
@@ -324,6 +368,7 @@ int kgni_dp_map(struct kgni_dev *kdev);
 void kgni_dp_stop(struct kgni_dev *kdev);
 void kgni_dp_unmap(struct kgni_dev *kdev);
 int kgni_ioctl_mem_register(struct kgni_ucmd *ucmd);
+int kgni_ioctl_mem_register_segments(struct kgni_ucmd *ucmd);
 int kgni_ioctl_mem_deregister(struct kgni_ucmd *ucmd);
 
 /* kgni_cq.c */
@@ -334,6 +379,13 @@ int kgni_ioctl_cq_wait(struct kgni_ucmd *ucmd);
 /* kgni_fma.c */
 int kgni_ioctl_fma_alloc(struct kgni_ucmd *ucmd);
 int kgni_ioctl_fma_free(struct kgni_ucmd *ucmd);
+
+/* kgni_bte.c */
+int kgni_bte_map(struct kgni_dev *kdev);
+void kgni_bte_stop(struct kgni_dev *kdev);
+void kgni_bte_unmap(struct kgni_dev *kdev);
+void kgni_bte_file_init(struct kgni_dev *kdev, struct kgni_file *kfile);
+int kgni_ioctl_rdma_post(struct kgni_ucmd *ucmd);
 
 /* kgni_mmap.c */
 int kgni_mmap(struct file *file, struct vm_area_struct *vma);

@@ -85,7 +85,7 @@ void kgni_cq_put(struct kgni_cq *cq)
  * kgni_cq_free() - destroy a CQ of the file
  * @kdev: the device
  * @kfile: the file
- * @cq: the CQ; no descriptor or registration names it any more
+ * @cq: the CQ; no descriptor, registration or RDMA post names it any more
  * @live: the device may be touched: the descriptor is disabled
  *
  * Its mappings are removed and its waiters woken; the last reference
@@ -220,7 +220,8 @@ err_unaccount:
  * @ucmd: the call; @ucmd->cmd is a struct kgni_cq_destroy
  *
  * Return: 0, -EINVAL for a CQ that is not the file's, -EBUSY for one that
- * a descriptor or registration names, -ENOLINK once its job was released.
+ * a descriptor, registration or running RDMA post names, -ENOLINK once its
+ * job was released.
  */
 int kgni_ioctl_cq_destroy(struct kgni_ucmd *ucmd)
 {
@@ -234,6 +235,9 @@ int kgni_ioctl_cq_destroy(struct kgni_ucmd *ucmd)
 		return -EINVAL;
 	mutex_lock(&kdev->dp_lock);
 	cq = kgni_cq_find(kfile, cmd->cq_id);
+	/* Posts that have ended hold it until their slots are taken back. */
+	if (cq && cq->users)
+		kgni_bte_reclaim(kdev);
 	if (kfile->revoked)
 		ret = -ENOLINK;
 	else if (!cq)

@@ -16,6 +16,7 @@
  *   kgni_mem.c   the NIC's tables and the GART; memory registration
  *   kgni_cq.c    completion queues and the blocking waits on them
  *   kgni_fma.c   FMA descriptors
+ *   kgni_bte.c   the BTE's TX channels and RDMA posts
  *   kgni_mmap.c  mmap of the objects' pages, the mappings' lifetime
  * Their entry points from the rest of the driver are in kgni.h.
  */
@@ -53,12 +54,14 @@ static inline u64 kgni_map_offset(enum kgni_map_kind kind, u32 id)
  * @node: in the file's list
  * @mdh: its MDD
  * @gart_first: its first GART entry; page i is entry @gart_first + i
- * @va: user address of its first page
+ * @va: the handle's VA: offsets into the MDD count from it (the user
+ *      address of the first page; 0 for a segmented registration)
  * @npages: pages pinned
  * @pages: the pages
  * @mm: the mm charged for them
  * @cq: the CQ of its remote events, or NULL
  * @hndl: the memory handle given to user space
+ * @readonly: registered KGNI_MEM_READONLY: the network may not write it
  */
 struct kgni_mem {
 	struct list_head node;
@@ -70,6 +73,7 @@ struct kgni_mem {
 	struct mm_struct *mm;
 	struct kgni_cq *cq;
 	u64 hndl[2];
+	bool readonly;
 };
 
 /**
@@ -80,7 +84,8 @@ struct kgni_mem {
  * @ring: the ring, kernel address
  * @dma: the ring, device address
  * @ring_size: bytes allocated for the ring (whole pages)
- * @users: FMA descriptors and registrations of the file that name it
+ * @users: FMA descriptors, registrations and RDMA posts of the file that
+ *         name it (a post until the kernel takes its slot back)
  * @blocking: made with KGNI_CQ_BLOCKING: its events interrupt
  * @dead: destroyed; only waiters and mappings still hold the structure
  * @ref: the file's list holds one, each KGNI_IOC_CQ_WAIT and each mapping
@@ -138,6 +143,7 @@ int kgni_file_usable(const struct kgni_file *kfile);
 
 /* kgni_mem.c */
 void kgni_mem_free(struct kgni_dev *kdev, struct kgni_mem *mem, bool live);
+struct kgni_mem *kgni_mem_find(struct kgni_file *kfile, const u64 h[2]);
 
 /* kgni_cq.c */
 void kgni_cq_write(struct kgni_dev *kdev, u32 cq, u64 base, u64 qw2,
@@ -153,6 +159,11 @@ struct kgni_fma *kgni_fma_find(struct kgni_file *kfile, u32 id);
 void kgni_fma_put(struct kgni_fma *fma);
 void kgni_fmas_free_all(struct kgni_dev *kdev, struct kgni_file *kfile,
 			bool live);
+
+/* kgni_bte.c */
+void kgni_bte_reclaim(struct kgni_dev *kdev);
+void kgni_bte_drain(struct kgni_dev *kdev, struct kgni_file *kfile,
+		    bool live);
 
 /* kgni_mmap.c */
 void kgni_zap(struct file *file, u64 off, u64 len);

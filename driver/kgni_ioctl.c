@@ -33,6 +33,8 @@ union kgni_ioctl_buf {
 	struct kgni_fma_alloc fma_alloc;
 	struct kgni_fma_free fma_free;
 	struct kgni_cq_wait cq_wait;
+	struct kgni_rdma_post rdma_post;
+	struct kgni_mem_register_segments mem_register_segments;
 };
 
 /**
@@ -89,6 +91,10 @@ static const struct kgni_ioctl_op kgni_ioctl_ops[] = {
 		      struct kgni_fma_free, reserved),
 	KGNI_IOCTL_OP(CQ_WAIT, kgni_ioctl_cq_wait,
 		      struct kgni_cq_wait, timeout_ms),
+	KGNI_IOCTL_OP(RDMA_POST, kgni_ioctl_rdma_post,
+		      struct kgni_rdma_post, slot),
+	KGNI_IOCTL_OP(MEM_REGISTER_SEGMENTS, kgni_ioctl_mem_register_segments,
+		      struct kgni_mem_register_segments, reserved),
 };
 
 /**

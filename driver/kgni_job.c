@@ -19,7 +19,8 @@
 
 /*
  * Undo every object of @kfile (dp_lock held): descriptors and
- * registrations before the CQs they name.
+ * registrations before the CQs they name; RDMA posts, which the invalid
+ * registrations make fail at once, waited for before the CQs too.
  */
 static void kgni_file_teardown(struct kgni_dev *kdev, struct kgni_file *kfile,
 			       bool live)
@@ -30,6 +31,7 @@ static void kgni_file_teardown(struct kgni_dev *kdev, struct kgni_file *kfile,
 	kgni_fmas_free_all(kdev, kfile, live);
 	list_for_each_entry_safe(mem, mem_next, &kfile->mems, node)
 		kgni_mem_free(kdev, mem, live);
+	kgni_bte_drain(kdev, kfile, live);
 	list_for_each_entry_safe(cq, cq_next, &kfile->cqs, node)
 		kgni_cq_free(kdev, kfile, cq, live);
 }

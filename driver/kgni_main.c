@@ -60,6 +60,7 @@ static int kgni_open(struct inode *inode, struct file *file)
 	get_device(&kdev->dev);
 	mutex_lock(&kdev->dp_lock);
 	list_add_tail(&kfile->node, &kdev->files);
+	kgni_bte_file_init(kdev, kfile);
 	mutex_unlock(&kdev->dp_lock);
 	file->private_data = kfile;
 	return nonseekable_open(inode, file);

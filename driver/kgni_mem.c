@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * kgni: memory registration (KGNI_IOC_MEM_REGISTER, _DEREGISTER) and the
- * NIC's tables.
+ * kgni: memory registration (KGNI_IOC_MEM_REGISTER, _REGISTER_SEGMENTS,
+ * _DEREGISTER) and the NIC's tables.
  *
  * A registration is an MDD over pinned user pages, mapped page by page
- * through the NIC's GART; user space gets a uGNI memory handle for it.
- * Probe maps the tables of the NIC window (MDDs, CQ descriptors, the FMA
- * descriptors' privileged pages), resets their entries and gives the
- * device the GART table; remove takes it back.
+ * through the NIC's GART; user space gets a uGNI memory handle for it.  A
+ * segmented one pins several user ranges into one run of GART entries
+ * under one MDD.  Probe maps the tables of the NIC window (MDDs, CQ
+ * descriptors, the FMA descriptors' privileged pages), resets their
+ * entries, gives the device the GART table and starts the BTE; remove
+ * takes them back.
  */
 #include <linux/bitmap.h>
 #include <linux/capability.h>
@@ -16,6 +18,7 @@
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 
 #include "gemini_mh.h"
 #include "kgni_dp.h"
@@ -121,9 +124,10 @@ static void kgni_gart_fini(struct kgni_dev *kdev)
  *
  * Whatever an earlier driver left: every MDD invalid, every CQ and general
  * FMA descriptor disabled.  Then the GART table is allocated and given to
- * the device.
+ * the device, and the BTE's channels are started (kgni_bte_map()).
  *
- * Return: 0, -ENOMEM, or -ENODEV for a device without a GART.
+ * Return: 0, -ENOMEM, or -ENODEV for a device without a GART or whose
+ * BTE refuses its rings.
  */
 int kgni_dp_map(struct kgni_dev *kdev)
 {
@@ -151,6 +155,8 @@ int kgni_dp_map(struct kgni_dev *kdev)
 		kgni_fma_program(kdev, i, 0, 0);
 	set_bit(0, kdev->cq_map);	/* MDDs' cqh 0: never a live CQ */
 	ret = kgni_gart_init(kdev);
+	if (!ret)
+		ret = kgni_bte_map(kdev);
 	if (ret)
 		kgni_dp_unmap(kdev);
 	return ret;
@@ -160,22 +166,20 @@ int kgni_dp_map(struct kgni_dev *kdev)
  * kgni_dp_stop() - stop the device's access to registered memory
  * @kdev: the device, at remove, before kgni_ioctl_shutdown()
  *
- * Turns the GART off: from then on a request into any registration fails
- * its translation, so files released after the device is marked gone
- * (which no longer touch it) can unpin their pages safely.
+ * Resets the BTE's channels, then turns the GART off: from then on a
+ * request into any registration fails its translation, so files released
+ * after the device is marked gone (which no longer touch it) can unpin
+ * their pages safely.
  */
 void kgni_dp_stop(struct kgni_dev *kdev)
 {
+	kgni_bte_stop(kdev);
 	kgni_wr(kdev, VGEMINI_CTL_GART_ENTRIES, 0);
 	kgni_rd(kdev, VGEMINI_CTL_GART_ENTRIES);
 }
 
-/*
- * Unmap the tables and free the GART (remove, after kgni_ioctl_shutdown():
- * registrations that files still hold no longer touch the GART).
- */
 /**
- * kgni_dp_unmap() - unmap the NIC tables and free the GART
+ * kgni_dp_unmap() - unmap the NIC tables and the BTE, free the GART
  * @kdev: the device, at remove after kgni_ioctl_shutdown() (registrations
  *        that files still hold no longer touch the GART), or at a failed
  *        probe
@@ -183,6 +187,7 @@ void kgni_dp_stop(struct kgni_dev *kdev)
 void kgni_dp_unmap(struct kgni_dev *kdev)
 {
 	mutex_lock(&kdev->dp_lock);
+	kgni_bte_unmap(kdev);
 	kgni_gart_fini(kdev);
 	if (kdev->mmr)
 		pci_iounmap(kdev->pdev, kdev->mmr);
@@ -227,25 +232,26 @@ void kgni_mem_free(struct kgni_dev *kdev, struct kgni_mem *mem, bool live)
 
 /* Memory registration */
 
-static int kgni_pin(struct kgni_mem *mem, bool writable)
+/* Pin the @n pages from user address @va into @pages; all or none. */
+static int kgni_pin(u64 va, unsigned long n, bool writable,
+		    struct page **pages)
 {
 	unsigned int gup_flags = FOLL_LONGTERM | (writable ? FOLL_WRITE : 0);
 	unsigned long done = 0;
 	int ret;
 
-	while (done < mem->npages) {
-		ret = pin_user_pages_fast(mem->va + done * PAGE_SIZE,
-					  min_t(unsigned long,
-						mem->npages - done,
+	while (done < n) {
+		ret = pin_user_pages_fast(va + done * PAGE_SIZE,
+					  min_t(unsigned long, n - done,
 						PAGE_SIZE / sizeof(struct page *)),
-					  gup_flags, mem->pages + done);
+					  gup_flags, pages + done);
 		if (ret <= 0) {
-			unpin_user_pages(mem->pages, done);
+			unpin_user_pages(pages, done);
 			return ret ? ret : -EFAULT;
 		}
 		done += ret;
 		if (fatal_signal_pending(current)) {
-			unpin_user_pages(mem->pages, done);
+			unpin_user_pages(pages, done);
 			return -EINTR;
 		}
 	}
@@ -267,42 +273,40 @@ static bool kgni_gart_alloc(struct kgni_dev *kdev, unsigned long n,
 	return true;
 }
 
-/**
- * kgni_ioctl_mem_register() - KGNI_IOC_MEM_REGISTER
- * @ucmd: the call; @ucmd->cmd is a struct kgni_mem_register
- *
- * Return: 0 with the memory handle written back, -EINVAL, -EPERM without
- * a CDM, -ENOLINK once its job was released, -ENOMEM (RLIMIT_MEMLOCK too),
- * -ENOSPC without a free MDD or run of GART entries, an errno of the
- * pinning, or -EFAULT.
- */
-int kgni_ioctl_mem_register(struct kgni_ucmd *ucmd)
+/* The whole pages that hold segment @seg */
+static unsigned long kgni_seg_pages(const struct kgni_mem_segment *seg)
 {
-	struct kgni_mem_register *cmd = ucmd->cmd;
+	return (PAGE_ALIGN(seg->addr + seg->len) - (seg->addr & PAGE_MASK)) >>
+	       PAGE_SHIFT;
+}
+
+/*
+ * Pin the pages of @nsegs checked segments (@npages in all) one after the
+ * other, map them through one run of GART entries and give them one MDD
+ * whose offsets count from handle VA @va; the handle into @hndl.  The
+ * registration belongs to the file from then on.
+ */
+static int kgni_mem_create(struct kgni_ucmd *ucmd, u32 flags, u32 cq_id,
+			   const struct kgni_mem_segment *segs,
+			   unsigned int nsegs, unsigned long npages, u64 va,
+			   u64 hndl[2])
+{
 	struct kgni_file *kfile = ucmd->kfile;
 	struct kgni_dev *kdev = ucmd->kdev;
-	bool writable = !(cmd->flags & KGNI_MEM_READONLY);
-	unsigned long lock_limit, i;
+	bool writable = !(flags & KGNI_MEM_READONLY);
+	unsigned long lock_limit, i, done = 0;
 	struct kgni_cq *cq = NULL;
 	struct kgni_mem *mem;
-	u64 end, base, modes;
+	u64 base, modes;
+	unsigned int k;
 	s64 pinned;
 	int ret;
 	u32 mdh;
 
-	if (cmd->flags & ~KGNI_MEM_READONLY || cmd->mem_hndl[0] ||
-	    cmd->mem_hndl[1] || cmd->reserved)
-		return -EINVAL;
-	if (!cmd->len || check_add_overflow(cmd->addr, cmd->len, &end) ||
-	    end > TASK_SIZE)
-		return -EINVAL;
-	if ((PAGE_ALIGN(end) - (cmd->addr & PAGE_MASK)) >> PAGE_SHIFT >
-	    KGNI_MEM_MAX_PAGES)
-		return -EINVAL;
 	/* Checked again below, when it is taken: it may go meanwhile. */
 	mutex_lock(&kdev->dp_lock);
 	ret = kgni_file_usable(kfile);
-	if (!ret && cmd->cq_id && !kgni_cq_find(kfile, cmd->cq_id))
+	if (!ret && cq_id && !kgni_cq_find(kfile, cq_id))
 		ret = -EINVAL;
 	mutex_unlock(&kdev->dp_lock);
 	if (ret)
@@ -311,8 +315,9 @@ int kgni_ioctl_mem_register(struct kgni_ucmd *ucmd)
 	mem = kzalloc(sizeof(*mem), GFP_KERNEL);
 	if (!mem)
 		return -ENOMEM;
-	mem->va = cmd->addr & PAGE_MASK;
-	mem->npages = (PAGE_ALIGN(end) - mem->va) >> PAGE_SHIFT;
+	mem->va = va;
+	mem->npages = npages;
+	mem->readonly = !writable;
 	mem->pages = kvcalloc(mem->npages, sizeof(*mem->pages), GFP_KERNEL);
 	if (!mem->pages) {
 		ret = -ENOMEM;
@@ -329,17 +334,23 @@ int kgni_ioctl_mem_register(struct kgni_ucmd *ucmd)
 		goto err_unaccount;
 	}
 
-	ret = kgni_pin(mem, writable);
-	if (ret)
-		goto err_unaccount;
+	for (k = 0; k < nsegs; k++) {
+		unsigned long n = kgni_seg_pages(&segs[k]);
+
+		ret = kgni_pin(segs[k].addr & PAGE_MASK, n, writable,
+			       mem->pages + done);
+		if (ret)
+			goto err_unpin;
+		done += n;
+	}
 
 	mutex_lock(&kdev->dp_lock);
 	/* The job may have been released while the pages were pinned. */
 	ret = kgni_file_usable(kfile);
 	if (ret)
 		goto err_unlock;
-	if (cmd->cq_id) {
-		cq = kgni_cq_find(kfile, cmd->cq_id);
+	if (cq_id) {
+		cq = kgni_cq_find(kfile, cq_id);
 		if (!cq) {
 			ret = -EINVAL;
 			goto err_unlock;
@@ -385,18 +396,15 @@ int kgni_ioctl_mem_register(struct kgni_ucmd *ucmd)
 	mem->hndl[1] |= (u64)gemini_mh_crc(mem->hndl[0], mem->hndl[1]) <<
 			GEMINI_MH_CRC_SHIFT;
 	list_add_tail(&mem->node, &kfile->mems);
-	cmd->mem_hndl[0] = mem->hndl[0];
-	cmd->mem_hndl[1] = mem->hndl[1];
+	hndl[0] = mem->hndl[0];
+	hndl[1] = mem->hndl[1];
 	mutex_unlock(&kdev->dp_lock);
-	/*
-	 * On EFAULT here the registration stays, owned by the file, and is
-	 * undone when the file is released.
-	 */
-	return kgni_ucmd_respond(ucmd, sizeof(*cmd));
+	return 0;
 
 err_unlock:
 	mutex_unlock(&kdev->dp_lock);
-	unpin_user_pages(mem->pages, mem->npages);
+err_unpin:
+	unpin_user_pages(mem->pages, done);
 err_unaccount:
 	atomic64_sub(mem->npages, &mem->mm->pinned_vm);
 	mmdrop(mem->mm);
@@ -404,6 +412,128 @@ err_unaccount:
 err_free:
 	kfree(mem);
 	return ret;
+}
+
+/**
+ * kgni_ioctl_mem_register() - KGNI_IOC_MEM_REGISTER
+ * @ucmd: the call; @ucmd->cmd is a struct kgni_mem_register
+ *
+ * Return: 0 with the memory handle written back, -EINVAL, -EPERM without
+ * a CDM, -ENOLINK once its job was released, -ENOMEM (RLIMIT_MEMLOCK too),
+ * -ENOSPC without a free MDD or run of GART entries, an errno of the
+ * pinning, or -EFAULT.
+ */
+int kgni_ioctl_mem_register(struct kgni_ucmd *ucmd)
+{
+	struct kgni_mem_register *cmd = ucmd->cmd;
+	struct kgni_mem_segment seg = { .addr = cmd->addr, .len = cmd->len };
+	u64 end;
+	int ret;
+
+	if (cmd->flags & ~KGNI_MEM_READONLY || cmd->mem_hndl[0] ||
+	    cmd->mem_hndl[1] || cmd->reserved)
+		return -EINVAL;
+	if (!cmd->len || check_add_overflow(cmd->addr, cmd->len, &end) ||
+	    end > TASK_SIZE)
+		return -EINVAL;
+	if (kgni_seg_pages(&seg) > KGNI_MEM_MAX_PAGES)
+		return -EINVAL;
+	ret = kgni_mem_create(ucmd, cmd->flags, cmd->cq_id, &seg, 1,
+			      kgni_seg_pages(&seg), cmd->addr & PAGE_MASK,
+			      cmd->mem_hndl);
+	if (ret)
+		return ret;
+	/*
+	 * On EFAULT here the registration stays, owned by the file, and is
+	 * undone when the file is released.
+	 */
+	return kgni_ucmd_respond(ucmd, sizeof(*cmd));
+}
+
+/*
+ * Segments that concatenate: every one but the first starts on a page,
+ * every one but the last ends on one.  Their pages into *@npages.
+ */
+static int kgni_segs_check(const struct kgni_mem_segment *segs,
+			   unsigned int n, unsigned long *npages)
+{
+	unsigned long total = 0;
+	unsigned int k;
+	u64 end;
+
+	for (k = 0; k < n; k++) {
+		if (!segs[k].len ||
+		    check_add_overflow(segs[k].addr, segs[k].len, &end) ||
+		    end > TASK_SIZE)
+			return -EINVAL;
+		if ((k > 0 && offset_in_page(segs[k].addr)) ||
+		    (k < n - 1 && offset_in_page(end)))
+			return -EINVAL;
+		total += kgni_seg_pages(&segs[k]);
+		if (total > KGNI_MEM_MAX_PAGES)
+			return -EINVAL;
+	}
+	*npages = total;
+	return 0;
+}
+
+/**
+ * kgni_ioctl_mem_register_segments() - KGNI_IOC_MEM_REGISTER_SEGMENTS
+ * @ucmd: the call; @ucmd->cmd is a struct kgni_mem_register_segments
+ *
+ * Registers the segments as KGNI_IOC_MEM_REGISTER registers one buffer,
+ * as one run of GART entries under one MDD; the handle's VA is 0.
+ *
+ * Return: as kgni_ioctl_mem_register(), and -EFAULT when the segments
+ * cannot be read.
+ */
+int kgni_ioctl_mem_register_segments(struct kgni_ucmd *ucmd)
+{
+	struct kgni_mem_register_segments *cmd = ucmd->cmd;
+	struct kgni_mem_segment *segs;
+	unsigned long npages;
+	int ret;
+
+	if (cmd->flags & ~KGNI_MEM_READONLY || cmd->mem_hndl[0] ||
+	    cmd->mem_hndl[1] || cmd->reserved)
+		return -EINVAL;
+	if (!cmd->nsegs || cmd->nsegs > KGNI_MEM_MAX_SEGMENTS)
+		return -EINVAL;
+	segs = kvmalloc_array(cmd->nsegs, sizeof(*segs), GFP_KERNEL);
+	if (!segs)
+		return -ENOMEM;
+	ret = 0;
+	if (copy_from_user(segs, u64_to_user_ptr(cmd->segments),
+			   (size_t)cmd->nsegs * sizeof(*segs)))
+		ret = -EFAULT;
+	if (!ret)
+		ret = kgni_segs_check(segs, cmd->nsegs, &npages);
+	if (!ret)
+		ret = kgni_mem_create(ucmd, cmd->flags, cmd->cq_id, segs,
+				      cmd->nsegs, npages, 0, cmd->mem_hndl);
+	kvfree(segs);
+	if (ret)
+		return ret;
+	/* As for KGNI_IOC_MEM_REGISTER: on EFAULT the registration stays. */
+	return kgni_ucmd_respond(ucmd, sizeof(*cmd));
+}
+
+/**
+ * kgni_mem_find() - a registration of the file, by its handle
+ * @kfile: the file
+ * @h: the handle
+ *
+ * Context: dp_lock held.
+ * Return: the registration, or NULL.
+ */
+struct kgni_mem *kgni_mem_find(struct kgni_file *kfile, const u64 h[2])
+{
+	struct kgni_mem *mem;
+
+	list_for_each_entry(mem, &kfile->mems, node)
+		if (mem->hndl[0] == h[0] && mem->hndl[1] == h[1])
+			return mem;
+	return NULL;
 }
 
 /**
@@ -432,13 +562,10 @@ int kgni_ioctl_mem_deregister(struct kgni_ucmd *ucmd)
 	mutex_lock(&kdev->dp_lock);
 	if (kfile->revoked)
 		ret = -ENOLINK;
-	list_for_each_entry(mem, &kfile->mems, node) {
-		if (mem->hndl[0] == cmd->mem_hndl[0] &&
-		    mem->hndl[1] == cmd->mem_hndl[1]) {
-			kgni_mem_free(kdev, mem, true);
-			ret = 0;
-			break;
-		}
+	mem = kgni_mem_find(kfile, cmd->mem_hndl);
+	if (mem) {
+		kgni_mem_free(kdev, mem, true);
+		ret = 0;
 	}
 	mutex_unlock(&kdev->dp_lock);
 	return ret;

@@ -29,10 +29,11 @@
  *  - on return the kernel writes back at most @size bytes.
  *
  * Fields are "in" (read by the kernel), "out" (written by the kernel) or
- * "in/out".  The out fields of KGNI_IOC_MEM_REGISTER, KGNI_IOC_CQ_CREATE
- * and KGNI_IOC_FMA_ALLOC must be 0 on input (EINVAL otherwise), so that
- * a later version can give them a meaning as inputs; the other commands
- * ignore the input value of their out fields.  Fields named reserved must be 0
+ * "in/out".  The out fields of KGNI_IOC_MEM_REGISTER, KGNI_IOC_CQ_CREATE,
+ * KGNI_IOC_FMA_ALLOC, KGNI_IOC_RDMA_POST and KGNI_IOC_MEM_REGISTER_SEGMENTS
+ * must be 0 on input (EINVAL otherwise), so that a later version can give
+ * them a meaning as inputs; the other commands ignore the input value of
+ * their out fields.  Fields named reserved must be 0
  * on input and are written as 0.
  *
  * Every ioctl uses these errnos with these meanings, and no other meaning:
@@ -67,7 +68,8 @@
  *  - EINVAL: the device refused the payload length (the driver's own
  *    EINVAL, above, writes nothing back).
  *
- * The data-path commands (KGNI_IOC_JOB_CONFIGURE to KGNI_IOC_CQ_WAIT) add:
+ * The data-path commands (KGNI_IOC_JOB_CONFIGURE to
+ * KGNI_IOC_MEM_REGISTER_SEGMENTS) add:
  *
  *  - EPERM: the caller lacks the right: KGNI_IOC_JOB_CONFIGURE without
  *    CAP_SYS_ADMIN; KGNI_IOC_CDM_ATTACH to a (ptag, cookie) that no job
@@ -75,8 +77,8 @@
  *  - ENOLINK: the job of the file's CDM was released: the attachment is
  *    revoked and every data-path command on the file fails so.
  *  - EBUSY: the file is already attached; the (ptag, cookie) is allowed
- *    already; the CQ is still used by an FMA descriptor or a memory
- *    registration of the file.
+ *    already; the CQ is still used by an FMA descriptor, a memory
+ *    registration or an RDMA post in flight of the file.
  *  - EBADF: KGNI_IOC_JOB_CONFIGURE's cgroup_fd is no cgroup v2 directory.
  *  - ENOSPC: no free hardware entry (job slot, MDD, CQ, FMA descriptor).
  *  - EDQUOT: KGNI_IOC_CQ_CREATE past the CQs one file, or one job on one
@@ -86,6 +88,12 @@
  *  - ENOSPC also: the GART has no run of free entries long enough for
  *    a registration.
  *  - ETIMEDOUT: KGNI_IOC_CQ_WAIT's timeout ran out with the CQ empty.
+ *  - EACCES: KGNI_IOC_RDMA_POST would let the network write memory
+ *    registered read-only (a GET into a read-only local registration, a
+ *    PUT to a remote handle marked read-only).
+ *  - ENOSPC also: KGNI_IOC_RDMA_POST found its BTE channel's ring full,
+ *    or the file already has KGNI_RDMA_MAX_POSTS posts in flight (uGNI's
+ *    GNI_RC_ERROR_RESOURCE: try again once completions came).
  *  - EINVAL also: a handle, CQ or FMA id that no object of this file
  *    holds (objects of other files included).
  */
@@ -110,6 +118,8 @@ enum {
 	KGNI_CMD_FMA_ALLOC = 0x89,
 	KGNI_CMD_FMA_FREE = 0x8a,
 	KGNI_CMD_CQ_WAIT = 0x8b,
+	KGNI_CMD_RDMA_POST = 0x8c,
+	KGNI_CMD_MEM_REGISTER_SEGMENTS = 0x8d,
 };
 
 /**
@@ -424,7 +434,8 @@ struct kgni_mem_register {
  * struct kgni_mem_deregister - ioctl(KGNI_IOC_MEM_DEREGISTER)
  * @size: in: sizeof(struct kgni_mem_deregister)
  * @flags: in: 0
- * @mem_hndl: in: a handle KGNI_IOC_MEM_REGISTER gave this file
+ * @mem_hndl: in: a handle KGNI_IOC_MEM_REGISTER or
+ *            KGNI_IOC_MEM_REGISTER_SEGMENTS gave this file
  *
  * Invalidates the MDD, unpins the pages and returns them to
  * RLIMIT_MEMLOCK.  EINVAL for a handle with a bad CRC or not this file's.
@@ -480,7 +491,8 @@ struct kgni_cq_create {
  * @reserved: in: 0
  *
  * Disables the CQ, removes every mapping of its ring and user page, and
- * frees it.  EBUSY while an FMA descriptor of the file uses it.
+ * frees it.  EBUSY while an FMA descriptor, a registration or an RDMA post
+ * in flight of the file uses it.
  */
 struct kgni_cq_destroy {
 	__u32 size;
@@ -565,6 +577,132 @@ struct kgni_cq_wait {
 
 #define KGNI_CQ_WAIT_FOREVER		0xffffffffu
 
+/* struct kgni_rdma_post flags */
+#define KGNI_RDMA_FENCE			0x1u
+#define KGNI_RDMA_SINGLE_CHANNEL	0x2u
+
+/* struct kgni_rdma_post type */
+#define KGNI_RDMA_PUT			1u
+#define KGNI_RDMA_GET			2u
+
+/* struct kgni_rdma_post events */
+#define KGNI_RDMA_EV_LOCAL		0x1u
+#define KGNI_RDMA_EV_GLOBAL		0x2u
+#define KGNI_RDMA_EV_REMOTE		0x4u
+
+/* struct kgni_rdma_post dlvr_mode: uGNI's GNI_DLVMODE_NO_* bits */
+#define KGNI_RDMA_DLVR_NO_ADAPT		0x1u
+#define KGNI_RDMA_DLVR_NO_HASH		0x2u
+#define KGNI_RDMA_DLVR_NO_RADAPT	0x4u
+
+/* Longest transfer, and most posts in flight per file */
+#define KGNI_RDMA_MAX_LENGTH		0xffffffffull
+#define KGNI_RDMA_MAX_POSTS		64
+
+/**
+ * struct kgni_rdma_post - ioctl(KGNI_IOC_RDMA_POST)
+ * @size: in: sizeof(struct kgni_rdma_post)
+ * @flags: in: KGNI_RDMA_SINGLE_CHANNEL to use the file's own BTE channel
+ *         (uGNI's GNI_CDM_MODE_BTE_SINGLE_CHANNEL), KGNI_RDMA_FENCE (only
+ *         with KGNI_RDMA_SINGLE_CHANNEL) so that later transfers of that
+ *         channel start only after this one and every earlier one have
+ *         completed (uGNI's GNI_RDMAMODE_FENCE)
+ * @type: in: KGNI_RDMA_PUT (local to remote) or KGNI_RDMA_GET (remote to
+ *        local)
+ * @events: in: KGNI_RDMA_EV_* bits: LOCAL (an event with @local_data in
+ *          @cq_id when the local side is done), GLOBAL (an event with
+ *          @global_data in @cq_id when the whole transfer is done), REMOTE
+ *          (an event with @global_data in the CQ of the remote
+ *          registration, after the data)
+ * @remote_pe: in: physical PE of the target (gemini_hw.h GEMINI_PE_*)
+ * @cq_id: in: a CQ of this file; it receives the local and global
+ *         events and the transfer's one error event
+ * @dlvr_mode: in: KGNI_RDMA_DLVR_* bits
+ * @reserved: in: 0
+ * @local_addr: in: address of the local buffer in the terms of
+ *              @local_mem_hndl (a user address; an offset for a segmented
+ *              registration, whose VA is 0), inside a registration of
+ *              this file
+ * @local_mem_hndl: in: the handle of that registration
+ * @remote_addr: in: address at the target, inside @remote_mem_hndl's
+ *               registration (its offset is @remote_addr minus the
+ *               handle's VA)
+ * @remote_mem_hndl: in: a handle the target's registration gave
+ * @length: in: bytes, 1 to KGNI_RDMA_MAX_LENGTH; a GET needs @local_addr,
+ *          @remote_addr and @length multiples of 4 (EINVAL)
+ * @local_data: in: 56 bits: data of the LOCAL event
+ * @global_data: in: 56 bits: data of the GLOBAL and REMOTE events
+ * @channel: out: the BTE channel the transfer went to
+ * @slot: out: its TX descriptor
+ *
+ * Checks the request against the file's domain and registrations, fills
+ * a BTE TX descriptor as Cray's driver does (Documentation/abi.rst) and
+ * rings its channel; the transfer runs in the NIC and ends with its
+ * events, or with exactly one error event whose status names the
+ * failure.  Needs a CDM (EPERM).  @cq_id cannot be destroyed while a
+ * post uses it (EBUSY).
+ */
+struct kgni_rdma_post {
+	__u32 size;
+	__u32 flags;
+	__u32 type;
+	__u32 events;
+	__u32 remote_pe;
+	__u32 cq_id;
+	__u32 dlvr_mode;
+	__u32 reserved;
+	__aligned_u64 local_addr;
+	__aligned_u64 local_mem_hndl[2];
+	__aligned_u64 remote_addr;
+	__aligned_u64 remote_mem_hndl[2];
+	__aligned_u64 length;
+	__aligned_u64 local_data;
+	__aligned_u64 global_data;
+	__u32 channel;
+	__u32 slot;
+};
+
+/* Most segments of one KGNI_IOC_MEM_REGISTER_SEGMENTS */
+#define KGNI_MEM_MAX_SEGMENTS		4096
+
+/**
+ * struct kgni_mem_segment - one piece of a segmented registration
+ * @addr: user address
+ * @len: bytes
+ */
+struct kgni_mem_segment {
+	__aligned_u64 addr;
+	__aligned_u64 len;
+};
+
+/**
+ * struct kgni_mem_register_segments - ioctl(KGNI_IOC_MEM_REGISTER_SEGMENTS)
+ * @size: in: sizeof(struct kgni_mem_register_segments)
+ * @flags: in: 0 or KGNI_MEM_READONLY, as for KGNI_IOC_MEM_REGISTER
+ * @segments: in: user pointer to @nsegs struct kgni_mem_segment
+ * @nsegs: in: 1 to KGNI_MEM_MAX_SEGMENTS
+ * @cq_id: in: as for KGNI_IOC_MEM_REGISTER
+ * @mem_hndl: out: the handle, as KGNI_IOC_MEM_REGISTER's but with VA 0
+ * @reserved: in: 0
+ *
+ * Registers the segments as one memory domain in which they follow each
+ * other: offset 0 is the first byte of the first segment's first page,
+ * and each segment starts where the previous one's last page ends.  Every
+ * segment but the first must start on a page, and every one but the last
+ * must end on one (EINVAL), so that offsets are the segments' bytes
+ * concatenated.  Pins and counts pages as KGNI_IOC_MEM_REGISTER, at most
+ * KGNI_MEM_MAX_PAGES in all.  Deregistered with KGNI_IOC_MEM_DEREGISTER.
+ */
+struct kgni_mem_register_segments {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 segments;
+	__u32 nsegs;
+	__u32 cq_id;
+	__aligned_u64 mem_hndl[2];
+	__aligned_u64 reserved;
+};
+
 #define KGNI_IOC_JOB_CONFIGURE		_IO(KGNI_IOC_MAGIC, KGNI_CMD_JOB_CONFIGURE)
 #define KGNI_IOC_CDM_ATTACH		_IO(KGNI_IOC_MAGIC, KGNI_CMD_CDM_ATTACH)
 #define KGNI_IOC_MEM_REGISTER		_IO(KGNI_IOC_MAGIC, KGNI_CMD_MEM_REGISTER)
@@ -574,5 +712,8 @@ struct kgni_cq_wait {
 #define KGNI_IOC_FMA_ALLOC		_IO(KGNI_IOC_MAGIC, KGNI_CMD_FMA_ALLOC)
 #define KGNI_IOC_FMA_FREE		_IO(KGNI_IOC_MAGIC, KGNI_CMD_FMA_FREE)
 #define KGNI_IOC_CQ_WAIT		_IO(KGNI_IOC_MAGIC, KGNI_CMD_CQ_WAIT)
+#define KGNI_IOC_RDMA_POST		_IO(KGNI_IOC_MAGIC, KGNI_CMD_RDMA_POST)
+#define KGNI_IOC_MEM_REGISTER_SEGMENTS	\
+	_IO(KGNI_IOC_MAGIC, KGNI_CMD_MEM_REGISTER_SEGMENTS)
 
 #endif /* KGNI_IOCTL_H */

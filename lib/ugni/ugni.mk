@@ -12,7 +12,10 @@
 #   $(LIB_OUT)/include/gni_pub.h  the header programs include
 #   $(LIB_OUT)/pkgconfig/cray-ugni.pc, cray-gni-headers.pc
 #   $(LIB_OUT)/tests/test_ugni    host unit test (TAP, testlib/tap.h),
-#                                 library and test under ASan+UBSan
+#                                 library and test under ASan+UBSan; the
+#                                 library's open, ioctl and mmap of
+#                                 /dev/kgniN reach a fake kernel
+#                                 (tests/fake_kgni.c, through --wrap)
 #
 # Host tests: lib/ugni/tests/host-test.py $(LIB_OUT), run by test-lib.
 
@@ -67,10 +70,13 @@ $(LIB_OUT)/pkgconfig/%.pc: $(UGNI_DIR)/%.pc.in
 	@mkdir -p $(@D)
 	sed -e 's|@PREFIX@|$(LIB_OUT)|' -e 's|@VERSION@|$(UGNI_VERSION)|' $< >$@
 
-$(UGNI_TEST): $(UGNI_DIR)/tests/test_ugni.c $(UGNI_DIR)/tests/stub_calls.h \
-		$(UGNI_SRC) $(UGNI_HDR) $(REPO)/testlib/tap.h
+UGNI_TEST_SRC := $(UGNI_DIR)/tests/test_ugni.c $(UGNI_DIR)/tests/fake_kgni.c
+UGNI_TEST_WRAP := -Wl,--wrap=open,--wrap=ioctl,--wrap=mmap
+
+$(UGNI_TEST): $(UGNI_TEST_SRC) $(UGNI_DIR)/tests/fake_kgni.h \
+		$(UGNI_DIR)/tests/stub_calls.h $(UGNI_SRC) $(UGNI_HDR) \
+		$(REPO)/testlib/tap.h
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 -Wall -Wextra -Werror -pthread $(UGNI_SAN) \
 		-I$(UGNI_DIR) -I$(REPO)/uapi -I$(REPO)/testlib \
-		$(UGNI_DIR)/tests/test_ugni.c \
-		$(UGNI_SRC) -o $@
+		$(UGNI_TEST_SRC) $(UGNI_SRC) $(UGNI_TEST_WRAP) -o $@

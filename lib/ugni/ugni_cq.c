@@ -145,11 +145,15 @@ static unsigned int cqe_source(uint64_t e)
 			      GEMINI_CQE_SOURCE_MASK);
 }
 
+/*
+ * An event of the initiator: the FMA's (SSID sources; SSID_DREQ also
+ * names a BTE SEND's miss) or the BTE's.  The others are remote events.
+ */
 static bool cqe_local(uint64_t e)
 {
 	unsigned int s = cqe_source(e);
 
-	return s >= GEMINI_CQE_SRC_SSID_SREQ && s <= GEMINI_CQE_SRC_SSID_SRSP;
+	return s >= GEMINI_CQE_SRC_SSID_SREQ && s <= GEMINI_CQE_SRC_BTE;
 }
 
 static gni_return_t cq_take(struct gni_cq *cq, gni_cq_entry_t *out,
@@ -360,16 +364,26 @@ UGNI_EXPORT gni_return_t GNI_CqInterruptUnmask(gni_cq_handle_t cq_hndl)
 	return GNI_RC_SUCCESS;
 }
 
+/*
+ * The post of a local event.  An FMA post has one event; an RDMA post one
+ * per event it asked for (LOCAL, told by UGNI_CQE_LOCAL_FLAG, and
+ * GLOBAL), each handing the descriptor back with cq_mode_complete saying
+ * which came so far, the last one releasing it.  A failed transfer makes
+ * exactly one event, with its status: that one releases the post.
+ */
 UGNI_EXPORT gni_return_t GNI_GetCompleted(gni_cq_handle_t cq_hndl,
 					  gni_cq_entry_t event_data,
 					  gni_post_descriptor_t **post_descr)
 {
+	const uint16_t ev = GNI_CQMODE_LOCAL_EVENT | GNI_CQMODE_GLOBAL_EVENT;
 	uint64_t tid = event_data >> UGNI_CQE_TID_SHIFT & UGNI_CQE_TID_MASK;
 	uint64_t status = event_data >> GEMINI_CQE_STATUS_SHIFT &
 			  GEMINI_CQE_STATUS_MASK;
 	struct gni_nic *nic;
 	struct ugni_req *r;
 	gni_post_descriptor_t *d;
+	uint16_t seen;
+	bool done;
 
 	if (!cq_hndl || !post_descr)
 		return GNI_RC_INVALID_PARAM;
@@ -388,13 +402,24 @@ UGNI_EXPORT gni_return_t GNI_GetCompleted(gni_cq_handle_t cq_hndl,
 		return GNI_RC_INVALID_PARAM;
 	}
 	d = r->desc;
-	if (r->ep && r->ep->outstanding)
-		r->ep->outstanding--;
-	ugni_req_free(nic, (uint32_t)tid);
-	pthread_mutex_unlock(&nic->lock);
+	if (r->want) {
+		r->seen |= event_data & UGNI_CQE_LOCAL_FLAG ?
+			   GNI_CQMODE_LOCAL_EVENT : GNI_CQMODE_GLOBAL_EVENT;
+		seen = r->seen;
+		done = status || (seen & r->want) == r->want;
+	} else {
+		seen = d->cq_mode & ev;
+		done = true;
+	}
+	/* Under the lock: another thread may take the post's other event. */
 	d->status = status ? GNI_RC_TRANSACTION_ERROR : GNI_RC_SUCCESS;
-	d->cq_mode_complete = d->cq_mode &
-			      (GNI_CQMODE_LOCAL_EVENT | GNI_CQMODE_GLOBAL_EVENT);
+	d->cq_mode_complete = seen;
+	if (done) {
+		if (r->ep && r->ep->outstanding)
+			r->ep->outstanding--;
+		ugni_req_free(nic, (uint32_t)tid);
+	}
+	pthread_mutex_unlock(&nic->lock);
 	*post_descr = d;
 	return status ? GNI_RC_TRANSACTION_ERROR : GNI_RC_SUCCESS;
 }

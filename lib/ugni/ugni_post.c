@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * FMA posts: PUT, GET, AMO and CQ write, issued by stores into the FMA
- * descriptor's mapped pages, without a system call.
+ * Posts.  FMA posts (PUT, GET, AMO, CQ write) are issued by stores into
+ * the FMA descriptor's mapped pages, without a system call.
  *
  * A post is one synchronisation sequence of the endpoint's descriptor:
  *
@@ -20,9 +20,17 @@
  * writes the local event, so GNI_GetCompleted finds the descriptor by
  * the tid.  A post that asked for no local event still gets one when it
  * fails; it carries UGNI_TID_NONE.
+ *
+ * RDMA posts (GNI_PostRdma) are one KGNI_IOC_RDMA_POST each: the kernel
+ * fills a BTE descriptor and the NIC moves the data.  The same checks
+ * and event data; the BTE raises the LOCAL and GLOBAL events separately
+ * (the LOCAL one's data has UGNI_CQE_LOCAL_FLAG), or exactly one error
+ * event, so the request stays in the table until every event asked for
+ * came or an error did (GNI_GetCompleted, ugni_cq.c).
  */
 #include <string.h>
 
+#include "kgni_ioctl.h"
 #include "ugni_priv.h"
 
 /* Each mapped window is this big; a transfer moves the base beyond it. */
@@ -32,12 +40,17 @@
 #define PE_SHIFT	GEMINI_FMA_PE_SHIFT_MODE0	/* PE mask mode 0 */
 #define OFFSET_BITS	40
 #define OFFSET_MASK	((1ull << OFFSET_BITS) - 1)
+#define RDMA_GET_ALIGN	4u	/* RDMA GET: local, remote, length (§17.5) */
+#define EV_LOCAL_GLOBAL	(GNI_CQMODE_LOCAL_EVENT | GNI_CQMODE_GLOBAL_EVENT)
 
 /* --- request table ------------------------------------------------------ */
 
-/* A tid for @desc, or -1 when all are taken.  nic->lock held. */
+/*
+ * A tid for @desc, waiting for the events @want (struct ugni_req), or -1
+ * when all are taken.  nic->lock held.
+ */
 int ugni_req_alloc(struct gni_nic *nic, gni_post_descriptor_t *desc,
-		   struct gni_ep *ep)
+		   struct gni_ep *ep, uint16_t want)
 {
 	uint32_t tid;
 
@@ -47,6 +60,8 @@ int ugni_req_alloc(struct gni_nic *nic, gni_post_descriptor_t *desc,
 	nic->req[tid].desc = desc;
 	nic->req[tid].ep = ep;
 	nic->req[tid].local_event = ep->local_event;
+	nic->req[tid].want = want;
+	nic->req[tid].seen = 0;
 	nic->req[tid].used = true;
 	return (int)tid;
 }
@@ -177,19 +192,36 @@ static bool hndl_offset(const gni_mem_handle_t *h, uint64_t addr,
 struct post {
 	struct gni_ep *ep;
 	struct ugni_fma *fma;
+	struct gni_cq *cq;	/* RDMA: where the local events go */
 	gni_post_descriptor_t *d;
 	uint64_t roff;		/* remote offset */
 	uint64_t loff;		/* local offset (GET, fetching AMO) */
 	uint32_t rem_mdh, src_mdh;
 	unsigned int sync;	/* GEMINI_FMA_SYNC_* */
+	uint16_t want;		/* struct ugni_req */
 };
 
+/* What post_check() looks at */
+#define CHK_REMOTE	0x1u	/* remote_addr inside remote_mem_hndl */
+#define CHK_LOCAL	0x2u	/* local_addr inside local_mem_hndl */
+#define CHK_LOCAL_W	0x4u	/* the network writes the local buffer */
+#define CHK_REMOTE_W	0x8u	/* ... the remote one (checked for RDMA) */
+#define CHK_RDMA	0x10u	/* BTE: dual events, src_cq_hndl */
+
+/* A handle that refuses the network's writes (§17.5) */
+static bool hndl_readonly(const gni_mem_handle_t *h)
+{
+	return GNI_MEMHNDL_GET_FLAGS(*h) & GNI_MEMHNDL_FLAG_READONLY;
+}
+
+/* The checks every post makes, by the CHK_* bits of @chk; fills @p. */
 static gni_return_t post_check(struct gni_ep *ep, gni_post_descriptor_t *d,
-			       struct post *p, bool local, bool remote)
+			       struct post *p, unsigned int chk)
 {
 	const uint16_t modes = GNI_CQMODE_LOCAL_EVENT |
 			       GNI_CQMODE_GLOBAL_EVENT |
 			       GNI_CQMODE_REMOTE_EVENT;
+	struct gni_cq *cq;
 
 	if (!ep || !d)
 		return GNI_RC_INVALID_PARAM;
@@ -197,47 +229,64 @@ static gni_return_t post_check(struct gni_ep *ep, gni_post_descriptor_t *d,
 		return GNI_RC_INVALID_STATE;
 	if (d->cq_mode & ~modes)
 		return GNI_RC_INVALID_PARAM;
-	/* The device raises one local event per sequence. */
-	if ((d->cq_mode & GNI_CQMODE_DUAL_EVENTS) == GNI_CQMODE_DUAL_EVENTS)
-		return (ep->nic->modes & GNI_CDM_MODE_DUAL_EVENTS) ?
-		       GNI_RC_ILLEGAL_OP : GNI_RC_INVALID_PARAM;
-	if ((d->cq_mode & (GNI_CQMODE_LOCAL_EVENT | GNI_CQMODE_GLOBAL_EVENT)) &&
-	    !ep->cq)
+	if ((d->cq_mode & GNI_CQMODE_DUAL_EVENTS) == GNI_CQMODE_DUAL_EVENTS) {
+		if (!(ep->nic->modes & GNI_CDM_MODE_DUAL_EVENTS))
+			return GNI_RC_INVALID_PARAM;
+		/* The FMA raises one local event per sequence. */
+		if (!(chk & CHK_RDMA))
+			return GNI_RC_ILLEGAL_OP;
+	}
+	/*
+	 * FMA local events go to the endpoint's CQ.  An RDMA post's go to
+	 * src_cq_hndl, else to the endpoint's, else (a silent post of an
+	 * endpoint made without a CQ) to the hidden CQ of its FMA, where an
+	 * error event still lands.  A remote-event CQ is no source CQ.
+	 */
+	cq = ep->cq;
+	if ((chk & CHK_RDMA) && d->src_cq_hndl) {
+		cq = d->src_cq_hndl;
+		if (cq->nic != ep->nic || cq->mem_refs)
+			return GNI_RC_INVALID_PARAM;
+	}
+	if ((d->cq_mode & EV_LOCAL_GLOBAL) && !cq)
 		return GNI_RC_INVALID_PARAM;
 	memset(p, 0, sizeof(*p));
 	p->ep = ep;
 	p->fma = ep->fma;
+	p->cq = cq ? cq : ep->fma->cq;
 	p->d = d;
-	if (remote) {
+	if (chk & CHK_REMOTE) {
 		if (!hndl_ok(&d->remote_mem_hndl))
 			return GNI_RC_INVALID_PARAM;
+		if ((chk & CHK_REMOTE_W) && hndl_readonly(&d->remote_mem_hndl))
+			return GNI_RC_PERMISSION_ERROR;
 		p->rem_mdh = GNI_MEMHNDL_GET_MDH(d->remote_mem_hndl);
 		if (!hndl_offset(&d->remote_mem_hndl, d->remote_addr,
 				 d->length, &p->roff))
 			return GNI_RC_INVALID_PARAM;
 	}
-	if (local) {
+	if (chk & CHK_LOCAL) {
 		if (!hndl_ok(&d->local_mem_hndl))
 			return GNI_RC_INVALID_PARAM;
-		/* The network writes the local buffer (§17.5). */
-		if (GNI_MEMHNDL_GET_FLAGS(d->local_mem_hndl) &
-		    GNI_MEMHNDL_FLAG_READONLY)
+		if ((chk & CHK_LOCAL_W) && hndl_readonly(&d->local_mem_hndl))
 			return GNI_RC_PERMISSION_ERROR;
 		p->src_mdh = GNI_MEMHNDL_GET_MDH(d->local_mem_hndl);
 		if (!hndl_offset(&d->local_mem_hndl, d->local_addr,
 				 d->length, &p->loff))
 			return GNI_RC_INVALID_PARAM;
 	}
-	if (d->cq_mode & (GNI_CQMODE_LOCAL_EVENT | GNI_CQMODE_GLOBAL_EVENT))
+	if (d->cq_mode & EV_LOCAL_GLOBAL)
 		p->sync |= GEMINI_FMA_SYNC_LOCAL_EVENT;
 	if (d->cq_mode & GNI_CQMODE_REMOTE_EVENT)
 		p->sync |= GEMINI_FMA_SYNC_REMOTE_EVENT;
+	if (chk & CHK_RDMA)
+		p->want = d->cq_mode & EV_LOCAL_GLOBAL;
 	return GNI_RC_SUCCESS;
 }
 
 /*
  * Take a tid (for a post that asked for a local event) and return the
- * sync data; UINT64_MAX if the table is full.
+ * event data; UINT64_MAX if the table is full.
  */
 static uint64_t post_begin(struct post *p)
 {
@@ -247,7 +296,7 @@ static uint64_t post_begin(struct post *p)
 
 	if (p->sync & GEMINI_FMA_SYNC_LOCAL_EVENT) {
 		pthread_mutex_lock(&nic->lock);
-		t = ugni_req_alloc(nic, p->d, p->ep);
+		t = ugni_req_alloc(nic, p->d, p->ep, p->want);
 		if (t >= 0)
 			p->ep->outstanding++;
 		pthread_mutex_unlock(&nic->lock);
@@ -258,6 +307,21 @@ static uint64_t post_begin(struct post *p)
 	return (uint64_t)GNI_CQ_EVENT_TYPE_POST << UGNI_CQE_TYPE_SHIFT |
 	       (uint64_t)p->ep->remote_event << UGNI_CQE_ID_SHIFT |
 	       tid << UGNI_CQE_TID_SHIFT;
+}
+
+/* Undo post_begin() for a post that was not made. */
+static void post_abort(struct post *p, uint64_t data)
+{
+	struct gni_nic *nic = p->ep->nic;
+	uint32_t tid = (uint32_t)(data >> UGNI_CQE_TID_SHIFT &
+				  UGNI_CQE_TID_MASK);
+
+	if (tid == UGNI_TID_NONE)
+		return;
+	pthread_mutex_lock(&nic->lock);
+	ugni_req_free(nic, tid);
+	p->ep->outstanding--;
+	pthread_mutex_unlock(&nic->lock);
 }
 
 /* --- the operations ----------------------------------------------------- */
@@ -453,7 +517,8 @@ UGNI_EXPORT gni_return_t GNI_PostFma(gni_ep_handle_t ep_hndl,
 	default:
 		return GNI_RC_INVALID_PARAM;
 	}
-	rc = post_check(ep_hndl, d, &p, local, true);
+	rc = post_check(ep_hndl, d, &p,
+			CHK_REMOTE | (local ? CHK_LOCAL | CHK_LOCAL_W : 0));
 	if (rc != GNI_RC_SUCCESS)
 		return rc;
 	if (d->type == GNI_POST_FMA_PUT_W_SYNCFLAG) {
@@ -517,7 +582,7 @@ UGNI_EXPORT gni_return_t GNI_PostCqWrite(gni_ep_handle_t ep_hndl,
 	    (d->cq_mode & GNI_CQMODE_REMOTE_EVENT))
 		return GNI_RC_INVALID_PARAM;
 	/* No data moves: only the handle's MDH (and its CQ) matter. */
-	rc = post_check(ep_hndl, d, &p, false, false);
+	rc = post_check(ep_hndl, d, &p, 0);
 	if (rc != GNI_RC_SUCCESS)
 		return rc;
 	if (!hndl_ok(&d->remote_mem_hndl))
@@ -536,5 +601,101 @@ UGNI_EXPORT gni_return_t GNI_PostCqWrite(gni_ep_handle_t ep_hndl,
 		d->cqwrite_value & UGNI_CQWRITE_MASK;
 	fma_sync(p.fma, p.sync, data);
 	pthread_mutex_unlock(&p.fma->lock);
+	return GNI_RC_SUCCESS;
+}
+
+/* --- RDMA --------------------------------------------------------------- */
+
+_Static_assert(GNI_DLVMODE_NO_ADAPT == KGNI_RDMA_DLVR_NO_ADAPT &&
+	       GNI_DLVMODE_NO_HASH == KGNI_RDMA_DLVR_NO_HASH &&
+	       GNI_DLVMODE_NO_RADAPT == KGNI_RDMA_DLVR_NO_RADAPT,
+	       "kgni takes uGNI's delivery-mode bits");
+
+static uint32_t rdma_events(uint16_t cq_mode)
+{
+	return (cq_mode & GNI_CQMODE_LOCAL_EVENT ? KGNI_RDMA_EV_LOCAL : 0) |
+	       (cq_mode & GNI_CQMODE_GLOBAL_EVENT ? KGNI_RDMA_EV_GLOBAL : 0) |
+	       (cq_mode & GNI_CQMODE_REMOTE_EVENT ? KGNI_RDMA_EV_REMOTE : 0);
+}
+
+/*
+ * One BTE transfer, queued by the kernel (KGNI_IOC_RDMA_POST).  The
+ * kernel and the NIC check what the library cannot (the handles are the
+ * file's, the local range is registered, the remote MDD at the target).
+ */
+UGNI_EXPORT gni_return_t GNI_PostRdma(gni_ep_handle_t ep_hndl,
+				      gni_post_descriptor_t *post_descr)
+{
+	const uint16_t known = GNI_RDMAMODE_PHYS_ADDR | GNI_RDMAMODE_FENCE |
+			       GNI_RDMAMODE_GETWC_DIS;
+	struct kgni_rdma_post r = { .size = sizeof(r) };
+	gni_post_descriptor_t *d = post_descr;
+	unsigned int chk = CHK_RDMA | CHK_REMOTE | CHK_LOCAL;
+	struct post p;
+	gni_return_t rc;
+	uint64_t data;
+	int err;
+
+	if (!ep_hndl || !d)
+		return GNI_RC_INVALID_PARAM;
+	switch (d->type) {
+	case GNI_POST_RDMA_PUT:
+		r.type = KGNI_RDMA_PUT;
+		chk |= CHK_REMOTE_W;
+		break;
+	case GNI_POST_RDMA_GET:
+		r.type = KGNI_RDMA_GET;
+		chk |= CHK_LOCAL_W;
+		break;
+	default:
+		return GNI_RC_INVALID_PARAM;
+	}
+	if (!d->length || d->length > KGNI_RDMA_MAX_LENGTH)
+		return GNI_RC_INVALID_PARAM;
+	/* A PUT takes any alignment; a GET moves 4-byte words. */
+	if (d->type == GNI_POST_RDMA_GET &&
+	    ((d->local_addr | d->remote_addr | d->length) &
+	     (RDMA_GET_ALIGN - 1)))
+		return GNI_RC_ALIGNMENT_ERROR;
+	/* Physical addresses are the kernel's; GETWC_DIS is Aries'. */
+	if ((d->rdma_mode & ~known) || (d->rdma_mode & GNI_RDMAMODE_PHYS_ADDR))
+		return GNI_RC_INVALID_PARAM;
+	if (ep_hndl->nic->modes & GNI_CDM_MODE_BTE_SINGLE_CHANNEL)
+		r.flags |= KGNI_RDMA_SINGLE_CHANNEL;
+	if (d->rdma_mode & GNI_RDMAMODE_FENCE) {
+		/* A fence orders one channel's transfers only. */
+		if (!(r.flags & KGNI_RDMA_SINGLE_CHANNEL))
+			return GNI_RC_INVALID_PARAM;
+		r.flags |= KGNI_RDMA_FENCE;
+	}
+	rc = post_check(ep_hndl, d, &p, chk);
+	if (rc != GNI_RC_SUCCESS)
+		return rc;
+
+	r.events = rdma_events(d->cq_mode);
+	r.remote_pe = ep_hndl->remote_pe;
+	r.cq_id = p.cq->id;
+	/* Gemini routes by these three; the Aries modes mean nothing here. */
+	r.dlvr_mode = d->dlvr_mode & (GNI_DLVMODE_NO_ADAPT |
+				      GNI_DLVMODE_NO_HASH |
+				      GNI_DLVMODE_NO_RADAPT);
+	r.local_addr = d->local_addr;
+	r.local_mem_hndl[0] = d->local_mem_hndl.qword1;
+	r.local_mem_hndl[1] = d->local_mem_hndl.qword2;
+	r.remote_addr = d->remote_addr;
+	r.remote_mem_hndl[0] = d->remote_mem_hndl.qword1;
+	r.remote_mem_hndl[1] = d->remote_mem_hndl.qword2;
+	r.length = d->length;
+	data = post_begin(&p);
+	if (data == UINT64_MAX)
+		return GNI_RC_ERROR_RESOURCE;
+	r.global_data = data;
+	r.local_data = data | UGNI_CQE_LOCAL_FLAG;
+	/* ENOSPC: the channel's ring is full (GNI_RC_ERROR_RESOURCE) */
+	err = ugni_ioctl(ep_hndl->nic, KGNI_IOC_RDMA_POST, &r);
+	if (err) {
+		post_abort(&p, data);
+		return ugni_errno_rc(err);
+	}
 	return GNI_RC_SUCCESS;
 }

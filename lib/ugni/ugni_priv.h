@@ -5,15 +5,19 @@
  * inside the data are vgemini's choice (ugni-api.md §10.3 proposal):
  *
  *   55..54  event type (GNI_CQ_EVENT_TYPE_*)
- *   53..48  reserved for library flags
+ *   53..49  reserved for library flags
+ *   48      UGNI_CQE_LOCAL_FLAG: the LOCAL event of an RDMA post (its
+ *           GLOBAL and remote events have it clear)
  *   47..16  inst_id (POST/SMSG/MSGQ remote and local events) or msg_id
  *   15..0   tid: the request index GNI_GetCompleted looks up
  *   47..0   CQ-write events: the low 48 bits of cqwrite_value
  *
- * A post's sync-complete data carries the sender's remote_event in the
- * inst_id bits, because the same data goes into the remote event; the
- * local event gets the endpoint's local_event there when GNI_CqGetEvent
- * hands it out (looked up by tid).
+ * A post's event data (FMA: the sync-complete data; RDMA: the BTE's
+ * user_data, and its src_cq_data, the same with UGNI_CQE_LOCAL_FLAG)
+ * carries the sender's remote_event in the inst_id bits, because the
+ * same data goes into the remote event; the local event gets the
+ * endpoint's local_event there when GNI_CqGetEvent hands it out (looked
+ * up by tid).
  *
  * Objects (Documentation/ugni.rst "Implementation"):
  *   gni_cdm   what GNI_CdmCreate recorded; attached once, to one NIC;
@@ -22,7 +26,8 @@
  *   gni_cq    a kgni CQ with its ring and user page mapped;
  *   ugni_fma  a kgni FMA descriptor with its pages mapped; one per source
  *             CQ, since the descriptor's CQ is a privileged field;
- *   gni_ep    a peer (PE, inst_id) and the FMA of its CQ.
+ *   gni_ep    a peer (PE, inst_id) and the FMA of its CQ; RDMA posts go
+ *             through KGNI_IOC_RDMA_POST, each to a BTE descriptor.
  */
 #ifndef UGNI_PRIV_H
 #define UGNI_PRIV_H
@@ -44,6 +49,7 @@
 #define UGNI_CQE_TID_SHIFT	0
 #define UGNI_CQE_TID_MASK	0xffffull
 #define UGNI_CQWRITE_MASK	0xffffffffffffull	/* 48 bits */
+#define UGNI_CQE_LOCAL_FLAG	(1ull << 48)
 
 /* Request table: tids 0..UGNI_MAX_REQS - 1; UGNI_TID_NONE has no post. */
 #define UGNI_MAX_REQS		0xffffu
@@ -60,10 +66,18 @@
 struct gni_cq;
 struct ugni_fma;
 
+/*
+ * A post waiting for its events.  @want: the GNI_CQMODE_LOCAL_EVENT and
+ * GLOBAL_EVENT bits it waits for, each its own event (RDMA); 0 when its
+ * one event completes it whatever it asked for (FMA, CQ write).  @seen:
+ * those that came.
+ */
 struct ugni_req {
 	gni_post_descriptor_t *desc;
 	struct gni_ep *ep;
 	uint32_t local_event;
+	uint16_t want;
+	uint16_t seen;
 	bool used;
 };
 
@@ -165,7 +179,7 @@ void ugni_cq_unmake(struct gni_cq *cq);
 
 /* ugni_post.c */
 int ugni_req_alloc(struct gni_nic *nic, gni_post_descriptor_t *desc,
-		   struct gni_ep *ep);
+		   struct gni_ep *ep, uint16_t want);
 void ugni_req_free(struct gni_nic *nic, uint32_t tid);
 
 #endif

@@ -142,15 +142,6 @@ UGNI_EXPORT gni_return_t GNI_EpPostDataCancelById(gni_ep_handle_t ep_hndl,
 }
 
 /* needs the kgni driver */
-UGNI_EXPORT gni_return_t GNI_MemRegisterSegments(gni_nic_handle_t nic_hndl,
-		gni_mem_segment_t *mem_segments, uint32_t segments_cnt,
-		gni_cq_handle_t dst_cq_hndl, uint32_t flags,
-		uint32_t vmdh_index, gni_mem_handle_t *mem_hndl)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
-/* needs the kgni driver */
 UGNI_EXPORT gni_return_t GNI_SetMddResources(gni_nic_handle_t nic_hndl,
 		uint32_t num_entries)
 {
@@ -167,13 +158,6 @@ UGNI_EXPORT gni_return_t GNI_RebuildMemHndl(gni_mem_handle_t *src_mem_hndl,
 /* needs the kgni driver */
 UGNI_EXPORT gni_return_t GNI_MemQueryHndls(gni_nic_handle_t nic_hndl, int fd,
 		gni_mem_handle_t *mem_hndl, uint64_t *address, uint64_t *length)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
-/* needs the kgni driver */
-UGNI_EXPORT gni_return_t GNI_PostRdma(gni_ep_handle_t ep_hndl,
-		gni_post_descriptor_t *post_descr)
 {
 	return GNI_RC_ILLEGAL_OP;
 }

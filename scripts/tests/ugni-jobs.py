@@ -15,6 +15,12 @@ with "vgemini run" on a 2x2x2 torus of its own:
                   and read-only handles, another domain's CDM
   ugni_nosys      -n 2: PUT, GET, AMOs, CQ write and CQ polling from a
                   process in seccomp's strict mode (a system call kills it)
+  ugni_rdma       -n 8: RDMA (BTE) PUT and GET between pairs: sizes 1 B
+                  .. 1 MiB byte for byte, every cq_mode, alignment
+                  errors, segmented registrations, a deregistered
+                  target, FENCE, ERROR_RESOURCE
+  ugni_bw         -n 2: RDMA bandwidth of 4 MiB and the FMA/RDMA
+                  crossover (notes, not checked; the data is)
   ugni_bench      -n 2: 8-byte PUT latency and issue rate (printed as
                   "# bench: ..." notes, not checked)
 
@@ -121,6 +127,14 @@ def nothing_left(tap):
            out + err if rc else "\n".join(left))
 
 
+def bench_notes(tap, out):
+    """Rank 0's "bench:" lines, as TAP notes."""
+    for line in out.splitlines():
+        m = re.match(r"\[0\] bench: (.*)$", line)
+        if m:
+            tap.note(f"bench: {m.group(1)}")
+
+
 def body(tap, fab, quick):
     if not fab.up(tap, "2x2x2"):
         return
@@ -136,6 +150,9 @@ def body(tap, fab, quick):
                        launcher=["--alt-domain", "-v"])
     released(tap, alt_creds(err), "the isolation job's alternate domain")
     job(tap, 2, "ugni_nosys")
+    job(tap, 8, "ugni_rdma")
+    rc, out, err = job(tap, 2, "ugni_bw", "--reps", 1 if quick else 2)
+    bench_notes(tap, out)
     before = fma_counters()
     rc, out, err = job(tap, 2, "ugni_bench")
     after = fma_counters()
@@ -144,10 +161,7 @@ def body(tap, fab, quick):
     tap.ok(refused is not None and not any(refused.values()),
            "ugni_bench: no FMA register write of libugni's is refused "
            "(priv_refused unchanged on every node)", f"{refused}")
-    for line in out.splitlines():
-        m = re.match(r"\[0\] bench: (.*)$", line)
-        if m:
-            tap.note(f"bench: {m.group(1)}")
+    bench_notes(tap, out)
     nothing_left(tap)
 
 

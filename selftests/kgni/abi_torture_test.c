@@ -17,6 +17,14 @@
  *    file's objects, embedded user pointers that cannot be used;
  *  - KGNI_IOC_CQ_WAIT: polled CQ, time-out, signal, CQ destroyed while
  *    waiting;
+ *  - KGNI_IOC_RDMA_POST: every field out of range, out fields set, bad
+ *    type, events and delivery bits, misaligned GETs, FENCE without
+ *    SINGLE_CHANNEL, lengths 0 and too long, local ranges outside the
+ *    registration, another file's or forged handles and CQs, remote
+ *    handles of the wrong format, EACCES for writes into read-only
+ *    memory, EPERM without a CDM, ENOSPC past a file's posts in flight;
+ *  - KGNI_IOC_MEM_REGISTER_SEGMENTS: segment counts, the page-boundary
+ *    rules, lengths, the page limit, unreadable arrays and memory;
  *  - unknown command numbers around and inside the range (and kgni's
  *    numbers with another magic, direction or size) are ENOTTY;
  *  - another process cannot mmap this file's CQ and FMA offsets through
@@ -44,6 +52,7 @@
 #include "kgni_ioctl.h"
 #include "kgni_dp.h"
 #include "gemini_nic.h"
+#include "gemini_mh.h"
 
 #define TEST_PTAG		0x52
 #define TEST_COOKIE		0x5eed0000u
@@ -136,7 +145,8 @@ FIXTURE_TEARDOWN(abi)
 enum cmd_id {
 	C_DIAG_PING, C_COUNTER_READ, C_COUNTER_SNAPSHOT, C_JOB_CONFIGURE,
 	C_CDM_ATTACH, C_MEM_REGISTER, C_MEM_DEREGISTER, C_CQ_CREATE,
-	C_CQ_DESTROY, C_FMA_ALLOC, C_FMA_FREE, C_CQ_WAIT, C_NUM
+	C_CQ_DESTROY, C_FMA_ALLOC, C_FMA_FREE, C_CQ_WAIT, C_RDMA_POST,
+	C_MEM_REGISTER_SEGMENTS, C_NUM
 };
 
 struct cmd {
@@ -186,6 +196,14 @@ static const struct cmd cmds[C_NUM] = {
 	[C_CQ_WAIT] = { "CQ_WAIT", KGNI_IOC_CQ_WAIT,
 		sizeof(struct kgni_cq_wait), sizeof(struct kgni_cq_wait), 0,
 		false },
+	[C_RDMA_POST] = { "RDMA_POST", KGNI_IOC_RDMA_POST,
+		sizeof(struct kgni_rdma_post), sizeof(struct kgni_rdma_post),
+		KGNI_RDMA_FENCE | KGNI_RDMA_SINGLE_CHANNEL, true },
+	[C_MEM_REGISTER_SEGMENTS] = { "MEM_REGISTER_SEGMENTS",
+		KGNI_IOC_MEM_REGISTER_SEGMENTS,
+		sizeof(struct kgni_mem_register_segments),
+		sizeof(struct kgni_mem_register_segments), KGNI_MEM_READONLY,
+		true },
 };
 
 /* Objects the valid requests below name, made per test */
@@ -195,7 +213,7 @@ struct objs {
 	__u32 cq;		/* a CQ, for CQ_DESTROY */
 	__u32 bcq;		/* a blocking CQ, for CQ_WAIT and FMA_ALLOC */
 	__u32 fma;		/* a descriptor, for FMA_FREE */
-	__u32 pe;		/* this NIC's PE, for DIAG_PING */
+	__u32 pe;		/* this NIC's PE, for DIAG_PING and RDMA_POST */
 };
 
 static void objs_make(struct __test_metadata *_metadata, int fd, char *page,
@@ -303,6 +321,30 @@ static int valid_request(enum cmd_id c, void *buf, const struct objs *o,
 		((struct kgni_cq_wait *)buf)->cq_id = o->bcq;
 		((struct kgni_cq_wait *)buf)->timeout_ms = 1;
 		break;
+	case C_RDMA_POST: {
+		/* 8 bytes from the page to itself, no event */
+		struct kgni_rdma_post *p = buf;
+
+		p->type = KGNI_RDMA_PUT;
+		p->remote_pe = o->pe;
+		p->cq_id = o->bcq;
+		p->local_addr = (uintptr_t)page;
+		p->remote_addr = (uintptr_t)page + 64;
+		p->length = 8;
+		memcpy(p->local_mem_hndl, o->h, sizeof(o->h));
+		memcpy(p->remote_mem_hndl, o->h, sizeof(o->h));
+		break;
+	}
+	case C_MEM_REGISTER_SEGMENTS: {
+		struct kgni_mem_register_segments *p = buf;
+		static struct kgni_mem_segment seg;
+
+		seg.addr = (uintptr_t)page;
+		seg.len = 64;
+		p->segments = (uintptr_t)&seg;
+		p->nsegs = 1;
+		break;
+	}
 	default:
 		break;
 	}
@@ -338,6 +380,10 @@ static void undo(struct __test_metadata *_metadata, enum cmd_id c, void *buf,
 	case C_MEM_REGISTER:
 		EXPECT_EQ(0, mem_deregister(fd,
 			((struct kgni_mem_register *)buf)->mem_hndl));
+		break;
+	case C_MEM_REGISTER_SEGMENTS:
+		EXPECT_EQ(0, mem_deregister(fd,
+			((struct kgni_mem_register_segments *)buf)->mem_hndl));
 		break;
 	case C_MEM_DEREGISTER:
 		EXPECT_EQ(0, mem_register_cq(fd, page, PAGE, 0, 0, o->h));
@@ -517,7 +563,8 @@ TEST_F(abi, unknown_commands)
 	if (self->absent)
 		return;
 	for (nr = 0; nr < 256; nr++) {
-		if (nr >= KGNI_CMD_BASE && nr <= KGNI_CMD_CQ_WAIT)
+		if (nr >= KGNI_CMD_BASE &&
+		    nr <= KGNI_CMD_MEM_REGISTER_SEGMENTS)
 			continue;
 		memset(buf, 0, sizeof(buf));
 		buf[0] = 64;
@@ -526,7 +573,7 @@ TEST_F(abi, unknown_commands)
 			TH_LOG("_IO('G', 0x%x)", nr);
 	}
 	/* kgni's numbers with another magic, direction or size */
-	for (nr = KGNI_CMD_BASE; nr <= KGNI_CMD_CQ_WAIT; nr++) {
+	for (nr = KGNI_CMD_BASE; nr <= KGNI_CMD_MEM_REGISTER_SEGMENTS; nr++) {
 		EXPECT_EQ(-ENOTTY, xioctl(self->fd, _IO('H', nr), buf))
 			TH_LOG("_IO('H', 0x%x)", nr);
 		EXPECT_EQ(-ENOTTY, xioctl(self->fd,
@@ -685,6 +732,377 @@ TEST_F(abi, reserved_ranges_and_ids)
 	EXPECT_EQ(cs.num_blocks * cs.per_block, cs.count);
 	munmap(ro, PAGE);
 	close(fd2);
+}
+
+/* --- KGNI_IOC_RDMA_POST ------------------------------------------------ */
+
+/* The handle @h with its CRC made right again */
+static void mh_recrc(__u64 h[2])
+{
+	h[1] &= ~(0xffull << 56);
+	h[1] |= (__u64)gemini_mh_crc(h[0], h[1]) << 56;
+}
+
+/* The handle's VA */
+static __u64 mh_va(const __u64 h[2])
+{
+	return (h[0] & 0x000fffffffffffffull) << 12;
+}
+
+/*
+ * Post a copy of @base changed by @change: EXPECT errno @want.  An
+ * accepted post runs (8 bytes from the page to itself, no event).
+ */
+#define EXPECT_POST(want, base, change) do {				\
+	struct kgni_rdma_post q_ = (base);				\
+	struct kgni_rdma_post *q = &q_;					\
+	change;								\
+	EXPECT_EQ(want, rdma_post(self->fd, q)) TH_LOG("%s", #change);	\
+} while (0)
+
+TEST_F_TIMEOUT(abi, rdma_post_fields, 60)
+{
+	static __u8 buf[PAGE];
+	struct kgni_rdma_post b;
+	struct kgni_cq_create cc, occ;
+	__u64 h[2], hro[2], oh[2], f[2];
+	char *ro, *other;
+	__u32 pe;
+	int fd2, fd3;
+
+	if (self->absent)
+		return;
+	ro = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	other = anon(PAGE);
+	ASSERT_NE(MAP_FAILED, ro);
+	ASSERT_NE(NULL, other);
+	fd2 = open(KGNI_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, cdm_attach(fd2, TEST_PTAG, TEST_COOKIE, &pe));
+	ASSERT_EQ(0, cq_create(fd2, 0, 4, &occ));	/* another file's */
+	ASSERT_EQ(0, mem_register_cq(fd2, other, PAGE, 0, 0, oh));
+	ASSERT_EQ(0, cq_create(self->fd, 0, 64, &cc));
+	ASSERT_EQ(0, mem_register_cq(self->fd, self->page, PAGE, 0, 0, h));
+	ASSERT_EQ(0, mem_register_cq(self->fd, ro, PAGE, KGNI_MEM_READONLY, 0,
+				     hro));
+	rdma_fill(&b, KGNI_RDMA_PUT, pe, cc.cq_id, (uintptr_t)self->page, h,
+		  (uintptr_t)self->page + 64, h, 8);
+	EXPECT_POST(0, b, (void)q);
+
+	/* the size: short, and a tail that is not zero */
+	EXPECT_POST(-EINVAL, b, q->size = sizeof(*q) - 1);
+	EXPECT_POST(-EINVAL, b, q->size = 8);
+	memset(buf, 0, sizeof(buf));
+	memcpy(buf, &b, sizeof(b));
+	((struct kgni_rdma_post *)buf)->size = sizeof(b) + 8;
+	buf[sizeof(b) + 2] = 1;
+	EXPECT_EQ(-E2BIG, xioctl(self->fd, KGNI_IOC_RDMA_POST, buf));
+	buf[sizeof(b) + 2] = 0;
+	EXPECT_EQ(0, xioctl(self->fd, KGNI_IOC_RDMA_POST, buf));
+
+	/* flags; FENCE only on a single channel */
+	EXPECT_POST(-EINVAL, b, q->flags = 0x4);
+	EXPECT_POST(-EINVAL, b, q->flags = 0x80000000u);
+	EXPECT_POST(-EINVAL, b, q->flags = KGNI_RDMA_FENCE);
+	EXPECT_POST(0, b, q->flags = KGNI_RDMA_FENCE |
+			  KGNI_RDMA_SINGLE_CHANNEL);
+	EXPECT_POST(0, b, q->flags = KGNI_RDMA_SINGLE_CHANNEL);
+
+	/* reserved and out fields must come in as 0 */
+	EXPECT_POST(-EINVAL, b, q->reserved = 1);
+	EXPECT_POST(-EINVAL, b, q->channel = 1);
+	EXPECT_POST(-EINVAL, b, q->slot = 1);
+
+	/* type, events, delivery mode */
+	EXPECT_POST(-EINVAL, b, q->type = 0);
+	EXPECT_POST(-EINVAL, b, q->type = 3);
+	EXPECT_POST(-EINVAL, b, q->type = 4);
+	EXPECT_POST(-EINVAL, b, q->events = 0x8);
+	EXPECT_POST(-EINVAL, b, q->events = 0x80000000u);
+	EXPECT_POST(-EINVAL, b, q->dlvr_mode = 0x8);
+	EXPECT_POST(-EINVAL, b, q->dlvr_mode = 0x100);
+	EXPECT_POST(0, b, q->dlvr_mode = KGNI_RDMA_DLVR_NO_ADAPT |
+			  KGNI_RDMA_DLVR_NO_HASH | KGNI_RDMA_DLVR_NO_RADAPT);
+
+	/* lengths, data words, PEs */
+	EXPECT_POST(-EINVAL, b, q->length = 0);
+	EXPECT_POST(-EINVAL, b, q->length = KGNI_RDMA_MAX_LENGTH + 1);
+	EXPECT_POST(-EINVAL, b, q->length = ~0ull);
+	EXPECT_POST(-EINVAL, b, q->length = PAGE + 1);
+	EXPECT_POST(-EINVAL, b, { q->local_addr += 1; q->length = PAGE; });
+	EXPECT_POST(-EINVAL, b, q->local_addr -= 1);
+	EXPECT_POST(-EINVAL, b, q->local_addr += PAGE);
+	EXPECT_POST(-EINVAL, b, q->local_data = 1ull << 56);
+	EXPECT_POST(-EINVAL, b, q->global_data = 1ull << 63);
+	EXPECT_POST(-EINVAL, b, q->remote_pe = 1u << 18);
+	EXPECT_POST(-EINVAL, b, q->remote_pe = 0xffffffffu);
+
+	/* GET: 4-byte aligned addresses and length */
+	EXPECT_POST(0, b, q->type = KGNI_RDMA_GET);
+	EXPECT_POST(-EINVAL, b, { q->type = KGNI_RDMA_GET; q->local_addr++; });
+	EXPECT_POST(-EINVAL, b, { q->type = KGNI_RDMA_GET;
+				  q->remote_addr += 2; });
+	EXPECT_POST(-EINVAL, b, { q->type = KGNI_RDMA_GET; q->length = 6; });
+	EXPECT_POST(0, b, q->length = 7);	/* a PUT may be odd */
+
+	/* CQs: none, out of range, another file's */
+	EXPECT_POST(-EINVAL, b, q->cq_id = 0);
+	EXPECT_POST(-EINVAL, b, q->cq_id = 1024);
+	EXPECT_POST(-EINVAL, b, q->cq_id = 0xffffffffu);
+	EXPECT_POST(-EINVAL, b, q->cq_id = occ.cq_id);
+
+	/* local handles: bad CRC, another file's, forged with a good CRC */
+	EXPECT_POST(-EINVAL, b, q->local_mem_hndl[1] ^= 1ull << 56);
+	EXPECT_POST(-EINVAL, b, { memcpy(q->local_mem_hndl, oh, 16);
+				  q->local_addr = (uintptr_t)other; });
+	f[0] = h[0] ^ (1ull << 52);	/* another MDH */
+	f[1] = h[1];
+	mh_recrc(f);
+	EXPECT_POST(-EINVAL, b, memcpy(q->local_mem_hndl, f, 16));
+	f[0] = h[0];
+	f[1] = h[1] + 1;		/* one more page */
+	mh_recrc(f);
+	EXPECT_POST(-EINVAL, b, memcpy(q->local_mem_hndl, f, 16));
+
+	/* remote handles: bad CRC, new format, vMDH, offsets */
+	EXPECT_POST(-EINVAL, b, q->remote_mem_hndl[0] ^= 1);
+	f[0] = h[0];
+	f[1] = h[1] | (0x80ull << 34);	/* GEMINI_MH_FLAG_NEW_FRMT */
+	mh_recrc(f);
+	EXPECT_POST(-EINVAL, b, memcpy(q->remote_mem_hndl, f, 16));
+	f[1] = h[1] | (0x02ull << 34);	/* GEMINI_MH_FLAG_VMDH */
+	mh_recrc(f);
+	EXPECT_POST(-EINVAL, b, memcpy(q->remote_mem_hndl, f, 16));
+	EXPECT_POST(-EINVAL, b, q->remote_addr = mh_va(h) - 1);
+	EXPECT_POST(-EINVAL, b, q->remote_addr = mh_va(h) + (1ull << 40));
+	EXPECT_POST(-EINVAL, b, q->remote_addr = mh_va(h) + (1ull << 40) - 4);
+	/* another file's (of the job): the target decides */
+	EXPECT_POST(0, b, { memcpy(q->remote_mem_hndl, oh, 16);
+			    q->remote_addr = (uintptr_t)other; });
+
+	/* the network must not write read-only memory */
+	EXPECT_POST(-EACCES, b, { q->type = KGNI_RDMA_GET;
+				  memcpy(q->local_mem_hndl, hro, 16);
+				  q->local_addr = (uintptr_t)ro; });
+	EXPECT_POST(-EACCES, b, { memcpy(q->remote_mem_hndl, hro, 16);
+				  q->remote_addr = (uintptr_t)ro; });
+	EXPECT_POST(0, b, { memcpy(q->local_mem_hndl, hro, 16);
+			    q->local_addr = (uintptr_t)ro; });
+	EXPECT_POST(0, b, { q->type = KGNI_RDMA_GET;
+			    memcpy(q->remote_mem_hndl, hro, 16);
+			    q->remote_addr = (uintptr_t)ro; });
+
+	/* a file without a CDM */
+	fd3 = open(KGNI_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd3);
+	EXPECT_EQ(-EPERM, rdma_post(fd3, &b));
+	close(fd3);
+
+	/* A deregistered handle is nobody's. */
+	EXPECT_EQ(0, mem_deregister(self->fd, hro));
+	EXPECT_POST(-EINVAL, b, { memcpy(q->local_mem_hndl, hro, 16);
+				  q->local_addr = (uintptr_t)ro; });
+	munmap(ro, PAGE);
+	close(fd2);
+}
+
+/*
+ * A file has at most KGNI_RDMA_MAX_POSTS posts in flight: a fenced one
+ * to a PE that is no node holds its channel for the request timeout, the
+ * next ones queue behind it on the file's channel, and one more is
+ * ENOSPC until they have ended.
+ */
+TEST_F_TIMEOUT(abi, rdma_post_enospc, 60)
+{
+	struct kgni_rdma_post b, p;
+	struct kgni_cq_create cc;
+	__u32 pe, home;
+	double deadline;
+	__u64 h[2];
+	int i, ret;
+
+	if (self->absent)
+		return;
+	wait_fabric(_metadata);
+	{
+		int t = open(KGNI_DEV, O_RDWR | O_CLOEXEC);
+
+		ASSERT_LE(0, t);
+		ASSERT_EQ(0, cdm_attach(t, TEST_PTAG, TEST_COOKIE, &pe));
+		close(t);
+	}
+	ASSERT_EQ(0, cq_create(self->fd, 0, 128, &cc));
+	ASSERT_EQ(0, mem_register_cq(self->fd, self->page, PAGE, 0, 0, h));
+	rdma_fill(&b, KGNI_RDMA_PUT, pe, cc.cq_id, (uintptr_t)self->page, h,
+		  (uintptr_t)self->page + 64, h, 8);
+	b.flags = KGNI_RDMA_SINGLE_CHANNEL;
+	p = b;
+	p.flags |= KGNI_RDMA_FENCE;
+	p.remote_pe = NO_SUCH_PE;
+	p.length = 64;
+	ASSERT_EQ(0, rdma_post(self->fd, &p));
+	home = p.channel;
+	for (i = 1; i < KGNI_RDMA_MAX_POSTS; i++) {
+		p = b;
+		ret = rdma_post(self->fd, &p);
+		if (ret)
+			break;
+		EXPECT_EQ(home, p.channel);
+	}
+	EXPECT_EQ(0, ret) TH_LOG("post %d", i);
+	p = b;
+	EXPECT_EQ(-ENOSPC, rdma_post(self->fd, &p));
+	/* The same without SINGLE_CHANNEL: the limit is the file's. */
+	p = b;
+	p.flags = 0;
+	EXPECT_EQ(-ENOSPC, rdma_post(self->fd, &p));
+	/* Once the first has timed out, the rest run and room comes back. */
+	deadline = kgni_now() + GEMINI_FMA_TIMEOUT_MS / 1000.0 + 5;
+	do {
+		p = b;
+		ret = rdma_post(self->fd, &p);
+		if (ret == -ENOSPC)
+			usleep(20 * 1000);
+	} while (ret == -ENOSPC && kgni_now() < deadline);
+	EXPECT_EQ(0, ret);
+	EXPECT_EQ(0, mem_deregister(self->fd, h));
+}
+
+/* --- KGNI_IOC_MEM_REGISTER_SEGMENTS ------------------------------------ */
+
+static int reg_segs(int fd, const struct kgni_mem_segment *s, __u32 n,
+		    __u32 flags, __u64 h[2])
+{
+	return mem_register_segments(fd, s, n, flags, 0, h);
+}
+
+TEST_F(abi, mem_register_segments_fields)
+{
+	struct kgni_mem_register_segments r;
+	struct kgni_mem_segment s[3], *many;
+	struct kgni_cq_create occ;
+	char *a, *ro, *gone;
+	__u64 h[2];
+	int fd2;
+
+	if (self->absent)
+		return;
+	a = anon(4 * PAGE);
+	ro = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	gone = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(NULL, a);
+	ASSERT_NE(MAP_FAILED, ro);
+	ASSERT_NE(MAP_FAILED, gone);
+	ASSERT_EQ(0, munmap(gone, PAGE));
+
+	/* one segment, anywhere: the plain registration with VA 0 */
+	s[0].addr = (uintptr_t)a + 10;
+	s[0].len = 20;
+	ASSERT_EQ(0, reg_segs(self->fd, s, 1, 0, h));
+	EXPECT_EQ(0ull, h[0] & 0x000fffffffffffffull);
+	EXPECT_EQ(1ull, h[1] & 0xfffffffull);
+	EXPECT_EQ(gemini_mh_crc(h[0], h[1]), h[1] >> 56);
+	EXPECT_EQ(0, mem_deregister(self->fd, h));
+
+	/* three that meet on page boundaries */
+	s[0].addr = (uintptr_t)a + 100;
+	s[0].len = PAGE - 100;
+	s[1].addr = (uintptr_t)a + 2 * PAGE;
+	s[1].len = PAGE;
+	s[2].addr = (uintptr_t)a + PAGE;
+	s[2].len = 1;
+	ASSERT_EQ(0, reg_segs(self->fd, s, 3, 0, h));
+	EXPECT_EQ(3ull, h[1] & 0xfffffffull);
+	EXPECT_EQ(0, mem_deregister(self->fd, h));
+	/* the second starts inside a page; the first ends inside one */
+	s[1].addr += 8;
+	s[1].len -= 8;
+	EXPECT_EQ(-EINVAL, reg_segs(self->fd, s, 3, 0, h));
+	s[1].addr = (uintptr_t)a + 2 * PAGE;
+	s[1].len = PAGE;
+	s[0].len -= 1;
+	EXPECT_EQ(-EINVAL, reg_segs(self->fd, s, 3, 0, h));
+	s[0].len += 1;
+	/* the last one's end and the first one's start are free */
+	s[2].len = 0;
+	EXPECT_EQ(-EINVAL, reg_segs(self->fd, s, 3, 0, h)) TH_LOG("length 0");
+	s[2].len = 1;
+	s[2].addr = -(__u64)PAGE;
+	EXPECT_EQ(-EINVAL, reg_segs(self->fd, s, 3, 0, h))
+		TH_LOG("past the user address space");
+	s[2].addr = (uintptr_t)a + PAGE;
+
+	/* counts and the page limit (checked before any pinning) */
+	EXPECT_EQ(-EINVAL, reg_segs(self->fd, s, 0, 0, h));
+	EXPECT_EQ(-EINVAL, reg_segs(self->fd, s, KGNI_MEM_MAX_SEGMENTS + 1, 0,
+				    h));
+	s[0].addr = (uintptr_t)a;
+	s[0].len = (__u64)(KGNI_MEM_MAX_PAGES / 2) * PAGE;
+	s[1].addr = (uintptr_t)a;
+	s[1].len = (__u64)(KGNI_MEM_MAX_PAGES / 2 + 1) * PAGE;
+	EXPECT_EQ(-EINVAL, reg_segs(self->fd, s, 2, 0, h))
+		TH_LOG("KGNI_MEM_MAX_PAGES + 1 pages");
+
+	/* the most segments, each one page */
+	many = calloc(KGNI_MEM_MAX_SEGMENTS, sizeof(*many));
+	ASSERT_NE(NULL, many);
+	for (unsigned int i = 0; i < KGNI_MEM_MAX_SEGMENTS; i++) {
+		many[i].addr = (uintptr_t)a + (i % 4) * PAGE;
+		many[i].len = PAGE;
+	}
+	EXPECT_EQ(0, reg_segs(self->fd, many, KGNI_MEM_MAX_SEGMENTS, 0, h));
+	EXPECT_EQ((__u64)KGNI_MEM_MAX_SEGMENTS, h[1] & 0xfffffffull);
+	EXPECT_EQ(0, mem_deregister(self->fd, h));
+	free(many);
+
+	/* fields */
+	s[0].addr = (uintptr_t)a;
+	s[0].len = 64;
+	EXPECT_EQ(-EINVAL, reg_segs(self->fd, s, 1, 2, h));
+	memset(&r, 0, sizeof(r));
+	r.size = sizeof(r);
+	r.segments = (uintptr_t)s;
+	r.nsegs = 1;
+	r.reserved = 1;
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, KGNI_IOC_MEM_REGISTER_SEGMENTS, &r));
+	r.reserved = 0;
+	r.mem_hndl[0] = 1;
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, KGNI_IOC_MEM_REGISTER_SEGMENTS, &r));
+	r.mem_hndl[0] = 0;
+	r.cq_id = 1024;
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, KGNI_IOC_MEM_REGISTER_SEGMENTS, &r));
+	fd2 = open(KGNI_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd2);
+	EXPECT_EQ(-EPERM, xioctl(fd2, KGNI_IOC_MEM_REGISTER_SEGMENTS, &r));
+	ASSERT_EQ(0, cdm_attach(fd2, TEST_PTAG, TEST_COOKIE, NULL));
+	ASSERT_EQ(0, cq_create(fd2, 0, 4, &occ));
+	r.cq_id = occ.cq_id;
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, KGNI_IOC_MEM_REGISTER_SEGMENTS, &r))
+		TH_LOG("a remote-event CQ of another file");
+	close(fd2);
+
+	/* the array and the memory it names */
+	r.cq_id = 0;
+	r.segments = (uintptr_t)gone;
+	EXPECT_EQ(-EFAULT, xioctl(self->fd, KGNI_IOC_MEM_REGISTER_SEGMENTS, &r));
+	r.segments = (uintptr_t)KERNEL_PTR;
+	EXPECT_EQ(-EFAULT, xioctl(self->fd, KGNI_IOC_MEM_REGISTER_SEGMENTS, &r));
+	r.segments = 0;
+	EXPECT_EQ(-EFAULT, xioctl(self->fd, KGNI_IOC_MEM_REGISTER_SEGMENTS, &r));
+	s[1].addr = (uintptr_t)gone;
+	s[1].len = PAGE;
+	s[0].len = PAGE;
+	EXPECT_EQ(-EFAULT, reg_segs(self->fd, s, 2, 0, h))
+		TH_LOG("an unmapped segment");
+	s[1].addr = (uintptr_t)ro;
+	EXPECT_EQ(-EFAULT, reg_segs(self->fd, s, 2, 0, h))
+		TH_LOG("read-only memory for the network to write");
+	EXPECT_EQ(0, reg_segs(self->fd, s, 2, KGNI_MEM_READONLY, h));
+	EXPECT_EQ(0x09ull, h[1] >> 34 & 0xff) TH_LOG("flags GART | READONLY");
+	EXPECT_EQ(0, mem_deregister(self->fd, h));
+	munmap(ro, PAGE);
+	munmap(a, 4 * PAGE);
 }
 
 /* --- KGNI_IOC_CQ_WAIT -------------------------------------------------- */

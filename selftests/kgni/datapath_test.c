@@ -10,8 +10,11 @@
  * local event is read from the mapped CQ ring.  Registrations go through
  * the NIC's GART, so buffers whose pages are scattered in physical memory
  * work across their page boundaries; a registration's CQ receives remote
- * events; a blocking CQ can be slept on.  Plus the ABI checks of the
- * ioctls, the release of everything on close, and the kernel log.
+ * events; a blocking CQ can be slept on.  RDMA posts through the BTE,
+ * also to this node: PUT and GET byte for byte with their events, a
+ * segmented registration as target and source, a CQ held by a post until
+ * it has ended.  Plus the ABI checks of the ioctls, the release of
+ * everything on close, and the kernel log.
  */
 #include <signal.h>
 #include <stddef.h>
@@ -30,7 +33,6 @@
 
 #define TEST_PTAG		0x42
 #define TEST_COOKIE		0x1234abcdu
-#define FABRIC_READY_TIMEOUT_S	30
 #define EVENT_TIMEOUT_S		5
 #define PAGE			4096
 
@@ -111,23 +113,6 @@ static int phys_breaks(const void *buf, unsigned int npages)
 	}
 	close(fd);
 	return breaks;
-}
-
-static void wait_fabric(struct __test_metadata *_metadata)
-{
-	double deadline = kgni_now() + FABRIC_READY_TIMEOUT_S;
-	char state[64] = "";
-	bool ready;
-
-	for (;;) {
-		ready = !kgni_read_attr("fabric_state", state, sizeof(state)) &&
-			!strcmp(state, "running");
-		if (ready || kgni_now() > deadline)
-			break;
-		usleep(200 * 1000);
-	}
-	ASSERT_TRUE(ready)
-		TH_LOG("fabric_state is \"%s\", want running", state);
 }
 
 FIXTURE(dp) {
@@ -678,6 +663,260 @@ TEST_F_TIMEOUT(dp, remote_event, 60)
 	EXPECT_EQ(0, xioctl(self->fd, KGNI_IOC_CQ_DESTROY, &cd));
 }
 
+/* --- RDMA posts through the BTE ------------------------------------- */
+
+/* A polled CQ and its ring, for BTE events */
+struct bte_cq {
+	struct kgni_cq_create cq;
+	volatile __u64 *ring;
+	volatile __u64 *user;
+	unsigned int next;
+};
+
+static void bte_cq_open(struct __test_metadata *_metadata, int fd,
+			struct bte_cq *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->cq.size = sizeof(c->cq);
+	c->cq.entries = 64;
+	ASSERT_EQ(0, xioctl(fd, KGNI_IOC_CQ_CREATE, &c->cq));
+	c->ring = map(fd, c->cq.ring_offset, c->cq.ring_size, PROT_READ);
+	c->user = map(fd, c->cq.user_offset, PAGE, PROT_READ | PROT_WRITE);
+	ASSERT_TRUE(c->ring && c->user) TH_LOG("mmap: %s", strerror(errno));
+}
+
+/* The next event, taken; 0 if none came within EVENT_TIMEOUT_S. */
+static __u64 bte_event(struct bte_cq *c)
+{
+	__u64 e = ring_poll(c->ring, c->next);
+
+	if (!e)
+		return 0;
+	c->next = (c->next + 1) % c->cq.entries;
+	c->user[0] = c->next;
+	return e;
+}
+
+static void bte_cq_close(struct __test_metadata *_metadata, int fd,
+			 struct bte_cq *c)
+{
+	struct kgni_cq_destroy cd = { .size = sizeof(cd), .cq_id = c->cq.cq_id };
+
+	munmap((void *)c->ring, c->cq.ring_size);
+	munmap((void *)c->user, PAGE);
+	/* Every post has ended: the kernel takes their slots back. */
+	EXPECT_EQ(0, xioctl(fd, KGNI_IOC_CQ_DESTROY, &cd));
+}
+
+/* An event of the BTE with status @st and data @data */
+#define EXPECT_BTE_EVENT(e, st, data) do {				\
+	EXPECT_EQ((__u64)GEMINI_CQE_SRC_BTE, CQE_SOURCE(e))		\
+		TH_LOG("CQ entry 0x%016llx", (unsigned long long)(e));	\
+	EXPECT_EQ((__u64)(st), CQE_STATUS(e))				\
+		TH_LOG("CQ entry 0x%016llx", (unsigned long long)(e));	\
+	EXPECT_EQ((__u64)(data), (e) & GEMINI_CQE_DATA_MASK);		\
+} while (0)
+
+/* The first byte of [@p, @p + @n) that is not 0, or -1 */
+static long first_nonzero(const char *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i])
+			return (long)i;
+	return -1;
+}
+
+/*
+ * KGNI_IOC_RDMA_POST to this node's own PE: a PUT unaligned at both ends
+ * over two page boundaries of scattered buffers, with its LOCAL and
+ * GLOBAL events; then a GET of it back into a third buffer.  Byte for
+ * byte, nothing written outside the range.
+ */
+TEST_F_TIMEOUT(dp, bte_put_get_loopback, 60)
+{
+	enum { NP = 4 };
+	const size_t len = (size_t)NP * PAGE;
+	const __u64 d_local = 0x11aa22bb33ccull, d_global = 0x44dd55ee66ffull;
+	const size_t pa = 5, pb = 77, pn = 2 * PAGE + 333;
+	const size_t gb = 76, gc = 8, gn = 2 * PAGE + 332;
+	struct kgni_rdma_post p;
+	__u64 ha[2], hb[2], hc[2], e;
+	struct bte_cq c;
+	char *a, *b, *cc;
+	size_t i;
+
+	if (self->absent)
+		return;
+	wait_fabric(_metadata);
+	a = scattered_buf(NP);
+	b = scattered_buf(NP);
+	cc = scattered_buf(NP);
+	ASSERT_TRUE(a && b && cc);
+	for (i = 0; i < len; i++)
+		a[i] = (char)pat(i, 5);
+	ASSERT_EQ(0, mem_register(self->fd, a, len, 0, ha));
+	ASSERT_EQ(0, mem_register(self->fd, b, len, 0, hb));
+	ASSERT_EQ(0, mem_register(self->fd, cc, len, 0, hc));
+	bte_cq_open(_metadata, self->fd, &c);
+
+	/* PUT a + 5 .. into b + 77 .. (the remote address is b's VA) */
+	rdma_fill(&p, KGNI_RDMA_PUT, self->pe, c.cq.cq_id, (uintptr_t)(a + pa),
+		  ha, (uintptr_t)(b + pb), hb, pn);
+	p.events = KGNI_RDMA_EV_LOCAL | KGNI_RDMA_EV_GLOBAL;
+	p.local_data = d_local;
+	p.global_data = d_global;
+	ASSERT_EQ(0, rdma_post(self->fd, &p));
+	EXPECT_GT(3u, p.channel);
+	EXPECT_EQ(p.channel, p.slot / 256) TH_LOG("slot %u", p.slot);
+	e = bte_event(&c);
+	EXPECT_BTE_EVENT(e, GEMINI_STATUS_OK, d_local);
+	e = bte_event(&c);
+	EXPECT_BTE_EVENT(e, GEMINI_STATUS_OK, d_global);
+	EXPECT_EQ(0, memcmp(b + pb, a + pa, pn));
+	EXPECT_EQ(-1, first_nonzero(b, pb));
+	EXPECT_EQ(-1, first_nonzero(b + pb + pn, len - pb - pn));
+
+	/* GET b + 76 .. back into c + 8 .. (4-byte aligned, as GETs must) */
+	rdma_fill(&p, KGNI_RDMA_GET, self->pe, c.cq.cq_id, (uintptr_t)(cc + gc),
+		  hc, (uintptr_t)(b + gb), hb, gn);
+	p.events = KGNI_RDMA_EV_GLOBAL;
+	p.global_data = d_global + 1;
+	ASSERT_EQ(0, rdma_post(self->fd, &p));
+	e = bte_event(&c);
+	EXPECT_BTE_EVENT(e, GEMINI_STATUS_OK, d_global + 1);
+	EXPECT_EQ(0, memcmp(cc + gc, b + gb, gn));
+	EXPECT_EQ(-1, first_nonzero(cc, gc));
+	EXPECT_EQ(-1, first_nonzero(cc + gc + gn, len - gc - gn));
+
+	/* No event asked: none comes; the data does. */
+	memset(cc, 0, len);
+	rdma_fill(&p, KGNI_RDMA_PUT, self->pe, c.cq.cq_id, (uintptr_t)a, ha,
+		  (uintptr_t)cc, hc, 64);
+	ASSERT_EQ(0, rdma_post(self->fd, &p));
+	for (i = 0; i < 500 && memcmp(cc, a, 64); i++)
+		usleep(10000);
+	EXPECT_EQ(0, memcmp(cc, a, 64));
+	usleep(100 * 1000);
+	EXPECT_EQ(0ull, c.ring[c.next]);
+
+	bte_cq_close(_metadata, self->fd, &c);
+	EXPECT_EQ(0, mem_deregister(self->fd, ha));
+	EXPECT_EQ(0, mem_deregister(self->fd, hb));
+	EXPECT_EQ(0, mem_deregister(self->fd, hc));
+}
+
+/*
+ * A segmented registration: three ranges, the first starting inside a
+ * page, the last ending inside one, registered as one domain with VA 0.
+ * A PUT into it lands in each segment in turn; a PUT out of it (offsets
+ * as local addresses) reads them back in the same order.
+ */
+TEST_F_TIMEOUT(dp, bte_segments, 60)
+{
+	const size_t s0 = 2 * PAGE - 100, s1 = PAGE, s2 = 50;
+	const size_t total = s0 + s1 + s2;
+	struct kgni_mem_segment segs[3];
+	struct kgni_rdma_post p;
+	__u64 hs[2], hsrc[2], hdst[2], e;
+	char *x, *y, *z, *src, *dst;
+	struct bte_cq c;
+	size_t i;
+
+	if (self->absent)
+		return;
+	wait_fabric(_metadata);
+	x = anon(2 * PAGE);
+	y = anon(PAGE);
+	z = anon(PAGE);
+	src = anon(4 * PAGE);
+	dst = anon(4 * PAGE);
+	ASSERT_TRUE(x && y && z && src && dst);
+	for (i = 0; i < 4 * PAGE; i++)
+		src[i] = (char)pat(i, 6);
+	segs[0].addr = (uintptr_t)(x + 100);
+	segs[0].len = s0;
+	segs[1].addr = (uintptr_t)y;
+	segs[1].len = s1;
+	segs[2].addr = (uintptr_t)z;
+	segs[2].len = s2;
+	ASSERT_EQ(0, mem_register_segments(self->fd, segs, 3, 0, 0, hs));
+	EXPECT_EQ(0ull, MH_VA(hs));
+	EXPECT_EQ(4u, MH_NPAGES(hs));
+	EXPECT_EQ(12u, MH_PSHIFT(hs));
+	EXPECT_EQ(GEMINI_MH_FLAG_GART, MH_FLAGS(hs));
+	EXPECT_EQ(mh_crc(hs), MH_CRC(hs));
+	ASSERT_EQ(0, mem_register(self->fd, src, 4 * PAGE, 0, hsrc));
+	ASSERT_EQ(0, mem_register(self->fd, dst, 4 * PAGE, 0, hdst));
+	bte_cq_open(_metadata, self->fd, &c);
+
+	/* Offset 100 is x + 100: the first byte of the first segment. */
+	rdma_fill(&p, KGNI_RDMA_PUT, self->pe, c.cq.cq_id, (uintptr_t)src,
+		  hsrc, 100, hs, total);
+	p.events = KGNI_RDMA_EV_GLOBAL;
+	p.global_data = 0x5e6;
+	ASSERT_EQ(0, rdma_post(self->fd, &p));
+	e = bte_event(&c);
+	EXPECT_BTE_EVENT(e, GEMINI_STATUS_OK, 0x5e6);
+	EXPECT_EQ(-1, first_nonzero(x, 100));
+	EXPECT_EQ(0, memcmp(x + 100, src, s0));
+	EXPECT_EQ(0, memcmp(y, src + s0, s1));
+	EXPECT_EQ(0, memcmp(z, src + s0 + s1, s2));
+	EXPECT_EQ(-1, first_nonzero(z + s2, PAGE - s2));
+
+	/* The segments as the local side: their offsets are the addresses. */
+	rdma_fill(&p, KGNI_RDMA_PUT, self->pe, c.cq.cq_id, 100, hs,
+		  (uintptr_t)dst, hdst, total);
+	p.events = KGNI_RDMA_EV_LOCAL;
+	p.local_data = 0x5e7;
+	ASSERT_EQ(0, rdma_post(self->fd, &p));
+	e = bte_event(&c);
+	EXPECT_BTE_EVENT(e, GEMINI_STATUS_OK, 0x5e7);
+	EXPECT_EQ(0, memcmp(dst, src, total));
+	EXPECT_EQ(-1, first_nonzero(dst + total, 4 * PAGE - total));
+
+	bte_cq_close(_metadata, self->fd, &c);
+	EXPECT_EQ(0, mem_deregister(self->fd, hs));
+	EXPECT_EQ(-EINVAL, mem_deregister(self->fd, hs));
+	EXPECT_EQ(0, mem_deregister(self->fd, hsrc));
+	EXPECT_EQ(0, mem_deregister(self->fd, hdst));
+}
+
+/*
+ * A post holds its CQ until it has ended: a PUT to a PE that is no node
+ * can only time out, with one error event (GLOBAL's data); until
+ * then CQ_DESTROY is EBUSY, after it the CQ goes.
+ */
+TEST_F_TIMEOUT(dp, bte_cq_busy_until_done, 60)
+{
+	struct kgni_cq_destroy cd = { .size = sizeof(cd) };
+	struct kgni_rdma_post p;
+	__u64 ha[2], e;
+	struct bte_cq c;
+	char *a;
+
+	if (self->absent)
+		return;
+	a = anon(PAGE);
+	ASSERT_NE(NULL, a);
+	ASSERT_EQ(0, mem_register(self->fd, a, PAGE, 0, ha));
+	bte_cq_open(_metadata, self->fd, &c);
+	rdma_fill(&p, KGNI_RDMA_PUT, NO_SUCH_PE, c.cq.cq_id, (uintptr_t)a, ha,
+		  (uintptr_t)a, ha, 256);
+	p.events = KGNI_RDMA_EV_GLOBAL;
+	p.global_data = 0x910b;
+	ASSERT_EQ(0, rdma_post(self->fd, &p));
+	cd.cq_id = c.cq.cq_id;
+	EXPECT_EQ(-EBUSY, xioctl(self->fd, KGNI_IOC_CQ_DESTROY, &cd));
+	e = bte_event(&c);
+	EXPECT_BTE_EVENT(e, GEMINI_STATUS_TIMEOUT, 0x910b);
+	usleep(200 * 1000);
+	EXPECT_EQ(0ull, c.ring[c.next]) TH_LOG("a second event");
+	bte_cq_close(_metadata, self->fd, &c);
+	EXPECT_EQ(0, mem_deregister(self->fd, ha));
+}
+
 static int cq_wait(int fd, __u32 cq_id, __u32 timeout_ms)
 {
 	struct kgni_cq_wait w = {
@@ -860,6 +1099,8 @@ static const struct abi_cmd abi_cmds[] = {
 	ABI_CMD(FMA_ALLOC, struct kgni_fma_alloc),
 	ABI_CMD(FMA_FREE, struct kgni_fma_free),
 	ABI_CMD(CQ_WAIT, struct kgni_cq_wait),
+	ABI_CMD(RDMA_POST, struct kgni_rdma_post),
+	ABI_CMD(MEM_REGISTER_SEGMENTS, struct kgni_mem_register_segments),
 };
 
 TEST_F(dp, abi_size_flags_pointers)

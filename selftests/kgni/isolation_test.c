@@ -9,6 +9,10 @@
  * - A descriptor freed with a sequence in flight is handed to another job
  *   only once idle: none of the old owner's events reach the new owner.
  * - CQs need a CDM and are limited per file (EDQUOT).
+ * - RDMA posts name only the file's own CQs and registrations; another
+ *   job's memory, named as the remote side, is refused by the target.
+ *   A file closed while its transfers run waits for them before its CQ
+ *   numbers go to anyone else.
  * - Races: mmap against CQ_DESTROY and FMA_FREE, ioctls against close,
  *   fork with mappings and registrations; the kernel log stays clean.
  */
@@ -25,6 +29,7 @@
 #include "kgni_ioctl.h"
 #include "kgni_dp.h"
 #include "gemini_nic.h"
+#include "gemini_pkt.h"
 
 #define PAGE		4096
 #define A_PTAG		0x52
@@ -218,11 +223,13 @@ static bool unreadable(volatile __u64 *p)
 /* Release revokes: mappings go, handles die, ioctls say ENOLINK. */
 TEST_F(iso, release_revokes)
 {
+	struct kgni_mem_segment seg;
+	struct kgni_rdma_post p;
 	struct kgni_cq_create cc;
 	struct kgni_fma_alloc fa;
 	volatile __u64 *user, *ring;
 	char *buf = anon(PAGE);
-	__u64 h[2];
+	__u64 h[2], h2[2];
 	int ctl, fd;
 
 	if (self->absent)
@@ -251,6 +258,12 @@ TEST_F(iso, release_revokes)
 	EXPECT_EQ(-ENOLINK, cq_make(fd, 16, &cc));
 	EXPECT_EQ(-ENOLINK, cdm_attach(fd, A_PTAG, A_COOKIE, NULL));
 	EXPECT_EQ(NULL, map(fd, fa.user_offset, PAGE, PROT_READ));
+	rdma_fill(&p, KGNI_RDMA_PUT, 0, cc.cq_id, (uintptr_t)buf, h,
+		  (uintptr_t)buf, h, 8);
+	EXPECT_EQ(-ENOLINK, rdma_post(fd, &p));
+	seg.addr = (uintptr_t)buf;
+	seg.len = PAGE;
+	EXPECT_EQ(-ENOLINK, mem_register_segments(fd, &seg, 1, 0, 0, h2));
 	/* The pair set up again is a new job: new files attach. */
 	ASSERT_EQ(0, job_configure(ctl, 0, A_PTAG, A_COOKIE));
 	close(fd);
@@ -353,6 +366,178 @@ TEST_F(iso, cq_limits)
 	EXPECT_EQ(-EDQUOT, ret);
 	EXPECT_EQ(64, i);
 	close(fd);
+	close(ctl);
+}
+
+/* --- RDMA posts --------------------------------------------------------- */
+
+/* Entry @i of @ring once written, or 0 after @secs */
+static __u64 ring_wait(volatile __u64 *ring, unsigned int i, double secs)
+{
+	double deadline = kgni_now() + secs;
+
+	while (!ring[i] && kgni_now() < deadline)
+		usleep(1000);
+	return ring[i];
+}
+
+/*
+ * Job B cannot name job A's registration or CQ in a post (EINVAL, as
+ * for a handle or CQ that does not exist); A's handle as the remote side
+ * reaches A's node, whose NAT refuses B's ptag: B's transfer fails with
+ * PROTECTION and A's memory is not touched, neither read nor written.
+ */
+TEST_F_TIMEOUT(iso, rdma_other_jobs_objects, 60)
+{
+	struct kgni_cq_create ca, cb;
+	struct kgni_rdma_post p;
+	volatile __u64 *ring;
+	char *bufa = anon(PAGE), *bufb = anon(PAGE);
+	__u64 ha[2], hb[2], e;
+	int ctl, a, b, i;
+	__u32 pe;
+
+	if (self->absent)
+		return;
+	ASSERT_TRUE(bufa && bufb);
+	memset(bufa, 0x5a, PAGE);
+	ctl = open_dev();
+	ASSERT_LE(0, ctl);
+	ASSERT_EQ(0, job_configure(ctl, 0, A_PTAG, A_COOKIE));
+	ASSERT_EQ(0, job_configure(ctl, 0, B_PTAG, B_COOKIE));
+	a = attached(A_PTAG, A_COOKIE);
+	b = open_dev();
+	ASSERT_LE(0, a);
+	ASSERT_LE(0, b);
+	ASSERT_EQ(0, cdm_attach(b, B_PTAG, B_COOKIE, &pe));
+	wait_fabric(_metadata);
+	ASSERT_EQ(0, cq_make(a, 16, &ca));
+	ASSERT_EQ(0, cq_make(b, 16, &cb));
+	ASSERT_EQ(0, mem_register_cq(a, bufa, PAGE, 0, 0, ha));
+	ASSERT_EQ(0, mem_register_cq(b, bufb, PAGE, 0, 0, hb));
+	ring = map(b, cb.ring_offset, cb.ring_size, PROT_READ);
+	ASSERT_NE(NULL, ring);
+
+	/* A's registration as B's local side; A's CQ as B's */
+	rdma_fill(&p, KGNI_RDMA_PUT, pe, cb.cq_id, (uintptr_t)bufa, ha,
+		  (uintptr_t)bufb, hb, 64);
+	EXPECT_EQ(-EINVAL, rdma_post(b, &p));
+	rdma_fill(&p, KGNI_RDMA_PUT, pe, ca.cq_id, (uintptr_t)bufb, hb,
+		  (uintptr_t)bufb + 64, hb, 64);
+	EXPECT_EQ(-EINVAL, rdma_post(b, &p));
+
+	/* A's memory as the target of B's PUT, then the source of a GET */
+	memset(bufb, 0x11, PAGE);
+	rdma_fill(&p, KGNI_RDMA_PUT, pe, cb.cq_id, (uintptr_t)bufb, hb,
+		  (uintptr_t)bufa, ha, 256);
+	p.events = KGNI_RDMA_EV_GLOBAL;
+	p.global_data = 0xb1;
+	ASSERT_EQ(0, rdma_post(b, &p));
+	e = ring_wait(ring, 0, 5);
+	EXPECT_EQ((__u64)GEMINI_CQE_SRC_BTE,
+		  e >> GEMINI_CQE_SOURCE_SHIFT & GEMINI_CQE_SOURCE_MASK)
+		TH_LOG("CQ entry 0x%016llx", (unsigned long long)e);
+	EXPECT_EQ((__u64)GEMINI_STATUS_PROTECTION,
+		  e >> GEMINI_CQE_STATUS_SHIFT & GEMINI_CQE_STATUS_MASK)
+		TH_LOG("CQ entry 0x%016llx", (unsigned long long)e);
+	rdma_fill(&p, KGNI_RDMA_GET, pe, cb.cq_id, (uintptr_t)bufb, hb,
+		  (uintptr_t)bufa, ha, 256);
+	p.events = KGNI_RDMA_EV_GLOBAL;
+	p.global_data = 0xb2;
+	ASSERT_EQ(0, rdma_post(b, &p));
+	e = ring_wait(ring, 1, 5);
+	EXPECT_EQ((__u64)GEMINI_STATUS_PROTECTION,
+		  e >> GEMINI_CQE_STATUS_SHIFT & GEMINI_CQE_STATUS_MASK)
+		TH_LOG("CQ entry 0x%016llx", (unsigned long long)e);
+	for (i = 0; i < PAGE; i++)
+		if (bufa[i] != 0x5a || bufb[i] != 0x11)
+			break;
+	EXPECT_EQ(PAGE, i) TH_LOG("A's or B's buffer changed at %d", i);
+
+	munmap((void *)ring, cb.ring_size);
+	close(a);
+	close(b);
+	close(ctl);
+}
+
+/*
+ * A file of job A is closed while its transfers run: a 1 MiB PUT to this
+ * node and one to a PE that is no node, which can only end by timing out.
+ * The close waits for them (its registrations are invalid first, so the
+ * first one stops at once): the kernel stays clean, and job B, which
+ * then takes CQs (A's number among them, likely), never sees an event of
+ * A's in them.
+ */
+TEST_F_TIMEOUT(iso, rdma_release_mid_transfer, 60)
+{
+	enum { NP = 256, NCQ = 8 };
+	struct kgni_cq_create ca, cb[NCQ];
+	volatile __u64 *ring[NCQ];
+	struct kgni_rdma_post p;
+	char *buf = anon((size_t)NP * PAGE);
+	int ctl, a, b, i, reused = 0;
+	double t0, dt;
+	__u64 h[2];
+	__u32 pe;
+
+	if (self->absent)
+		return;
+	ASSERT_NE(NULL, buf);
+	ctl = open_dev();
+	ASSERT_LE(0, ctl);
+	ASSERT_EQ(0, job_configure(ctl, 0, A_PTAG, A_COOKIE));
+	ASSERT_EQ(0, job_configure(ctl, 0, B_PTAG, B_COOKIE));
+	a = open_dev();
+	ASSERT_LE(0, a);
+	ASSERT_EQ(0, cdm_attach(a, A_PTAG, A_COOKIE, &pe));
+	wait_fabric(_metadata);
+	ASSERT_EQ(0, cq_make(a, 16, &ca));
+	ASSERT_EQ(0, mem_register_cq(a, buf, (size_t)NP * PAGE, 0, 0, h));
+	rdma_fill(&p, KGNI_RDMA_PUT, NO_SUCH_PE, ca.cq_id, (uintptr_t)buf, h,
+		  (uintptr_t)buf, h, (size_t)NP * PAGE);
+	p.events = KGNI_RDMA_EV_LOCAL | KGNI_RDMA_EV_GLOBAL;
+	p.local_data = 0xdead1;
+	p.global_data = 0xdead2;
+	ASSERT_EQ(0, rdma_post(a, &p));
+	rdma_fill(&p, KGNI_RDMA_PUT, pe, ca.cq_id, (uintptr_t)buf, h,
+		  (uintptr_t)buf + PAGE, h, (size_t)(NP - 1) * PAGE);
+	p.events = KGNI_RDMA_EV_LOCAL | KGNI_RDMA_EV_GLOBAL;
+	p.local_data = 0xdead3;
+	p.global_data = 0xdead4;
+	ASSERT_EQ(0, rdma_post(a, &p));
+
+	/*
+	 * Let the NIC start them (it does at its next poll): a transfer
+	 * that has not started when the registrations go ends at once.
+	 */
+	usleep(300 * 1000);
+	t0 = kgni_now();
+	close(a);
+	dt = kgni_now() - t0;
+	TH_LOG("close with two transfers running took %.2f s", dt);
+	/* The PUT to no node ends only at its timeout (2 s), and is waited for. */
+	EXPECT_LT(1.0, dt);
+	EXPECT_GT(GEMINI_FMA_TIMEOUT_MS / 1000.0 + 3, dt);
+
+	b = attached(B_PTAG, B_COOKIE);
+	ASSERT_LE(0, b);
+	for (i = 0; i < NCQ; i++) {
+		ASSERT_EQ(0, cq_make(b, 16, &cb[i]));
+		ring[i] = map(b, cb[i].ring_offset, cb[i].ring_size, PROT_READ);
+		ASSERT_NE(NULL, ring[i]);
+		reused += cb[i].cq_id == ca.cq_id;
+	}
+	TH_LOG("A's CQ %u %s given to B", ca.cq_id,
+	       reused ? "was" : "was not");
+	usleep(GEMINI_FMA_TIMEOUT_MS * 1000 + 500 * 1000);
+	for (i = 0; i < NCQ; i++) {
+		EXPECT_EQ(0ull, ring[i][0])
+			TH_LOG("B's CQ %u got 0x%016llx", cb[i].cq_id,
+			       (unsigned long long)ring[i][0]);
+	}
+	for (i = 0; i < NCQ; i++)
+		munmap((void *)ring[i], cb[i].ring_size);
+	close(b);
 	close(ctl);
 }
 

@@ -102,6 +102,56 @@ static inline int mem_register_cq(int fd, void *addr, __u64 len,
 	return ret;
 }
 
+/* Register @n segments as one domain (handle VA 0); 0 or -errno. */
+static inline int mem_register_segments(int fd,
+					const struct kgni_mem_segment *segs,
+					__u32 n, __u32 flags, __u32 cq_id,
+					__u64 h[2])
+{
+	struct kgni_mem_register_segments r = {
+		.size = sizeof(r), .flags = flags,
+		.segments = (uintptr_t)segs, .nsegs = n, .cq_id = cq_id,
+	};
+	int ret = xioctl(fd, KGNI_IOC_MEM_REGISTER_SEGMENTS, &r);
+
+	if (!ret) {
+		h[0] = r.mem_hndl[0];
+		h[1] = r.mem_hndl[1];
+	}
+	return ret;
+}
+
+/*
+ * A post of @len bytes between @local (in registration @lh of the file)
+ * and @remote (an address in handle @rh's registration, at PE @pe),
+ * events into CQ @cq; no events asked, no flags.
+ */
+static inline void rdma_fill(struct kgni_rdma_post *p, __u32 type, __u32 pe,
+			     __u32 cq, __u64 local, const __u64 lh[2],
+			     __u64 remote, const __u64 rh[2], __u64 len)
+{
+	memset(p, 0, sizeof(*p));
+	p->size = sizeof(*p);
+	p->type = type;
+	p->remote_pe = pe;
+	p->cq_id = cq;
+	p->local_addr = local;
+	p->local_mem_hndl[0] = lh[0];
+	p->local_mem_hndl[1] = lh[1];
+	p->remote_addr = remote;
+	p->remote_mem_hndl[0] = rh[0];
+	p->remote_mem_hndl[1] = rh[1];
+	p->length = len;
+}
+
+static inline int rdma_post(int fd, struct kgni_rdma_post *p)
+{
+	return xioctl(fd, KGNI_IOC_RDMA_POST, p);
+}
+
+/* A PE that is no node of any torus here: requests to it time out. */
+#define NO_SUCH_PE		0x3ffffu
+
 static inline int mem_deregister(int fd, const __u64 h[2])
 {
 	struct kgni_mem_deregister d = {
@@ -128,6 +178,26 @@ static inline void *anon(size_t len)
 		return NULL;
 	memset(p, 0, len);
 	return p;
+}
+
+/* Wait until the fabric runs (routes loaded): even loopback needs it. */
+#define FABRIC_READY_TIMEOUT_S	30
+
+static inline void wait_fabric(struct __test_metadata *_metadata)
+{
+	double deadline = kgni_now() + FABRIC_READY_TIMEOUT_S;
+	char state[64] = "";
+	bool ready;
+
+	for (;;) {
+		ready = !kgni_read_attr("fabric_state", state, sizeof(state)) &&
+			!strcmp(state, "running");
+		if (ready || kgni_now() > deadline)
+			break;
+		usleep(200 * 1000);
+	}
+	ASSERT_TRUE(ready)
+		TH_LOG("fabric_state is \"%s\", want running", state);
 }
 
 /* Count (and log) the kernel's splats read from @kmsg since it opened. */

@@ -64,6 +64,8 @@ static struct job job;
 static int wait_spins_only;	/* wait_event() never sleeps (ugni_bench) */
 /* job.cq's mode: GNI_CQ_BLOCKING for a program that GNI_CqWaitEvent()s */
 static gni_cq_mode_t job_cq_mode = GNI_CQ_NOBLOCK;
+/* job.cdm's modes: GNI_CDM_MODE_DUAL_EVENTS for ugni_rdma */
+static uint32_t job_cdm_modes;
 
 static inline int check(int cond, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -369,10 +371,11 @@ static inline void job_init(const char *prog, int min_size)
 	job.cookie = cookie;
 	job.dev_id = dev;
 
-	rc = GNI_CdmCreate(job.rank, job.ptag, job.cookie, 0, &job.cdm);
+	rc = GNI_CdmCreate(job.rank, job.ptag, job.cookie, job_cdm_modes,
+			   &job.cdm);
 	if (!check(rc == GNI_RC_SUCCESS, "GNI_CdmCreate(inst %d, ptag %u, "
-		   "cookie 0x%x): %s", job.rank, job.ptag, job.cookie,
-		   rc_str(rc)))
+		   "cookie 0x%x, modes 0x%x): %s", job.rank, job.ptag,
+		   job.cookie, job_cdm_modes, rc_str(rc)))
 		job_bail("no CDM");
 	rc = GNI_CdmAttach(job.cdm, job.dev_id, &job.addr, &job.nic);
 	if (!check(rc == GNI_RC_SUCCESS, "GNI_CdmAttach(dev %u): %s, "

@@ -5,16 +5,26 @@
  * GNI_CqErrorRecoverable against gemini-hw.md §8.3/§8.4, the CQ entry
  * accessors on entries built with uapi/gemini_nic.h, versions, device
  * type, memory handle attributes and CRC, and the documented error of
- * every function that needs the driver.
+ * every function that needs the driver.  Then, against a fake kernel
+ * (fake_kgni.c): GNI_PostRdma's refusals, the KGNI_IOC_RDMA_POST it
+ * fills (data words included) and its errnos, the BTE's events through
+ * GNI_CqGetEvent and GNI_GetCompleted (one, dual, errors), and
+ * GNI_MemRegisterSegments.
  */
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gni_pub.h"
 #include "gemini_mh.h"
 #include "gemini_nic.h"
+#include "fake_kgni.h"
 #include "tap.h"
+#include "ugni_priv.h"
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 #define EQ(a, b) tap_ok((unsigned long long)(a) == (unsigned long long)(b), \
 			"%s == %s (got 0x%llx)", #a, #b, (unsigned long long)(a))
@@ -490,11 +500,836 @@ static void test_unimplemented(void)
 	} while (0);
 #include "stub_calls.h"
 #undef STUB
-	tap_ok(!bad && n == 61, "%d functions vgemini does not offer return "
+	tap_ok(!bad && n == 59, "%d functions vgemini does not offer return "
 	       "GNI_RC_ILLEGAL_OP", n);
 	tap_ok(gni_ce_res_status_ok(&res) == 0 &&
 	       gni_ce_res_get_status(&res) == GNI_RC_ILLEGAL_OP,
 	       "CE results never report success on Gemini");
+}
+
+/* --- against the fake kernel (fake_kgni.c) ------------------------------- */
+
+#define RVA		0x7f0000100000ull	/* a peer's registration */
+#define RRO_VA		0x7f0000200000ull	/* a peer's, read-only */
+#define INST_ID		42
+#define PEER_PE		0x2345
+#define PEER_ID		7
+#define RDMA_CMD	FAKE_CMD(KGNI_IOC_RDMA_POST)
+#define SEGS_CMD	FAKE_CMD(KGNI_IOC_MEM_REGISTER_SEGMENTS)
+
+static const char *rc_name(gni_return_t rc)
+{
+	return (unsigned int)rc <= GNI_RC_ERROR_NOMEM ? gni_err_str[rc] : "?";
+}
+
+/* A NIC of its own CDM, a CQ, an endpoint bound to PEER_PE, handles */
+struct env {
+	gni_cdm_handle_t cdm;
+	gni_nic_handle_t nic;
+	gni_cq_handle_t cq;
+	gni_ep_handle_t ep;
+	gni_mem_handle_t lmh;		/* buf[0, 8 KiB), read-write */
+	gni_mem_handle_t lro;		/* buf[8 KiB, 12 KiB), read-only */
+	gni_mem_handle_t rmh, rro;	/* a peer's, RVA and RRO_VA */
+	uint8_t *buf;
+};
+
+static gni_mem_handle_t handle_of(uint64_t va, uint32_t mdh, uint8_t flags)
+{
+	gni_mem_handle_t h;
+	__u64 w[2];
+
+	fake_handle(va, mdh, 4, flags, w);
+	h.qword1 = w[0];
+	h.qword2 = w[1];
+	return h;
+}
+
+static int env_open(struct env *e, uint32_t modes)
+{
+	gni_return_t rc;
+	uint32_t addr = 0;
+
+	memset(e, 0, sizeof(*e));
+	e->buf = aligned_alloc(4096, 3 * 4096);
+	rc = GNI_CdmCreate(INST_ID, 5, 0xc0c0, modes, &e->cdm);
+	if (rc == GNI_RC_SUCCESS)
+		rc = GNI_CdmAttach(e->cdm, 0, &addr, &e->nic);
+	if (rc == GNI_RC_SUCCESS)
+		rc = GNI_CqCreate(e->nic, 16, 0, GNI_CQ_NOBLOCK, NULL, NULL,
+				  &e->cq);
+	if (rc == GNI_RC_SUCCESS)
+		rc = GNI_EpCreate(e->nic, e->cq, &e->ep);
+	if (rc == GNI_RC_SUCCESS)
+		rc = GNI_EpBind(e->ep, PEER_PE, PEER_ID);
+	if (rc == GNI_RC_SUCCESS)
+		rc = GNI_MemRegister(e->nic, (uint64_t)(uintptr_t)e->buf, 8192,
+				     NULL, GNI_MEM_READWRITE, -1, &e->lmh);
+	if (rc == GNI_RC_SUCCESS)
+		rc = GNI_MemRegister(e->nic,
+				     (uint64_t)(uintptr_t)e->buf + 8192, 4096,
+				     NULL, GNI_MEM_READ_ONLY, -1, &e->lro);
+	e->rmh = handle_of(RVA, 300, GNI_MEMHNDL_FLAG_GART);
+	e->rro = handle_of(RRO_VA, 301, GNI_MEMHNDL_FLAG_GART |
+			   GNI_MEMHNDL_FLAG_READONLY);
+	return tap_ok(rc == GNI_RC_SUCCESS && e->buf && addr == FAKE_NIC_PE,
+		      "fake kernel: CDM (modes 0x%x) attached, CQ, endpoint "
+		      "bound, two registrations: %s", modes, rc_name(rc));
+}
+
+static void env_close(struct env *e)
+{
+	GNI_EpUnbind(e->ep);
+	GNI_EpDestroy(e->ep);
+	GNI_CdmDestroy(e->cdm);
+	free(e->buf);
+}
+
+/* A PUT or GET of @len bytes from buf + 64 to RVA + 128 */
+static void rdesc(struct env *e, gni_post_descriptor_t *d,
+		  gni_post_type_t type, uint16_t cq_mode, uint64_t len)
+{
+	memset(d, 0, sizeof(*d));
+	d->type = type;
+	d->cq_mode = cq_mode;
+	d->local_addr = (uint64_t)(uintptr_t)e->buf + 64;
+	d->local_mem_hndl = e->lmh;
+	d->remote_addr = RVA + 128;
+	d->remote_mem_hndl = e->rmh;
+	d->length = len;
+	d->post_id = 0x5150;
+}
+
+/* GNI_PostRdma refuses @d with @want, without an ioctl or a tid taken. */
+static void refused(struct env *e, gni_ep_handle_t ep,
+		    gni_post_descriptor_t *d, gni_return_t want,
+		    const char *what)
+{
+	unsigned int calls = fake.calls[RDMA_CMD];
+	uint32_t nfree = e->nic->nfree, outstanding = e->ep->outstanding;
+	gni_return_t rc = GNI_PostRdma(ep, d);
+
+	tap_ok(rc == want && fake.calls[RDMA_CMD] == calls &&
+	       e->nic->nfree == nfree && e->ep->outstanding == outstanding,
+	       "GNI_PostRdma refuses %s: %s (want %s), no ioctl, no tid",
+	       what, rc_name(rc), rc_name(want));
+}
+
+/* GNI_PostRdma makes its ioctl and succeeds. */
+static int posted(gni_ep_handle_t ep, gni_post_descriptor_t *d,
+		  const char *what)
+{
+	unsigned int calls = fake.calls[RDMA_CMD];
+	int bad = fake.bad_size;
+	gni_return_t rc = GNI_PostRdma(ep, d);
+
+	return tap_ok(rc == GNI_RC_SUCCESS &&
+		      fake.calls[RDMA_CMD] == calls + 1 &&
+		      fake.bad_size == bad, "GNI_PostRdma %s: %s, one "
+		      "KGNI_IOC_RDMA_POST", what, rc_name(rc));
+}
+
+static uint64_t tid_of(uint64_t data)
+{
+	return data >> 0 & 0xffff;
+}
+
+/* The event data libugni gives a post of @ep with @tid */
+static uint64_t data_of(uint32_t remote_event, uint64_t tid)
+{
+	return (uint64_t)GNI_CQ_EVENT_TYPE_POST << 54 |
+	       (uint64_t)remote_event << 16 | tid;
+}
+
+static void test_rdma_refusals(void)
+{
+	gni_post_descriptor_t d;
+	struct env e, s;
+	gni_ep_handle_t unbound, nocq;
+	gni_cq_handle_t rcq;
+	gni_mem_handle_t rmh_reg;
+	uint32_t nfree;
+
+	if (!env_open(&e, 0))
+		return;
+	rdesc(&e, &d, GNI_POST_RDMA_PUT, GNI_CQMODE_GLOBAL_EVENT, 100);
+	refused(&e, NULL, &d, GNI_RC_INVALID_PARAM, "a NULL endpoint");
+	refused(&e, e.ep, NULL, GNI_RC_INVALID_PARAM, "a NULL descriptor");
+	d.type = GNI_POST_FMA_PUT;
+	refused(&e, e.ep, &d, GNI_RC_INVALID_PARAM, "type FMA_PUT");
+	d.type = GNI_POST_CQWRITE;
+	refused(&e, e.ep, &d, GNI_RC_INVALID_PARAM, "type CQWRITE");
+	d.type = (gni_post_type_t)0;
+	refused(&e, e.ep, &d, GNI_RC_INVALID_PARAM, "type 0");
+	rdesc(&e, &d, GNI_POST_RDMA_PUT, GNI_CQMODE_GLOBAL_EVENT, 0);
+	refused(&e, e.ep, &d, GNI_RC_INVALID_PARAM, "a PUT of 0 bytes");
+	d.type = GNI_POST_RDMA_GET;
+	refused(&e, e.ep, &d, GNI_RC_INVALID_PARAM, "a GET of 0 bytes");
+	d.length = 1ull << 32;
+	refused(&e, e.ep, &d, GNI_RC_INVALID_PARAM, "a GET of 4 GiB");
+	d.type = GNI_POST_RDMA_PUT;
+	refused(&e, e.ep, &d, GNI_RC_INVALID_PARAM, "a PUT of 4 GiB");
+
+	rdesc(&e, &d, GNI_POST_RDMA_GET, GNI_CQMODE_GLOBAL_EVENT, 6);
+	refused(&e, e.ep, &d, GNI_RC_ALIGNMENT_ERROR, "a GET of 6 bytes");
+	rdesc(&e, &d, GNI_POST_RDMA_GET, GNI_CQMODE_GLOBAL_EVENT, 8);
+	d.remote_addr += 2;
+	refused(&e, e.ep, &d, GNI_RC_ALIGNMENT_ERROR,
+		"a GET from a remote address 2 mod 4");
+	rdesc(&e, &d, GNI_POST_RDMA_GET, GNI_CQMODE_GLOBAL_EVENT, 8);
+	d.local_addr += 1;
+	refused(&e, e.ep, &d, GNI_RC_ALIGNMENT_ERROR,
+		"a GET into an odd local address");
+	/* alignment comes before the rest: even with a bad handle */
+	d.remote_mem_hndl.qword2 ^= 1ull << 60;
+	refused(&e, e.ep, &d, GNI_RC_ALIGNMENT_ERROR,
+		"a misaligned GET with a forged handle");
+
+	rdesc(&e, &d, GNI_POST_RDMA_PUT, 0x8, 8);
+	refused(&e, e.ep, &d, GNI_RC_INVALID_PARAM, "cq_mode 0x8");
+	d.cq_mode = GNI_CQMODE_DUAL_EVENTS;
+	refused(&e, e.ep, &d, GNI_RC_INVALID_PARAM,
+		"LOCAL | GLOBAL without GNI_CDM_MODE_DUAL_EVENTS");
+	d.cq_mode = GNI_CQMODE_DUAL_EVENTS;
+	d.type = GNI_POST_FMA_PUT;
+	tap_ok(GNI_PostFma(e.ep, &d) == GNI_RC_INVALID_PARAM,
+	       "GNI_PostFma: LOCAL | GLOBAL without DUAL_EVENTS is "
+	       "INVALID_PARAM, as before");
+
+	rdesc(&e, &d, GNI_POST_RDMA_PUT, GNI_CQMODE_GLOBAL_EVENT, 8);
+	d.rdma_mode = GNI_RDMAMODE_PHYS_ADDR;
+	refused(&e, e.ep, &d, GNI_RC_INVALID_PARAM, "GNI_RDMAMODE_PHYS_ADDR");
+	d.rdma_mode = 0x8;
+	refused(&e, e.ep, &d, GNI_RC_INVALID_PARAM, "rdma_mode 0x8");
+	d.rdma_mode = 0x100;
+	refused(&e, e.ep, &d, GNI_RC_INVALID_PARAM, "rdma_mode 0x100");
+	d.rdma_mode = GNI_RDMAMODE_FENCE;
+	refused(&e, e.ep, &d, GNI_RC_INVALID_PARAM,
+		"FENCE without GNI_CDM_MODE_BTE_SINGLE_CHANNEL");
+
+	rdesc(&e, &d, GNI_POST_RDMA_PUT, GNI_CQMODE_GLOBAL_EVENT, 8);
+	d.remote_mem_hndl = e.rro;
+	d.remote_addr = RRO_VA;
+	refused(&e, e.ep, &d, GNI_RC_PERMISSION_ERROR,
+		"a PUT to a read-only remote handle");
+	rdesc(&e, &d, GNI_POST_RDMA_GET, GNI_CQMODE_GLOBAL_EVENT, 8);
+	d.local_mem_hndl = e.lro;
+	d.local_addr = (uint64_t)(uintptr_t)e.buf + 8192;
+	refused(&e, e.ep, &d, GNI_RC_PERMISSION_ERROR,
+		"a GET into a read-only local handle");
+	rdesc(&e, &d, GNI_POST_RDMA_PUT, GNI_CQMODE_GLOBAL_EVENT, 8);
+	d.remote_mem_hndl.qword2 ^= 1ull << 60;
+	refused(&e, e.ep, &d, GNI_RC_INVALID_PARAM,
+		"a remote handle with a bad CRC");
+	rdesc(&e, &d, GNI_POST_RDMA_PUT, GNI_CQMODE_GLOBAL_EVENT, 8);
+	d.local_mem_hndl.qword1 ^= 1;
+	refused(&e, e.ep, &d, GNI_RC_INVALID_PARAM,
+		"a local handle with a bad CRC");
+	rdesc(&e, &d, GNI_POST_RDMA_PUT, GNI_CQMODE_GLOBAL_EVENT, 8);
+	d.remote_addr = RVA - 4;
+	refused(&e, e.ep, &d, GNI_RC_INVALID_PARAM,
+		"a remote address below its handle's");
+	rdesc(&e, &d, GNI_POST_RDMA_PUT, GNI_CQMODE_GLOBAL_EVENT, 8);
+	d.local_addr = 4096;
+	refused(&e, e.ep, &d, GNI_RC_INVALID_PARAM,
+		"a local address below its handle's");
+
+	/* the source CQ */
+	GNI_EpCreate(e.nic, NULL, &nocq);
+	GNI_EpBind(nocq, PEER_PE, PEER_ID);
+	rdesc(&e, &d, GNI_POST_RDMA_PUT, GNI_CQMODE_LOCAL_EVENT, 8);
+	refused(&e, nocq, &d, GNI_RC_INVALID_PARAM,
+		"LOCAL with no src_cq_hndl and an endpoint without a CQ");
+	d.cq_mode = GNI_CQMODE_GLOBAL_EVENT;
+	refused(&e, nocq, &d, GNI_RC_INVALID_PARAM,
+		"GLOBAL with no src_cq_hndl and an endpoint without a CQ");
+	GNI_CqCreate(e.nic, 4, 0, GNI_CQ_NOBLOCK, NULL, NULL, &rcq);
+	GNI_MemRegister(e.nic, (uint64_t)(uintptr_t)e.buf, 64, rcq,
+			GNI_MEM_READWRITE, -1, &rmh_reg);
+	d.src_cq_hndl = rcq;
+	refused(&e, e.ep, &d, GNI_RC_INVALID_PARAM,
+		"a remote-event CQ (dst_cq_hndl of a registration) as "
+		"src_cq_hndl");
+	GNI_MemDeregister(e.nic, &rmh_reg);
+	GNI_CqDestroy(rcq);
+	GNI_EpDestroy(nocq);
+
+	GNI_EpCreate(e.nic, e.cq, &unbound);
+	rdesc(&e, &d, GNI_POST_RDMA_PUT, GNI_CQMODE_GLOBAL_EVENT, 8);
+	refused(&e, unbound, &d, GNI_RC_INVALID_STATE, "an unbound endpoint");
+	GNI_EpDestroy(unbound);
+
+	/* the request table full: only posts that want an event fail */
+	nfree = e.nic->nfree;
+	e.nic->nfree = 0;
+	rdesc(&e, &d, GNI_POST_RDMA_PUT, GNI_CQMODE_GLOBAL_EVENT, 8);
+	refused(&e, e.ep, &d, GNI_RC_ERROR_RESOURCE,
+		"a post with an event when every tid is taken");
+	d.cq_mode = GNI_CQMODE_REMOTE_EVENT;
+	posted(e.ep, &d, "of a post with a remote event only when every tid "
+	       "is taken");
+	e.nic->nfree = nfree;
+	env_close(&e);
+
+	/* single-channel CDM: FMA still refuses dual events (ILLEGAL_OP) */
+	if (!env_open(&s, GNI_CDM_MODE_DUAL_EVENTS))
+		return;
+	rdesc(&s, &d, GNI_POST_FMA_PUT, GNI_CQMODE_DUAL_EVENTS, 8);
+	tap_ok(GNI_PostFma(s.ep, &d) == GNI_RC_ILLEGAL_OP,
+	       "GNI_PostFma: LOCAL | GLOBAL with DUAL_EVENTS is ILLEGAL_OP "
+	       "(the FMA raises one event)");
+	env_close(&s);
+}
+
+static void test_rdma_ioctl(void)
+{
+	gni_post_descriptor_t d;
+	struct kgni_rdma_post *p = &fake.post;
+	struct env e, s;
+	gni_ep_handle_t nocq;
+	gni_cq_handle_t cq2;
+	uint64_t tid;
+
+	if (!env_open(&e, 0))
+		return;
+	rdesc(&e, &d, GNI_POST_RDMA_PUT, GNI_CQMODE_GLOBAL_EVENT, 1001);
+	d.local_addr += 3;	/* a PUT takes any alignment */
+	d.remote_addr += 1;
+	if (posted(e.ep, &d, "PUT of 1001 bytes, both addresses odd")) {
+		tid = tid_of(p->global_data);
+		CHECK_EQ(p->size, sizeof(*p));
+		CHECK_EQ(p->flags, 0);
+		CHECK_EQ(p->type, KGNI_RDMA_PUT);
+		CHECK_EQ(p->events, KGNI_RDMA_EV_GLOBAL);
+		CHECK_EQ(p->remote_pe, PEER_PE);
+		CHECK_EQ(p->cq_id, e.cq->id);
+		CHECK_EQ(p->dlvr_mode, 0);
+		CHECK_EQ(p->reserved, 0);
+		CHECK_EQ(p->local_addr, (uint64_t)(uintptr_t)e.buf + 67);
+		CHECK_EQ(p->local_mem_hndl[0], e.lmh.qword1);
+		CHECK_EQ(p->local_mem_hndl[1], e.lmh.qword2);
+		CHECK_EQ(p->remote_addr, RVA + 129);
+		CHECK_EQ(p->remote_mem_hndl[0], e.rmh.qword1);
+		CHECK_EQ(p->remote_mem_hndl[1], e.rmh.qword2);
+		CHECK_EQ(p->length, 1001);
+		CHECK(tid < UGNI_MAX_REQS);
+		CHECK_EQ(p->global_data, data_of(INST_ID, tid));
+		CHECK_EQ(p->local_data, p->global_data | UGNI_CQE_LOCAL_FLAG);
+		CHECK_EQ(UGNI_CQE_LOCAL_FLAG, 1ull << 48);
+		CHECK_EQ(p->channel, 0);
+		CHECK_EQ(p->slot, 0);
+		CHECK(e.nic->req[tid].used && e.nic->req[tid].desc == &d &&
+		      e.nic->req[tid].want == GNI_CQMODE_GLOBAL_EVENT);
+		CHECK_EQ(e.ep->outstanding, 1);
+		tap_test_end("KGNI_IOC_RDMA_POST of a PUT: size, type, events, "
+			     "PE, CQ, addresses and handles as given, "
+			     "global_data POST | remote_event << 16 | tid, "
+			     "local_data the same | bit 48, out fields 0");
+		tap_ok(GNI_EpUnbind(e.ep) == GNI_RC_NOT_DONE,
+		       "GNI_EpUnbind while the post is outstanding: NOT_DONE");
+		GNI_CqGetEvent(e.cq, &tid);	/* nothing there */
+	}
+
+	rdesc(&e, &d, GNI_POST_RDMA_GET, GNI_CQMODE_LOCAL_EVENT |
+	      GNI_CQMODE_REMOTE_EVENT, 4096);
+	d.dlvr_mode = GNI_DLVMODE_IN_ORDER | GNI_DLVMODE_ORDERED_TAIL;
+	d.rdma_mode = GNI_RDMAMODE_GETWC_DIS;
+	if (posted(e.ep, &d, "GET, LOCAL | REMOTE, IN_ORDER, GETWC_DIS")) {
+		CHECK_EQ(p->type, KGNI_RDMA_GET);
+		CHECK_EQ(p->events, KGNI_RDMA_EV_LOCAL | KGNI_RDMA_EV_REMOTE);
+		CHECK_EQ(p->dlvr_mode, KGNI_RDMA_DLVR_NO_ADAPT |
+			 KGNI_RDMA_DLVR_NO_HASH);
+		CHECK_EQ(p->flags, 0);
+		CHECK_EQ(p->length, 4096);
+		tap_test_end("GET: LOCAL | REMOTE events, dlvr_mode's Gemini "
+			     "bits only, GETWC_DIS ignored");
+	}
+
+	rdesc(&e, &d, GNI_POST_RDMA_PUT, GNI_CQMODE_REMOTE_EVENT, 0xffffffffull);
+	d.dlvr_mode = GNI_DLVMODE_NO_RADAPT;
+	GNI_EpSetEventData(e.ep, 5, 0x89abcdefu);
+	if (posted(e.ep, &d, "PUT of 2^32 - 1 bytes, REMOTE only")) {
+		CHECK_EQ(p->events, KGNI_RDMA_EV_REMOTE);
+		CHECK_EQ(p->dlvr_mode, KGNI_RDMA_DLVR_NO_RADAPT);
+		CHECK_EQ(p->length, 0xffffffffull);
+		CHECK_EQ(p->global_data, data_of(0x89abcdefu, UGNI_TID_NONE));
+		CHECK_EQ(p->local_data, p->global_data | UGNI_CQE_LOCAL_FLAG);
+		CHECK_EQ(e.ep->outstanding, 2);
+		tap_test_end("a post with no local event takes no tid (0xffff); "
+			     "GNI_EpSetEventData's remote_event in the data");
+	}
+
+	GNI_CqCreate(e.nic, 8, 0, GNI_CQ_NOBLOCK, NULL, NULL, &cq2);
+	rdesc(&e, &d, GNI_POST_RDMA_PUT, GNI_CQMODE_GLOBAL_EVENT, 8);
+	d.src_cq_hndl = cq2;
+	if (posted(e.ep, &d, "with src_cq_hndl"))
+		tap_ok(p->cq_id == cq2->id, "src_cq_hndl's CQ (%u) gets the "
+		       "events, not the endpoint's (%u)", p->cq_id, e.cq->id);
+	GNI_EpCreate(e.nic, NULL, &nocq);
+	GNI_EpBind(nocq, PEER_PE + 1, PEER_ID + 1);
+	d.src_cq_hndl = NULL;
+	d.cq_mode = GNI_CQMODE_SILENT;
+	if (posted(nocq, &d, "silent, from an endpoint without a CQ"))
+		tap_ok(p->cq_id == e.nic->null_cq->id && p->events == 0 &&
+		       p->remote_pe == PEER_PE + 1,
+		       "its error event would go to the hidden CQ (%u)",
+		       p->cq_id);
+	d.src_cq_hndl = cq2;
+	d.cq_mode = GNI_CQMODE_GLOBAL_EVENT;
+	if (posted(nocq, &d, "GLOBAL from an endpoint without a CQ, "
+		   "src_cq_hndl given"))
+		tap_ok(p->cq_id == cq2->id, "src_cq_hndl's CQ");
+	GNI_EpDestroy(nocq);
+	env_close(&e);
+
+	if (!env_open(&s, GNI_CDM_MODE_BTE_SINGLE_CHANNEL |
+		      GNI_CDM_MODE_DUAL_EVENTS))
+		return;
+	rdesc(&s, &d, GNI_POST_RDMA_PUT, GNI_CQMODE_DUAL_EVENTS, 8);
+	if (posted(s.ep, &d, "LOCAL | GLOBAL with DUAL_EVENTS"))
+		tap_ok(p->flags == KGNI_RDMA_SINGLE_CHANNEL &&
+		       p->events == (KGNI_RDMA_EV_LOCAL | KGNI_RDMA_EV_GLOBAL) &&
+		       s.nic->req[tid_of(p->global_data)].want ==
+		       GNI_CQMODE_DUAL_EVENTS,
+		       "single-channel CDM: KGNI_RDMA_SINGLE_CHANNEL on every "
+		       "post; both events asked, both awaited");
+	d.rdma_mode = GNI_RDMAMODE_FENCE;
+	if (posted(s.ep, &d, "FENCE in single-channel mode"))
+		tap_ok(p->flags == (KGNI_RDMA_SINGLE_CHANNEL | KGNI_RDMA_FENCE),
+		       "flags SINGLE_CHANNEL | FENCE (0x%x)", p->flags);
+	rdesc(&s, &d, GNI_POST_RDMA_GET, GNI_CQMODE_GLOBAL_EVENT, 8);
+	d.remote_mem_hndl = s.rro;
+	d.remote_addr = RRO_VA;
+	posted(s.ep, &d, "GET from a read-only remote handle");
+	rdesc(&s, &d, GNI_POST_RDMA_PUT, GNI_CQMODE_GLOBAL_EVENT, 8);
+	d.local_mem_hndl = s.lro;
+	d.local_addr = (uint64_t)(uintptr_t)s.buf + 8192;
+	posted(s.ep, &d, "PUT from a read-only local handle");
+	env_close(&s);
+}
+
+static void test_rdma_errno(void)
+{
+	static const struct {
+		int err;
+		gni_return_t rc;
+	} map[] = {
+		{ ENOSPC, GNI_RC_ERROR_RESOURCE },
+		{ EACCES, GNI_RC_PERMISSION_ERROR },
+		{ EINVAL, GNI_RC_INVALID_PARAM },
+		{ EPERM, GNI_RC_PERMISSION_ERROR },
+		{ ENOLINK, GNI_RC_INVALID_PARAM },
+		{ EBUSY, GNI_RC_ERROR_RESOURCE },
+		{ EFAULT, GNI_RC_INVALID_PARAM },
+		{ ENODEV, GNI_RC_NO_MATCH },
+		{ ENOMEM, GNI_RC_ERROR_NOMEM },
+	};
+	gni_post_descriptor_t d;
+	struct env e;
+	gni_return_t rc;
+	uint32_t nfree;
+	unsigned int i;
+
+	if (!env_open(&e, 0))
+		return;
+	nfree = e.nic->nfree;
+	for (i = 0; i < ARRAY_SIZE(map); i++) {
+		rdesc(&e, &d, GNI_POST_RDMA_PUT, GNI_CQMODE_GLOBAL_EVENT, 64);
+		fake.fail[RDMA_CMD] = map[i].err;
+		rc = GNI_PostRdma(e.ep, &d);
+		tap_ok(rc == map[i].rc && e.nic->nfree == nfree &&
+		       !e.ep->outstanding && !e.nic->req[tid_of(
+		       fake.post.global_data)].used,
+		       "KGNI_IOC_RDMA_POST failing with %s: %s (want %s), "
+		       "its tid free again", strerror(map[i].err), rc_name(rc),
+		       rc_name(map[i].rc));
+	}
+	tap_ok(GNI_EpUnbind(e.ep) == GNI_RC_SUCCESS,
+	       "GNI_EpUnbind after the failed posts: nothing outstanding");
+	GNI_EpBind(e.ep, PEER_PE, PEER_ID);
+	env_close(&e);
+}
+
+/* The device's event: BTE source, @status, @data */
+static void device_event(struct env *e, gni_cq_handle_t cq, unsigned int status,
+			 uint64_t data)
+{
+	(void)e;
+	if (fake_cq_write(cq->id, GEMINI_CQE(GEMINI_CQE_SRC_BTE, status, data)))
+		printf("# fake_cq_write to CQ %u failed\n", cq->id);
+}
+
+/* The post's event, as GNI_CqGetEvent and GNI_GetCompleted give it */
+struct got {
+	gni_return_t ev_rc, gc_rc;
+	gni_cq_entry_t ev;
+	gni_post_descriptor_t *pd;
+};
+
+static void take(gni_cq_handle_t cq, struct got *g)
+{
+	memset(g, 0, sizeof(*g));
+	g->ev_rc = GNI_CqGetEvent(cq, &g->ev);
+	g->gc_rc = g->ev_rc == GNI_RC_NOT_DONE ? GNI_RC_NOT_DONE :
+		   GNI_GetCompleted(cq, g->ev, &g->pd);
+}
+
+static void test_rdma_completions(void)
+{
+	gni_post_descriptor_t d, d2;
+	struct env e, s;
+	gni_cq_handle_t cq2;
+	gni_ep_handle_t nocq;
+	uint64_t gdata, ldata;
+	uint32_t nfree;
+	struct got g;
+
+	if (!env_open(&e, 0))
+		return;
+	nfree = e.nic->nfree;
+
+	/* GLOBAL: one event, the descriptor released */
+	rdesc(&e, &d, GNI_POST_RDMA_PUT, GNI_CQMODE_GLOBAL_EVENT, 64);
+	posted(e.ep, &d, "GLOBAL");
+	device_event(&e, e.cq, 0, fake.post.global_data);
+	take(e.cq, &g);
+	CHECK_EQ(g.ev_rc, GNI_RC_SUCCESS);
+	CHECK_EQ(GNI_CQ_GET_SOURCE(g.ev), GEMINI_CQE_SRC_BTE);
+	CHECK_EQ(GNI_CQ_GET_TYPE(g.ev), GNI_CQ_EVENT_TYPE_POST);
+	CHECK_EQ(GNI_CQ_GET_INST_ID(g.ev), PEER_ID);
+	CHECK_EQ(g.gc_rc, GNI_RC_SUCCESS);
+	CHECK(g.pd == &d);
+	CHECK_EQ(d.status, GNI_RC_SUCCESS);
+	CHECK_EQ(d.cq_mode_complete, GNI_CQMODE_GLOBAL_EVENT);
+	CHECK_EQ(d.post_id, 0x5150);
+	CHECK_EQ(e.nic->nfree, nfree);
+	CHECK_EQ(e.ep->outstanding, 0);
+	CHECK_EQ(GNI_GetCompleted(e.cq, g.ev, &g.pd), GNI_RC_INVALID_PARAM);
+	tap_test_end("a GLOBAL event (source BTE): inst_id the endpoint's "
+		     "local_event, the descriptor back with status SUCCESS, "
+		     "cq_mode_complete GLOBAL, post_id intact, released (a "
+		     "second GetCompleted: INVALID_PARAM)");
+
+	/* LOCAL only: its event has the library's bit 48 */
+	rdesc(&e, &d, GNI_POST_RDMA_GET, GNI_CQMODE_LOCAL_EVENT, 64);
+	posted(e.ep, &d, "LOCAL");
+	device_event(&e, e.cq, 0, fake.post.local_data);
+	take(e.cq, &g);
+	CHECK_EQ(g.ev_rc, GNI_RC_SUCCESS);
+	CHECK_EQ(GNI_CQ_GET_INST_ID(g.ev), PEER_ID);
+	CHECK_EQ(g.gc_rc, GNI_RC_SUCCESS);
+	CHECK(g.pd == &d);
+	CHECK_EQ(d.cq_mode_complete, GNI_CQMODE_LOCAL_EVENT);
+	CHECK_EQ(e.nic->nfree, nfree);
+	tap_test_end("a LOCAL event: cq_mode_complete LOCAL, released");
+
+	/* an error: exactly one event, the descriptor released at once */
+	rdesc(&e, &d, GNI_POST_RDMA_PUT, GNI_CQMODE_GLOBAL_EVENT |
+	      GNI_CQMODE_REMOTE_EVENT, 64);
+	posted(e.ep, &d, "GLOBAL | REMOTE that will fail");
+	device_event(&e, e.cq, GEMINI_BTE_ST_MDD_INV, fake.post.global_data);
+	take(e.cq, &g);
+	CHECK_EQ(g.ev_rc, GNI_RC_TRANSACTION_ERROR);
+	CHECK_EQ(GNI_CQ_GET_STATUS(g.ev), GEMINI_BTE_ST_MDD_INV);
+	CHECK_EQ(GNI_CQ_GET_INST_ID(g.ev), PEER_ID);
+	CHECK_EQ(g.gc_rc, GNI_RC_TRANSACTION_ERROR);
+	CHECK(g.pd == &d);
+	CHECK_EQ(d.status, GNI_RC_TRANSACTION_ERROR);
+	CHECK_EQ(e.nic->nfree, nfree);
+	CHECK_EQ(e.ep->outstanding, 0);
+	tap_test_end("an error event (MDD_INV): CqGetEvent and GetCompleted "
+		     "TRANSACTION_ERROR, desc status TRANSACTION_ERROR, "
+		     "released");
+
+	/* a silent post's error: no descriptor */
+	GNI_EpCreate(e.nic, NULL, &nocq);
+	GNI_EpBind(nocq, PEER_PE, PEER_ID);
+	rdesc(&e, &d, GNI_POST_RDMA_PUT, GNI_CQMODE_SILENT, 64);
+	posted(nocq, &d, "silent that will fail");
+	device_event(&e, e.nic->null_cq, GEMINI_BTE_ST_TIMEOUT,
+		     fake.post.global_data);
+	take(e.nic->null_cq, &g);
+	tap_ok(g.ev_rc == GNI_RC_TRANSACTION_ERROR &&
+	       g.gc_rc == GNI_RC_DESCRIPTOR_ERROR && !g.pd,
+	       "a silent post's error event on the hidden CQ: GetCompleted "
+	       "DESCRIPTOR_ERROR, no descriptor (%s, %s)", rc_name(g.ev_rc),
+	       rc_name(g.gc_rc));
+	GNI_EpDestroy(nocq);
+
+	/* src_cq_hndl */
+	GNI_CqCreate(e.nic, 8, 0, GNI_CQ_NOBLOCK, NULL, NULL, &cq2);
+	rdesc(&e, &d, GNI_POST_RDMA_GET, GNI_CQMODE_GLOBAL_EVENT, 64);
+	d.src_cq_hndl = cq2;
+	GNI_EpSetEventData(e.ep, 0xabc, INST_ID);
+	posted(e.ep, &d, "GLOBAL to src_cq_hndl");
+	device_event(&e, cq2, 0, fake.post.global_data);
+	take(cq2, &g);
+	tap_ok(g.ev_rc == GNI_RC_SUCCESS && g.gc_rc == GNI_RC_SUCCESS &&
+	       g.pd == &d && GNI_CQ_GET_INST_ID(g.ev) == 0xabc &&
+	       e.nic->nfree == nfree,
+	       "the event on src_cq_hndl: inst_id the local_event of "
+	       "GNI_EpSetEventData (0x%llx), descriptor back",
+	       (unsigned long long)GNI_CQ_GET_INST_ID(g.ev));
+	GNI_EpSetEventData(e.ep, PEER_ID, INST_ID);
+	GNI_CqDestroy(cq2);
+	env_close(&e);
+
+	if (!env_open(&s, GNI_CDM_MODE_DUAL_EVENTS))
+		return;
+	nfree = s.nic->nfree;
+	/* dual: LOCAL then GLOBAL */
+	rdesc(&s, &d, GNI_POST_RDMA_PUT, GNI_CQMODE_DUAL_EVENTS, 64);
+	posted(s.ep, &d, "LOCAL | GLOBAL");
+	gdata = fake.post.global_data;
+	ldata = fake.post.local_data;
+	device_event(&s, s.cq, 0, ldata);
+	take(s.cq, &g);
+	CHECK_EQ(g.ev_rc, GNI_RC_SUCCESS);
+	CHECK_EQ(GNI_CQ_GET_INST_ID(g.ev), PEER_ID);
+	CHECK_EQ(g.gc_rc, GNI_RC_SUCCESS);
+	CHECK(g.pd == &d);
+	CHECK_EQ(d.cq_mode_complete, GNI_CQMODE_LOCAL_EVENT);
+	CHECK_EQ(s.nic->nfree, nfree - 1);
+	CHECK_EQ(s.ep->outstanding, 1);
+	CHECK_EQ(GNI_EpIdle(s.ep), GNI_RC_NOT_DONE);
+	device_event(&s, s.cq, 0, gdata);
+	take(s.cq, &g);
+	CHECK_EQ(g.ev_rc, GNI_RC_SUCCESS);
+	CHECK_EQ(GNI_CQ_GET_INST_ID(g.ev), PEER_ID);
+	CHECK_EQ(g.gc_rc, GNI_RC_SUCCESS);
+	CHECK(g.pd == &d);
+	CHECK_EQ(d.cq_mode_complete, GNI_CQMODE_DUAL_EVENTS);
+	CHECK_EQ(d.status, GNI_RC_SUCCESS);
+	CHECK_EQ(s.nic->nfree, nfree);
+	CHECK_EQ(GNI_EpIdle(s.ep), GNI_RC_SUCCESS);
+	tap_test_end("dual events, LOCAL first: the LOCAL one gives the "
+		     "descriptor back (cq_mode_complete LOCAL) and keeps it, "
+		     "the GLOBAL one (LOCAL | GLOBAL) releases it");
+
+	/* dual, GLOBAL first; and two posts interleaved */
+	rdesc(&s, &d, GNI_POST_RDMA_PUT, GNI_CQMODE_DUAL_EVENTS, 64);
+	posted(s.ep, &d, "LOCAL | GLOBAL, first of two");
+	gdata = fake.post.global_data;
+	ldata = fake.post.local_data;
+	rdesc(&s, &d2, GNI_POST_RDMA_GET, GNI_CQMODE_DUAL_EVENTS, 64);
+	posted(s.ep, &d2, "LOCAL | GLOBAL, second of two");
+	device_event(&s, s.cq, 0, gdata);
+	device_event(&s, s.cq, 0, fake.post.local_data);
+	device_event(&s, s.cq, 0, ldata);
+	device_event(&s, s.cq, 0, fake.post.global_data);
+	take(s.cq, &g);
+	CHECK(g.gc_rc == GNI_RC_SUCCESS && g.pd == &d &&
+	      d.cq_mode_complete == GNI_CQMODE_GLOBAL_EVENT);
+	take(s.cq, &g);
+	CHECK(g.gc_rc == GNI_RC_SUCCESS && g.pd == &d2 &&
+	      d2.cq_mode_complete == GNI_CQMODE_LOCAL_EVENT);
+	CHECK_EQ(s.nic->nfree, nfree - 2);
+	take(s.cq, &g);
+	CHECK(g.gc_rc == GNI_RC_SUCCESS && g.pd == &d &&
+	      d.cq_mode_complete == GNI_CQMODE_DUAL_EVENTS);
+	CHECK_EQ(s.nic->nfree, nfree - 1);
+	take(s.cq, &g);
+	CHECK(g.gc_rc == GNI_RC_SUCCESS && g.pd == &d2 &&
+	      d2.cq_mode_complete == GNI_CQMODE_DUAL_EVENTS);
+	CHECK_EQ(s.nic->nfree, nfree);
+	CHECK_EQ(s.ep->outstanding, 0);
+	tap_test_end("dual events of two posts, interleaved, GLOBAL before "
+		     "LOCAL for one: each released at its second event");
+
+	/* dual, LOCAL fine, then the error */
+	rdesc(&s, &d, GNI_POST_RDMA_PUT, GNI_CQMODE_DUAL_EVENTS, 64);
+	posted(s.ep, &d, "LOCAL | GLOBAL that will fail after LOCAL");
+	device_event(&s, s.cq, 0, fake.post.local_data);
+	device_event(&s, s.cq, GEMINI_BTE_ST_BOUNDS, fake.post.global_data);
+	take(s.cq, &g);
+	CHECK(g.gc_rc == GNI_RC_SUCCESS && g.pd == &d);
+	take(s.cq, &g);
+	CHECK_EQ(g.ev_rc, GNI_RC_TRANSACTION_ERROR);
+	CHECK_EQ(g.gc_rc, GNI_RC_TRANSACTION_ERROR);
+	CHECK(g.pd == &d);
+	CHECK_EQ(d.status, GNI_RC_TRANSACTION_ERROR);
+	CHECK_EQ(d.cq_mode_complete, GNI_CQMODE_DUAL_EVENTS);
+	CHECK_EQ(s.nic->nfree, nfree);
+	tap_test_end("dual events: LOCAL, then the error event: "
+		     "TRANSACTION_ERROR, released");
+
+	/* dual, the error first: the only event */
+	rdesc(&s, &d, GNI_POST_RDMA_GET, GNI_CQMODE_DUAL_EVENTS, 64);
+	posted(s.ep, &d, "LOCAL | GLOBAL that will fail at once");
+	device_event(&s, s.cq, GEMINI_BTE_ST_PROTECTION,
+		     fake.post.global_data);
+	take(s.cq, &g);
+	CHECK_EQ(g.ev_rc, GNI_RC_TRANSACTION_ERROR);
+	CHECK_EQ(GNI_CQ_GET_INST_ID(g.ev), PEER_ID);
+	CHECK_EQ(g.gc_rc, GNI_RC_TRANSACTION_ERROR);
+	CHECK(g.pd == &d);
+	CHECK_EQ(d.status, GNI_RC_TRANSACTION_ERROR);
+	CHECK_EQ(d.cq_mode_complete, GNI_CQMODE_GLOBAL_EVENT);
+	CHECK_EQ(s.nic->nfree, nfree);
+	CHECK_EQ(s.ep->outstanding, 0);
+	tap_test_end("dual events: an error before LOCAL is the one event: "
+		     "released at once");
+
+	/* LOCAL only, failing: its one event has the LOCAL data */
+	rdesc(&s, &d, GNI_POST_RDMA_PUT, GNI_CQMODE_LOCAL_EVENT, 64);
+	posted(s.ep, &d, "LOCAL that will fail");
+	device_event(&s, s.cq, GEMINI_BTE_ST_TIMEOUT, fake.post.local_data);
+	take(s.cq, &g);
+	tap_ok(g.gc_rc == GNI_RC_TRANSACTION_ERROR && g.pd == &d &&
+	       s.nic->nfree == nfree && !s.ep->outstanding,
+	       "LOCAL only, its error event: TRANSACTION_ERROR, released");
+	env_close(&s);
+}
+
+static void test_mem_segments(void)
+{
+	gni_mem_segment_t seg[3];
+	gni_mem_handle_t h, untouched = { 0x1111, 0x2222 };
+	gni_post_descriptor_t d;
+	struct env e;
+	gni_cq_handle_t rcq;
+	uint64_t b;
+	gni_return_t rc;
+	unsigned int calls;
+
+	if (!env_open(&e, 0))
+		return;
+	b = (uint64_t)(uintptr_t)e.buf;
+
+#define SEGS_REFUSED(call, want, what) do { \
+		calls = fake.calls[SEGS_CMD]; \
+		h = untouched; \
+		rc = (call); \
+		tap_ok(rc == (want) && fake.calls[SEGS_CMD] == calls && \
+		       h.qword1 == untouched.qword1, \
+		       "GNI_MemRegisterSegments refuses %s: %s (want %s), no " \
+		       "ioctl", what, rc_name(rc), rc_name(want)); \
+	} while (0)
+
+	seg[0].address = b + 100;	/* any start */
+	seg[0].length = 4096 - 100;	/* ends on a page */
+	seg[1].address = b + 8192;	/* starts on one */
+	seg[1].length = 4096;
+	seg[2].address = b + 4096;
+	seg[2].length = 10;		/* any end */
+	SEGS_REFUSED(GNI_MemRegisterSegments(NULL, seg, 3, NULL, 0, -1, &h),
+		     GNI_RC_INVALID_PARAM, "a NULL NIC");
+	SEGS_REFUSED(GNI_MemRegisterSegments(e.nic, NULL, 3, NULL, 0, -1, &h),
+		     GNI_RC_INVALID_PARAM, "NULL segments");
+	SEGS_REFUSED(GNI_MemRegisterSegments(e.nic, seg, 0, NULL, 0, -1, &h),
+		     GNI_RC_INVALID_PARAM, "0 segments");
+	SEGS_REFUSED(GNI_MemRegisterSegments(e.nic, seg, 3, NULL, 0, -1, NULL),
+		     GNI_RC_INVALID_PARAM, "a NULL handle");
+	SEGS_REFUSED(GNI_MemRegisterSegments(e.nic, seg, KGNI_MEM_MAX_SEGMENTS +
+					     1, NULL, 0, -1, &h),
+		     GNI_RC_INVALID_PARAM, "4097 segments");
+	SEGS_REFUSED(GNI_MemRegisterSegments(e.nic, seg, 3, NULL,
+					     GNI_MEM_PHYS_SEGMENTS, -1, &h),
+		     GNI_RC_INVALID_PARAM, "GNI_MEM_PHYS_SEGMENTS (kernel only)");
+	SEGS_REFUSED(GNI_MemRegisterSegments(e.nic, seg, 3, NULL,
+					     GNI_MEM_USE_VMDH, 0, &h),
+		     GNI_RC_INVALID_PARAM, "GNI_MEM_USE_VMDH");
+	SEGS_REFUSED(GNI_MemRegisterSegments(e.nic, seg, 3, NULL,
+					     GNI_MEM_RESERVE_REGION, -1, &h),
+		     GNI_RC_INVALID_PARAM, "GNI_MEM_RESERVE_REGION");
+	SEGS_REFUSED(GNI_MemRegisterSegments(e.nic, seg, 3, e.cq, 0, -1, &h),
+		     GNI_RC_INVALID_PARAM, "an endpoint's CQ as dst_cq_hndl");
+	seg[1].address += 8;
+	SEGS_REFUSED(GNI_MemRegisterSegments(e.nic, seg, 3, NULL, 0, -1, &h),
+		     GNI_RC_INVALID_PARAM, "a second segment off a page");
+	seg[1].address -= 8;
+	seg[1].length -= 4;
+	SEGS_REFUSED(GNI_MemRegisterSegments(e.nic, seg, 3, NULL, 0, -1, &h),
+		     GNI_RC_INVALID_PARAM, "a middle segment ending off a page");
+	seg[1].length += 4;
+	seg[0].length += 1;
+	SEGS_REFUSED(GNI_MemRegisterSegments(e.nic, seg, 3, NULL, 0, -1, &h),
+		     GNI_RC_INVALID_PARAM, "a first segment ending off a page");
+	seg[0].length -= 1;
+	seg[2].length = 0;
+	SEGS_REFUSED(GNI_MemRegisterSegments(e.nic, seg, 3, NULL, 0, -1, &h),
+		     GNI_RC_INVALID_PARAM, "a segment of 0 bytes");
+	seg[2].length = 10;
+	seg[2].address = 0;
+	SEGS_REFUSED(GNI_MemRegisterSegments(e.nic, seg, 3, NULL, 0, -1, &h),
+		     GNI_RC_INVALID_PARAM, "a segment at address 0");
+	seg[2].address = UINT64_MAX - 4095;
+	seg[2].length = 8192;
+	SEGS_REFUSED(GNI_MemRegisterSegments(e.nic, seg, 3, NULL, 0, -1, &h),
+		     GNI_RC_INVALID_PARAM, "a segment wrapping past 2^64");
+	seg[2].address = b + 4096;
+	seg[2].length = 10;
+
+	fake.fail[SEGS_CMD] = EFAULT;
+	h = untouched;
+	rc = GNI_MemRegisterSegments(e.nic, seg, 3, NULL, 0, -1, &h);
+	tap_ok(rc == GNI_RC_PERMISSION_ERROR && h.qword1 == untouched.qword1,
+	       "EFAULT: PERMISSION_ERROR, handle untouched (%s)", rc_name(rc));
+	fake.fail[SEGS_CMD] = ENOSPC;
+	rc = GNI_MemRegisterSegments(e.nic, seg, 3, NULL, 0, -1, &h);
+	tap_ok(rc == GNI_RC_ERROR_RESOURCE, "ENOSPC: ERROR_RESOURCE (%s)",
+	       rc_name(rc));
+	fake.fail[SEGS_CMD] = ENOMEM;
+	rc = GNI_MemRegisterSegments(e.nic, seg, 3, NULL, 0, -1, &h);
+	tap_ok(rc == GNI_RC_ERROR_NOMEM, "ENOMEM: ERROR_NOMEM (%s)",
+	       rc_name(rc));
+	fake.fail[SEGS_CMD] = EINVAL;
+	rc = GNI_MemRegisterSegments(e.nic, seg, 3, NULL, 0, -1, &h);
+	tap_ok(rc == GNI_RC_INVALID_PARAM, "EINVAL: INVALID_PARAM (%s)",
+	       rc_name(rc));
+
+	GNI_CqCreate(e.nic, 8, 0, GNI_CQ_NOBLOCK, NULL, NULL, &rcq);
+	rc = GNI_MemRegisterSegments(e.nic, seg, 3, rcq, GNI_MEM_READ_ONLY |
+				     GNI_MEM_RELAXED_PI_ORDERING, 12345, &h);
+	CHECK_EQ(rc, GNI_RC_SUCCESS);
+	CHECK_EQ(fake.segs.size, sizeof(fake.segs));
+	CHECK_EQ(fake.segs.flags, KGNI_MEM_READONLY);
+	CHECK_EQ(fake.segs.segments, (uint64_t)(uintptr_t)seg);
+	CHECK_EQ(fake.segs.nsegs, 3);
+	CHECK_EQ(fake.segs.cq_id, rcq->id);
+	CHECK_EQ(fake.segs.reserved, 0);
+	CHECK_EQ(fake.seg[0].addr, b + 100);
+	CHECK_EQ(fake.seg[1].len, 4096);
+	CHECK_EQ(fake.seg[2].len, 10);
+	CHECK_EQ(h.qword1, fake.segs.mem_hndl[0]);
+	CHECK_EQ(h.qword2, fake.segs.mem_hndl[1]);
+	CHECK_EQ(GNI_MEMHNDL_GET_VA(h), 0);
+	CHECK_EQ(rcq->mem_refs, 1);
+	CHECK_EQ(GNI_CqDestroy(rcq), GNI_RC_ERROR_RESOURCE);
+	tap_test_end("GNI_MemRegisterSegments: KGNI_IOC_MEM_REGISTER_SEGMENTS "
+		     "with the caller's segments, READONLY, dst_cq_hndl's CQ "
+		     "(held: CqDestroy ERROR_RESOURCE); the handle has VA 0");
+
+	/* posts address it by offset */
+	rdesc(&e, &d, GNI_POST_RDMA_GET, GNI_CQMODE_GLOBAL_EVENT, 4096);
+	d.remote_mem_hndl = h;
+	d.remote_addr = 100;
+	if (posted(e.ep, &d, "GET from a segmented handle at offset 100"))
+		tap_ok(fake.post.remote_addr == 100 &&
+		       fake.post.remote_mem_hndl[0] == h.qword1,
+		       "the offset goes to the kernel as the remote address");
+	rdesc(&e, &d, GNI_POST_RDMA_PUT, GNI_CQMODE_GLOBAL_EVENT, 8);
+	d.remote_mem_hndl = h;
+	d.remote_addr = 100;
+	refused(&e, e.ep, &d, GNI_RC_PERMISSION_ERROR,
+		"a PUT into a read-only segmented handle");
+	GNI_MemDeregister(e.nic, &h);
+	tap_ok(rcq->mem_refs == 0 && GNI_CqDestroy(rcq) == GNI_RC_SUCCESS,
+	       "GNI_MemDeregister of the segmented handle lets its CQ go");
+
+	rc = GNI_MemRegisterSegments(e.nic, seg, 1, NULL, 0, (uint32_t)-1, &h);
+	tap_ok(rc == GNI_RC_SUCCESS && fake.segs.flags == 0 &&
+	       fake.segs.cq_id == 0 && fake.segs.nsegs == 1,
+	       "one segment, no CQ, read-write: %s", rc_name(rc));
+	rdesc(&e, &d, GNI_POST_RDMA_GET, GNI_CQMODE_GLOBAL_EVENT, 8);
+	d.local_mem_hndl = h;
+	d.local_addr = 100;
+	if (posted(e.ep, &d, "GET into a segmented local handle at offset 100"))
+		tap_ok(fake.post.local_addr == 100,
+		       "the local offset goes to the kernel as local_addr");
+	GNI_MemDeregister(e.nic, &h);
+	env_close(&e);
+#undef SEGS_REFUSED
 }
 
 int main(void)
@@ -510,5 +1345,10 @@ int main(void)
 	test_memhndl();
 	test_memhndl_layout();
 	test_unimplemented();
+	test_rdma_refusals();
+	test_rdma_ioctl();
+	test_rdma_errno();
+	test_rdma_completions();
+	test_mem_segments();
 	return tap_end();
 }

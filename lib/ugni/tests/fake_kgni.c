@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * The fake /dev/kgniN of test_ugni (fake_kgni.h).  Each command checks
+ * the conventions of uapi/kgni_ioctl.h that the library must keep (@size
+ * is the structure's, reserved and out fields are 0, flags are known)
+ * and answers EINVAL, counted in fake.bad_size, when it does not.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "fake_kgni.h"
+#include "gemini_mh.h"
+#include "gemini_nic.h"
+
+int __real_open(const char *path, int flags, ...);
+int __real_ioctl(int fd, unsigned long req, ...);
+void *__real_mmap(void *addr, size_t len, int prot, int flags, int fd,
+		  off_t off);
+int __wrap_open(const char *path, int flags, ...);
+int __wrap_ioctl(int fd, unsigned long req, ...);
+void *__wrap_mmap(void *addr, size_t len, int prot, int flags, int fd,
+		  off_t off);
+
+struct fake_kgni fake;
+
+#define MAX_FD		1024
+#define PAGE		4096ull
+/* mmap offsets: the object's kind in bits 31..28, its id above bit 16 */
+#define OFF_RING	0x10000000ull
+#define OFF_USER	0x20000000ull
+#define OFF_FMA		0x30000000ull
+#define FMA_WINDOW	(64u << 10)
+
+static bool fake_fd[MAX_FD];
+
+/* A CQ the fake made: its ring and user page, once mapped */
+static struct {
+	bool used;
+	uint32_t entries, wr;
+	volatile uint64_t *ring, *user;
+} cqs[FAKE_MAX_CQ];
+
+int __wrap_open(const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+	va_list ap;
+	int fd;
+
+	if (flags & O_CREAT) {
+		va_start(ap, flags);
+		mode = va_arg(ap, mode_t);
+		va_end(ap);
+	}
+	if (strncmp(path, "/dev/kgni", 9))
+		return __real_open(path, flags, mode);
+	fd = __real_open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (fd >= 0 && fd < MAX_FD)
+		fake_fd[fd] = true;
+	return fd;
+}
+
+void fake_handle(uint64_t va, uint32_t mdh, uint64_t npages, uint8_t flags,
+		 __u64 out[2])
+{
+	uint64_t q1 = (va >> GEMINI_MH_VA_SHIFT & GEMINI_MH_VA_MASK) |
+		      (uint64_t)(mdh & GEMINI_MH_MDH_MASK) << GEMINI_MH_MDH_SHIFT;
+	uint64_t q2 = (npages & GEMINI_MH_NPAGES_MASK) |
+		      12ull << GEMINI_MH_PSIZE_SHIFT |
+		      (uint64_t)flags << GEMINI_MH_FLAGS_SHIFT;
+
+	out[0] = q1;
+	out[1] = q2 | (uint64_t)gemini_mh_crc(q1, q2) << GEMINI_MH_CRC_SHIFT;
+}
+
+/* Is the structure at @arg of @size bytes as the library must pass it? */
+static bool sized(const void *arg, uint32_t size)
+{
+	if (*(const uint32_t *)arg == size)
+		return true;
+	fake.bad_size++;
+	return false;
+}
+
+static int cq_create(struct kgni_cq_create *c)
+{
+	uint32_t id;
+
+	if (!sized(c, sizeof(*c)) || c->cq_id || c->entries < 2 ||
+	    c->entries > KGNI_CQ_MAX_ENTRIES ||
+	    (c->flags & ~KGNI_CQ_BLOCKING))
+		return EINVAL;
+	for (id = 1; id < FAKE_MAX_CQ && cqs[id].used; id++)
+		;
+	if (id == FAKE_MAX_CQ)
+		return ENOSPC;
+	cqs[id].used = true;
+	cqs[id].entries = c->entries;
+	cqs[id].wr = 0;
+	cqs[id].ring = cqs[id].user = NULL;
+	c->cq_id = id;
+	c->ring_offset = OFF_RING + ((uint64_t)id << 16);
+	c->ring_size = (c->entries * 8ull + PAGE - 1) & ~(PAGE - 1);
+	c->user_offset = OFF_USER + ((uint64_t)id << 16);
+	return 0;
+}
+
+static int mem_register(struct kgni_mem_register *r)
+{
+	uint64_t first = r->addr & ~(PAGE - 1);
+
+	fake.reg = *r;
+	if (!sized(r, sizeof(*r)) || (r->flags & ~KGNI_MEM_READONLY) ||
+	    r->mem_hndl[0] || r->mem_hndl[1] || r->reserved || !r->len)
+		return EINVAL;
+	fake_handle(first, ++fake.next_mdh,
+		    (r->addr + r->len - first + PAGE - 1) / PAGE,
+		    GEMINI_MH_FLAG_GART | (r->flags & KGNI_MEM_READONLY ?
+					   GEMINI_MH_FLAG_READONLY : 0),
+		    r->mem_hndl);
+	fake.reg = *r;
+	return 0;
+}
+
+static int mem_register_segments(struct kgni_mem_register_segments *r)
+{
+	const struct kgni_mem_segment *s =
+		(const struct kgni_mem_segment *)(uintptr_t)r->segments;
+	uint64_t pages = 0, first;
+	uint32_t i;
+
+	fake.segs = *r;
+	if (!sized(r, sizeof(*r)) || (r->flags & ~KGNI_MEM_READONLY) ||
+	    r->mem_hndl[0] || r->mem_hndl[1] || r->reserved || !r->nsegs ||
+	    r->nsegs > KGNI_MEM_MAX_SEGMENTS || !s)
+		return EINVAL;
+	for (i = 0; i < r->nsegs; i++) {
+		if (i < FAKE_MAX_SEGS)
+			fake.seg[i] = s[i];
+		first = s[i].addr & ~(PAGE - 1);
+		pages += (s[i].addr + s[i].len - first + PAGE - 1) / PAGE;
+	}
+	fake_handle(0, ++fake.next_mdh, pages,
+		    GEMINI_MH_FLAG_GART | (r->flags & KGNI_MEM_READONLY ?
+					   GEMINI_MH_FLAG_READONLY : 0),
+		    r->mem_hndl);
+	fake.segs = *r;
+	return 0;
+}
+
+static int rdma_post(struct kgni_rdma_post *p)
+{
+	const uint32_t flags = KGNI_RDMA_FENCE | KGNI_RDMA_SINGLE_CHANNEL;
+	const uint32_t events = KGNI_RDMA_EV_LOCAL | KGNI_RDMA_EV_GLOBAL |
+				KGNI_RDMA_EV_REMOTE;
+	const uint32_t dlvr = KGNI_RDMA_DLVR_NO_ADAPT | KGNI_RDMA_DLVR_NO_HASH |
+			      KGNI_RDMA_DLVR_NO_RADAPT;
+
+	fake.post = *p;		/* as passed: out fields included */
+	if (!sized(p, sizeof(*p)) || (p->flags & ~flags) ||
+	    (p->events & ~events) || (p->dlvr_mode & ~dlvr) || p->reserved ||
+	    (p->type != KGNI_RDMA_PUT && p->type != KGNI_RDMA_GET) ||
+	    !p->length || p->length > KGNI_RDMA_MAX_LENGTH ||
+	    ((p->local_data | p->global_data) & ~GEMINI_CQE_DATA_MASK) ||
+	    !p->cq_id || p->cq_id >= FAKE_MAX_CQ || !cqs[p->cq_id].used ||
+	    ((p->flags & KGNI_RDMA_FENCE) &&
+	     !(p->flags & KGNI_RDMA_SINGLE_CHANNEL)))
+		return EINVAL;
+	p->channel = 1;
+	p->slot = 7;
+	return 0;
+}
+
+static int fake_cmd(unsigned int cmd, void *arg)
+{
+	int err = fake.fail[cmd];
+
+	fake.calls[cmd]++;
+	fake.fail[cmd] = 0;
+	switch (cmd) {
+	case KGNI_CMD_CDM_ATTACH: {
+		struct kgni_cdm_attach *a = arg;
+
+		if (err)
+			return err;
+		if (!sized(a, sizeof(*a)))
+			return EINVAL;
+		a->nic_pe = FAKE_NIC_PE;
+		return 0;
+	}
+	case KGNI_CMD_CQ_CREATE:
+		return err ? err : cq_create(arg);
+	case KGNI_CMD_CQ_DESTROY: {
+		struct kgni_cq_destroy *d = arg;
+
+		if (!sized(d, sizeof(*d)) || !d->cq_id ||
+		    d->cq_id >= FAKE_MAX_CQ || !cqs[d->cq_id].used)
+			return EINVAL;
+		cqs[d->cq_id].used = false;
+		return 0;
+	}
+	case KGNI_CMD_FMA_ALLOC: {
+		struct kgni_fma_alloc *f = arg;
+		static uint32_t next_fma;
+
+		if (err)
+			return err;
+		if (!sized(f, sizeof(*f)) || !f->cq_id)
+			return EINVAL;
+		f->fma_id = next_fma++ % GEMINI_NUM_FMA;
+		f->user_offset = OFF_FMA;
+		f->put_wc_offset = OFF_FMA + 0x100000;
+		f->put_uc_offset = OFF_FMA + 0x200000;
+		f->get_offset = OFF_FMA + 0x300000;
+		f->window_size = FMA_WINDOW;
+		return 0;
+	}
+	case KGNI_CMD_FMA_FREE:
+	case KGNI_CMD_MEM_DEREGISTER:
+		return err;
+	case KGNI_CMD_MEM_REGISTER:
+		if (err) {
+			fake.reg = *(struct kgni_mem_register *)arg;
+			return err;
+		}
+		return mem_register(arg);
+	case KGNI_CMD_MEM_REGISTER_SEGMENTS:
+		if (err) {
+			fake.segs = *(struct kgni_mem_register_segments *)arg;
+			return err;
+		}
+		return mem_register_segments(arg);
+	case KGNI_CMD_RDMA_POST:
+		if (err) {
+			fake.post = *(struct kgni_rdma_post *)arg;
+			return err;
+		}
+		return rdma_post(arg);
+	default:
+		return ENOTTY;
+	}
+}
+
+int __wrap_ioctl(int fd, unsigned long req, ...)
+{
+	va_list ap;
+	void *arg;
+	int err;
+
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (fd < 0 || fd >= MAX_FD || !fake_fd[fd])
+		return __real_ioctl(fd, req, arg);
+	if (((req >> 8) & 0xff) != KGNI_IOC_MAGIC) {
+		errno = ENOTTY;
+		return -1;
+	}
+	err = fake_cmd(req & 0xff, arg);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
+void *__wrap_mmap(void *addr, size_t len, int prot, int flags, int fd,
+		  off_t off)
+{
+	uint64_t o = (uint64_t)off;
+	uint32_t id = (uint32_t)(o >> 16 & 0xfff);
+	void *p;
+
+	if (fd < 0 || fd >= MAX_FD || !fake_fd[fd])
+		return __real_mmap(addr, len, prot, flags, fd, off);
+	p = __real_mmap(NULL, len, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED || id >= FAKE_MAX_CQ)
+		return p;
+	if ((o & 0xf0000000ull) == OFF_RING)
+		cqs[id].ring = p;
+	else if ((o & 0xf0000000ull) == OFF_USER)
+		cqs[id].user = p;
+	return p;
+}
+
+int fake_cq_write(uint32_t cq_id, uint64_t entry)
+{
+	uint32_t rd;
+
+	if (!cq_id || cq_id >= FAKE_MAX_CQ || !cqs[cq_id].used ||
+	    !cqs[cq_id].ring || !cqs[cq_id].user)
+		return -1;
+	rd = (uint32_t)(cqs[cq_id].user[GEMINI_CQ_READ_INDEX_OFFSET / 8] &
+			GEMINI_CQ_INDEX_MASK);
+	if ((cqs[cq_id].wr + 1) % cqs[cq_id].entries == rd)
+		return -1;
+	__atomic_store_n(&cqs[cq_id].ring[cqs[cq_id].wr], entry,
+			 __ATOMIC_RELEASE);
+	cqs[cq_id].wr = (cqs[cq_id].wr + 1) % cqs[cq_id].entries;
+	return 0;
+}
