@@ -6,7 +6,10 @@
 #   own clock, bursts of host pings through QMP: no guest involved);
 #   the issue rate of back-to-back pings;
 #   baseline: a 64-byte UDP round trip between two host processes on
-#   loopback (what a socket-based link would pay per hop).
+#   loopback (what a socket-based link would pay per hop);
+#   RDMA (BTE) PUT and GET bandwidth of 4 MiB between neighbours and over
+#   3 hops, and the FMA/RDMA crossover (ugni_bw, a uGNI job), next to
+#   host memcpy bandwidth of 4 MiB.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,6 +20,7 @@ export VGEMINI_FABRIC=${VGEMINI_FABRIC:-bench-$$}
 mkdir -p "$OUT"
 
 gcc -O2 -Wall -Wextra -Werror -o "$OUT/udp_rtt" "$REPO/guest/bench/udp_rtt.c"
+gcc -O2 -Wall -Wextra -Werror -o "$OUT/memcpy_bw" "$REPO/guest/bench/memcpy_bw.c"
 
 trap '"$VGEMINI" down >/dev/null 2>&1 || true' EXIT
 "$VGEMINI" up --dims 4x2x1 >"$OUT/up.log" 2>&1 || { cat "$OUT/up.log"; exit 1; }
@@ -48,3 +52,29 @@ done
 printf '%-34s %10s %10s %10s %12s\n' "baseline: UDP loopback round trip" \
 	"$(us "$bmin")" "$(us "$bavg")" "$(us "$bmax")" "-"
 echo "(pings/s includes the launcher's QMP polling; the round trips are the device's)"
+
+# RDMA bandwidth: ranks 0 and 1 are on nodes 0 and 1 (neighbours); with
+# 7 ranks, rank 6 is on node 6, 3 hops from node 0 (2 in X, 1 in Y).
+read -r memcpy_mbs _ < <("$OUT/memcpy_bw")
+echo
+printf '%-34s %10s %10s %10s\n' "" "MB/s" "memcpy" "ratio"
+for job in "2 1 1 hop" "7 6 3 hops"; do
+	set -- $job
+	"$VGEMINI" run -n "$1" --timeout 600 ugni_bw --peer "$2" --reps 2 \
+		>"$OUT/ugni_bw-$1.log" 2>&1 || {
+		cat "$OUT/ugni_bw-$1.log"
+		exit 1
+	}
+	for what in put get; do
+		mbs=$(sed -n "s/^\[0\] bench: rdma $what 4 MiB: \([0-9.]*\) MB\/s/\1/p" \
+			"$OUT/ugni_bw-$1.log")
+		printf '%-34s %10s %10s %10s\n' "rdma $what 4 MiB, $3 $4" "$mbs" \
+			"$memcpy_mbs" "$(awk -v a="$mbs" -v b="$memcpy_mbs" \
+				'BEGIN { printf "%.4f", a / b }')"
+	done
+	if [ "$1" = 2 ]; then
+		sed -n 's/^\[0\] bench: fma\/rdma crossover: /fma\/rdma crossover, 1 hop: /p' \
+			"$OUT/ugni_bw-$1.log"
+	fi
+done
+echo "(baseline: host memcpy of 4 MiB; the RDMA figures are a guest's, posts waited for one by one)"

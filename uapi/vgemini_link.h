@@ -17,7 +17,8 @@
  * attaches again (a restarted QEMU, a retrained link) writes a new epoch,
  * which tells the peer that the other end was reset.
  *
- * Packets (version 2): each side transmits on VGEMINI_LINK_CHANS channels,
+ * Packets (version 3; version 2 had rings of 16 slots): each side
+ * transmits on VGEMINI_LINK_CHANS channels,
  * one per virtual channel and dateline class (request class 0 and 1,
  * response class 0 and 1).  A channel is a ring of VGEMINI_LINK_SLOTS
  * slots; packet number s goes in slot s % VGEMINI_LINK_SLOTS.  Packets are
@@ -63,8 +64,8 @@
 #endif
 
 #define VGEMINI_LINK_MAGIC		0x4b4c4756u	/* "VGLK" */
-#define VGEMINI_LINK_VERSION		2u
-#define VGEMINI_LINK_FILE_SIZE		65536u
+#define VGEMINI_LINK_VERSION		3u
+#define VGEMINI_LINK_FILE_SIZE		135168u
 
 /* A port sends a heartbeat this often ... */
 #define VGEMINI_LINK_HEARTBEAT_MS	500u
@@ -74,7 +75,7 @@
 #define VGEMINI_LINK_RETRY_MS		20u
 
 #define VGEMINI_LINK_CHANS		4	/* vc * 2 + vclass */
-#define VGEMINI_LINK_SLOTS		16	/* packets per channel ring */
+#define VGEMINI_LINK_SLOTS		128	/* packets per channel ring */
 #define VGEMINI_LINK_SLOT_BYTES		128
 #define VGEMINI_LINK_SLOT_DATA		96	/* GEMINI_PKT_MAX_BYTES */
 

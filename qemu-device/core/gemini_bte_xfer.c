@@ -547,6 +547,15 @@ void gemini_bte_response(struct gemini_nic *nic, const struct gemini_pkt *rsp)
 		return;
 	}
 	r = &nic->bte.run[vc];
+	if (r->tag_state[k] == GEMINI_BTE_TAG_RESTING) {
+		/*
+		 * The one answer to a request given up on (timed out, or its
+		 * channel reset): nothing else can come for the tag now.
+		 */
+		r->tag_state[k] = GEMINI_BTE_TAG_FREE;
+		gemini_nic_stale_rsp(nic, rsp);
+		return;
+	}
 	if (r->tag_state[k] != GEMINI_BTE_TAG_SENT || !r->x.active) {
 		gemini_nic_stale_rsp(nic, rsp);
 		return;

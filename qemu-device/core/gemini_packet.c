@@ -203,11 +203,41 @@ static const uint16_t crc_table[256] = {
 	0x6e17, 0x7e36, 0x4e55, 0x5e74, 0x2e93, 0x3eb2, 0x0ed1, 0x1ef0,
 };
 
+/*
+ * Four bytes at a time (slicing): crc_slice[k][i] is the CRC of byte i
+ * followed by k + 1 zero bytes, made from crc_table at first use.  Every
+ * packet is checked on each hop, so the CRC is a good part of a packet's
+ * cost.
+ */
+static uint16_t crc_slice[3][256];
+static bool crc_slice_ready;
+
+static void crc_slice_init(void)
+{
+	unsigned int k, i;
+
+	for (i = 0; i < 256; i++) {
+		uint16_t c = crc_table[i];
+
+		for (k = 0; k < 3; k++) {
+			c = (uint16_t)(c << 8) ^ crc_table[c >> 8];
+			crc_slice[k][i] = c;
+		}
+	}
+	crc_slice_ready = true;
+}
+
 static uint16_t crc16_update(uint16_t crc, const uint8_t *buf, size_t len)
 {
-	size_t i;
+	size_t i = 0;
 
-	for (i = 0; i < len; i++)
+	if (!crc_slice_ready)
+		crc_slice_init();
+	for (; i + 4 <= len; i += 4)
+		crc = crc_slice[2][(crc >> 8) ^ buf[i]] ^
+		      crc_slice[1][(crc & 0xff) ^ buf[i + 1]] ^
+		      crc_slice[0][buf[i + 2]] ^ crc_table[buf[i + 3]];
+	for (; i < len; i++)
 		crc = (uint16_t)(crc << 8) ^ crc_table[(crc >> 8) ^ buf[i]];
 	return crc;
 }
@@ -229,6 +259,11 @@ static uint16_t pkt_crc(const uint8_t *wire, size_t bytes)
 	crc = crc16_update(GEMINI_CRC16_INIT, wire, bytes - GEMINI_PHIT_BYTES);
 	crc = crc16_update(crc, zero, sizeof(zero));
 	return crc16_update(crc, wire + bytes - 1, 1);
+}
+
+bool gemini_pkt_valid(const struct gemini_pkt *pkt)
+{
+	return pkt && !check_pkt(pkt);
 }
 
 int gemini_pkt_encode(const struct gemini_pkt *pkt, uint8_t *wire,

@@ -10,6 +10,7 @@
 #ifndef GEMINI_PACKET_H
 #define GEMINI_PACKET_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -72,6 +73,9 @@ enum gemini_pkt_error {
 
 /* Phits the packet takes on the wire (header + data + end phit). */
 unsigned int gemini_pkt_phits(const struct gemini_pkt *pkt);
+
+/* Could @pkt be encoded?  True if gemini_pkt_encode() would take it. */
+bool gemini_pkt_valid(const struct gemini_pkt *pkt);
 
 /*
  * Encode @pkt into @wire (@cap bytes), computing its CRC.  Returns the

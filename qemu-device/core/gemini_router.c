@@ -210,13 +210,11 @@ unsigned int gemini_router_input_flush(struct gemini_nic *nic,
 
 int gemini_router_inject(struct gemini_nic *nic, const struct gemini_pkt *pkt)
 {
-	uint8_t wire[GEMINI_PKT_MAX_BYTES];
 	struct gemini_pktq *q;
 	unsigned int phits = gemini_pkt_phits(pkt);
 
 	/* Only packets that can go on a link enter the router. */
-	if (pkt->vc > GEMINI_VC_RSP || !phits ||
-	    gemini_pkt_encode(pkt, wire, sizeof(wire)) < 0)
+	if (pkt->vc > GEMINI_VC_RSP || !phits || !gemini_pkt_valid(pkt))
 		return -1;
 	q = &nic->router.inject[pkt->vc];
 	if (q->count >= GEMINI_PKTQ_DEPTH)
