@@ -405,4 +405,64 @@ static void mem_set64(struct node *nd, uint64_t addr, uint64_t v)
 	le64(nd->mem + (addr - MEM_BASE), v);
 }
 
+/*
+ * FMA descriptor @di as its kernel and library set it (static inline:
+ * not every test uses them).  The kernel's part: ptag, local CQ, extra
+ * bits of the PE qword, enable.
+ */
+static inline void fma_setup(struct gemini_nic *nic, unsigned int di,
+			     unsigned int ptag, unsigned int cq,
+			     uint64_t extra_qw3)
+{
+	win_wr(nic, GEMINI_FMA_PRIV_PAGE(di) + GEMINI_FMA_QW_PE, 8,
+	       (uint64_t)cq << GEMINI_FMA_CQH_SHIFT |
+	       (uint64_t)ptag << GEMINI_FMA_SRC_PTAG_SHIFT |
+	       (uint64_t)ptag << GEMINI_FMA_DEST_PTAG_SHIFT | extra_qw3);
+	win_wr(nic, GEMINI_FMA_PRIV_PAGE(di) + GEMINI_FMA_QW_CMD, 8,
+	       (uint64_t)GEMINI_FMA_MODE2_FMA_ENABLE << GEMINI_FMA_MODE2_SHIFT);
+}
+
+/* The library's part: command, both MDHs, PE mask mode; mode bits kept. */
+static inline void fma_set_cmd(struct gemini_nic *nic, unsigned int di,
+			       unsigned int cmd, unsigned int mdh,
+			       unsigned int pe_mask_mode)
+{
+	uint64_t at = GEMINI_FMA_USER_PAGE(di) + GEMINI_FMA_QW_CMD;
+	uint64_t mode2 = GEMINI_FMA_MODE2_MASK << GEMINI_FMA_MODE2_SHIFT;
+
+	win_wr(nic, at, 8, (win_rd(nic, at, 8) & mode2) | cmd |
+	       (uint64_t)mdh << GEMINI_FMA_REM_MDH_SHIFT |
+	       (uint64_t)mdh << GEMINI_FMA_SRC_MDH_SHIFT |
+	       (uint64_t)pe_mask_mode << GEMINI_FMA_PE_MASK_MODE_SHIFT);
+}
+
+/* The window base, PE mask mode 0. */
+static inline void fma_base(struct gemini_nic *nic, unsigned int di,
+			    uint32_t pe, uint64_t offset)
+{
+	win_wr(nic, GEMINI_FMA_USER_PAGE(di) + GEMINI_FMA_QW_BASE_OFFSET, 8,
+	       (uint64_t)pe << 40 | offset);
+}
+
+static inline void fma_sync(struct gemini_nic *nic, unsigned int di,
+			    unsigned int type, uint64_t data)
+{
+	win_wr(nic, GEMINI_FMA_USER_PAGE(di) + GEMINI_FMA_QW_SYNCCMP, 8,
+	       (uint64_t)type << GEMINI_FMA_SYNC_TYPE_SHIFT | data);
+}
+
+static inline uint64_t fma_status(struct gemini_nic *nic, unsigned int di)
+{
+	return win_rd(nic, GEMINI_FMA_USER_PAGE(di) + GEMINI_FMA_QW_STATUS, 8);
+}
+
+/* A store of @size bytes at @x of descriptor @di's PUT window. */
+static inline void put8(struct gemini_nic *nic, unsigned int di, uint64_t x,
+			unsigned int size, uint64_t v)
+{
+	CHECK_EQ(gemini_window_write(nic, GEMINI_FMA_WINDOW(GEMINI_FMA_PUT_WC,
+							    di) + x, size, v),
+		 GEMINI_ACCESS_OK);
+}
+
 #endif /* GEMINI_TESTS_NIC_HARNESS_H */

@@ -271,6 +271,16 @@ static void test_put_unaligned(void)
 	fab_free(f);
 }
 
+/* The transfer of @slot ended once, with TIMEOUT and its flag. */
+static void check_timed_out(struct fabric *f, unsigned int slot)
+{
+	CHECK_EVENT(next_event(f), GEMINI_STATUS_TIMEOUT, 0x6106a1);
+	CHECK_EQ(next_event(f), 0);
+	CHECK_EQ(copy_status(f, slot), GEMINI_STATUS_TIMEOUT);
+	CHECK_EQ(copy_flags(f, slot), GEMINI_BTE_FLAG_COMPLETE |
+		 GEMINI_BTE_FLAG_TIMEOUT);
+}
+
 /*
  * Errors end a transfer with exactly one event, carrying the status, and
  * its write-back; the target's memory is untouched.
@@ -337,11 +347,7 @@ static void test_errors(void)
 	p = put_of(GEMINI_PE(1, 0), 1024);
 	slot = post(f, &p);
 	run_for(f, MS(GEMINI_FMA_TIMEOUT_MS) + MS(100));
-	CHECK_EVENT(next_event(f), GEMINI_STATUS_TIMEOUT, 0x6106a1);
-	CHECK_EQ(next_event(f), 0);
-	CHECK_EQ(copy_status(f, slot), GEMINI_STATUS_TIMEOUT);
-	CHECK_EQ(copy_flags(f, slot), GEMINI_BTE_FLAG_COMPLETE |
-		 GEMINI_BTE_FLAG_TIMEOUT);
+	check_timed_out(f, slot);
 	fab_free(f);
 }
 
@@ -688,6 +694,110 @@ static void test_send_stale(void)
 	fab_free(f);
 }
 
+#define BIG_MDH		12	/* a domain of 64 MiB over aliased MRT pages */
+#define BIG_LEN		(64ull << 20)
+#define FDI		2	/* the FMA descriptor of the fairness test */
+
+/* BIG_MDH on @nic: MRT pages of 128 KiB, all within 1 MiB of memory. */
+static void big_setup(struct gemini_nic *nic)
+{
+	unsigned int i;
+
+	for (i = 0; i < BIG_LEN >> 17; i++)
+		win_wr(nic, GEMINI_MMR_MRT_ENTRY(i), 4,
+		       GEMINI_MRT_ENCODE(MEM_BASE + (1 << 20) +
+					 (i % 8) * (1u << 17)));
+	mdd_set(nic, BIG_MDH, PTAG, 0, BIG_LEN - 1, true, RW, LCQ);
+}
+
+/*
+ * 64 MiB to the neighbour (2^20 requests, over MRT pages aliasing 1 MiB):
+ * FMA PUTs issued all through it each complete within a bounded number
+ * of rounds, pings are never refused, and the transfer ends OK.  A second
+ * 64 MiB transfer loses its link on the way: exactly one event, TIMEOUT,
+ * and nothing else.
+ */
+static void test_big_fair(void)
+{
+	struct fabric *f = bte_fabric(2, 1, 1);
+	struct gemini_nic *src = nic_of(f, 0);
+	const struct gemini_diag *d = &src->diag[GEMINI_DIAG_HOST];
+	unsigned int rounds = 0, issued_at = 0, worst = 0, puts = 0, pings = 0;
+	uint64_t req0 = ports_sum(nic_of(f, 1), VGEMINI_PC_VC0_PKTS), e;
+	bool fma_busy = false, done = false;
+	struct post p = put_of(GEMINI_PE(1, 0), BIG_LEN);
+	char err[64];
+	unsigned int slot;
+
+	big_setup(src);
+	big_setup(nic_of(f, 1));
+	fma_setup(src, FDI, PTAG, LCQ, 0);
+	fma_set_cmd(src, FDI, GEMINI_FMA_CMD_PUT, MDH, 0);
+	fma_base(src, FDI, GEMINI_PE(1, 0), DST_OFF);
+	p.src_mdh = BIG_MDH;
+	p.dst_mdh = BIG_MDH;
+	p.src_off = 0;
+	p.dst_off = 0;
+	p.mode1 = GEMINI_BTE_PUT | GEMINI_BTE_CQ_GLOBAL;
+	slot = post(f, &p);
+	while (!done && rounds++ < 4000000) {
+		if (!fma_busy && rounds % 64 == 0) {
+			put8(src, FDI, 8 * (puts % 64), 8, puts);
+			fma_sync(src, FDI, GEMINI_FMA_SYNC_LOCAL_EVENT, puts);
+			fma_busy = true;
+			issued_at = rounds;
+		}
+		if (!gemini_diag_busy(src, GEMINI_DIAG_HOST) &&
+		    rounds % 256 == 0) {
+			CHECK(d->status == VGEMINI_DIAG_IDLE ||
+			      d->status == VGEMINI_DIAG_DONE);
+			gemini_diag_start(src, GEMINI_DIAG_HOST, 1, 16, 1);
+			pings++;
+		}
+		step(f);
+		while ((e = next_event(f)) != 0) {
+			if (((e >> GEMINI_CQE_SOURCE_SHIFT) &
+			     GEMINI_CQE_SOURCE_MASK) == GEMINI_CQE_SRC_BTE) {
+				CHECK_EVENT(e, 0, 0x6106a1);
+				done = true;
+				continue;
+			}
+			CHECK_EQ(e & GEMINI_CQE_DATA_MASK, puts);
+			if (rounds - issued_at > worst)
+				worst = rounds - issued_at;
+			puts++;
+			fma_busy = false;
+		}
+	}
+	run(f);
+	printf("#   %u rounds, %u FMA PUTs (slowest %u rounds), %u pings\n",
+	       rounds, puts, worst, pings);
+	CHECK(done);
+	CHECK_EQ(copy_status(f, slot), 0);
+	/* Requests on the link: the transfer's, the PUTs' and the pings' */
+	CHECK_EQ(ports_sum(nic_of(f, 1), VGEMINI_PC_VC0_PKTS) - req0 -
+		 puts - pings, BIG_LEN / 64);
+	CHECK(puts > 100);
+	CHECK(worst < 16);
+	CHECK_EQ(d->failed, 0);
+
+	/* Again, and the link goes down on the way. */
+	slot = post(f, &p);
+	for (rounds = 0; rounds < 500; rounds++)
+		step(f);
+	CHECK_EQ(next_event(f), 0);
+	CHECK_EQ(gemini_fault_set(src, GEMINI_PORT_XP, "down=1", err,
+				  sizeof(err)), 0);
+	CHECK_EQ(gemini_fault_set(src, GEMINI_PORT_XM, "down=1", err,
+				  sizeof(err)), 0);
+	/* What was on the link stays unacknowledged: no run() to settle */
+	for (e = clock_ns + MS(GEMINI_FMA_TIMEOUT_MS) + MS(100);
+	     clock_ns < e;)
+		step(f);
+	check_timed_out(f, slot);
+	fab_free(f);
+}
+
 /* RESET ends the transfer in progress as terminated; late answers stale. */
 static void test_reset(void)
 {
@@ -808,6 +918,8 @@ static const struct tap_test tests[] = {
 	  test_send },
 	{ "a SEND whose source goes quiet ends with TIMEOUT at the target",
 	  test_send_stale },
+	{ "64 MiB: FMA PUTs and pings keep completing; the link dies: TIMEOUT",
+	  test_big_fair },
 	{ "RESET terminates the transfer in progress", test_reset },
 	{ "a 1 MiB transfer leaves room: pings through it never busy",
 	  test_room_for_others },

@@ -58,63 +58,24 @@ static uint64_t user_qw(unsigned int di, unsigned int qw)
 	return GEMINI_FMA_USER_PAGE(di) + qw;
 }
 
-/* The kernel: bind the descriptor to a ptag and a CQ, enable it. */
+/* The kernel: bind the descriptor to a ptag and LCQ, enable it. */
 static void fma_kernel(struct gemini_nic *nic, unsigned int di,
 		       unsigned int ptag, uint64_t extra_qw3)
 {
-	win_wr(nic, priv_qw(di, GEMINI_FMA_QW_PE), 8,
-	       (uint64_t)LCQ << GEMINI_FMA_CQH_SHIFT |
-	       (uint64_t)ptag << GEMINI_FMA_SRC_PTAG_SHIFT |
-	       (uint64_t)ptag << GEMINI_FMA_DEST_PTAG_SHIFT | extra_qw3);
-	win_wr(nic, priv_qw(di, GEMINI_FMA_QW_CMD), 8,
-	       (uint64_t)GEMINI_FMA_MODE2_FMA_ENABLE << GEMINI_FMA_MODE2_SHIFT);
+	fma_setup(nic, di, ptag, LCQ, extra_qw3);
 }
 
-/* The library: command, MDHs and PE mask mode, keeping the mode bits. */
+/* The library: command, MDH, PE mask mode, keeping the mode bits. */
 static void fma_cmd(struct gemini_nic *nic, unsigned int di, unsigned int cmd,
 		    unsigned int pe_mask_mode)
 {
-	uint64_t qw2 = win_rd(nic, user_qw(di, GEMINI_FMA_QW_CMD), 8);
-
-	win_wr(nic, user_qw(di, GEMINI_FMA_QW_CMD), 8,
-	       (qw2 & MODE2_MASK) | cmd |
-	       (uint64_t)MDH << GEMINI_FMA_REM_MDH_SHIFT |
-	       (uint64_t)MDH << GEMINI_FMA_SRC_MDH_SHIFT |
-	       (uint64_t)pe_mask_mode << GEMINI_FMA_PE_MASK_MODE_SHIFT);
-}
-
-/* The library: the window base, PE mask mode 0. */
-static void fma_base(struct gemini_nic *nic, unsigned int di, uint32_t pe,
-		     uint64_t offset)
-{
-	win_wr(nic, user_qw(di, GEMINI_FMA_QW_BASE_OFFSET), 8,
-	       (uint64_t)pe << 40 | offset);
-}
-
-static void fma_sync(struct gemini_nic *nic, unsigned int di,
-		     unsigned int type, uint64_t data)
-{
-	win_wr(nic, user_qw(di, GEMINI_FMA_QW_SYNCCMP), 8,
-	       (uint64_t)type << GEMINI_FMA_SYNC_TYPE_SHIFT | data);
-}
-
-static uint64_t fma_status(struct gemini_nic *nic, unsigned int di)
-{
-	return win_rd(nic, user_qw(di, GEMINI_FMA_QW_STATUS), 8);
+	fma_set_cmd(nic, di, cmd, MDH, pe_mask_mode);
 }
 
 #define WC(st)		((st) & 0xffff)
 #define RC(st)		(((st) >> 16) & 0xffff)
 #define SSIDS(st)	(((st) >> 32) & 0xff)
 #define FLAGS(st)	(((st) >> 48) & 7)
-
-static void put8(struct gemini_nic *nic, unsigned int di, uint64_t x,
-		 unsigned int size, uint64_t v)
-{
-	CHECK_EQ(gemini_window_write(nic, GEMINI_FMA_WINDOW(GEMINI_FMA_PUT_WC,
-							    di) + x, size, v),
-		 GEMINI_ACCESS_OK);
-}
 
 static void gcw(struct gemini_nic *nic, unsigned int di, uint64_t x,
 		uint64_t word)
