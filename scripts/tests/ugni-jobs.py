@@ -18,7 +18,9 @@ with "vgemini run" on a 2x2x2 torus of its own:
   ugni_rdma       -n 8: RDMA (BTE) PUT and GET between pairs: sizes 1 B
                   .. 1 MiB byte for byte, every cq_mode, alignment
                   errors, segmented registrations, a deregistered
-                  target, FENCE, ERROR_RESOURCE
+                  target, FENCE, ERROR_RESOURCE; every ordered pair
+                  around the powers of two; 4 KiB .. 16 MiB to a
+                  neighbour and 3 hops away
   ugni_bw         -n 2: RDMA bandwidth of 4 MiB and the FMA/RDMA
                   crossover (notes, not checked; the data is)
   ugni_bench      -n 2: 8-byte PUT latency and issue rate (printed as

@@ -43,6 +43,12 @@
  *     fenced 1 MiB PUTs posted without reaping end in
  *     GNI_RC_ERROR_RESOURCE, and once their events are reaped a post goes
  *     through again.
+ *  8. Every ordered pair of ranks: PUTs of 1 byte to 8193 around each
+ *     power of two and GETs of 4 to 8192 around them, each checked byte
+ *     for byte (with the background around a PUT).
+ *  9. Rank 0 with rank 1 (its neighbour) and with rank 7 (3 hops away on
+ *     a 2x2x2 torus): a PUT and a GET back of every power of two from
+ *     4 KiB to 16 MiB, byte for byte.
  */
 #include "ugni_job.h"
 
@@ -695,6 +701,123 @@ static void single_channel(void)
 	check(rc == GNI_RC_SUCCESS, "the second CDM released: %s", rc_str(rc));
 }
 
+/* 8: every ordered pair, sizes around the powers of two */
+static void all_pairs(void)
+{
+	static const uint64_t puts[] = { 1, 63, 64, 65, 4095, 4096, 4097,
+					 8191, 8192, 8193 };
+	static const uint64_t gets[] = { 4, 60, 64, 68, 4092, 4096, 4100,
+					 8188, 8192 };
+	int pair = peer, shift, to, from;
+	gni_post_descriptor_t d;
+	struct completion c;
+	unsigned int k;
+	int ok;
+
+	for (shift = 1; shift < job.size; shift++) {
+		to = (job.rank + shift) % job.size;
+		from = (job.rank + job.size - shift) % job.size;
+		for (k = 0; k < ARRAY_SIZE(puts); k++) {
+			peer = to;
+			lbuf_fill(k, 5, puts[k]);
+			desc_rdma(&d, GNI_POST_RDMA_PUT, GNI_CQMODE_GLOBAL_EVENT,
+				  5, 3, puts[k]);
+			ok = rdma_post_wait(job.ep[to], job.cq, &d, &c, to);
+			check(ok, "PUT of %" PRIu64 " bytes to rank %d%s%s",
+			      puts[k], to, ok ? "" : ": ",
+			      ok ? "" : describe(&c));
+			barrier();
+			peer = from;
+			check(window_check(k, 3, puts[k], 0, "PUT"), "my window "
+			      "after rank %d's PUT of %" PRIu64 " bytes", from,
+			      puts[k]);
+			barrier();
+		}
+		peer = to;
+		for (k = 0; k < ARRAY_SIZE(gets); k++) {
+			lbuf_guard(8, gets[k]);
+			desc_rdma(&d, GNI_POST_RDMA_GET, GNI_CQMODE_GLOBAL_EVENT,
+				  8, 4, gets[k]);
+			ok = rdma_post_wait(job.ep[to], job.cq, &d, &c, to);
+			if (check(ok, "GET of %" PRIu64 " bytes from rank %d%s%s",
+				  gets[k], to, ok ? "" : ": ",
+				  ok ? "" : describe(&c)))
+				check(lbuf_check(8, 4, gets[k], "GET"), "the %"
+				      PRIu64 " bytes from rank %d", gets[k],
+				      to);
+		}
+		barrier();
+	}
+	peer = pair;
+}
+
+/* 9: large transfers from rank 0 to a neighbour and 3 hops away */
+static void large(void)
+{
+	const uint64_t max = 16u << 20;
+	uint8_t *src = alloc_aligned(PAGE, max), *dst = alloc_aligned(PAGE, max);
+	gni_mem_handle_t smh, dmh;
+	struct job_buf *dst_all;
+	int targets[2] = { 1, 7 }, t, pair = peer;
+	gni_post_descriptor_t d;
+	struct completion c;
+	uint64_t len, i;
+	int ok;
+
+	smh = reg(job.nic, src, max, NULL, GNI_MEM_READWRITE, "16 MiB source");
+	dmh = reg(job.nic, dst, max, NULL, GNI_MEM_READWRITE, "16 MiB target");
+	memset(dst, 0, max);
+	dst_all = publish(dst, &dmh);
+	barrier();
+	for (t = 0; t < 2 && targets[t] < job.size; t++) {
+		for (len = 4096; len <= max; len *= 2) {
+			if (job.rank == 0) {
+				for (i = 0; i < len; i++)
+					src[i] = pat(t, (int)(len >> 12), i);
+				desc_init(&d, GNI_POST_RDMA_PUT,
+					  GNI_CQMODE_GLOBAL_EVENT);
+				d.local_addr = (uint64_t)(uintptr_t)src;
+				d.local_mem_hndl = smh;
+				d.remote_addr = dst_all[targets[t]].addr;
+				d.remote_mem_hndl = dst_all[targets[t]].mh;
+				d.length = len;
+				ok = rdma_post_wait(job.ep[targets[t]], job.cq,
+						    &d, &c, targets[t]);
+				check(ok, "PUT of %" PRIu64 " bytes to rank %d"
+				      "%s%s", len, targets[t], ok ? "" : ": ",
+				      ok ? "" : describe(&c));
+				/* and back, over what was sent */
+				memset(src, 0, len);
+				d.type = GNI_POST_RDMA_GET;
+				ok = rdma_post_wait(job.ep[targets[t]], job.cq,
+						    &d, &c, targets[t]);
+				for (i = 0; ok && i < len; i++)
+					ok = src[i] == pat(t, (int)(len >> 12),
+							   i);
+				check(ok, "GET of the %" PRIu64 " bytes back "
+				      "from rank %d, byte for byte%s%s", len,
+				      targets[t], ok ? "" : ": ",
+				      ok ? "" : describe(&c));
+			}
+			barrier();
+			if (job.rank == targets[t]) {
+				for (i = 0, ok = 1; ok && i < len; i++)
+					ok = dst[i] == pat(t, (int)(len >> 12),
+							   i);
+				check(ok, "rank 0's PUT of %" PRIu64 " bytes, "
+				      "byte for byte", len);
+			}
+			barrier();
+		}
+	}
+	GNI_MemDeregister(job.nic, &smh);
+	GNI_MemDeregister(job.nic, &dmh);
+	free(dst_all);
+	free(src);
+	free(dst);
+	peer = pair;
+}
+
 int main(void)
 {
 	gni_return_t rc;
@@ -733,6 +856,9 @@ int main(void)
 	deregistered();
 	barrier();
 	single_channel();
+	barrier();
+	all_pairs();
+	large();
 	barrier();
 
 	no_event(rcq, "my window's CQ at the end");
