@@ -237,6 +237,53 @@ static void test_put_64k(void)
 	fab_free(f);
 }
 
+/*
+ * 64 KiB from (0,0) to (1,1) on a 4x3x1 torus: the 1024 write requests
+ * take the dimension-order path, X+ then Y+, and only it: exactly 1024
+ * requests of 32 phits enter node 1 by X- and node 5 by Y-, none enter
+ * anywhere else; the 1024 answers come back.
+ */
+static void test_put_path(void)
+{
+	struct fabric *f = bte_fabric(4, 3, 1);
+	struct gemini_pkt put = { .vc = GEMINI_VC_REQ, .type = GEMINI_PKT_PUT,
+				  .len = 64 };
+	uint64_t pkts[12][GEMINI_NUM_TORUS_PORTS];
+	uint64_t phits[12][GEMINI_NUM_TORUS_PORTS];
+	uint64_t acks = ports_sum(nic_of(f, 0), VGEMINI_PC_VC1_PKTS);
+	struct post p = put_of(GEMINI_PE(5, 0), 65536);
+	unsigned int n, port;
+
+	for (n = 0; n < f->n; n++)
+		for (port = 0; port < GEMINI_NUM_TORUS_PORTS; port++) {
+			pkts[n][port] = gemini_port_counter(nic_of(f, n), port,
+							    VGEMINI_PC_VC0_PKTS);
+			phits[n][port] = gemini_port_counter(nic_of(f, n), port,
+							     VGEMINI_PC_VC0_PHITS);
+		}
+	fill(dom(f, 0, SRC_OFF), 65536, 8);
+	post(f, &p);
+	run(f);
+	CHECK(!memcmp(dom(f, 5, DST_OFF), dom(f, 0, SRC_OFF), 65536));
+	for (n = 0; n < f->n; n++)
+		for (port = 0; port < GEMINI_NUM_TORUS_PORTS; port++) {
+			bool on = (n == 1 && port == GEMINI_PORT_XM) ||
+				  (n == 5 && port == GEMINI_PORT_YM);
+
+			CHECK_EQ(gemini_port_counter(nic_of(f, n), port,
+						     VGEMINI_PC_VC0_PKTS) -
+				 pkts[n][port], on ? 1024 : 0);
+			CHECK_EQ(gemini_port_counter(nic_of(f, n), port,
+						     VGEMINI_PC_VC0_PHITS) -
+				 phits[n][port],
+				 on ? 1024ull * gemini_pkt_phits(&put) : 0);
+		}
+	CHECK_EQ(ports_sum(nic_of(f, 0), VGEMINI_PC_VC1_PKTS) - acks, 1024);
+	CHECK_EVENT(next_event(f), 0, 0x10ca);
+	CHECK_EVENT(next_event(f), 0, 0x6106a1);
+	fab_free(f);
+}
+
 /* Any length at an unaligned source and target: cut at 64-byte lines. */
 static void test_put_unaligned(void)
 {
@@ -902,6 +949,8 @@ static void test_solo(void)
 static const struct tap_test tests[] = {
 	{ "64 KiB PUT: the data, 1024 requests and responses, OK events",
 	  test_put_64k },
+	{ "64 KiB over 2 hops: requests on the dimension-order path only",
+	  test_put_path },
 	{ "unaligned PUTs of 1 to 4097 bytes, cut at 64-byte lines",
 	  test_put_unaligned },
 	{ "errors end a transfer once, with its status, target untouched",
