@@ -1818,6 +1818,76 @@ static void seed_bte(struct prog *p)
 	win_rd(p, A, FZ_R_BTE_CHAN, 0, np | 8, S8);
 }
 
+/* TX descriptor @slot on @node: one transfer of ptag 1, NAT on */
+static void bte_desc(struct prog *p, unsigned int node, unsigned int slot,
+		     unsigned int mode1, unsigned int dmdh, uint64_t doff,
+		     uint64_t len, unsigned int smdh, uint64_t soff)
+{
+	win(p, node, FZ_R_BTE_TX, slot, 0, S8,
+	    (uint64_t)mode1 << GEMINI_BTE_MODE1_SHIFT | GEMINI_PE(!node, 0));
+	win(p, node, FZ_R_BTE_TX, slot, 8, S8,
+	    (uint64_t)GEMINI_BTE_IRQ_ENABLE << GEMINI_BTE_MODE2_SHIFT |
+	    (uint64_t)dmdh << GEMINI_BTE_DEST_MDH_SHIFT | doff);
+	win(p, node, FZ_R_BTE_TX, slot, 16, S8,
+	    len << GEMINI_BTE_LEN_SHIFT |
+	    (uint64_t)FZ_PTAG1 << GEMINI_BTE_SRC_PTAG_SHIFT |
+	    (uint64_t)FZ_PTAG1 << GEMINI_BTE_DEST_PTAG_SHIFT | LCQ1);
+	win(p, node, FZ_R_BTE_TX, slot, 24, S8,
+	    (uint64_t)GEMINI_BTE_NAT_ENABLE << GEMINI_BTE_MODE4_SHIFT |
+	    (uint64_t)smdh << GEMINI_BTE_SRC_MDH_SHIFT | soff);
+	win(p, node, FZ_R_BTE_TX, slot, 32, S8, 0x10ca + slot);
+	win(p, node, FZ_R_BTE_TX, slot, 40, S8, 0x6106a1 + slot);
+}
+
+/*
+ * The BTE's transfers: A's TX channel 1 runs a PUT with IMMED, a GET, a
+ * SEND into B's posted RX buffers, a GET into a read-only domain and a
+ * PUT to a domain B does not have.
+ */
+static void seed_bte_xfer(struct prog *p)
+{
+	const uint32_t chan = 0u << 16, rxchan = 1u << 16, ring = 2u << 16;
+	const unsigned int cq = GEMINI_BTE_CQ_LOCAL | GEMINI_BTE_CQ_GLOBAL;
+	unsigned int i;
+
+	domain(p);
+	mem_bytes(p, A, FZ_REGION1 + 0x100, "the data A sends");
+	mem_bytes(p, B, FZ_REGION1 + 0x800, "the data A gets");
+	/* B: RX channel 1, four buffers of 4 KiB, three posted */
+	win(p, B, FZ_R_BTE_CHAN, 0, ring | 0x100 | 0, S8, 10ull << 16);
+	win(p, B, FZ_R_BTE_CHAN, 0, ring | 0x100 | 8, S8, 4ull << 16);
+	win(p, B, FZ_R_BTE_CHAN, 0, rxchan | 72, S8, FZ_SHARED + 0x3000);
+	for (i = 0; i < 4; i++)
+		win(p, B, FZ_R_BTE_RX, 10 + i, 0, S8,
+		    (FZ_SHARED + 0x4000 + 0x1000 * i) |
+		    (uint64_t)GEMINI_BTE_RX_IRQ_ENABLE <<
+		    GEMINI_BTE_RX_MODE_SHIFT);
+	win(p, B, FZ_R_BTE_CHAN, 0, rxchan | 64, S8, 0x1000 |
+	    (uint64_t)(GEMINI_BTE_RXC_ENABLE | GEMINI_BTE_RXC_IRQ_ENABLE) <<
+	    GEMINI_BTE_RXC_FLAGS_SHIFT);
+	win(p, B, FZ_R_BTE_CHAN, 0, rxchan | 88, S8, 3);
+	/* A: TX channel 1, a ring of 8 at 100 */
+	win(p, A, FZ_R_BTE_CHAN, 0, ring | 0, S8, 100ull << 16);
+	win(p, A, FZ_R_BTE_CHAN, 0, ring | 8, S8, 8ull << 16);
+	win(p, A, FZ_R_BTE_CHAN, 0, chan | 72, S8, FZ_SHARED + 0x2000);
+	win(p, A, FZ_R_BTE_CHAN, 0, chan | 64, S8,
+	    (uint64_t)(GEMINI_BTE_TXC_ENABLE | GEMINI_BTE_TXC_IRQ_ENABLE) <<
+	    GEMINI_BTE_TXC_FLAGS_SHIFT);
+	bte_desc(p, A, 100, GEMINI_BTE_PUT | GEMINI_BTE_IMMED | cq, MDH1,
+		 0x2003, 1000, MDH1, 0x100);
+	bte_desc(p, A, 101, GEMINI_BTE_GET | cq, MDH1, 0x800, 256, MDH1,
+		 0x4000);
+	bte_desc(p, A, 102, GEMINI_BTE_SEND | GEMINI_BTE_IMMED | cq, 0, 0, 300,
+		 MDH1, 0x100);
+	bte_desc(p, A, 103, GEMINI_BTE_GET | cq, MDH1, 0x800, 64, MDH1_RO,
+		 0x4000);
+	bte_desc(p, A, 104, GEMINI_BTE_PUT | cq, MDH2, 0x100, 64, MDH1, 0);
+	win(p, A, FZ_R_BTE_CHAN, 0, chan | 88, S8, 5);
+	run(p);
+	win_rd(p, A, FZ_R_BTE_CHAN, 0, chan | 80, S8);
+	win_rd(p, B, FZ_R_BTE_CHAN, 0, rxchan | 80, S8);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(struct prog *p);
@@ -1852,6 +1922,7 @@ static const struct {
 	{ "raw-frames", seed_raw_frames, 0x00 },
 	{ "own", seed_own, 0x00 },
 	{ "bte", seed_bte, 0x00 },
+	{ "bte-xfer", seed_bte_xfer, 0x00 },
 	{ "minimal-ops", seed_minimal, FZ_CFG_MINIMAL_OPS },
 	{ "no-table", seed_no_table, FZ_CFG_NO_TABLE },
 };
