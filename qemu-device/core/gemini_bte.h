@@ -35,10 +35,19 @@ enum gemini_bte_tag_state {
 	GEMINI_BTE_TAG_RESTING,		/* timed out: not reused yet */
 };
 
-/* The transfer a TX channel works on (one at a time, in ring order). */
+/*
+ * Transfers a TX channel carries out at once: its ssid_max_num, 0
+ * meaning GEMINI_BTE_XFERS_DEFAULT, at most GEMINI_BTE_XFERS.
+ */
+#define GEMINI_BTE_XFERS		8
+#define GEMINI_BTE_XFERS_DEFAULT	4
+
+/* A transfer of a TX channel. */
 struct gemini_bte_xfer {
 	bool active;
 	uint16_t slot;			/* its TX descriptor */
+	uint16_t idx;			/* its ring index */
+	uint32_t order;			/* when it started, in its channel */
 	uint64_t qw[GEMINI_BTE_TX_DESC_QWORDS];	/* as it was at its start */
 	uint64_t copy;			/* its CPU copy, fixed at its start */
 	uint64_t issued;		/* bytes sent in requests */
@@ -52,8 +61,12 @@ struct gemini_bte_xfer {
 /* What a TX channel's engine keeps besides its registers. */
 struct gemini_bte_run {
 	uint16_t next;			/* ring index of the next to start */
-	struct gemini_bte_xfer x;
+	uint32_t started;		/* transfers started: the next order */
+	uint32_t fence;			/* order of the last FENCE, 0: none */
+	uint32_t turn;			/* whose turn is first in a round */
+	struct gemini_bte_xfer x[GEMINI_BTE_XFERS];
 	uint8_t tag_state[GEMINI_BTE_TAGS_PER_VC];
+	uint8_t tag_xfer[GEMINI_BTE_TAGS_PER_VC];	/* its transfer */
 	uint8_t tag_len[GEMINI_BTE_TAGS_PER_VC];	/* 0: the CQWRITE */
 	uint32_t tag_at[GEMINI_BTE_TAGS_PER_VC];	/* its place in it */
 	uint64_t tag_since[GEMINI_BTE_TAGS_PER_VC];
@@ -106,7 +119,7 @@ void gemini_bte_reset(struct gemini_nic *nic);
 bool gemini_bte_poll(struct gemini_nic *nic, uint64_t now, uint64_t *deadline);
 /* A response whose tag is in the BTE's range; stale if nothing waits. */
 void gemini_bte_response(struct gemini_nic *nic, const struct gemini_pkt *rsp);
-/* TX channel @vc was reset: its transfer ends as terminated. */
+/* TX channel @vc was reset: its transfers end as terminated. */
 void gemini_bte_chan_reset(struct gemini_nic *nic, unsigned int vc);
 /*
  * The interrupt of channel @vc of direction @dir, if the channel enables

@@ -36,10 +36,13 @@
  * index moves on; the channel's interrupt, if the descriptor and the
  * channel both ask for it.  A partial transfer never ends OK.
  *
- * A channel carries out one transfer at a time, in ring order, so FENCE
- * (start only after the earlier ones are done) always holds.  Not yet
- * (later steps of the plan): SEND and CONCATENATE end at once with
- * INV_CMD, VMDH with VMDH_INV.
+ * A channel starts transfers in ring order and carries out up to its
+ * ssid_max_num of them at once (0: GEMINI_BTE_XFERS_DEFAULT, at most
+ * GEMINI_BTE_XFERS), the older ones first within its quantum; they end
+ * in any order.  After a FENCE transfer starts, none starts until it and
+ * every earlier one have ended.  The read index stays at the oldest
+ * transfer still running; ssid_in_use counts those running.
+ * CONCATENATE ends at once with INV_CMD, VMDH with VMDH_INV.
  */
 #include <assert.h>
 #include <string.h>
@@ -198,18 +201,63 @@ static void write_back(struct gemini_nic *nic, unsigned int vc,
 	GEMINI_GUEST_ERROR(nic, BTE_CPU_COPY, vc, x->slot, copy);
 }
 
-/* The transfer of channel @vc has ended: write back, events, next. */
-static void xfer_finish(struct gemini_nic *nic, unsigned int vc)
+/* Transfers channel @vc may run at once: its ssid_max_num. */
+static unsigned int chan_max(const struct gemini_nic *nic, unsigned int vc)
+{
+	unsigned int n = (unsigned int)field(nic->bte.txc.qw[vc][2],
+					     GEMINI_BTE_TXC_SSID_MAX_SHIFT,
+					     GEMINI_BTE_TXC_SSID_MAX_MASK);
+
+	if (!n)
+		return GEMINI_BTE_XFERS_DEFAULT;
+	return n < GEMINI_BTE_XFERS ? n : GEMINI_BTE_XFERS;
+}
+
+/*
+ * Channel @vc's running transfers, oldest first, into @idx: how many.
+ */
+static unsigned int running(const struct gemini_bte_run *r,
+			    unsigned int idx[GEMINI_BTE_XFERS])
+{
+	unsigned int n = 0, i, j;
+
+	for (i = 0; i < GEMINI_BTE_XFERS; i++) {
+		if (!r->x[i].active)
+			continue;
+		for (j = n; j > 0 && r->x[idx[j - 1]].order > r->x[i].order;
+		     j--)
+			idx[j] = idx[j - 1];
+		idx[j] = i;
+		n++;
+	}
+	return n;
+}
+
+/* read_index (the oldest running, or the next to start) and ssid_in_use */
+static void chan_update(struct gemini_nic *nic, unsigned int vc)
 {
 	struct gemini_bte_run *r = &nic->bte.run[vc];
-	struct gemini_bte_xfer *x = &r->x;
+	unsigned int idx[GEMINI_BTE_XFERS];
+	unsigned int n = running(r, idx);
+	uint64_t *qw3 = &nic->bte.txc.qw[vc][2];
+
+	*qw3 = (*qw3 & ~(GEMINI_BTE_TXC_RD_MASK |
+			 (GEMINI_BTE_TXC_INUSE_MASK <<
+			  GEMINI_BTE_TXC_INUSE_SHIFT))) |
+	       (n ? r->x[idx[0]].idx : r->next) |
+	       (uint64_t)n << GEMINI_BTE_TXC_INUSE_SHIFT;
+}
+
+/* Transfer @x of channel @vc has ended: write back, events, indices. */
+static void xfer_finish(struct gemini_nic *nic, unsigned int vc,
+			struct gemini_bte_xfer *x)
+{
 	unsigned int m = mode1(x);
 	unsigned int cq = (unsigned int)field(x->qw[2], GEMINI_BTE_SRC_CQ_SHIFT,
 					      GEMINI_BTE_SRC_CQ_MASK);
 	uint64_t local = field(x->qw[4], GEMINI_BTE_SRC_CQ_DATA_SHIFT,
 			       GEMINI_BTE_SRC_CQ_DATA_MASK);
 	uint64_t global = x->qw[5];
-	uint64_t *qw3 = &nic->bte.txc.qw[vc][2];
 
 	write_back(nic, vc, x);
 	if (x->status == GEMINI_STATUS_OK) {
@@ -226,41 +274,53 @@ static void xfer_finish(struct gemini_nic *nic, unsigned int vc)
 		gemini_cq_event(nic, cq, GEMINI_CQE_SRC_BTE, x->status,
 				only_local ? local : global);
 	}
-	/* One at a time: the read index follows the one that ended. */
-	*qw3 = (*qw3 & ~(GEMINI_BTE_TXC_RD_MASK |
-			 (GEMINI_BTE_TXC_INUSE_MASK <<
-			  GEMINI_BTE_TXC_INUSE_SHIFT))) | r->next;
 	x->active = false;
+	chan_update(nic, vc);
 	if (field(x->qw[1], GEMINI_BTE_MODE2_SHIFT, GEMINI_BTE_MODE2_MASK) &
 	    GEMINI_BTE_IRQ_ENABLE)
 		gemini_bte_chan_irq(nic, GEMINI_BTE_DIR_TX, vc);
 }
 
-/* Take the next descriptor of channel @vc's ring if the kernel gave one. */
+/*
+ * Start the next descriptor of channel @vc's ring if the kernel gave one,
+ * the channel has room for it and no FENCE holds it back.
+ */
 static bool xfer_start(struct gemini_nic *nic, unsigned int vc)
 {
 	struct gemini_bte *b = &nic->bte;
 	struct gemini_bte_run *r = &b->run[vc];
-	struct gemini_bte_xfer *x = &r->x;
 	unsigned int base = ring_u16(b->txc.ring_base, vc);
 	unsigned int count = ring_u16(b->txc.ring_count, vc);
 	unsigned int wr = (unsigned int)(b->txc.qw[vc][3] &
 					 GEMINI_BTE_WR_INDEX_MASK);
+	unsigned int idx[GEMINI_BTE_XFERS], n, i;
+	struct gemini_bte_xfer *x = NULL;
 
 	if (r->next == wr || r->next >= count)
 		return false;
+	n = running(r, idx);
+	/* The oldest running started before or with the last FENCE */
+	if (n >= chan_max(nic, vc) || (n && r->x[idx[0]].order <= r->fence))
+		return false;
+	for (i = 0; i < GEMINI_BTE_XFERS && !x; i++)
+		if (!r->x[i].active)
+			x = &r->x[i];
 	memset(x, 0, sizeof(*x));
 	x->active = true;
+	x->idx = r->next;
+	x->order = ++r->started;
 	x->slot = (uint16_t)(base + r->next);
 	memcpy(x->qw, b->tx[x->slot], sizeof(x->qw));
 	/* Where it is written back, whatever the ring becomes meanwhile */
 	x->copy = b->txc.qw[vc][1] +
 		  (uint64_t)r->next * GEMINI_BTE_TX_DESC_BYTES;
 	r->next = (uint16_t)((r->next + 1) % count);
-	b->txc.qw[vc][2] |= 1ull << GEMINI_BTE_TXC_INUSE_SHIFT;
 	x->status = (uint8_t)xfer_check(nic, x);
 	if (is_send(x) && x->status == GEMINI_STATUS_OK)
 		x->seq = b->send_seq[vc]++ & GEMINI_REQ_P4_MDH_MASK;
+	if (mode1(x) & GEMINI_BTE_FENCE)
+		r->fence = x->order;
+	chan_update(nic, vc);
 	return true;
 }
 
@@ -307,15 +367,15 @@ static int tag_alloc(struct gemini_bte_run *r, uint64_t now)
 }
 
 /*
- * The request of channel @vc's transfer for @len bytes at @at (@len 0:
+ * The request of channel @vc's transfer @x for @len bytes at @at (@len 0:
  * the IMMED CQWRITE), if the router has room and a tag is free: 1 sent,
  * 0 not now, -1 the transfer failed (its status set).
  */
-static int send_req(struct gemini_nic *nic, unsigned int vc, uint64_t now,
-		    uint64_t at, unsigned int len)
+static int send_req(struct gemini_nic *nic, unsigned int vc,
+		    struct gemini_bte_xfer *x, uint64_t now, uint64_t at,
+		    unsigned int len)
 {
 	struct gemini_bte_run *r = &nic->bte.run[vc];
-	struct gemini_bte_xfer *x = &r->x;
 	uint64_t dest_pe = field(x->qw[0], GEMINI_BTE_DEST_PE_SHIFT,
 				 GEMINI_BTE_DEST_PE_MASK);
 	unsigned int m = mode1(x), st;
@@ -387,22 +447,23 @@ static int send_req(struct gemini_nic *nic, unsigned int vc, uint64_t now,
 	r->tag_since[k] = now;
 	r->tag_len[k] = (uint8_t)len;
 	r->tag_at[k] = (uint32_t)at;
+	r->tag_xfer[k] = (uint8_t)(x - r->x);
 	if (!nic->bte.next_timeout || now + TIMEOUT_NS < nic->bte.next_timeout)
 		nic->bte.next_timeout = now + TIMEOUT_NS;
 	x->outstanding++;
 	return 1;
 }
 
-/* Send up to BTE_QUANTUM requests of channel @vc's transfer. */
-static bool xfer_send(struct gemini_nic *nic, unsigned int vc, uint64_t now)
+/* Send requests of channel @vc's transfer @x, up to *@budget of them. */
+static bool xfer_send(struct gemini_nic *nic, unsigned int vc,
+		      struct gemini_bte_xfer *x, uint64_t now,
+		      unsigned int *budget)
 {
-	struct gemini_bte_xfer *x = &nic->bte.run[vc].x;
 	uint64_t len = xfer_len(x);
-	unsigned int sent;
 	bool progress = false;
 
-	for (sent = 0; sent < BTE_QUANTUM && x->issued < len &&
-	     x->status == GEMINI_STATUS_OK; sent++) {
+	for (; *budget && x->issued < len && x->status == GEMINI_STATUS_OK;
+	     --*budget) {
 		/* A SEND's pieces are cut at its own offsets */
 		uint64_t addr = (is_send(x) ? 0 : dest_off(x)) + x->issued;
 		unsigned int plen = PKT_BLOCK - (unsigned int)(addr % PKT_BLOCK);
@@ -410,7 +471,7 @@ static bool xfer_send(struct gemini_nic *nic, unsigned int vc, uint64_t now)
 
 		if (plen > len - x->issued)
 			plen = (unsigned int)(len - x->issued);
-		rc = send_req(nic, vc, now, x->issued, plen);
+		rc = send_req(nic, vc, x, now, x->issued, plen);
 		if (rc <= 0) {
 			progress |= rc < 0;
 			break;
@@ -421,10 +482,11 @@ static bool xfer_send(struct gemini_nic *nic, unsigned int vc, uint64_t now)
 	/* The remote event or the end, after the data: every response in */
 	if (has_tail(x) && !x->tail_sent &&
 	    x->status == GEMINI_STATUS_OK && x->issued == len &&
-	    !x->outstanding) {
-		int rc = send_req(nic, vc, now, len, 0);
+	    !x->outstanding && *budget) {
+		int rc = send_req(nic, vc, x, now, len, 0);
 
 		x->tail_sent = rc > 0;
+		*budget -= rc > 0;
 		progress |= rc != 0;
 	}
 	return progress;
@@ -466,6 +528,7 @@ static void timeouts(struct gemini_nic *nic, uint64_t now, uint64_t *deadline)
 	}
 	for (vc = 0; vc < GEMINI_NUM_BTE_VC; vc++) {
 		struct gemini_bte_run *r = &b->run[vc];
+		struct gemini_bte_xfer *x;
 
 		for (k = 0; k < GEMINI_BTE_TAGS_PER_VC; k++) {
 			uint64_t end = r->tag_since[k] + TIMEOUT_NS;
@@ -482,11 +545,12 @@ static void timeouts(struct gemini_nic *nic, uint64_t now, uint64_t *deadline)
 				r->tag_state[k] = GEMINI_BTE_TAG_RESTING;
 				r->tag_since[k] = now;
 				end = now + TIMEOUT_NS;
-				if (r->x.outstanding)
-					r->x.outstanding--;
-				if (r->x.status == GEMINI_STATUS_OK)
-					r->x.status = GEMINI_STATUS_TIMEOUT;
-				r->x.timed_out = true;
+				x = &r->x[r->tag_xfer[k]];
+				if (x->outstanding)
+					x->outstanding--;
+				if (x->status == GEMINI_STATUS_OK)
+					x->status = GEMINI_STATUS_TIMEOUT;
+				x->timed_out = true;
 			}
 			if (!next || end < next)
 				next = end;
@@ -504,18 +568,33 @@ bool gemini_bte_poll(struct gemini_nic *nic, uint64_t now, uint64_t *deadline)
 
 	timeouts(nic, now, deadline);
 	for (vc = 0; vc < GEMINI_NUM_BTE_VC; vc++) {
-		struct gemini_bte_xfer *x = &nic->bte.run[vc].x;
+		struct gemini_bte_run *r = &nic->bte.run[vc];
+		unsigned int idx[GEMINI_BTE_XFERS], budget = BTE_QUANTUM;
+		unsigned int n, i;
 
-		if (!x->active) {
-			if (!chan_enabled(nic, vc) || !xfer_start(nic, vc))
-				continue;
+		while (chan_enabled(nic, vc) && xfer_start(nic, vc))
 			progress = true;
+		/*
+		 * Each running transfer gets its share of the quantum, and
+		 * the first turn goes round: a long transfer, which could
+		 * take every free tag, does not hold back a short one.
+		 */
+		n = running(r, idx);
+		for (i = 0; i < n; i++) {
+			struct gemini_bte_xfer *x = &r->x[idx[(r->turn + i) % n]];
+			unsigned int share = BTE_QUANTUM / n ? BTE_QUANTUM / n : 1;
+
+			if (share > budget)
+				share = budget;
+			budget -= share;
+			progress |= xfer_send(nic, vc, x, now, &share);
+			budget += share;
+			if (xfer_done(x)) {
+				xfer_finish(nic, vc, x);
+				progress = true;
+			}
 		}
-		progress |= xfer_send(nic, vc, now);
-		if (xfer_done(x)) {
-			xfer_finish(nic, vc);
-			progress = true;
-		}
+		r->turn++;
 	}
 	return progress;
 }
@@ -525,13 +604,14 @@ static unsigned int get_data(struct gemini_nic *nic, unsigned int vc,
 			     unsigned int k, const struct gemini_pkt *rsp)
 {
 	struct gemini_bte_run *r = &nic->bte.run[vc];
+	struct gemini_bte_xfer *x = &r->x[r->tag_xfer[k]];
 	unsigned int st;
 
 	if (rsp->type != GEMINI_PKT_DATA || rsp->len != r->tag_len[k])
 		return GEMINI_STATUS_MALFORMED;
-	st = local_dma(nic, &r->x, r->tag_at[k], rsp->len, NULL, rsp->data);
+	st = local_dma(nic, x, r->tag_at[k], rsp->len, NULL, rsp->data);
 	if (st != GEMINI_STATUS_OK)
-		GEMINI_GUEST_ERROR(nic, BTE_GET_LOCAL, vc, r->x.slot, st);
+		GEMINI_GUEST_ERROR(nic, BTE_GET_LOCAL, vc, x->slot, st);
 	return st;
 }
 
@@ -540,6 +620,7 @@ void gemini_bte_response(struct gemini_nic *nic, const struct gemini_pkt *rsp)
 	unsigned int t = rsp->tag - GEMINI_TAG_BTE_FIRST;
 	unsigned int vc = t / GEMINI_BTE_TAGS_PER_VC;
 	unsigned int k = t % GEMINI_BTE_TAGS_PER_VC;
+	struct gemini_bte_xfer *x;
 	struct gemini_bte_run *r;
 
 	if (!gemini_tag_is_bte(rsp->tag)) {
@@ -556,29 +637,29 @@ void gemini_bte_response(struct gemini_nic *nic, const struct gemini_pkt *rsp)
 		gemini_nic_stale_rsp(nic, rsp);
 		return;
 	}
-	if (r->tag_state[k] != GEMINI_BTE_TAG_SENT || !r->x.active) {
+	x = &r->x[r->tag_xfer[k]];
+	if (r->tag_state[k] != GEMINI_BTE_TAG_SENT || !x->active) {
 		gemini_nic_stale_rsp(nic, rsp);
 		return;
 	}
 	r->tag_state[k] = GEMINI_BTE_TAG_FREE;
-	if (r->x.outstanding)
-		r->x.outstanding--;
-	if (r->x.status != GEMINI_STATUS_OK)
+	if (x->outstanding)
+		x->outstanding--;
+	if (x->status != GEMINI_STATUS_OK)
 		return;
 	if (rsp->type == GEMINI_PKT_ERR)
-		r->x.status = rsp->status ? rsp->status :
-			      GEMINI_STATUS_MALFORMED;
-	else if (r->tag_len[k] && is_get(&r->x))
-		r->x.status = (uint8_t)get_data(nic, vc, k, rsp);
+		x->status = rsp->status ? rsp->status : GEMINI_STATUS_MALFORMED;
+	else if (r->tag_len[k] && is_get(x))
+		x->status = (uint8_t)get_data(nic, vc, k, rsp);
 	else if (rsp->type != GEMINI_PKT_ACK)
-		r->x.status = GEMINI_STATUS_MALFORMED;
+		x->status = GEMINI_STATUS_MALFORMED;
 }
 
 void gemini_bte_chan_reset(struct gemini_nic *nic, unsigned int vc)
 {
 	struct gemini_bte_run *r = &nic->bte.run[vc];
 	uint64_t now = nic->ops->clock_ns(nic->opaque);
-	unsigned int k;
+	unsigned int idx[GEMINI_BTE_XFERS], n, i, k;
 
 	/* Requests in flight: their tags rest, their answers are stale. */
 	for (k = 0; k < GEMINI_BTE_TAGS_PER_VC; k++) {
@@ -590,10 +671,16 @@ void gemini_bte_chan_reset(struct gemini_nic *nic, unsigned int vc)
 		    now + TIMEOUT_NS < nic->bte.next_timeout)
 			nic->bte.next_timeout = now + TIMEOUT_NS;
 	}
-	r->next = 0;
-	if (r->x.active) {
-		r->x.outstanding = 0;
-		r->x.status = GEMINI_BTE_ST_TERMINATED;
-		xfer_finish(nic, vc);
+	/* The running transfers end, oldest first, before the indices go. */
+	n = running(r, idx);
+	for (i = 0; i < n; i++) {
+		struct gemini_bte_xfer *x = &r->x[idx[i]];
+
+		x->outstanding = 0;
+		x->status = GEMINI_BTE_ST_TERMINATED;
+		xfer_finish(nic, vc, x);
 	}
+	r->next = 0;
+	r->fence = 0;
+	chan_update(nic, vc);
 }

@@ -485,17 +485,38 @@ static bool rx_ok(const struct fnode *n, uint64_t addr, uint64_t len)
  * by a PUT and written by a GET, and the status and flags written back
  * into the CPU copy of a slot of an enabled channel's ring.
  */
+/* May transfer @x read (or, @write, write) [@addr, @addr + @len)? */
+static bool xfer_ok(const struct fnode *n, const struct gemini_bte_xfer *x,
+		    uint64_t addr, uint64_t len, bool write)
+{
+	/* The copy of the transfer that ends, where it was at start */
+	if (write && len == 8 && x->active &&
+	    (addr == x->copy + 8 || addr == x->copy + 32))
+		return true;
+	if (!x->active ||
+	    write != !!((x->qw[0] >> GEMINI_BTE_MODE1_SHIFT) & GEMINI_BTE_GET))
+		return false;
+	if (!((x->qw[3] >> GEMINI_BTE_MODE4_SHIFT) & GEMINI_BTE_NAT_ENABLE))
+		return within(addr, len, (x->qw[3] >> GEMINI_BTE_SRC_PHYS_SHIFT) &
+			      GEMINI_BTE_SRC_PHYS_MASK,
+			      (x->qw[2] >> GEMINI_BTE_LEN_SHIFT) &
+			      GEMINI_BTE_LEN_MASK);
+	return mdd_covers(n, (x->qw[2] >> GEMINI_BTE_SRC_PTAG_SHIFT) &
+			  GEMINI_BTE_SRC_PTAG_MASK,
+			  (x->qw[3] >> GEMINI_BTE_SRC_MDH_SHIFT) &
+			  GEMINI_BTE_SRC_MDH_MASK, addr, len, write);
+}
+
 static bool bte_ok(const struct fnode *n, uint64_t addr, uint64_t len,
 		   bool write)
 {
 	const struct gemini_bte *b = &n->nic.bte;
-	unsigned int vc;
+	unsigned int vc, i;
 
 	/* A poll, or a channel RESET written to the window */
 	if (oc.ctx != CTX_POLL && oc.ctx != CTX_WIN && oc.ctx != CTX_DIRECT)
 		return false;
 	for (vc = 0; vc < GEMINI_NUM_BTE_VC; vc++) {
-		const struct gemini_bte_xfer *x = &b->run[vc].x;
 		uint64_t copy = b->txc.qw[vc][1];
 		uint64_t count = (b->txc.ring_count >>
 				  GEMINI_BTE_RING_FIELD(vc)) & 0xffff;
@@ -506,30 +527,9 @@ static bool bte_ok(const struct fnode *n, uint64_t addr, uint64_t len,
 		    (in % GEMINI_BTE_TX_DESC_BYTES == 8 ||
 		     in % GEMINI_BTE_TX_DESC_BYTES == 32))
 			return true;
-		/* The copy of the transfer that ends, where it was at start */
-		if (write && len == 8 && x->active &&
-		    (addr == x->copy + 8 || addr == x->copy + 32))
-			return true;
-		if (!x->active ||
-		    write != !!((x->qw[0] >> GEMINI_BTE_MODE1_SHIFT) &
-				GEMINI_BTE_GET))
-			continue;
-		if (!((x->qw[3] >> GEMINI_BTE_MODE4_SHIFT) &
-		      GEMINI_BTE_NAT_ENABLE)) {
-			uint64_t src = (x->qw[3] >> GEMINI_BTE_SRC_PHYS_SHIFT) &
-				       GEMINI_BTE_SRC_PHYS_MASK;
-
-			if (within(addr, len, src, (x->qw[2] >>
-						    GEMINI_BTE_LEN_SHIFT) &
-				   GEMINI_BTE_LEN_MASK))
+		for (i = 0; i < GEMINI_BTE_XFERS; i++)
+			if (xfer_ok(n, &b->run[vc].x[i], addr, len, write))
 				return true;
-			continue;
-		}
-		if (mdd_covers(n, (x->qw[2] >> GEMINI_BTE_SRC_PTAG_SHIFT) &
-			       GEMINI_BTE_SRC_PTAG_MASK,
-			       (x->qw[3] >> GEMINI_BTE_SRC_MDH_SHIFT) &
-			       GEMINI_BTE_SRC_MDH_MASK, addr, len, write))
-			return true;
 	}
 	return write && rx_ok(n, addr, len);
 }

@@ -845,6 +845,77 @@ static void test_big_fair(void)
 	fab_free(f);
 }
 
+/* Run until node 0 has an event; it, consumed (0 if none came). */
+static uint64_t wait_event(struct fabric *f)
+{
+	unsigned int i;
+	uint64_t e = 0;
+
+	for (i = 0; i < 100000 && !e; i++) {
+		step(f);
+		e = next_event(f);
+	}
+	return e;
+}
+
+/*
+ * One channel runs several transfers at once: an 8-byte PUT posted after
+ * a 256 KiB one ends first, while the read index waits at the big one and
+ * ssid_in_use counts both; with ssid_max_num 1 they end in ring order.
+ * After a FENCE transfer starts nothing starts until it and the earlier
+ * ones have ended.
+ */
+static void test_concurrent(void)
+{
+	struct fabric *f = bte_fabric(2, 1, 1);
+	struct gemini_nic *nic = nic_of(f, 0);
+	struct post big = put_of(GEMINI_PE(1, 0), 256 << 10);
+	struct post small = put_of(GEMINI_PE(1, 0), 8);
+	uint64_t qw3;
+
+	big.mode1 = GEMINI_BTE_PUT | GEMINI_BTE_CQ_GLOBAL;
+	small.mode1 = big.mode1;
+	big.global = 0xb16;
+	small.global = 0x5;
+	small.dst_off = DST_OFF + (512 << 10);
+	post(f, &big);
+	post(f, &small);
+	CHECK_EVENT(wait_event(f), 0, 0x5);
+	qw3 = win_rd(nic, TXC(VC, 2), 8);
+	CHECK_EQ(qw3 & GEMINI_BTE_TXC_RD_MASK, 0);
+	CHECK_EQ(qw3 >> GEMINI_BTE_TXC_INUSE_SHIFT & GEMINI_BTE_TXC_INUSE_MASK,
+		 1);
+	CHECK_EQ(copy_flags(f, RING_BASE + 1), GEMINI_BTE_FLAG_COMPLETE);
+	CHECK_EQ(copy_flags(f, RING_BASE), 0);
+	CHECK_EVENT(wait_event(f), 0, 0xb16);
+	CHECK_EQ(win_rd(nic, TXC(VC, 2), 8) & GEMINI_BTE_TXC_RD_MASK, 2);
+
+	/* ssid_max_num 1: one at a time */
+	win_wr(nic, TXC(VC, 2), 8, 1ull << GEMINI_BTE_TXC_SSID_MAX_SHIFT);
+	post(f, &big);
+	post(f, &small);
+	CHECK_EVENT(wait_event(f), 0, 0xb16);
+	CHECK_EVENT(wait_event(f), 0, 0x5);
+
+	/* A FENCE after the big one: the one after it waits for both */
+	win_wr(nic, TXC(VC, 2), 8, 0);
+	post(f, &big);
+	small.mode1 |= GEMINI_BTE_FENCE;
+	post(f, &small);
+	small.mode1 &= ~GEMINI_BTE_FENCE;
+	small.global = 0x6;
+	post(f, &small);
+	CHECK_EVENT(wait_event(f), 0, 0x5);
+	CHECK_EVENT(wait_event(f), 0, 0xb16);
+	CHECK_EVENT(wait_event(f), 0, 0x6);
+	run(f);
+	CHECK_EQ(next_event(f), 0);
+	CHECK_EQ(win_rd(nic, TXC(VC, 2), 8) & GEMINI_BTE_TXC_RD_MASK,
+		 7 % RING_COUNT);
+	CHECK_EQ(f->node[0].guest_errors, 0);
+	fab_free(f);
+}
+
 /* RESET ends the transfer in progress as terminated; late answers stale. */
 static void test_reset(void)
 {
@@ -969,6 +1040,8 @@ static const struct tap_test tests[] = {
 	  test_send_stale },
 	{ "64 MiB: FMA PUTs and pings keep completing; the link dies: TIMEOUT",
 	  test_big_fair },
+	{ "several transfers per channel: out of order, ssid_max_num, FENCE",
+	  test_concurrent },
 	{ "RESET terminates the transfer in progress", test_reset },
 	{ "a 1 MiB transfer leaves room: pings through it never busy",
 	  test_room_for_others },
