@@ -47,7 +47,7 @@ struct gemini_bte_xfer {
 	bool active;
 	uint16_t slot;			/* its TX descriptor */
 	uint16_t idx;			/* its ring index */
-	uint32_t order;			/* when it started, in its channel */
+	uint32_t order;			/* when it started, in its channel; not 0 */
 	uint64_t qw[GEMINI_BTE_TX_DESC_QWORDS];	/* as it was at its start */
 	uint64_t copy;			/* its CPU copy, fixed at its start */
 	uint64_t issued;		/* bytes sent in requests */

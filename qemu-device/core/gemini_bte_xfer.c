@@ -224,8 +224,9 @@ static unsigned int running(const struct gemini_bte_run *r,
 	for (i = 0; i < GEMINI_BTE_XFERS; i++) {
 		if (!r->x[i].active)
 			continue;
-		for (j = n; j > 0 && r->x[idx[j - 1]].order > r->x[i].order;
-		     j--)
+		/* Orders of running transfers are close: wrap-safe */
+		for (j = n; j > 0 && (int32_t)(r->x[idx[j - 1]].order -
+					       r->x[i].order) > 0; j--)
 			idx[j] = idx[j - 1];
 		idx[j] = i;
 		n++;
@@ -299,8 +300,11 @@ static bool xfer_start(struct gemini_nic *nic, unsigned int vc)
 	if (r->next == wr || r->next >= count)
 		return false;
 	n = running(r, idx);
-	/* The oldest running started before or with the last FENCE */
-	if (n >= chan_max(nic, vc) || (n && r->x[idx[0]].order <= r->fence))
+	/* The last FENCE holds until it and every earlier one have ended. */
+	if (r->fence &&
+	    (!n || (int32_t)(r->x[idx[0]].order - r->fence) > 0))
+		r->fence = 0;
+	if (n >= chan_max(nic, vc) || r->fence)
 		return false;
 	for (i = 0; i < GEMINI_BTE_XFERS && !x; i++)
 		if (!r->x[i].active)
@@ -308,7 +312,9 @@ static bool xfer_start(struct gemini_nic *nic, unsigned int vc)
 	memset(x, 0, sizeof(*x));
 	x->active = true;
 	x->idx = r->next;
-	x->order = ++r->started;
+	if (!++r->started)
+		r->started++;	/* 0 stands for no FENCE */
+	x->order = r->started;
 	x->slot = (uint16_t)(base + r->next);
 	memcpy(x->qw, b->tx[x->slot], sizeof(x->qw));
 	/* Where it is written back, whatever the ring becomes meanwhile */
