@@ -186,6 +186,8 @@ struct kgni_port_cache {
  * @gart_dma: its bus address
  * @gart_entries: its entries
  * @gart_map: GART entries in use
+ * @mrt_map: MRT entries in use; NULL if the device refused the MRT page
+ *           size (every registration then goes through the GART)
  * @bte_tx: BAR2 from the BTE's TX descriptors to its non-posted control
  *          registers; NULL if not mapped
  * @bte_rx: BAR2 from the BTE's RX descriptors to its RX ring registers
@@ -237,6 +239,7 @@ struct kgni_dev {
 	dma_addr_t gart_dma;
 	u32 gart_entries;
 	unsigned long *gart_map;
+	unsigned long *mrt_map;
 	void __iomem *bte_tx;
 	void __iomem *bte_rx;
 	struct kgni_bte_chan bte[GEMINI_NUM_BTE_VC];

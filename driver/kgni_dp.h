@@ -54,6 +54,9 @@ static inline u64 kgni_map_offset(enum kgni_map_kind kind, u32 id)
  * @node: in the file's list
  * @mdh: its MDD
  * @gart_first: its first GART entry; page i is entry @gart_first + i
+ *              (unless @mrt_count)
+ * @mrt_first: its first MRT entry, if @mrt_count
+ * @mrt_count: MRT entries it holds; 0 for a registration through the GART
  * @va: the handle's VA: offsets into the MDD count from it (the user
  *      address of the first page; 0 for a segmented registration)
  * @npages: pages pinned
@@ -67,6 +70,8 @@ struct kgni_mem {
 	struct list_head node;
 	u32 mdh;
 	u32 gart_first;
+	u32 mrt_first;
+	u32 mrt_count;
 	u64 va;
 	unsigned long npages;
 	struct page **pages;

@@ -3,13 +3,14 @@
  * kgni: memory registration (KGNI_IOC_MEM_REGISTER, _REGISTER_SEGMENTS,
  * _DEREGISTER) and the NIC's tables.
  *
- * A registration is an MDD over pinned user pages, mapped page by page
- * through the NIC's GART; user space gets a uGNI memory handle for it.  A
+ * A registration is an MDD over pinned user pages, mapped 2 MiB at a
+ * time through the NIC's MRT when they are huge pages, else page by page
+ * through its GART; user space gets a uGNI memory handle for it.  A
  * segmented one pins several user ranges into one run of GART entries
  * under one MDD.  Probe maps the tables of the NIC window (MDDs, CQ
  * descriptors, the FMA descriptors' privileged pages), resets their
- * entries, gives the device the GART table and starts the BTE; remove
- * takes them back.
+ * entries, sets the MRT's page size, gives the device the GART table and
+ * starts the BTE; remove takes them back.
  */
 #include <linux/bitmap.h>
 #include <linux/capability.h>
@@ -34,6 +35,15 @@ static_assert(PAGE_SHIFT == GEMINI_MH_VA_SHIFT);
 #define KGNI_GART_ENTRIES	BIT(16)
 #define KGNI_GART_MIN_ENTRIES	BIT(10)
 
+/*
+ * The MRT's pages are 2 MiB, the x86 huge page (the usual setting on a
+ * Cray XE): 16 Ki entries map 32 GiB of huge-page registrations.
+ */
+#define KGNI_MRT_CODE		GEMINI_MRT_PS_2M
+#define KGNI_MRT_SHIFT		21
+#define KGNI_MRT_SIZE		BIT_ULL(KGNI_MRT_SHIFT)
+static_assert(GEMINI_MRT_PAGE_SHIFT(KGNI_MRT_CODE) == KGNI_MRT_SHIFT);
+
 static void kgni_mdd_write(struct kgni_dev *kdev, u32 mdh, u64 qw1, u64 qw2)
 {
 	void __iomem *p = kgni_mmr(kdev, GEMINI_MMR_MDD_ENTRY(mdh));
@@ -51,6 +61,27 @@ static void kgni_gart_program(struct kgni_dev *kdev, dma_addr_t dma, u32 n)
 	kgni_wr(kdev, VGEMINI_CTL_GART_BASE, lower_32_bits(dma));
 	kgni_wr(kdev, VGEMINI_CTL_GART_BASE + 4, upper_32_bits(dma));
 	kgni_wr(kdev, VGEMINI_CTL_GART_ENTRIES, n);
+}
+
+static void kgni_mrt_write(struct kgni_dev *kdev, u32 i, u32 entry)
+{
+	writel(entry, kgni_mmr(kdev, GEMINI_MMR_MRT + i * GEMINI_MRT_BYTES));
+}
+
+/*
+ * Set the MRT's page size.  No entry needs clearing: every MDD is invalid,
+ * and an entry is written before the MDD that uses it.  A device that
+ * does not keep the size gets no MRT registrations (not an error).
+ */
+static void kgni_mrt_init(struct kgni_dev *kdev)
+{
+	writeq(KGNI_MRT_CODE, kgni_mmr(kdev, GEMINI_MMR_MRT_PAGE_SIZE));
+	if ((readq(kgni_mmr(kdev, GEMINI_MMR_MRT_PAGE_SIZE)) &
+	     GEMINI_MRT_PAGE_SIZE_MASK) != KGNI_MRT_CODE) {
+		dev_warn(&kdev->pdev->dev, "no MRT: registrations use the GART only\n");
+		return;
+	}
+	kdev->mrt_map = bitmap_zalloc(GEMINI_NUM_MRT, GFP_KERNEL);
 }
 
 /* Allocate the GART table, all entries invalid, and give it the device. */
@@ -154,6 +185,7 @@ int kgni_dp_map(struct kgni_dev *kdev)
 	for (i = 0; i < GEMINI_NUM_FMA; i++)
 		kgni_fma_program(kdev, i, 0, 0);
 	set_bit(0, kdev->cq_map);	/* MDDs' cqh 0: never a live CQ */
+	kgni_mrt_init(kdev);
 	ret = kgni_gart_init(kdev);
 	if (!ret)
 		ret = kgni_bte_map(kdev);
@@ -166,16 +198,25 @@ int kgni_dp_map(struct kgni_dev *kdev)
  * kgni_dp_stop() - stop the device's access to registered memory
  * @kdev: the device, at remove, before kgni_ioctl_shutdown()
  *
- * Resets the BTE's channels, then turns the GART off: from then on a
- * request into any registration fails its translation, so files released
- * after the device is marked gone (which no longer touch it) can unpin
- * their pages safely.
+ * Resets the BTE's channels, then turns the GART off and invalidates the
+ * MRT entries in use: from then on a request into any registration fails
+ * its translation, so files released after the device is marked gone
+ * (which no longer touch it) can unpin their pages safely.
  */
 void kgni_dp_stop(struct kgni_dev *kdev)
 {
+	unsigned int i;
+
 	kgni_bte_stop(kdev);
 	kgni_wr(kdev, VGEMINI_CTL_GART_ENTRIES, 0);
 	kgni_rd(kdev, VGEMINI_CTL_GART_ENTRIES);
+	mutex_lock(&kdev->dp_lock);
+	if (kdev->mrt_map) {
+		for_each_set_bit(i, kdev->mrt_map, GEMINI_NUM_MRT)
+			kgni_mrt_write(kdev, i, 0);
+		readl(kgni_mmr(kdev, GEMINI_MMR_MRT));
+	}
+	mutex_unlock(&kdev->dp_lock);
 }
 
 /**
@@ -189,6 +230,8 @@ void kgni_dp_unmap(struct kgni_dev *kdev)
 	mutex_lock(&kdev->dp_lock);
 	kgni_bte_unmap(kdev);
 	kgni_gart_fini(kdev);
+	bitmap_free(kdev->mrt_map);
+	kdev->mrt_map = NULL;
 	if (kdev->mmr)
 		pci_iounmap(kdev->pdev, kdev->mmr);
 	if (kdev->fma_priv)
@@ -214,11 +257,22 @@ void kgni_mem_free(struct kgni_dev *kdev, struct kgni_mem *mem, bool live)
 		kgni_mdd_write(kdev, mem->mdh, 0, 0);
 		/* Flush: no request uses the entries or pages after this. */
 		readq(kgni_mmr(kdev, GEMINI_MMR_MDD_ENTRY(mem->mdh)) + 8);
-		for (i = 0; i < mem->npages; i++)
-			kdev->gart[mem->gart_first + i] = 0;
-		bitmap_clear(kdev->gart_map, mem->gart_first, mem->npages);
+		if (mem->mrt_count) {
+			for (i = 0; i < mem->mrt_count; i++)
+				kgni_mrt_write(kdev, mem->mrt_first + i, 0);
+			bitmap_clear(kdev->mrt_map, mem->mrt_first,
+				     mem->mrt_count);
+		} else {
+			for (i = 0; i < mem->npages; i++)
+				kdev->gart[mem->gart_first + i] = 0;
+			bitmap_clear(kdev->gart_map, mem->gart_first,
+				     mem->npages);
+		}
 	}
-	/* Not live: remove has taken the GART from the device and freed it. */
+	/*
+	 * Not live: remove has taken the GART from the device and freed it,
+	 * and invalidated the MRT entries.
+	 */
 	clear_bit(mem->mdh, kdev->mdd_map);
 	if (mem->cq)
 		mem->cq->users--;
@@ -273,6 +327,91 @@ static bool kgni_gart_alloc(struct kgni_dev *kdev, unsigned long n,
 	return true;
 }
 
+/*
+ * How many MRT pages map the @n pinned pages of the buffer whose first
+ * page is at user address @va: every 2 MiB piece of it must be one
+ * physically contiguous, 2 MiB-aligned page, as huge pages are.  0 if
+ * they are not.  Only the pinned pages are in the MDD's bounds; the rest
+ * of a huge page stays out of the network's reach.
+ */
+static u32 kgni_mrt_pages(struct page **pages, unsigned long n, u64 va)
+{
+	phys_addr_t base = 0;
+	unsigned long i;
+
+	for (i = 0; i < n; i++) {
+		u64 off = (va + i * PAGE_SIZE) & (KGNI_MRT_SIZE - 1);
+		phys_addr_t phys = page_to_phys(pages[i]);
+
+		if (i == 0 || off == 0) {
+			if ((phys - off) & (KGNI_MRT_SIZE - 1))
+				return 0;
+			base = phys - off;
+		} else if (phys != base + off) {
+			return 0;
+		}
+	}
+	return ((va + n * PAGE_SIZE - 1) >> KGNI_MRT_SHIFT) -
+	       (va >> KGNI_MRT_SHIFT) + 1;
+}
+
+/* Take a run of @n MRT entries (dp_lock held); false if there is none. */
+static bool kgni_mrt_alloc(struct kgni_dev *kdev, u32 n, u32 *first)
+{
+	unsigned long i;
+
+	if (!kdev->mrt_map || !n)
+		return false;
+	i = bitmap_find_next_zero_area(kdev->mrt_map, GEMINI_NUM_MRT, 0, n, 0);
+	if (i >= GEMINI_NUM_MRT)
+		return false;
+	bitmap_set(kdev->mrt_map, i, n);
+	*first = i;
+	return true;
+}
+
+/*
+ * Map @mem's pages for the device and return the MDD's base: through the
+ * MRT if @mrt_pages (its page count, from kgni_mrt_pages()) and entries
+ * are free, else through the GART; false if neither has room.  Context:
+ * dp_lock held.  No IOMMU in front of the device: bus address = physical
+ * address.
+ */
+static bool kgni_mem_map(struct kgni_dev *kdev, struct kgni_mem *mem,
+			 u32 mrt_pages, u64 *base)
+{
+	unsigned long i;
+
+	if (kgni_mrt_alloc(kdev, mrt_pages, &mem->mrt_first)) {
+		mem->mrt_count = mrt_pages;
+		for (i = 0; i < mrt_pages; i++) {
+			u64 start = ((mem->va >> KGNI_MRT_SHIFT) + i) <<
+				    KGNI_MRT_SHIFT;
+			/* The buffer's first page in huge page i */
+			unsigned long k = i ? (start - mem->va) >> PAGE_SHIFT
+					    : 0;
+			phys_addr_t phys = page_to_phys(mem->pages[k]);
+
+			kgni_mrt_write(kdev, mem->mrt_first + i,
+				       GEMINI_MRT_ENCODE(phys &
+							 ~(KGNI_MRT_SIZE - 1)));
+		}
+		*base = ((u64)mem->mrt_first << KGNI_MRT_SHIFT) +
+			(mem->va & (KGNI_MRT_SIZE - 1));
+		return true;
+	}
+	if (!kgni_gart_alloc(kdev, mem->npages, &mem->gart_first))
+		return false;
+	for (i = 0; i < mem->npages; i++) {
+		phys_addr_t phys = page_to_phys(mem->pages[i]);
+
+		kdev->gart[mem->gart_first + i] =
+			cpu_to_le64(VGEMINI_GART_ENTRY(phys));
+	}
+	*base = VGEMINI_GART_ADDR(mem->gart_first);
+	return true;
+}
+
 /* The whole pages that hold segment @seg */
 static unsigned long kgni_seg_pages(const struct kgni_mem_segment *seg)
 {
@@ -282,8 +421,10 @@ static unsigned long kgni_seg_pages(const struct kgni_mem_segment *seg)
 
 /*
  * Pin the pages of @nsegs checked segments (@npages in all) one after the
- * other, map them through one run of GART entries and give them one MDD
- * whose offsets count from handle VA @va; the handle into @hndl.  The
+ * other, map them (through the MRT if they are one buffer of huge pages
+ * and @flags allow it, else through one run of GART entries) and give
+ * them one MDD whose offsets count from handle VA @va; the handle into
+ * @hndl.  The
  * registration belongs to the file from then on.
  */
 static int kgni_mem_create(struct kgni_ucmd *ucmd, u32 flags, u32 cq_id,
@@ -294,8 +435,9 @@ static int kgni_mem_create(struct kgni_ucmd *ucmd, u32 flags, u32 cq_id,
 	struct kgni_file *kfile = ucmd->kfile;
 	struct kgni_dev *kdev = ucmd->kdev;
 	bool writable = !(flags & KGNI_MEM_READONLY);
-	unsigned long lock_limit, i, done = 0;
+	unsigned long lock_limit, done = 0;
 	struct kgni_cq *cq = NULL;
+	u32 mrt_pages = 0;
 	struct kgni_mem *mem;
 	u64 base, modes;
 	unsigned int k;
@@ -343,6 +485,8 @@ static int kgni_mem_create(struct kgni_ucmd *ucmd, u32 flags, u32 cq_id,
 			goto err_unpin;
 		done += n;
 	}
+	if (nsegs == 1 && !(flags & KGNI_MEM_USE_GART))
+		mrt_pages = kgni_mrt_pages(mem->pages, npages, va);
 
 	mutex_lock(&kdev->dp_lock);
 	/* The job may have been released while the pages were pinned. */
@@ -357,8 +501,9 @@ static int kgni_mem_create(struct kgni_ucmd *ucmd, u32 flags, u32 cq_id,
 		}
 	}
 	mdh = find_first_zero_bit(kdev->mdd_map, GEMINI_NUM_MDD);
+	/* The entries first, then the MDD (writeq orders them before it) */
 	if (mdh >= GEMINI_NUM_MDD ||
-	    !kgni_gart_alloc(kdev, mem->npages, &mem->gart_first)) {
+	    !kgni_mem_map(kdev, mem, mrt_pages, &base)) {
 		ret = -ENOSPC;
 		goto err_unlock;
 	}
@@ -367,21 +512,10 @@ static int kgni_mem_create(struct kgni_ucmd *ucmd, u32 flags, u32 cq_id,
 	mem->cq = cq;
 	if (cq)
 		cq->users++;
-	/*
-	 * One GART entry per page, then the MDD over them (writeq orders the
-	 * entries before it).  No IOMMU in front of the device: bus address
-	 * = physical address.
-	 */
-	for (i = 0; i < mem->npages; i++) {
-		phys_addr_t phys = page_to_phys(mem->pages[i]);
-
-		kdev->gart[mem->gart_first + i] =
-			cpu_to_le64(VGEMINI_GART_ENTRY(phys));
-	}
-	base = VGEMINI_GART_ADDR(mem->gart_first);
 	modes = GEMINI_MDD_MODE_VALID |
 		(writable ? GEMINI_MDD_MODE_WRITABLE : 0);
-	kgni_mdd_write(kdev, mdh, GEMINI_MDD_QW1(kfile->ptag, base, 0),
+	kgni_mdd_write(kdev, mdh,
+		       GEMINI_MDD_QW1(kfile->ptag, base, mem->mrt_count),
 		       GEMINI_MDD_QW2(modes,
 				      base + mem->npages * PAGE_SIZE - 1,
 				      cq ? cq->id : 0));
@@ -390,7 +524,8 @@ static int kgni_mem_create(struct kgni_ucmd *ucmd, u32 flags, u32 cq_id,
 		       ((u64)mdh << GEMINI_MH_MDH_SHIFT);
 	mem->hndl[1] = (mem->npages & GEMINI_MH_NPAGES_MASK) |
 		       ((u64)PAGE_SHIFT << GEMINI_MH_PSIZE_SHIFT) |
-		       ((u64)(GEMINI_MH_FLAG_GART |
+		       ((u64)((mem->mrt_count ? GEMINI_MH_FLAG_MRT :
+					       GEMINI_MH_FLAG_GART) |
 			      (writable ? 0 : GEMINI_MH_FLAG_READONLY)) <<
 			GEMINI_MH_FLAGS_SHIFT);
 	mem->hndl[1] |= (u64)gemini_mh_crc(mem->hndl[0], mem->hndl[1]) <<
@@ -420,7 +555,7 @@ err_free:
  *
  * Return: 0 with the memory handle written back, -EINVAL, -EPERM without
  * a CDM, -ENOLINK once its job was released, -ENOMEM (RLIMIT_MEMLOCK too),
- * -ENOSPC without a free MDD or run of GART entries, an errno of the
+ * -ENOSPC without a free MDD or run of MRT or GART entries, an errno of the
  * pinning, or -EFAULT.
  */
 int kgni_ioctl_mem_register(struct kgni_ucmd *ucmd)
@@ -430,8 +565,8 @@ int kgni_ioctl_mem_register(struct kgni_ucmd *ucmd)
 	u64 end;
 	int ret;
 
-	if (cmd->flags & ~KGNI_MEM_READONLY || cmd->mem_hndl[0] ||
-	    cmd->mem_hndl[1] || cmd->reserved)
+	if (cmd->flags & ~(KGNI_MEM_READONLY | KGNI_MEM_USE_GART) ||
+	    cmd->mem_hndl[0] || cmd->mem_hndl[1] || cmd->reserved)
 		return -EINVAL;
 	if (!cmd->len || check_add_overflow(cmd->addr, cmd->len, &end) ||
 	    end > TASK_SIZE)

@@ -391,6 +391,7 @@ struct kgni_cdm_attach {
 
 /* struct kgni_mem_register flags */
 #define KGNI_MEM_READONLY		0x1u
+#define KGNI_MEM_USE_GART		0x2u	/* never the MRT */
 
 /* Most pages one registration may pin */
 #define KGNI_MEM_MAX_PAGES		(1u << 18)
@@ -399,24 +400,30 @@ struct kgni_cdm_attach {
  * struct kgni_mem_register - ioctl(KGNI_IOC_MEM_REGISTER)
  * @size: in: sizeof(struct kgni_mem_register)
  * @flags: in: 0 for memory the network may write, KGNI_MEM_READONLY for
- *         memory it may only read
+ *         memory it may only read; KGNI_MEM_USE_GART: map it through the
+ *         GART even if the MRT could map it
  * @addr: in: user address of the buffer
  * @len: in: its length in bytes, 1 to KGNI_MEM_MAX_PAGES pages once
  *       rounded out to 4 KiB pages
  * @mem_hndl: out: the memory handle, uGNI's gni_mem_handle_t (qword1,
  *            qword2) in its version 1 layout with its CRC: VA of the first
  *            page, MDH, page count, page size 4 KiB, flags READONLY and
- *            GART
+ *            GART or MRT
  * @cq_id: in: 0, or a CQ of this file that receives the remote events
  *         of requests into this memory (the MDD's cqh; uGNI's
  *         dst_cq_hndl)
  * @reserved: in: 0
  *
  * Pins the pages of [@addr, @addr + @len) (FOLL_LONGTERM), counting them
- * against RLIMIT_MEMLOCK, maps them through the NIC's GART (one 4 KiB
- * entry per page, so any user memory qualifies) and gives them a memory
- * domain (MDD) of the file's ptag.  Byte @addr + k of the buffer is at
- * remote offset (@addr & 4095) + k of the MDH.  Needs a CDM (EPERM).
+ * against RLIMIT_MEMLOCK, maps them and gives them a memory domain (MDD)
+ * of the file's ptag.  When every 2 MiB piece of the buffer is one
+ * physically contiguous, 2 MiB-aligned page (hugetlbfs, transparent huge
+ * pages), the MRT maps it, one entry per 2 MiB (handle flag MRT), and
+ * the registration takes no GART entry; otherwise, or with
+ * KGNI_MEM_USE_GART, or when the MRT is full, the GART does, one 4 KiB
+ * entry per page (flag GART), so any user memory qualifies.  Byte
+ * @addr + k of the buffer is at remote offset (@addr & 4095) + k of the
+ * MDH either way.  Needs a CDM (EPERM).
  * A CQ named by @cq_id cannot be destroyed while the registration holds
  * it (EBUSY).
  */

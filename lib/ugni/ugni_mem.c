@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * Memory registration: KGNI_IOC_MEM_REGISTER pins the pages, maps them
- * through the NIC's GART and gives them an MDD of the domain's ptag; the
+ * through the NIC's MRT (huge pages) or GART and gives them an MDD of the
+ * domain's ptag; the
  * handle it returns is uGNI's, CRC included, and travels to peers as is.
  * KGNI_IOC_MEM_REGISTER_SEGMENTS does the same for pieces of memory that
  * become one domain.
@@ -13,7 +14,10 @@
 #include "kgni_ioctl.h"
 #include "ugni_priv.h"
 
-/* Every registration goes through the GART; these change nothing. */
+/*
+ * The kernel picks the MRT for huge pages, the GART for the rest;
+ * GNI_MEM_USE_GART forces the GART, the others change nothing.
+ */
 #define MEM_FLAGS	(GNI_MEM_READ_ONLY | GNI_MEM_USE_GART | \
 			 GNI_MEM_PHYS_CONT | GNI_MEM_PI_FLUSH | \
 			 GNI_MEM_MDD_CLONE | GNI_MEM_MDD_SHARED | \
@@ -36,7 +40,8 @@ static gni_return_t mem_args(struct gni_nic *nic, struct gni_cq *dst_cq,
 	 */
 	if (flags & ~(uint32_t)MEM_FLAGS)
 		return GNI_RC_INVALID_PARAM;
-	*kflags = flags & GNI_MEM_READ_ONLY ? KGNI_MEM_READONLY : 0;
+	*kflags = (flags & GNI_MEM_READ_ONLY ? KGNI_MEM_READONLY : 0) |
+		  (flags & GNI_MEM_USE_GART ? KGNI_MEM_USE_GART : 0);
 	return GNI_RC_SUCCESS;
 }
 
@@ -152,6 +157,7 @@ GNI_MemRegisterSegments(gni_nic_handle_t nic_hndl,
 	rc = mem_args(nic_hndl, dst_cq_hndl, flags, mem_hndl, &r.flags);
 	if (rc != GNI_RC_SUCCESS)
 		return rc;
+	r.flags &= KGNI_MEM_READONLY;	/* segments always use the GART */
 	if (!mem_segments || !segments_cnt ||
 	    segments_cnt > KGNI_MEM_MAX_SEGMENTS ||
 	    !segments_ok(mem_segments, segments_cnt))

@@ -176,7 +176,8 @@ static const struct cmd cmds[C_NUM] = {
 		0, true },
 	[C_MEM_REGISTER] = { "MEM_REGISTER", KGNI_IOC_MEM_REGISTER,
 		sizeof(struct kgni_mem_register),
-		offsetof(struct kgni_mem_register, cq_id), KGNI_MEM_READONLY,
+		offsetof(struct kgni_mem_register, cq_id),
+		KGNI_MEM_READONLY | KGNI_MEM_USE_GART,
 		true },
 	[C_MEM_DEREGISTER] = { "MEM_DEREGISTER", KGNI_IOC_MEM_DEREGISTER,
 		sizeof(struct kgni_mem_deregister),
@@ -648,7 +649,7 @@ TEST_F(abi, reserved_ranges_and_ids)
 					0, 0, h));
 	EXPECT_EQ(-EINVAL, mem_register_cq(self->fd, self->page, -(__u64)PAGE,
 					0, 0, h)) TH_LOG("addr + len wraps");
-	EXPECT_EQ(-EINVAL, mem_register_cq(self->fd, self->page, 64, 2, 0, h));
+	EXPECT_EQ(-EINVAL, mem_register_cq(self->fd, self->page, 64, 4, 0, h));
 	memset(&dp, 0, sizeof(dp));
 	dp.size = sizeof(dp);
 	dp.len = KGNI_DIAG_MAX_LEN + 1;

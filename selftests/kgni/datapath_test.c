@@ -530,6 +530,87 @@ TEST_F_TIMEOUT(dp, gart_scattered, 120)
 	free(want_b);
 }
 
+/* --- Registrations through the MRT ---------------------------------- */
+
+#define HUGE		(2ul << 20)
+#define NR_HUGEPAGES	"/proc/sys/vm/nr_hugepages"
+
+static long read_long(const char *path)
+{
+	char buf[32] = "";
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return n > 0 ? strtol(buf, NULL, 10) : -1;
+}
+
+static int write_long(const char *path, long v)
+{
+	char buf[32];
+	int fd = open(path, O_WRONLY | O_CLOEXEC), n, ok;
+
+	if (fd < 0)
+		return -1;
+	n = snprintf(buf, sizeof(buf), "%ld\n", v);
+	ok = write(fd, buf, n) == n;
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/* Huge pages reserved for a test and given back at its end */
+struct huge_buf {
+	char *p;
+	size_t len;
+	long before;		/* nr_hugepages before the test */
+};
+
+/*
+ * @n 2 MiB pages of hugetlbfs memory (MAP_HUGETLB), reserved for the test
+ * first; false with a message if the guest cannot have that many.
+ */
+static bool huge_get(struct __test_metadata *_metadata, struct huge_buf *h,
+		     unsigned long n)
+{
+	long got;
+
+	h->p = NULL;
+	h->len = n * HUGE;
+	h->before = read_long(NR_HUGEPAGES);
+	if (h->before < 0 || write_long(NR_HUGEPAGES, h->before + n)) {
+		TH_LOG("cannot reserve huge pages: %s", strerror(errno));
+		return false;
+	}
+	got = read_long(NR_HUGEPAGES) - h->before;
+	if (got < (long)n) {
+		TH_LOG("%ld of %lu huge pages reserved (guest memory)", got, n);
+		write_long(NR_HUGEPAGES, h->before);
+		return false;
+	}
+	h->p = mmap(NULL, h->len, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+	if (h->p == MAP_FAILED) {
+		TH_LOG("mmap MAP_HUGETLB: %s", strerror(errno));
+		h->p = NULL;
+		write_long(NR_HUGEPAGES, h->before);
+		return false;
+	}
+	memset(h->p, 0, h->len);
+	return true;
+}
+
+/* Unmap and give back (the registrations must be gone, or they pin it). */
+static void huge_put(struct huge_buf *h)
+{
+	if (h->p)
+		munmap(h->p, h->len);
+	if (h->before >= 0)
+		write_long(NR_HUGEPAGES, h->before);
+}
+
 /*
  * The GART has room for a limited number of pages (kgni takes 64 Ki
  * entries, fewer if memory is short): registering one 2 MiB buffer over
@@ -541,6 +622,7 @@ TEST_F_TIMEOUT(dp, gart_exhausted, 120)
 {
 	enum { NP = 512, MAX = 160 };
 	static __u64 h[MAX][2];
+	struct huge_buf hp;
 	unsigned int n;
 	char *a;
 	int r = 0;
@@ -550,17 +632,30 @@ TEST_F_TIMEOUT(dp, gart_exhausted, 120)
 	a = anon((size_t)NP * PAGE);
 	ASSERT_NE(NULL, a);
 	for (n = 0; n < MAX; n++) {
-		r = mem_register(self->fd, a, (size_t)NP * PAGE, 0, h[n]);
+		r = mem_register(self->fd, a, (size_t)NP * PAGE,
+				 KGNI_MEM_USE_GART, h[n]);
 		if (r)
 			break;
 	}
 	EXPECT_EQ(-ENOSPC, r) TH_LOG("%u registrations of %u pages", n, NP);
 	EXPECT_GE(65536u / NP, n);
 	EXPECT_LE(1024u / NP, n);
+	/* Huge pages go through the MRT: the full GART does not matter. */
+	EXPECT_TRUE(huge_get(_metadata, &hp, 1));
+	if (hp.p) {
+		__u64 hh[2] = { 0, 0 };
+
+		EXPECT_EQ(0, mem_register(self->fd, hp.p, HUGE, 0, hh));
+		EXPECT_EQ(GEMINI_MH_FLAG_MRT, MH_FLAGS(hh));
+		EXPECT_EQ(-ENOSPC, mem_register(self->fd, hp.p, HUGE,
+						KGNI_MEM_USE_GART, hh));
+		EXPECT_EQ(0, mem_deregister(self->fd, hh));
+	}
+	huge_put(&hp);
 	if (n) {
 		EXPECT_EQ(0, mem_deregister(self->fd, h[--n]));
-		EXPECT_EQ(0, mem_register(self->fd, a, (size_t)NP * PAGE, 0,
-					  h[n]));
+		EXPECT_EQ(0, mem_register(self->fd, a, (size_t)NP * PAGE,
+					  KGNI_MEM_USE_GART, h[n]));
 		n++;
 	}
 	/* Closing the file (teardown) frees the rest. */
@@ -881,6 +976,163 @@ TEST_F_TIMEOUT(dp, bte_segments, 60)
 	EXPECT_EQ(-EINVAL, mem_deregister(self->fd, hs));
 	EXPECT_EQ(0, mem_deregister(self->fd, hsrc));
 	EXPECT_EQ(0, mem_deregister(self->fd, hdst));
+}
+
+/*
+ * Post a transfer of @len bytes to this node with a GLOBAL event of
+ * @data and check that the event says OK.
+ */
+static void bte_do(struct __test_metadata *_metadata, int fd, __u32 pe,
+		   struct bte_cq *c, __u32 type, const void *local,
+		   const __u64 lh[2], const void *remote, const __u64 rh[2],
+		   size_t len, __u64 data)
+{
+	struct kgni_rdma_post p;
+	__u64 e;
+
+	rdma_fill(&p, type, pe, c->cq.cq_id, (uintptr_t)local, lh,
+		  (uintptr_t)remote, rh, len);
+	p.events = KGNI_RDMA_EV_GLOBAL;
+	p.global_data = data;
+	ASSERT_EQ(0, rdma_post(fd, &p));
+	e = bte_event(c);
+	EXPECT_BTE_EVENT(e, GEMINI_STATUS_OK, data);
+}
+
+/*
+ * Huge-page memory is registered through the MRT (handle flag MRT,
+ * 4 KiB page count as ever), from any page inside a huge page; a PUT
+ * across the 2 MiB boundary from scattered memory and a GET back land
+ * byte for byte, and nothing outside the registered pages is reachable.
+ * KGNI_MEM_USE_GART takes the GART for the same memory; the MRT entries
+ * come back at deregistration.
+ */
+TEST_F_TIMEOUT(dp, mrt_huge_pages, 90)
+{
+	const size_t off = 5000, len = HUGE + 3 * PAGE;	/* pages 1 .. 514 */
+	const size_t reg = off & ~(PAGE - 1);
+	const size_t pn = 3 * PAGE + 77, pa = HUGE - reg - 2 * PAGE - 11;
+	struct kgni_rdma_post p;
+	__u64 hh[2], hg[2], hs[2], hc[2], e;
+	struct huge_buf h;
+	struct bte_cq c;
+	char *s, *cc;
+	size_t i;
+
+	if (self->absent)
+		return;
+	wait_fabric(_metadata);
+	ASSERT_TRUE(huge_get(_metadata, &h, 2));
+	s = scattered_buf(8);
+	cc = scattered_buf(8);
+	ASSERT_TRUE(s && cc);
+	for (i = 0; i < 8 * PAGE; i++)
+		s[i] = (char)pat(i, 9);
+
+	ASSERT_EQ(0, mem_register(self->fd, h.p + off, len, 0, hh));
+	EXPECT_EQ(GEMINI_MH_FLAG_MRT, MH_FLAGS(hh));
+	EXPECT_EQ((uintptr_t)h.p + reg, MH_VA(hh));
+	EXPECT_EQ((off + len + PAGE - 1) / PAGE - reg / PAGE, MH_NPAGES(hh));
+	EXPECT_EQ(12u, MH_PSHIFT(hh));
+	EXPECT_EQ(mh_crc(hh), MH_CRC(hh));
+	ASSERT_EQ(0, mem_register(self->fd, s, 8 * PAGE, 0, hs));
+	ASSERT_EQ(0, mem_register(self->fd, cc, 8 * PAGE, 0, hc));
+	EXPECT_EQ(GEMINI_MH_FLAG_GART, MH_FLAGS(hs));
+	bte_cq_open(_metadata, self->fd, &c);
+
+	/* PUT across the boundary between the two huge pages */
+	bte_do(_metadata, self->fd, self->pe, &c, KGNI_RDMA_PUT, s + 3, hs,
+	       h.p + reg + pa, hh, pn, 0x3a1);
+	EXPECT_EQ(0, memcmp(h.p + reg + pa, s + 3, pn));
+	EXPECT_EQ(-1, first_nonzero(h.p, reg + pa));
+	EXPECT_EQ(-1, first_nonzero(h.p + reg + pa + pn,
+				    h.len - reg - pa - pn));
+
+	/* GET it back out of the huge pages (4-byte aligned) */
+	bte_do(_metadata, self->fd, self->pe, &c, KGNI_RDMA_GET, cc + 4, hc,
+	       h.p + reg + pa - 1, hh, pn + 1 + 2, 0x3a2);
+	EXPECT_EQ(0, memcmp(cc + 5, s + 3, pn));
+	EXPECT_EQ(-1, first_nonzero(cc, 5));
+
+	/*
+	 * The first page of the huge page is not registered: a PUT there is
+	 * refused by the target's bounds, an error event, no byte written.
+	 */
+	rdma_fill(&p, KGNI_RDMA_PUT, self->pe, c.cq.cq_id, (uintptr_t)s, hs,
+		  (uintptr_t)h.p + reg - 8, hh, 16);
+	p.events = KGNI_RDMA_EV_GLOBAL;
+	if (rdma_post(self->fd, &p) == 0) {
+		e = bte_event(&c);
+		EXPECT_BTE_EVENT(e, GEMINI_STATUS_BOUNDS, 0);
+	}
+	EXPECT_EQ(-1, first_nonzero(h.p, reg + pa));
+
+	/* The same memory through the GART, if asked */
+	ASSERT_EQ(0, mem_register(self->fd, h.p, HUGE, KGNI_MEM_USE_GART, hg));
+	EXPECT_EQ(GEMINI_MH_FLAG_GART, MH_FLAGS(hg));
+	bte_do(_metadata, self->fd, self->pe, &c, KGNI_RDMA_PUT, s, hs,
+	       h.p + HUGE - PAGE, hg, PAGE, 0x3a3);
+	EXPECT_EQ(0, memcmp(h.p + HUGE - PAGE, s, PAGE));
+
+	bte_cq_close(_metadata, self->fd, &c);
+	EXPECT_EQ(0, mem_deregister(self->fd, hg));
+	EXPECT_EQ(0, mem_deregister(self->fd, hh));
+	/* Registered again: the entries came back, the data is there. */
+	ASSERT_EQ(0, mem_register(self->fd, h.p, h.len, 0, hh));
+	EXPECT_EQ(GEMINI_MH_FLAG_MRT, MH_FLAGS(hh));
+	EXPECT_EQ(0, mem_deregister(self->fd, hh));
+	EXPECT_EQ(0, mem_deregister(self->fd, hs));
+	EXPECT_EQ(0, mem_deregister(self->fd, hc));
+	huge_put(&h);
+}
+
+/*
+ * A registration larger than the whole GART (256 MiB): 130 huge pages
+ * through 130 MRT entries, with a PUT and a GET at its far end.  Needs a
+ * guest of more than 256 MiB (the single-node selftest run boots one);
+ * smaller guests skip it.
+ */
+TEST_F_TIMEOUT(dp, mrt_larger_than_gart, 300)
+{
+	const unsigned long n = 130;
+	__u64 hh[2], hs[2];
+	struct huge_buf h;
+	struct bte_cq c;
+	size_t far, i;
+	char *s;
+
+	if (self->absent)
+		return;
+	wait_fabric(_metadata);
+	if (!huge_get(_metadata, &h, n)) {
+		huge_put(&h);
+		SKIP(return, "guest memory too small for %lu huge pages", n);
+	}
+	s = scattered_buf(4);
+	ASSERT_NE(NULL, s);
+	for (i = 0; i < 4 * PAGE; i++)
+		s[i] = (char)pat(i, 10);
+	ASSERT_EQ(0, mem_register(self->fd, h.p, h.len, 0, hh));
+	EXPECT_EQ(GEMINI_MH_FLAG_MRT, MH_FLAGS(hh));
+	EXPECT_EQ(n * HUGE / PAGE, MH_NPAGES(hh));
+	EXPECT_LT(65536u, MH_NPAGES(hh));
+	ASSERT_EQ(0, mem_register(self->fd, s, 4 * PAGE, 0, hs));
+	bte_cq_open(_metadata, self->fd, &c);
+
+	far = h.len - 2 * PAGE - 100;
+	bte_do(_metadata, self->fd, self->pe, &c, KGNI_RDMA_PUT, s, hs,
+	       h.p + far, hh, 2 * PAGE + 100, 0x3b1);
+	EXPECT_EQ(0, memcmp(h.p + far, s, 2 * PAGE + 100));
+	EXPECT_EQ(-1, first_nonzero(h.p, far));
+	memset(s, 0, 4 * PAGE);
+	bte_do(_metadata, self->fd, self->pe, &c, KGNI_RDMA_GET, s, hs,
+	       h.p + far, hh, 2 * PAGE + 100, 0x3b2);
+	EXPECT_EQ(0, memcmp(h.p + far, s, 2 * PAGE + 100));
+
+	bte_cq_close(_metadata, self->fd, &c);
+	EXPECT_EQ(0, mem_deregister(self->fd, hs));
+	EXPECT_EQ(0, mem_deregister(self->fd, hh));
+	huge_put(&h);
 }
 
 /*

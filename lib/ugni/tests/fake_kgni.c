@@ -113,7 +113,8 @@ static int mem_register(struct kgni_mem_register *r)
 	uint64_t first = r->addr & ~(PAGE - 1);
 
 	fake.reg = *r;
-	if (!sized(r, sizeof(*r)) || (r->flags & ~KGNI_MEM_READONLY) ||
+	if (!sized(r, sizeof(*r)) ||
+	    (r->flags & ~(KGNI_MEM_READONLY | KGNI_MEM_USE_GART)) ||
 	    r->mem_hndl[0] || r->mem_hndl[1] || r->reserved || !r->len)
 		return EINVAL;
 	fake_handle(first, ++fake.next_mdh,

@@ -1317,6 +1317,22 @@ static void test_mem_segments(void)
 	tap_ok(rcq->mem_refs == 0 && GNI_CqDestroy(rcq) == GNI_RC_SUCCESS,
 	       "GNI_MemDeregister of the segmented handle lets its CQ go");
 
+	rc = GNI_MemRegisterSegments(e.nic, seg, 1, NULL, GNI_MEM_USE_GART,
+				     (uint32_t)-1, &h);
+	tap_ok(rc == GNI_RC_SUCCESS && fake.segs.flags == 0 &&
+	       GNI_MemDeregister(e.nic, &h) == GNI_RC_SUCCESS,
+	       "segments: USE_GART not passed on (they always use it): %s",
+	       rc_name(rc));
+	rc = GNI_MemRegister(e.nic, b, 64, NULL, GNI_MEM_USE_GART, -1, &h);
+	tap_ok(rc == GNI_RC_SUCCESS && fake.reg.flags == KGNI_MEM_USE_GART &&
+	       GNI_MemDeregister(e.nic, &h) == GNI_RC_SUCCESS,
+	       "GNI_MEM_USE_GART becomes KGNI_MEM_USE_GART: %s", rc_name(rc));
+	rc = GNI_MemRegister(e.nic, b, 64, NULL, GNI_MEM_READ_ONLY, -1, &h);
+	tap_ok(rc == GNI_RC_SUCCESS && fake.reg.flags == KGNI_MEM_READONLY &&
+	       GNI_MemDeregister(e.nic, &h) == GNI_RC_SUCCESS,
+	       "without it, the kernel chooses (READONLY only): %s",
+	       rc_name(rc));
+
 	rc = GNI_MemRegisterSegments(e.nic, seg, 1, NULL, 0, (uint32_t)-1, &h);
 	tap_ok(rc == GNI_RC_SUCCESS && fake.segs.flags == 0 &&
 	       fake.segs.cq_id == 0 && fake.segs.nsegs == 1,
