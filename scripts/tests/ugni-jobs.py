@@ -19,8 +19,8 @@ with "vgemini run" on a 2x2x2 torus of its own:
                   .. 1 MiB byte for byte, every cq_mode, alignment
                   errors, segmented registrations, a deregistered
                   target, FENCE, ERROR_RESOURCE; every ordered pair
-                  around the powers of two; 4 KiB .. 16 MiB to a
-                  neighbour and 3 hops away
+                  around the powers of two; 4 KiB .. 64 MiB to a
+                  neighbour and 3 hops away, and 64 MiB unaligned
   ugni_bw         -n 2: RDMA bandwidth of 4 MiB and the FMA/RDMA
                   crossover (notes, not checked; the data is)
   ugni_bench      -n 2: 8-byte PUT latency and issue rate (printed as

@@ -48,7 +48,8 @@
  *     for byte (with the background around a PUT).
  *  9. Rank 0 with rank 1 (its neighbour) and with rank 7 (3 hops away on
  *     a 2x2x2 torus): a PUT and a GET back of every power of two from
- *     4 KiB to 16 MiB, byte for byte.
+ *     4 KiB to 64 MiB, byte for byte; then a PUT of 64 MiB - 4097 bytes
+ *     unaligned at both ends, the target's bytes around it untouched.
  */
 #include "ugni_job.h"
 
@@ -751,10 +752,58 @@ static void all_pairs(void)
 	peer = pair;
 }
 
+/*
+ * Rank 0 PUTs @len bytes from @src + @loff into @target's @dst + @roff
+ * (all of @dst zeroed first); the target checks it and that the rest of
+ * @dst is still 0.
+ */
+static void large_unaligned(uint8_t *src, gni_mem_handle_t smh, uint8_t *dst,
+			    const struct job_buf *dst_all, uint64_t max,
+			    int target, uint64_t loff, uint64_t roff,
+			    uint64_t len)
+{
+	gni_post_descriptor_t d;
+	struct completion c;
+	uint64_t i;
+	int ok;
+
+	if (job.rank == target)
+		memset(dst, 0, max);
+	barrier();
+	if (job.rank == 0) {
+		for (i = 0; i < len; i++)
+			src[loff + i] = pat(target, 99, i);
+		desc_init(&d, GNI_POST_RDMA_PUT, GNI_CQMODE_GLOBAL_EVENT);
+		d.local_addr = (uint64_t)(uintptr_t)(src + loff);
+		d.local_mem_hndl = smh;
+		d.remote_addr = dst_all[target].addr + roff;
+		d.remote_mem_hndl = dst_all[target].mh;
+		d.length = len;
+		ok = rdma_post_wait(job.ep[target], job.cq, &d, &c, target);
+		check(ok, "PUT of %" PRIu64 " bytes from offset %" PRIu64
+		      " to offset %" PRIu64 " of rank %d%s%s", len, loff, roff,
+		      target, ok ? "" : ": ", ok ? "" : describe(&c));
+	}
+	barrier();
+	if (job.rank == target) {
+		for (i = 0, ok = 1; ok && i < len; i++)
+			ok = dst[roff + i] == pat(target, 99, i);
+		check(ok, "rank 0's unaligned PUT of %" PRIu64 " bytes, byte "
+		      "for byte", len);
+		for (i = 0, ok = 1; ok && i < roff; i++)
+			ok = !dst[i];
+		for (i = roff + len; ok && i < max; i++)
+			ok = !dst[i];
+		check(ok, "the %" PRIu64 " bytes before it and %" PRIu64
+		      " after it untouched", roff, max - roff - len);
+	}
+	barrier();
+}
+
 /* 9: large transfers from rank 0 to a neighbour and 3 hops away */
 static void large(void)
 {
-	const uint64_t max = 16u << 20;
+	const uint64_t max = 64u << 20;
 	uint8_t *src = alloc_aligned(PAGE, max), *dst = alloc_aligned(PAGE, max);
 	gni_mem_handle_t smh, dmh;
 	struct job_buf *dst_all;
@@ -764,8 +813,8 @@ static void large(void)
 	uint64_t len, i;
 	int ok;
 
-	smh = reg(job.nic, src, max, NULL, GNI_MEM_READWRITE, "16 MiB source");
-	dmh = reg(job.nic, dst, max, NULL, GNI_MEM_READWRITE, "16 MiB target");
+	smh = reg(job.nic, src, max, NULL, GNI_MEM_READWRITE, "64 MiB source");
+	dmh = reg(job.nic, dst, max, NULL, GNI_MEM_READWRITE, "64 MiB target");
 	memset(dst, 0, max);
 	dst_all = publish(dst, &dmh);
 	barrier();
@@ -809,6 +858,8 @@ static void large(void)
 			}
 			barrier();
 		}
+		large_unaligned(src, smh, dst, dst_all, max, targets[t], 7,
+				4093, max - 4097);
 	}
 	GNI_MemDeregister(job.nic, &smh);
 	GNI_MemDeregister(job.nic, &dmh);
