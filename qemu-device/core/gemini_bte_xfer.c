@@ -309,6 +309,8 @@ static bool xfer_start(struct gemini_nic *nic, unsigned int vc)
 	for (i = 0; i < GEMINI_BTE_XFERS && !x; i++)
 		if (!r->x[i].active)
 			x = &r->x[i];
+	if (!x)		/* cannot be: chan_max() <= GEMINI_BTE_XFERS */
+		return false;
 	memset(x, 0, sizeof(*x));
 	x->active = true;
 	x->idx = r->next;
