@@ -33,6 +33,7 @@
 #include <linux/pci.h>
 #include <linux/rwsem.h>
 #include <linux/version.h>
+#include <linux/workqueue.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
@@ -73,6 +74,7 @@
 
 struct kgni_dev;
 struct kgni_bte_slot;
+struct kgni_dgrams;
 
 /**
  * struct kgni_bte_chan - a BTE TX channel as the kernel drives it
@@ -197,6 +199,12 @@ struct kgni_port_cache {
  * @bte_stopped: remove has reset the channels: no more posts
  * @bte_rr: the channel the next post that may go anywhere tries first
  * @bte_home_next: the home channel of the next file opened
+ * @dg: the datagram service (kgni_dgram.c); NULL when not set up
+ * @dg_work: reads its RX ring and its TX ends; scheduled by their
+ *           interrupts
+ * @dg_wq: woken when a datagram ends and at remove
+ * @dg_ended: datagrams ended so far (a waiter's "something changed")
+ * @dg_on: the service runs: interrupts schedule @dg_work
  */
 struct kgni_dev {
 	struct device dev;
@@ -247,6 +255,11 @@ struct kgni_dev {
 	bool bte_stopped;
 	unsigned int bte_rr;
 	unsigned int bte_home_next;
+	struct kgni_dgrams *dg;
+	struct delayed_work dg_work;
+	wait_queue_head_t dg_wq;
+	u64 dg_ended;
+	bool dg_on;
 };
 
 /**
@@ -389,6 +402,14 @@ void kgni_bte_stop(struct kgni_dev *kdev);
 void kgni_bte_unmap(struct kgni_dev *kdev);
 void kgni_bte_file_init(struct kgni_dev *kdev, struct kgni_file *kfile);
 int kgni_ioctl_rdma_post(struct kgni_ucmd *ucmd);
+
+/* kgni_dgram.c */
+void kgni_dg_work(struct work_struct *work);
+void kgni_dg_irq(struct kgni_dev *kdev, unsigned int vector);
+int kgni_ioctl_dgram_post(struct kgni_ucmd *ucmd);
+int kgni_ioctl_dgram_test(struct kgni_ucmd *ucmd);
+int kgni_ioctl_dgram_probe(struct kgni_ucmd *ucmd);
+int kgni_ioctl_dgram_cancel(struct kgni_ucmd *ucmd);
 
 /* kgni_mmap.c */
 int kgni_mmap(struct file *file, struct vm_area_struct *vma);

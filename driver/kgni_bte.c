@@ -5,7 +5,8 @@
  * Every BTE register is the kernel's.  Probe gives each TX channel a ring
  * of TX descriptors and a CPU copy of it in node memory: channels 0 to 2
  * (256 slots each) carry the posts of user space, channel 3 (255 slots)
- * is kept for kernel clients, and descriptor 1023 is the HSS's.  A post
+ * is the kernel's own (datagrams, kgni_dgram.c, which also owns RX
+ * channel 3), and descriptor 1023 is the HSS's.  A post
  * checks the request against the file's domain and registrations, fills
  * a descriptor as Cray's driver does, writes it into the next slot of a
  * channel, mirrors it into the CPU copy and moves the channel's write
@@ -37,11 +38,11 @@
 #define KGNI_BTE_KERNEL_SLOTS	(GEMINI_NUM_BTE_TX - \
 				 KGNI_BTE_USER_CHANS * KGNI_BTE_USER_SLOTS)
 static_assert(KGNI_BTE_USER_CHANS + 1 == GEMINI_NUM_BTE_VC);
+static_assert(KGNI_BTE_KERNEL_VC == KGNI_BTE_USER_CHANS);
 static_assert(KGNI_BTE_KERNEL_SLOTS == 255);
 
 /* Bytes of a channel's CPU copy (the largest ring's) */
 #define KGNI_BTE_RING_BYTES	(KGNI_BTE_USER_SLOTS * GEMINI_BTE_TX_DESC_BYTES)
-#define KGNI_BTE_SLOT_QWORDS	(GEMINI_BTE_TX_DESC_BYTES / 8)
 
 /* Transfers a channel runs at once (ssid_max_num) */
 #define KGNI_BTE_SSID_MAX	8
@@ -137,7 +138,7 @@ static void kgni_bte_reset(struct kgni_dev *kdev)
 	readq(kgni_bte_txc(kdev, 0, 0));
 }
 
-static bool kgni_bte_full(const struct kgni_bte_chan *ch)
+bool kgni_bte_full(const struct kgni_bte_chan *ch)
 {
 	/* One slot stays empty: write index = read index means "none". */
 	return (ch->head + 1) % ch->count == ch->tail;
@@ -348,7 +349,10 @@ int kgni_bte_map(struct kgni_dev *kdev)
 		       kgni_bte_txc(kdev, vc, 2));
 		writeq(GEMINI_BTE_NP_CTRL_DEFAULT,
 		       kgni_bte_reg(kdev, GEMINI_MMR_BTE_NP_CTRL + 8 * vc));
-		writeq(kgni_bte_txc_qw1(GEMINI_BTE_TXC_ENABLE),
+		/* The kernel's channel interrupts when a SEND ends. */
+		writeq(kgni_bte_txc_qw1(GEMINI_BTE_TXC_ENABLE |
+					(vc == KGNI_BTE_KERNEL_VC ?
+					 GEMINI_BTE_TXC_IRQ_ENABLE : 0)),
 		       kgni_bte_txc(kdev, vc, 0));
 		if (!((readq(kgni_bte_txc(kdev, vc, 0)) >>
 		       GEMINI_BTE_TXC_FLAGS_SHIFT) & GEMINI_BTE_TXC_ENABLE)) {
@@ -509,8 +513,8 @@ static int kgni_bte_pick(struct kgni_dev *kdev, struct kgni_file *kfile,
  * Write descriptor @qw into the next slot of channel @vc, mirror it into
  * the CPU copy, and ring; the slot's ring index.
  */
-static unsigned int kgni_bte_ring(struct kgni_dev *kdev, unsigned int vc,
-				  const u64 *qw)
+unsigned int kgni_bte_ring(struct kgni_dev *kdev, unsigned int vc,
+			   const u64 *qw)
 {
 	struct kgni_bte_chan *ch = &kdev->bte[vc];
 	unsigned int idx = ch->head, q;

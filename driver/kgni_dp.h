@@ -166,9 +166,25 @@ void kgni_fmas_free_all(struct kgni_dev *kdev, struct kgni_file *kfile,
 			bool live);
 
 /* kgni_bte.c */
+/* The kernel's BTE channel, and its interrupts (RX, then TX) */
+#define KGNI_BTE_KERNEL_VC	3
+#define KGNI_DG_RX_VECTOR	GEMINI_IRQ_VECTOR(GEMINI_IRQ_FIRST + \
+						  2 * KGNI_BTE_KERNEL_VC)
+#define KGNI_DG_TX_VECTOR	(KGNI_DG_RX_VECTOR + 1)
+#define KGNI_BTE_SLOT_QWORDS	(GEMINI_BTE_TX_DESC_BYTES / 8)
+
+bool kgni_bte_full(const struct kgni_bte_chan *ch);
+unsigned int kgni_bte_ring(struct kgni_dev *kdev, unsigned int vc,
+			   const u64 *qw);
 void kgni_bte_reclaim(struct kgni_dev *kdev);
 void kgni_bte_drain(struct kgni_dev *kdev, struct kgni_file *kfile,
 		    bool live);
+
+/* kgni_dgram.c */
+int kgni_dg_init(struct kgni_dev *kdev);
+void kgni_dg_stop(struct kgni_dev *kdev);
+void kgni_dg_fini(struct kgni_dev *kdev);
+void kgni_dg_file_release(struct kgni_dev *kdev, struct kgni_file *kfile);
 
 /* kgni_mmap.c */
 void kgni_zap(struct file *file, u64 off, u64 len);

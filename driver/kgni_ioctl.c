@@ -35,6 +35,10 @@ union kgni_ioctl_buf {
 	struct kgni_cq_wait cq_wait;
 	struct kgni_rdma_post rdma_post;
 	struct kgni_mem_register_segments mem_register_segments;
+	struct kgni_dgram_post dgram_post;
+	struct kgni_dgram_test dgram_test;
+	struct kgni_dgram_probe dgram_probe;
+	struct kgni_dgram_cancel dgram_cancel;
 };
 
 /**
@@ -95,6 +99,14 @@ static const struct kgni_ioctl_op kgni_ioctl_ops[] = {
 		      struct kgni_rdma_post, slot),
 	KGNI_IOCTL_OP(MEM_REGISTER_SEGMENTS, kgni_ioctl_mem_register_segments,
 		      struct kgni_mem_register_segments, reserved),
+	KGNI_IOCTL_OP(DGRAM_POST, kgni_ioctl_dgram_post,
+		      struct kgni_dgram_post, reserved),
+	KGNI_IOCTL_OP(DGRAM_TEST, kgni_ioctl_dgram_test,
+		      struct kgni_dgram_test, reserved),
+	KGNI_IOCTL_OP(DGRAM_PROBE, kgni_ioctl_dgram_probe,
+		      struct kgni_dgram_probe, remote_inst),
+	KGNI_IOCTL_OP(DGRAM_CANCEL, kgni_ioctl_dgram_cancel,
+		      struct kgni_dgram_cancel, id),
 };
 
 /**
@@ -173,6 +185,7 @@ void kgni_ioctl_shutdown(struct kgni_dev *kdev)
 	WRITE_ONCE(kdev->gone, true);
 	wake_up_all(&kdev->diag_wq);
 	wake_up_all(&kdev->cq_wq);
+	wake_up_all(&kdev->dg_wq);
 	down_write(&kdev->ctl_rwsem);
 	up_write(&kdev->ctl_rwsem);
 }

@@ -32,6 +32,7 @@ static void kgni_file_teardown(struct kgni_dev *kdev, struct kgni_file *kfile,
 	list_for_each_entry_safe(mem, mem_next, &kfile->mems, node)
 		kgni_mem_free(kdev, mem, live);
 	kgni_bte_drain(kdev, kfile, live);
+	kgni_dg_file_release(kdev, kfile);
 	list_for_each_entry_safe(cq, cq_next, &kfile->cqs, node)
 		kgni_cq_free(kdev, kfile, cq, live);
 }

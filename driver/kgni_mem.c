@@ -189,6 +189,11 @@ int kgni_dp_map(struct kgni_dev *kdev)
 	ret = kgni_gart_init(kdev);
 	if (!ret)
 		ret = kgni_bte_map(kdev);
+	if (!ret) {
+		mutex_lock(&kdev->dp_lock);
+		ret = kgni_dg_init(kdev);
+		mutex_unlock(&kdev->dp_lock);
+	}
 	if (ret)
 		kgni_dp_unmap(kdev);
 	return ret;
@@ -207,6 +212,7 @@ void kgni_dp_stop(struct kgni_dev *kdev)
 {
 	unsigned int i;
 
+	kgni_dg_stop(kdev);
 	kgni_bte_stop(kdev);
 	kgni_wr(kdev, VGEMINI_CTL_GART_ENTRIES, 0);
 	kgni_rd(kdev, VGEMINI_CTL_GART_ENTRIES);
@@ -228,6 +234,7 @@ void kgni_dp_stop(struct kgni_dev *kdev)
 void kgni_dp_unmap(struct kgni_dev *kdev)
 {
 	mutex_lock(&kdev->dp_lock);
+	kgni_dg_fini(kdev);
 	kgni_bte_unmap(kdev);
 	kgni_gart_fini(kdev);
 	bitmap_free(kdev->mrt_map);

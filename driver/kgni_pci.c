@@ -31,6 +31,7 @@ static irqreturn_t kgni_irq(int irq, void *data)
 		wake_up(&kdev->cq_wq);
 	if (READ_ONCE(kdev->test_vector) == (int)v->index)
 		complete(&kdev->test_done);
+	kgni_dg_irq(kdev, v->index);
 	return IRQ_HANDLED;
 }
 
@@ -98,6 +99,8 @@ static void kgni_irq_teardown(struct kgni_dev *kdev)
 	while (i--)
 		pci_free_irq(kdev->pdev, i, &kdev->vec[i]);
 	pci_free_irq_vectors(kdev->pdev);
+	/* No handler runs any more to schedule it again. */
+	cancel_delayed_work_sync(&kdev->dg_work);
 	kdev->nvec = 0;
 	cancel_work_sync(&kdev->link_work);
 }

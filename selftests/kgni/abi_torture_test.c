@@ -146,7 +146,8 @@ enum cmd_id {
 	C_DIAG_PING, C_COUNTER_READ, C_COUNTER_SNAPSHOT, C_JOB_CONFIGURE,
 	C_CDM_ATTACH, C_MEM_REGISTER, C_MEM_DEREGISTER, C_CQ_CREATE,
 	C_CQ_DESTROY, C_FMA_ALLOC, C_FMA_FREE, C_CQ_WAIT, C_RDMA_POST,
-	C_MEM_REGISTER_SEGMENTS, C_NUM
+	C_MEM_REGISTER_SEGMENTS, C_DGRAM_POST, C_DGRAM_TEST, C_DGRAM_PROBE,
+	C_DGRAM_CANCEL, C_NUM
 };
 
 struct cmd {
@@ -205,6 +206,18 @@ static const struct cmd cmds[C_NUM] = {
 		sizeof(struct kgni_mem_register_segments),
 		sizeof(struct kgni_mem_register_segments), KGNI_MEM_READONLY,
 		true },
+	[C_DGRAM_POST] = { "DGRAM_POST", KGNI_IOC_DGRAM_POST,
+		sizeof(struct kgni_dgram_post), sizeof(struct kgni_dgram_post),
+		KGNI_DGRAM_BOUND, false },
+	[C_DGRAM_TEST] = { "DGRAM_TEST", KGNI_IOC_DGRAM_TEST,
+		sizeof(struct kgni_dgram_test), sizeof(struct kgni_dgram_test),
+		KGNI_DGRAM_BY_ID, false },
+	[C_DGRAM_PROBE] = { "DGRAM_PROBE", KGNI_IOC_DGRAM_PROBE,
+		sizeof(struct kgni_dgram_probe),
+		sizeof(struct kgni_dgram_probe), 0, false },
+	[C_DGRAM_CANCEL] = { "DGRAM_CANCEL", KGNI_IOC_DGRAM_CANCEL,
+		sizeof(struct kgni_dgram_cancel),
+		sizeof(struct kgni_dgram_cancel), KGNI_DGRAM_BY_ID, false },
 };
 
 /* Objects the valid requests below name, made per test */
@@ -346,6 +359,15 @@ static int valid_request(enum cmd_id c, void *buf, const struct objs *o,
 		p->nsegs = 1;
 		break;
 	}
+	case C_DGRAM_POST: {
+		/* A wildcard of 8 bytes, key 0 */
+		struct kgni_dgram_post *p = buf;
+
+		p->data = (uintptr_t)page;
+		p->data_len = 8;
+		p->buf_size = 8;
+		break;
+	}
 	default:
 		break;
 	}
@@ -359,6 +381,9 @@ static bool accepted(enum cmd_id c, int ret)
 		return ret == -ETIMEDOUT;	/* the CQ is empty */
 	if (c == C_COUNTER_SNAPSHOT)	/* count 0: the sizes (abi.rst) */
 		return ret == -EMSGSIZE;
+	/* None posted: the datagram commands find nothing */
+	if (c == C_DGRAM_TEST || c == C_DGRAM_PROBE || c == C_DGRAM_CANCEL)
+		return ret == -ENOENT;
 	if (c == C_DIAG_PING)	/* the fabric's own answers */
 		return ret == 0 || ret == -ETIMEDOUT || ret == -EHOSTUNREACH ||
 		       ret == -EBUSY;
@@ -389,6 +414,15 @@ static void undo(struct __test_metadata *_metadata, enum cmd_id c, void *buf,
 	case C_MEM_DEREGISTER:
 		EXPECT_EQ(0, mem_register_cq(fd, page, PAGE, 0, 0, o->h));
 		break;
+	case C_DGRAM_POST: {
+		struct kgni_dgram_cancel dc = { .size = sizeof(dc) };
+		struct kgni_dgram_test dt = { .size = sizeof(dt) };
+
+		EXPECT_EQ(0, xioctl(fd, KGNI_IOC_DGRAM_CANCEL, &dc));
+		EXPECT_EQ(0, xioctl(fd, KGNI_IOC_DGRAM_TEST, &dt));
+		EXPECT_EQ((__u32)KGNI_DGRAM_TERMINATED, dt.state);
+		break;
+	}
 	case C_CQ_CREATE:
 		EXPECT_EQ(0, cq_destroy(fd,
 			((struct kgni_cq_create *)buf)->cq_id));
@@ -565,7 +599,7 @@ TEST_F(abi, unknown_commands)
 		return;
 	for (nr = 0; nr < 256; nr++) {
 		if (nr >= KGNI_CMD_BASE &&
-		    nr <= KGNI_CMD_MEM_REGISTER_SEGMENTS)
+		    nr <= KGNI_CMD_DGRAM_CANCEL)
 			continue;
 		memset(buf, 0, sizeof(buf));
 		buf[0] = 64;
@@ -574,7 +608,7 @@ TEST_F(abi, unknown_commands)
 			TH_LOG("_IO('G', 0x%x)", nr);
 	}
 	/* kgni's numbers with another magic, direction or size */
-	for (nr = KGNI_CMD_BASE; nr <= KGNI_CMD_MEM_REGISTER_SEGMENTS; nr++) {
+	for (nr = KGNI_CMD_BASE; nr <= KGNI_CMD_DGRAM_CANCEL; nr++) {
 		EXPECT_EQ(-ENOTTY, xioctl(self->fd, _IO('H', nr), buf))
 			TH_LOG("_IO('H', 0x%x)", nr);
 		EXPECT_EQ(-ENOTTY, xioctl(self->fd,

@@ -1,0 +1,1065 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * kgni: datagrams (KGNI_IOC_DGRAM_*), uGNI's connection set-up channel.
+ *
+ * Each side of an exchange posts its data and room for the other's.  The
+ * kgnis of the nodes talk in messages of their own (struct kgni_dg_msg),
+ * carried by the BTE: a SEND on the kernel's TX channel 3 lands in a
+ * buffer of the target kgni's RX channel 3, whose interrupt schedules
+ * the work that reads it.  A message to this node's own PE is handled
+ * at once, without the device.
+ *
+ * A bound post sends a REQ with its data to its peer.  The target
+ * matches a REQ against its pending posts; if one matches, that post
+ * completes with the REQ's data and a REPLY carries its own data back,
+ * which completes the sender's post.  A REQ that matches nothing waits
+ * in a queue for a later post (a datagram that arrives before the local
+ * post).  Two bound posts to each other both send a REQ; the one of the
+ * lower (PE, inst_id, xid) answers and the other drops the REQ it got,
+ * so that each side completes exactly once.  A REPLY also names the
+ * replier's own REQ, which the target then forgets (it may still arrive),
+ * and a cancelled post whose REQ was sent sends a CANCEL that removes it
+ * from the target's queue.  A REQ or REPLY the BTE cannot deliver (the
+ * node is down or unreachable: the transfer times out) ends its post
+ * with TIMEOUT; one refused for want of an RX buffer is sent again.
+ *
+ * All of it runs under dp_lock; waiters sleep on dg_wq.
+ */
+#include <linux/delay.h>
+#include <linux/dma-mapping.h>
+#include <linux/jiffies.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "kgni_dp.h"
+
+/* The kernel's BTE channel: TX 3 sends, RX 3 receives. */
+#define KGNI_DG_VC		KGNI_BTE_KERNEL_VC
+#define KGNI_DG_RX_SLOTS	128
+#define KGNI_DG_BUF		256	/* RX buf_size and TX buffer stride */
+#define KGNI_DG_MAGIC		0x4b474431u	/* "KGD1" */
+
+/* Queued REQs and remembered retired ones, per device */
+#define KGNI_DG_MAX_QUEUED	1024
+#define KGNI_DG_TOMBSTONES	256
+
+/* A message refused for want of an RX buffer is sent again, this often. */
+#define KGNI_DG_MAX_RETRIES	200
+#define KGNI_DG_ST_NPES		0xe	/* the target's "send miss" */
+#define KGNI_DG_POLL_MS		20
+
+enum kgni_dg_type {
+	KGNI_DG_REQ = 1,
+	KGNI_DG_REPLY = 2,
+	KGNI_DG_CANCEL = 3,
+};
+
+/**
+ * struct kgni_dg_msg - what one kgni sends another (little-endian)
+ * @magic: KGNI_DG_MAGIC
+ * @type: enum kgni_dg_type
+ * @ptag: the sender's CDM's ptag
+ * @len: bytes of @data
+ * @src_pe: the sender's PE
+ * @src_inst: the sender's inst_id
+ * @dst_inst: the inst_id it is for
+ * @cookie: the sender's cookie
+ * @xid: REQ, CANCEL: the sender's post; REPLY: the REQ it answers
+ * @xid2: REPLY: the replier's own REQ, now retired, or 0
+ * @data: the datagram's data
+ */
+struct kgni_dg_msg {
+	__le32 magic;
+	u8 type;
+	u8 ptag;
+	__le16 len;
+	__le32 src_pe;
+	__le32 src_inst;
+	__le32 dst_inst;
+	__le32 cookie;
+	__le64 xid;
+	__le64 xid2;
+	u8 data[KGNI_DGRAM_MAX_DATA];
+};
+
+#define KGNI_DG_HDR	offsetof(struct kgni_dg_msg, data)
+static_assert(sizeof(struct kgni_dg_msg) <= KGNI_DG_BUF);
+
+/* A message as this kgni handles it, fields in CPU order */
+struct kgni_dg_in {
+	enum kgni_dg_type type;
+	u8 ptag;
+	u16 len;
+	u32 src_pe, src_inst, dst_inst, cookie;
+	u64 xid, xid2;
+	u8 data[KGNI_DGRAM_MAX_DATA];
+};
+
+/**
+ * struct kgni_dg - a posted datagram
+ * @node: in the device's list of posts
+ * @kfile: its file
+ * @key: the endpoint key it was posted with
+ * @id: its datagram id (~0: none)
+ * @bound: only @peer_pe and @peer_inst match
+ * @state: KGNI_DGRAM_*
+ * @xid: its number on this node (never 0)
+ * @req_sent: a REQ went to the peer
+ * @ended: when it ended, in the device's order (for PROBE)
+ * @len: bytes of @data
+ * @recv_len: bytes of @recv
+ * @buf_size: bytes of @recv the caller takes
+ * @remote_pe: COMPLETED: the peer
+ * @remote_inst: COMPLETED: the peer's inst_id
+ * @data: what it sends
+ * @recv: what it received
+ */
+struct kgni_dg {
+	struct list_head node;
+	struct kgni_file *kfile;
+	u64 key;
+	u64 id;
+	bool bound;
+	u32 peer_pe, peer_inst;
+	u32 state;
+	u64 xid;
+	bool req_sent;
+	u64 ended;
+	u16 len, recv_len, buf_size;
+	u32 remote_pe, remote_inst;
+	u8 data[KGNI_DGRAM_MAX_DATA];
+	u8 recv[KGNI_DGRAM_MAX_DATA];
+};
+
+/* A REQ that arrived before any post matched it */
+struct kgni_dg_req {
+	struct list_head node;
+	struct kgni_dg_in m;
+};
+
+/* One TX slot of the kernel channel: the message it carries */
+struct kgni_dg_tx {
+	bool busy;
+	u32 pe;
+	unsigned int tries;	/* times it was refused for want of a buffer */
+	struct kgni_dg_in m;
+};
+
+/* A message waiting for a TX slot */
+struct kgni_dg_out {
+	struct list_head node;
+	u32 pe;
+	unsigned int tries;
+	struct kgni_dg_in m;
+};
+
+/**
+ * struct kgni_dgrams - the device's datagram state (kdev->dg)
+ * @posts: every pending or uncollected post of every file
+ * @queued: REQs that matched nothing yet
+ * @nqueued: their number
+ * @backlog: messages waiting for a TX slot (struct kgni_dg_out)
+ * @pe: this node's PE
+ * @stopped: remove has begun: nothing is sent any more
+ * @tomb: REQs retired or cancelled: (PE, xid), a ring
+ * @tomb_next: the next place in @tomb
+ * @tx: the TX channel's slots
+ * @tx_buf: a KGNI_DG_BUF buffer per TX slot
+ * @tx_dma: its bus address
+ * @rx_buf: a KGNI_DG_BUF buffer per RX descriptor
+ * @rx_dma: its bus address
+ * @rx_copy: the RX descriptors' CPU copies (GEMINI_BTE_RX_COPY_BYTES each)
+ * @rx_copy_dma: its bus address
+ * @rx_next: the next RX ring index to read
+ * @next_xid: the last xid given
+ * @dropped: messages refused (malformed, queue full, no memory)
+ */
+struct kgni_dgrams {
+	struct list_head posts;
+	struct list_head queued;
+	unsigned int nqueued;
+	struct list_head backlog;
+	u32 pe;
+	bool stopped;
+	struct { u32 pe; u64 xid; } tomb[KGNI_DG_TOMBSTONES];
+	unsigned int tomb_next;
+	struct kgni_dg_tx tx[GEMINI_NUM_BTE_TX];
+	void *tx_buf;
+	dma_addr_t tx_dma;
+	void *rx_buf;
+	dma_addr_t rx_dma;
+	__le64 *rx_copy;
+	dma_addr_t rx_copy_dma;
+	unsigned int rx_next;
+	u64 next_xid;
+	unsigned long dropped;
+};
+
+/* Decode and check a message of @n bytes; false if it is malformed. */
+static bool kgni_dg_decode(const void *buf, size_t n, struct kgni_dg_in *m)
+{
+	const struct kgni_dg_msg *w = buf;
+
+	if (n < KGNI_DG_HDR || le32_to_cpu(w->magic) != KGNI_DG_MAGIC)
+		return false;
+	m->type = w->type;
+	m->ptag = w->ptag;
+	m->len = le16_to_cpu(w->len);
+	if (m->type < KGNI_DG_REQ || m->type > KGNI_DG_CANCEL ||
+	    m->len > KGNI_DGRAM_MAX_DATA || n < KGNI_DG_HDR + m->len)
+		return false;
+	m->src_pe = le32_to_cpu(w->src_pe);
+	m->src_inst = le32_to_cpu(w->src_inst);
+	m->dst_inst = le32_to_cpu(w->dst_inst);
+	m->cookie = le32_to_cpu(w->cookie);
+	m->xid = le64_to_cpu(w->xid);
+	m->xid2 = le64_to_cpu(w->xid2);
+	memcpy(m->data, w->data, m->len);
+	return true;
+}
+
+static size_t kgni_dg_encode(const struct kgni_dg_in *m, void *buf)
+{
+	struct kgni_dg_msg *w = buf;
+
+	w->magic = cpu_to_le32(KGNI_DG_MAGIC);
+	w->type = m->type;
+	w->ptag = m->ptag;
+	w->len = cpu_to_le16(m->len);
+	w->src_pe = cpu_to_le32(m->src_pe);
+	w->src_inst = cpu_to_le32(m->src_inst);
+	w->dst_inst = cpu_to_le32(m->dst_inst);
+	w->cookie = cpu_to_le32(m->cookie);
+	w->xid = cpu_to_le64(m->xid);
+	w->xid2 = cpu_to_le64(m->xid2);
+	memcpy(w->data, m->data, m->len);
+	return KGNI_DG_HDR + m->len;
+}
+
+static void kgni_dg_receive(struct kgni_dev *kdev, const struct kgni_dg_in *m);
+
+/*
+ * A message to node @pe: handled here if it is this node, else written
+ * into the next TX slot of the kernel channel as a SEND.  false if no
+ * slot is free (the caller keeps it for later).
+ */
+static bool kgni_dg_xmit(struct kgni_dev *kdev, u32 pe,
+			 const struct kgni_dg_in *m, unsigned int tries)
+{
+	struct kgni_dgrams *dg = kdev->dg;
+	struct kgni_bte_chan *ch = &kdev->bte[KGNI_DG_VC];
+	u64 qw[GEMINI_BTE_TX_DESC_QWORDS] = { 0 };
+	unsigned int idx = ch->head;
+	size_t n;
+
+	if (pe == dg->pe) {
+		kgni_dg_receive(kdev, m);
+		return true;
+	}
+	if (kgni_bte_full(ch) || dg->tx[idx].busy)
+		return false;
+	n = kgni_dg_encode(m, dg->tx_buf + idx * KGNI_DG_BUF);
+	/* Deterministic routes: messages between two nodes stay in order. */
+	qw[0] = ((u64)pe << GEMINI_BTE_DEST_PE_SHIFT) |
+		((u64)GEMINI_BTE_SEND << GEMINI_BTE_MODE1_SHIFT);
+	qw[1] = (u64)GEMINI_BTE_IRQ_ENABLE << GEMINI_BTE_MODE2_SHIFT;
+	qw[2] = (u64)n << GEMINI_BTE_LEN_SHIFT;
+	qw[3] = ((dg->tx_dma + idx * KGNI_DG_BUF) & GEMINI_BTE_SRC_PHYS_MASK) |
+		((u64)GEMINI_BTE_COHERENT << GEMINI_BTE_MODE4_SHIFT);
+	dg->tx[idx].busy = true;
+	dg->tx[idx].pe = pe;
+	dg->tx[idx].tries = tries;
+	dg->tx[idx].m = *m;
+	kgni_bte_ring(kdev, KGNI_DG_VC, qw);
+	return true;
+}
+
+/* Send @m to @pe now, or as soon as a TX slot is free. */
+static void kgni_dg_send(struct kgni_dev *kdev, u32 pe,
+			 const struct kgni_dg_in *m, unsigned int tries)
+{
+	struct kgni_dgrams *dg = kdev->dg;
+	struct kgni_dg_out *o;
+
+	if (dg->stopped)
+		return;
+	if (list_empty(&dg->backlog) && kgni_dg_xmit(kdev, pe, m, tries))
+		return;
+	o = kmalloc(sizeof(*o), GFP_KERNEL);
+	if (!o) {
+		dg->dropped++;
+		return;
+	}
+	o->pe = pe;
+	o->tries = tries;
+	o->m = *m;
+	list_add_tail(&o->node, &dg->backlog);
+	mod_delayed_work(system_wq, &kdev->dg_work, 0);
+}
+
+/* The fields of a message from post @p, for @dst_inst */
+static void kgni_dg_msg_of(struct kgni_dev *kdev, const struct kgni_dg *p,
+			   enum kgni_dg_type type, u32 dst_inst,
+			   struct kgni_dg_in *m)
+{
+	memset(m, 0, offsetof(struct kgni_dg_in, data));
+	m->type = type;
+	m->ptag = p->kfile->ptag;
+	m->cookie = p->kfile->cookie;
+	m->src_pe = kdev->dg->pe;
+	m->src_inst = p->kfile->inst_id;
+	m->dst_inst = dst_inst;
+	m->len = type == KGNI_DG_CANCEL ? 0 : p->len;
+	memcpy(m->data, p->data, m->len);
+}
+
+static void kgni_dg_end(struct kgni_dev *kdev, struct kgni_dg *p, u32 state)
+{
+	p->state = state;
+	p->ended = kdev->dg_ended + 1;
+	WRITE_ONCE(kdev->dg_ended, p->ended);
+	wake_up_all(&kdev->dg_wq);
+}
+
+/* Post @p takes the data of @m (a REQ or REPLY from its peer). */
+static void kgni_dg_complete(struct kgni_dev *kdev, struct kgni_dg *p,
+			     const struct kgni_dg_in *m)
+{
+	p->remote_pe = m->src_pe;
+	p->remote_inst = m->src_inst;
+	p->recv_len = m->len;
+	memcpy(p->recv, m->data, m->len);
+	kgni_dg_end(kdev, p, KGNI_DGRAM_COMPLETED);
+}
+
+/* Answer REQ @m with post @p's data; @p completes with @m's. */
+static void kgni_dg_answer(struct kgni_dev *kdev, struct kgni_dg *p,
+			   const struct kgni_dg_in *m)
+{
+	struct kgni_dg_in r;
+
+	kgni_dg_complete(kdev, p, m);
+	kgni_dg_msg_of(kdev, p, KGNI_DG_REPLY, m->src_inst, &r);
+	r.xid = m->xid;
+	r.xid2 = p->req_sent ? p->xid : 0;
+	kgni_dg_send(kdev, m->src_pe, &r, 0);
+}
+
+/* Whether pending post @p takes REQ @m */
+static bool kgni_dg_accepts(struct kgni_dev *kdev, const struct kgni_dg *p,
+			    const struct kgni_dg_in *m)
+{
+	const struct kgni_file *f = p->kfile;
+
+	if (p->state != KGNI_DGRAM_PENDING || f->ptag != m->ptag ||
+	    f->cookie != m->cookie || f->inst_id != m->dst_inst)
+		return false;
+	if (p->bound && (p->peer_pe != m->src_pe || p->peer_inst != m->src_inst))
+		return false;
+	/* Not its own REQ, to itself */
+	return !(m->src_pe == kdev->dg->pe && m->xid == p->xid);
+}
+
+static bool kgni_dg_retired(struct kgni_dgrams *dg, u32 pe, u64 xid)
+{
+	unsigned int i;
+
+	for (i = 0; i < KGNI_DG_TOMBSTONES; i++)
+		if (dg->tomb[i].xid == xid && dg->tomb[i].pe == pe)
+			return true;
+	return false;
+}
+
+/* Forget REQ (@pe, @xid): out of the queue, and refused if it comes. */
+static void kgni_dg_retire(struct kgni_dgrams *dg, u32 pe, u64 xid)
+{
+	struct kgni_dg_req *q, *next;
+
+	list_for_each_entry_safe(q, next, &dg->queued, node) {
+		if (q->m.src_pe == pe && q->m.xid == xid) {
+			list_del(&q->node);
+			dg->nqueued--;
+			kfree(q);
+		}
+	}
+	dg->tomb[dg->tomb_next].pe = pe;
+	dg->tomb[dg->tomb_next].xid = xid;
+	dg->tomb_next = (dg->tomb_next + 1) % KGNI_DG_TOMBSTONES;
+}
+
+/* -1, 0 or 1 as (pe, inst, xid) of @a is below, equal to or above @b's */
+static int kgni_dg_cmp(u32 pe_a, u32 inst_a, u64 xid_a, u32 pe_b,
+		       u32 inst_b, u64 xid_b)
+{
+	if (pe_a != pe_b)
+		return pe_a < pe_b ? -1 : 1;
+	if (inst_a != inst_b)
+		return inst_a < inst_b ? -1 : 1;
+	if (xid_a != xid_b)
+		return xid_a < xid_b ? -1 : 1;
+	return 0;
+}
+
+static void kgni_dg_on_req(struct kgni_dev *kdev, const struct kgni_dg_in *m)
+{
+	struct kgni_dgrams *dg = kdev->dg;
+	struct kgni_dg *p, *hit = NULL;
+	struct kgni_dg_req *q;
+
+	if (kgni_dg_retired(dg, m->src_pe, m->xid))
+		return;
+	/* A post bound to the sender first, else a wildcard */
+	list_for_each_entry(p, &dg->posts, node) {
+		if (!kgni_dg_accepts(kdev, p, m))
+			continue;
+		if (p->bound) {
+			hit = p;
+			break;
+		}
+		if (!hit)
+			hit = p;
+	}
+	if (hit) {
+		/*
+		 * Both sent a REQ: the lower (PE, inst_id, xid) answers, the
+		 * other waits for that answer.
+		 */
+		if (hit->bound && hit->req_sent &&
+		    kgni_dg_cmp(dg->pe, hit->kfile->inst_id, hit->xid,
+				m->src_pe, m->src_inst, m->xid) > 0)
+			return;
+		kgni_dg_answer(kdev, hit, m);
+		return;
+	}
+	if (dg->nqueued >= KGNI_DG_MAX_QUEUED) {
+		dg->dropped++;
+		return;
+	}
+	q = kmalloc(sizeof(*q), GFP_KERNEL);
+	if (!q) {
+		dg->dropped++;
+		return;
+	}
+	q->m = *m;
+	list_add_tail(&q->node, &dg->queued);
+	dg->nqueued++;
+}
+
+static void kgni_dg_on_reply(struct kgni_dev *kdev, const struct kgni_dg_in *m)
+{
+	struct kgni_dgrams *dg = kdev->dg;
+	struct kgni_dg *p;
+
+	if (m->xid2)
+		kgni_dg_retire(dg, m->src_pe, m->xid2);
+	list_for_each_entry(p, &dg->posts, node) {
+		if (p->state == KGNI_DGRAM_PENDING && p->req_sent &&
+		    p->xid == m->xid && p->peer_pe == m->src_pe &&
+		    p->peer_inst == m->src_inst &&
+		    p->kfile->inst_id == m->dst_inst &&
+		    p->kfile->cookie == m->cookie) {
+			kgni_dg_complete(kdev, p, m);
+			return;
+		}
+	}
+}
+
+static void kgni_dg_receive(struct kgni_dev *kdev, const struct kgni_dg_in *m)
+{
+	switch (m->type) {
+	case KGNI_DG_REQ:
+		kgni_dg_on_req(kdev, m);
+		break;
+	case KGNI_DG_REPLY:
+		kgni_dg_on_reply(kdev, m);
+		break;
+	case KGNI_DG_CANCEL:
+		kgni_dg_retire(kdev->dg, m->src_pe, m->xid);
+		break;
+	}
+}
+
+/* A message the BTE could not deliver: its post times out. */
+static void kgni_dg_undelivered(struct kgni_dev *kdev,
+				const struct kgni_dg_tx *t)
+{
+	struct kgni_dg *p;
+
+	if (t->m.type != KGNI_DG_REQ)
+		return;
+	list_for_each_entry(p, &kdev->dg->posts, node) {
+		if (p->state == KGNI_DGRAM_PENDING && p->req_sent &&
+		    p->xid == t->m.xid) {
+			kgni_dg_end(kdev, p, KGNI_DGRAM_TIMEOUT);
+			return;
+		}
+	}
+}
+
+/* Take back the TX slots whose SEND has ended; count those still out. */
+static unsigned int kgni_dg_tx_reap(struct kgni_dev *kdev)
+{
+	struct kgni_dgrams *dg = kdev->dg;
+	struct kgni_bte_chan *ch = &kdev->bte[KGNI_DG_VC];
+	unsigned int i, status, out = 0;
+	struct kgni_dg_tx *t;
+	u64 qw2, qw5;
+
+	for (i = ch->tail; i != ch->head; i = (i + 1) % ch->count) {
+		t = &dg->tx[i];
+		if (!t->busy)
+			continue;
+		qw2 = le64_to_cpu(READ_ONCE(ch->ring[i * KGNI_BTE_SLOT_QWORDS +
+						     1]));
+		if (!((qw2 >> GEMINI_BTE_FLAGS_SHIFT) & GEMINI_BTE_FLAG_COMPLETE)) {
+			out++;
+			continue;
+		}
+		rmb();	/* the status is written before COMPLETE */
+		qw5 = le64_to_cpu(READ_ONCE(ch->ring[i * KGNI_BTE_SLOT_QWORDS +
+						     4]));
+		status = (qw5 >> GEMINI_BTE_STATUS_SHIFT) &
+			 GEMINI_BTE_STATUS_MASK;
+		t->busy = false;
+		if (status == KGNI_DG_ST_NPES &&
+		    t->tries < KGNI_DG_MAX_RETRIES) {
+			/* No RX buffer free at the target: again, later */
+			kgni_dg_send(kdev, t->pe, &t->m, t->tries + 1);
+		} else if (status != GEMINI_BTE_ST_OK) {
+			kgni_dg_undelivered(kdev, t);
+		}
+	}
+	while (ch->tail != ch->head && !dg->tx[ch->tail].busy)
+		ch->tail = (ch->tail + 1) % ch->count;
+	return out;
+}
+
+/* Send what waits for a TX slot, in order, as far as slots are free. */
+static void kgni_dg_flush(struct kgni_dev *kdev)
+{
+	struct kgni_dgrams *dg = kdev->dg;
+	struct kgni_dg_out *o, *next;
+
+	list_for_each_entry_safe(o, next, &dg->backlog, node) {
+		if (!kgni_dg_xmit(kdev, o->pe, &o->m, o->tries))
+			return;
+		list_del(&o->node);
+		kfree(o);
+	}
+}
+
+static void __iomem *kgni_dg_rxc(struct kgni_dev *kdev, unsigned int qw)
+{
+	return kdev->bte_rx + (GEMINI_MMR_BTE_RX_CHAN_ENTRY(KGNI_DG_VC) -
+			       GEMINI_MMR_BTE_RX_DESC) + 8 * qw;
+}
+
+/* Read the messages the RX ring received, and give their buffers back. */
+static void kgni_dg_rx(struct kgni_dev *kdev)
+{
+	struct kgni_dgrams *dg = kdev->dg;
+	struct kgni_dg_in m;
+	unsigned int n, i;
+	__le64 *copy;
+	u64 qw2, len;
+
+	for (n = 0; n < KGNI_DG_RX_SLOTS; n++) {
+		i = dg->rx_next;
+		copy = dg->rx_copy + i * (GEMINI_BTE_RX_COPY_BYTES / 8);
+		qw2 = le64_to_cpu(READ_ONCE(copy[1]));
+		if (!(qw2 & GEMINI_BTE_RX_FLAG_COMPLETE))
+			break;
+		rmb();	/* the buffer is written before COMPLETE */
+		len = qw2 >> GEMINI_BTE_RXCPY_LEN_SHIFT;
+		if ((qw2 >> GEMINI_BTE_RX_ERR_STATUS_SHIFT) &
+		    GEMINI_BTE_RX_ERR_STATUS_MASK ||
+		    len > KGNI_DG_BUF ||
+		    !kgni_dg_decode(dg->rx_buf + i * KGNI_DG_BUF, len, &m))
+			dg->dropped++;
+		else
+			kgni_dg_receive(kdev, &m);
+		WRITE_ONCE(copy[1], 0);
+		dg->rx_next = (i + 1) % KGNI_DG_RX_SLOTS;
+		/* Descriptor i is free again: post up to it. */
+		writeq(i, kgni_dg_rxc(kdev, 3));
+	}
+}
+
+void kgni_dg_work(struct work_struct *work)
+{
+	struct kgni_dev *kdev = container_of(to_delayed_work(work),
+					     struct kgni_dev, dg_work);
+	unsigned int out = 0;
+	bool again;
+
+	mutex_lock(&kdev->dp_lock);
+	if (!kdev->dg || kdev->dg->stopped) {
+		mutex_unlock(&kdev->dp_lock);
+		return;
+	}
+	kgni_dg_rx(kdev);
+	out = kgni_dg_tx_reap(kdev);
+	kgni_dg_flush(kdev);
+	/* Interrupts tell of ends; a slow poll covers the rest. */
+	again = out || !list_empty(&kdev->dg->backlog);
+	mutex_unlock(&kdev->dp_lock);
+	if (again)
+		mod_delayed_work(system_wq, &kdev->dg_work,
+				 msecs_to_jiffies(KGNI_DG_POLL_MS));
+}
+
+/**
+ * kgni_dg_irq() - an interrupt of the kernel's BTE channel
+ * @kdev: the device
+ * @vector: the MSI-X vector
+ *
+ * Context: hard interrupt.
+ */
+void kgni_dg_irq(struct kgni_dev *kdev, unsigned int vector)
+{
+	if ((vector == KGNI_DG_RX_VECTOR || vector == KGNI_DG_TX_VECTOR) &&
+	    READ_ONCE(kdev->dg_on))
+		mod_delayed_work(system_wq, &kdev->dg_work, 0);
+}
+
+/**
+ * kgni_dg_init() - start the datagram service
+ * @kdev: the device, at probe, its BTE started (kgni_bte_map())
+ *
+ * Gives RX channel 3 its ring of buffers and turns on the interrupts of
+ * the kernel's channel.
+ *
+ * Context: dp_lock held.
+ * Return: 0 or -ENOMEM.
+ */
+int kgni_dg_init(struct kgni_dev *kdev)
+{
+	struct device *dev = &kdev->pdev->dev;
+	struct kgni_dgrams *dg;
+	unsigned int i;
+
+	dg = kzalloc(sizeof(*dg), GFP_KERNEL);
+	if (!dg)
+		return -ENOMEM;
+	INIT_LIST_HEAD(&dg->posts);
+	INIT_LIST_HEAD(&dg->queued);
+	INIT_LIST_HEAD(&dg->backlog);
+	dg->pe = kgni_rd(kdev, VGEMINI_CTL_NODE_PE);
+	kdev->dg = dg;
+	dg->tx_buf = dma_alloc_coherent(dev, GEMINI_NUM_BTE_TX * KGNI_DG_BUF,
+					&dg->tx_dma, GFP_KERNEL);
+	dg->rx_buf = dma_alloc_coherent(dev, KGNI_DG_RX_SLOTS * KGNI_DG_BUF,
+					&dg->rx_dma, GFP_KERNEL);
+	dg->rx_copy = dma_alloc_coherent(dev, KGNI_DG_RX_SLOTS *
+					 GEMINI_BTE_RX_COPY_BYTES,
+					 &dg->rx_copy_dma, GFP_KERNEL);
+	if (!dg->tx_buf || !dg->rx_buf || !dg->rx_copy)
+		return -ENOMEM;
+
+	writeq((u64)KGNI_DG_RX_SLOTS << GEMINI_BTE_RING_FIELD(KGNI_DG_VC),
+	       kdev->bte_rx + (GEMINI_MMR_BTE_RX_RING_COUNT -
+			       GEMINI_MMR_BTE_RX_DESC));
+	writeq(0, kdev->bte_rx + (GEMINI_MMR_BTE_RX_RING_BASE -
+				  GEMINI_MMR_BTE_RX_DESC));
+	writeq(dg->rx_copy_dma, kgni_dg_rxc(kdev, 1));
+	for (i = 0; i < KGNI_DG_RX_SLOTS; i++)
+		writeq((dg->rx_dma + i * KGNI_DG_BUF) |
+		       ((u64)GEMINI_BTE_RX_IRQ_ENABLE << GEMINI_BTE_RX_MODE_SHIFT),
+		       kdev->bte_rx + (GEMINI_MMR_BTE_RX_ENTRY(i) -
+				       GEMINI_MMR_BTE_RX_DESC));
+	writeq(KGNI_DG_BUF |
+	       ((u64)(GEMINI_BTE_RXC_RESET | GEMINI_BTE_RXC_ENABLE |
+		      GEMINI_BTE_RXC_IRQ_ENABLE) << GEMINI_BTE_RXC_FLAGS_SHIFT),
+	       kgni_dg_rxc(kdev, 0));
+	/* Every descriptor but the one before the read index */
+	writeq(KGNI_DG_RX_SLOTS - 1, kgni_dg_rxc(kdev, 3));
+	WRITE_ONCE(kdev->dg_on, true);
+	return 0;
+}
+
+/**
+ * kgni_dg_stop() - stop sending and receiving, at remove
+ * @kdev: the device
+ *
+ * Wakes every waiter; the work ends.
+ */
+void kgni_dg_stop(struct kgni_dev *kdev)
+{
+	mutex_lock(&kdev->dp_lock);
+	WRITE_ONCE(kdev->dg_on, false);
+	if (kdev->dg)
+		kdev->dg->stopped = true;
+	mutex_unlock(&kdev->dp_lock);
+	cancel_delayed_work_sync(&kdev->dg_work);
+	wake_up_all(&kdev->dg_wq);
+}
+
+/**
+ * kgni_dg_fini() - free the datagram service
+ * @kdev: the device, at remove after kgni_dg_stop() (no file holds a
+ *        post any more) or at a failed probe
+ *
+ * Context: dp_lock held.
+ */
+void kgni_dg_fini(struct kgni_dev *kdev)
+{
+	struct device *dev = &kdev->pdev->dev;
+	struct kgni_dgrams *dg = kdev->dg;
+	struct kgni_dg_req *q, *qn;
+	struct kgni_dg_out *o, *on;
+	struct kgni_dg *p, *pn;
+
+	WRITE_ONCE(kdev->dg_on, false);
+	if (!dg)
+		return;
+	list_for_each_entry_safe(p, pn, &dg->posts, node) {
+		list_del(&p->node);
+		kfree(p);
+	}
+	list_for_each_entry_safe(q, qn, &dg->queued, node)
+		kfree(q);
+	list_for_each_entry_safe(o, on, &dg->backlog, node)
+		kfree(o);
+	if (dg->tx_buf)
+		dma_free_coherent(dev, GEMINI_NUM_BTE_TX * KGNI_DG_BUF,
+				  dg->tx_buf, dg->tx_dma);
+	if (dg->rx_buf)
+		dma_free_coherent(dev, KGNI_DG_RX_SLOTS * KGNI_DG_BUF,
+				  dg->rx_buf, dg->rx_dma);
+	if (dg->rx_copy)
+		dma_free_coherent(dev, KGNI_DG_RX_SLOTS *
+				  GEMINI_BTE_RX_COPY_BYTES, dg->rx_copy,
+				  dg->rx_copy_dma);
+	kfree(dg);
+	kdev->dg = NULL;
+}
+
+/**
+ * kgni_dg_file_release() - drop a file's datagrams
+ * @kdev: the device
+ * @kfile: the file, being torn down
+ *
+ * A pending one whose REQ went out is cancelled at its peer.
+ *
+ * Context: dp_lock held.
+ */
+void kgni_dg_file_release(struct kgni_dev *kdev, struct kgni_file *kfile)
+{
+	struct kgni_dg *p, *next;
+	struct kgni_dg_in m;
+
+	if (!kdev->dg)
+		return;
+	list_for_each_entry_safe(p, next, &kdev->dg->posts, node) {
+		if (p->kfile != kfile)
+			continue;
+		if (p->state == KGNI_DGRAM_PENDING && p->req_sent) {
+			kgni_dg_msg_of(kdev, p, KGNI_DG_CANCEL, p->peer_inst,
+				       &m);
+			m.xid = p->xid;
+			kgni_dg_send(kdev, p->peer_pe, &m, 0);
+		}
+		list_del(&p->node);
+		kfree(p);
+	}
+	wake_up_all(&kdev->dg_wq);
+}
+
+/* Ioctls */
+
+/* The file's datagram named by @key, or by @id if @by_id; NULL if none. */
+static struct kgni_dg *kgni_dg_find(struct kgni_dev *kdev,
+				    struct kgni_file *kfile, bool by_id,
+				    u64 key, u64 id)
+{
+	struct kgni_dg *p;
+
+	if (by_id && id == ~0ull)
+		return NULL;
+	list_for_each_entry(p, &kdev->dg->posts, node)
+		if (p->kfile == kfile && (by_id ? p->id == id : p->key == key))
+			return p;
+	return NULL;
+}
+
+/* The first queued REQ post @p takes, out of the queue; NULL if none. */
+static struct kgni_dg_req *kgni_dg_dequeue(struct kgni_dev *kdev,
+					   const struct kgni_dg *p)
+{
+	struct kgni_dg_req *q;
+
+	list_for_each_entry(q, &kdev->dg->queued, node) {
+		if (kgni_dg_accepts(kdev, p, &q->m)) {
+			list_del(&q->node);
+			kdev->dg->nqueued--;
+			return q;
+		}
+	}
+	return NULL;
+}
+
+/**
+ * kgni_ioctl_dgram_post() - KGNI_IOC_DGRAM_POST
+ * @ucmd: the call; @ucmd->cmd is a struct kgni_dgram_post
+ *
+ * Return: 0, or an errno of the kernel-doc of struct kgni_dgram_post.
+ */
+int kgni_ioctl_dgram_post(struct kgni_ucmd *ucmd)
+{
+	struct kgni_dgram_post *cmd = ucmd->cmd;
+	struct kgni_file *kfile = ucmd->kfile;
+	struct kgni_dev *kdev = ucmd->kdev;
+	struct kgni_dg *p, *o;
+	unsigned int mine = 0;
+	struct kgni_dg_req *q;
+	struct kgni_dg_in m;
+	int ret;
+
+	if (cmd->flags & ~KGNI_DGRAM_BOUND || cmd->reserved)
+		return -EINVAL;
+	if (cmd->data_len > KGNI_DGRAM_MAX_DATA)
+		return -EMSGSIZE;
+	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	if (!p)
+		return -ENOMEM;
+	if (copy_from_user(p->data, u64_to_user_ptr(cmd->data),
+			   cmd->data_len)) {
+		kfree(p);
+		return -EFAULT;
+	}
+	p->len = cmd->data_len;
+	p->buf_size = cmd->buf_size;
+	p->key = cmd->ep_key;
+	p->id = cmd->id;
+	p->bound = cmd->flags & KGNI_DGRAM_BOUND;
+	p->peer_pe = cmd->peer_pe;
+	p->peer_inst = cmd->peer_inst;
+	p->state = KGNI_DGRAM_PENDING;
+	p->kfile = kfile;
+
+	mutex_lock(&kdev->dp_lock);
+	ret = kgni_file_usable(kfile);
+	if (!ret && (!kdev->dg || kdev->dg->stopped))
+		ret = -ENODEV;
+	if (ret)
+		goto err;
+	ret = -EBUSY;
+	if (kgni_dg_find(kdev, kfile, false, cmd->ep_key, 0))
+		goto err;
+	list_for_each_entry(o, &kdev->dg->posts, node)
+		mine += o->kfile == kfile;
+	ret = -ENOSPC;
+	if (mine >= KGNI_DGRAM_MAX_POSTS)
+		goto err;
+	p->xid = ++kdev->dg->next_xid;
+	list_add_tail(&p->node, &kdev->dg->posts);
+	q = kgni_dg_dequeue(kdev, p);
+	if (q) {
+		/* Its peer's datagram came first. */
+		kgni_dg_answer(kdev, p, &q->m);
+		kfree(q);
+	} else if (p->bound) {
+		p->req_sent = true;
+		kgni_dg_msg_of(kdev, p, KGNI_DG_REQ, p->peer_inst, &m);
+		m.xid = p->xid;
+		kgni_dg_send(kdev, p->peer_pe, &m, 0);
+	}
+	mutex_unlock(&kdev->dp_lock);
+	return 0;
+
+err:
+	mutex_unlock(&kdev->dp_lock);
+	kfree(p);
+	return ret;
+}
+
+/*
+ * Wait up to *@left jiffies (MAX_SCHEDULE_TIMEOUT: for ever) for any
+ * datagram of the device to end after end number @seen, or for remove.
+ * 0 or -EINTR; *@left what is left.
+ */
+static bool kgni_dg_changed(struct kgni_dev *kdev, u64 seen)
+{
+	return READ_ONCE(kdev->dg_ended) != seen || READ_ONCE(kdev->gone) ||
+	       !READ_ONCE(kdev->dg_on);
+}
+
+static int kgni_dg_wait(struct kgni_dev *kdev, u64 seen, long *left)
+{
+	long r;
+
+	r = wait_event_interruptible_timeout(kdev->dg_wq,
+					     kgni_dg_changed(kdev, seen),
+					     *left);
+	if (r < 0)
+		return -EINTR;
+	*left = *left == MAX_SCHEDULE_TIMEOUT ? *left : r;
+	return 0;
+}
+
+static long kgni_dg_timeout(u32 ms)
+{
+	return ms == KGNI_DGRAM_FOREVER ? MAX_SCHEDULE_TIMEOUT :
+					  (long)msecs_to_jiffies(ms);
+}
+
+/**
+ * kgni_ioctl_dgram_test() - KGNI_IOC_DGRAM_TEST
+ * @ucmd: the call; @ucmd->cmd is a struct kgni_dgram_test
+ *
+ * Return: 0, or an errno of the kernel-doc of struct kgni_dgram_test.
+ */
+int kgni_ioctl_dgram_test(struct kgni_ucmd *ucmd)
+{
+	struct kgni_dgram_test *cmd = ucmd->cmd;
+	struct kgni_file *kfile = ucmd->kfile;
+	struct kgni_dev *kdev = ucmd->kdev;
+	bool by_id = cmd->flags & KGNI_DGRAM_BY_ID;
+	long left = kgni_dg_timeout(cmd->timeout_ms);
+	u8 recv[KGNI_DGRAM_MAX_DATA];
+	struct kgni_dg *p;
+	size_t n = 0;
+	u64 seen;
+	int ret;
+
+	if (cmd->flags & ~KGNI_DGRAM_BY_ID || cmd->reserved ||
+	    cmd->reserved16)
+		return -EINVAL;
+	for (;;) {
+		mutex_lock(&kdev->dp_lock);
+		ret = kdev->dg ? 0 : -ENODEV;
+		p = ret ? NULL : kgni_dg_find(kdev, kfile, by_id, cmd->ep_key,
+					      cmd->id);
+		if (!ret && !p)
+			ret = -ENOENT;
+		if (ret || p->state != KGNI_DGRAM_PENDING || !cmd->timeout_ms ||
+		    !left)
+			break;
+		seen = kdev->dg_ended;
+		mutex_unlock(&kdev->dp_lock);
+		if (READ_ONCE(kdev->gone) || !READ_ONCE(kdev->dg_on))
+			return -ENODEV;
+		ret = kgni_dg_wait(kdev, seen, &left);
+		if (ret)
+			return ret;
+	}
+	if (ret) {
+		mutex_unlock(&kdev->dp_lock);
+		return ret;
+	}
+	cmd->state = p->state;
+	cmd->remote_pe = 0;
+	cmd->remote_inst = 0;
+	cmd->recv_len = 0;
+	if (p->state == KGNI_DGRAM_COMPLETED) {
+		cmd->remote_pe = p->remote_pe;
+		cmd->remote_inst = p->remote_inst;
+		cmd->recv_len = p->recv_len;
+		n = min(p->recv_len, p->buf_size);
+		memcpy(recv, p->recv, n);
+	}
+	if (p->state != KGNI_DGRAM_PENDING) {
+		/* Collected */
+		list_del(&p->node);
+		kfree(p);
+	}
+	mutex_unlock(&kdev->dp_lock);
+	if (cmd->state == KGNI_DGRAM_PENDING && cmd->timeout_ms)
+		return -ETIMEDOUT;
+	if (n && copy_to_user(u64_to_user_ptr(cmd->buf), recv, n))
+		return -EFAULT;
+	return kgni_ucmd_respond(ucmd, sizeof(*cmd));
+}
+
+/**
+ * kgni_ioctl_dgram_probe() - KGNI_IOC_DGRAM_PROBE
+ * @ucmd: the call; @ucmd->cmd is a struct kgni_dgram_probe
+ *
+ * Return: 0, or an errno of the kernel-doc of struct kgni_dgram_probe.
+ */
+int kgni_ioctl_dgram_probe(struct kgni_ucmd *ucmd)
+{
+	struct kgni_dgram_probe *cmd = ucmd->cmd;
+	struct kgni_file *kfile = ucmd->kfile;
+	struct kgni_dev *kdev = ucmd->kdev;
+	long left = kgni_dg_timeout(cmd->timeout_ms);
+	struct kgni_dg *p, *first;
+	u64 seen;
+	int ret;
+
+	if (cmd->flags)
+		return -EINVAL;
+	for (;;) {
+		first = NULL;
+		mutex_lock(&kdev->dp_lock);
+		if (!kdev->dg) {
+			mutex_unlock(&kdev->dp_lock);
+			return -ENODEV;
+		}
+		list_for_each_entry(p, &kdev->dg->posts, node)
+			if (p->kfile == kfile &&
+			    p->state != KGNI_DGRAM_PENDING &&
+			    (!first || p->ended < first->ended))
+				first = p;
+		if (first || !cmd->timeout_ms || !left)
+			break;
+		seen = kdev->dg_ended;
+		mutex_unlock(&kdev->dp_lock);
+		if (READ_ONCE(kdev->gone) || !READ_ONCE(kdev->dg_on))
+			return -ENODEV;
+		ret = kgni_dg_wait(kdev, seen, &left);
+		if (ret)
+			return ret;
+	}
+	if (!first) {
+		mutex_unlock(&kdev->dp_lock);
+		return cmd->timeout_ms ? -ETIMEDOUT : -ENOENT;
+	}
+	cmd->state = first->state;
+	cmd->ep_key = first->key;
+	cmd->id = first->id;
+	cmd->remote_pe = first->state == KGNI_DGRAM_COMPLETED ?
+			 first->remote_pe : 0;
+	cmd->remote_inst = first->state == KGNI_DGRAM_COMPLETED ?
+			   first->remote_inst : 0;
+	mutex_unlock(&kdev->dp_lock);
+	return kgni_ucmd_respond(ucmd, sizeof(*cmd));
+}
+
+/**
+ * kgni_ioctl_dgram_cancel() - KGNI_IOC_DGRAM_CANCEL
+ * @ucmd: the call; @ucmd->cmd is a struct kgni_dgram_cancel
+ *
+ * Return: 0, -EINVAL, -ENOENT if no such datagram is pending, -ENODEV.
+ */
+int kgni_ioctl_dgram_cancel(struct kgni_ucmd *ucmd)
+{
+	struct kgni_dgram_cancel *cmd = ucmd->cmd;
+	struct kgni_dev *kdev = ucmd->kdev;
+	struct kgni_dg_in m;
+	struct kgni_dg *p;
+	int ret = -ENOENT;
+
+	if (cmd->flags & ~KGNI_DGRAM_BY_ID)
+		return -EINVAL;
+	mutex_lock(&kdev->dp_lock);
+	if (!kdev->dg) {
+		ret = -ENODEV;
+		goto out;
+	}
+	p = kgni_dg_find(kdev, ucmd->kfile, cmd->flags & KGNI_DGRAM_BY_ID,
+			 cmd->ep_key, cmd->id);
+	if (!p || p->state != KGNI_DGRAM_PENDING)
+		goto out;
+	if (p->req_sent) {
+		kgni_dg_msg_of(kdev, p, KGNI_DG_CANCEL, p->peer_inst, &m);
+		m.xid = p->xid;
+		kgni_dg_send(kdev, p->peer_pe, &m, 0);
+	}
+	kgni_dg_end(kdev, p, KGNI_DGRAM_TERMINATED);
+	ret = 0;
+out:
+	mutex_unlock(&kdev->dp_lock);
+	return ret;
+}

@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dgram_test: kgni's datagrams (KGNI_IOC_DGRAM_*) on one node, between
+ * the CDMs of several files of one job: bound to bound, bound to a
+ * wildcard, a datagram that arrives before the post, probe, cancel, wait
+ * with a timeout, a file closed with datagrams pending, the ABI's
+ * refusals, and a datagram to a PE that is no node, which must end with
+ * TIMEOUT.  Across nodes the uGNI job ugni_dgram runs them.
+ */
+#include <pthread.h>
+#include <stdint.h>
+
+#include "kgni_test.h"
+#include "kgni_dp.h"
+
+#define TEST_PTAG	47
+#define TEST_COOKIE	0x5a5a0047u
+#define NFILES		4
+
+FIXTURE(dg) {
+	bool absent;
+	int kmsg;
+	int fd[NFILES];		/* inst_id 100 + i */
+	__u32 pe;
+};
+
+static int attach_inst(int fd, __u32 inst, __u32 *pe)
+{
+	struct kgni_cdm_attach a = {
+		.size = sizeof(a), .ptag = TEST_PTAG, .cookie = TEST_COOKIE,
+		.inst_id = inst,
+	};
+	int ret = xioctl(fd, KGNI_IOC_CDM_ATTACH, &a);
+
+	if (!ret && pe)
+		*pe = a.nic_pe;
+	return ret;
+}
+
+FIXTURE_SETUP(dg)
+{
+	unsigned int i;
+
+	for (i = 0; i < NFILES; i++)
+		self->fd[i] = -1;
+	if (!kgni_fixture_setup(_metadata, KGNI_FIXTURE_ROOT, &self->absent,
+				&self->kmsg, &self->fd[0]))
+		return;
+	ASSERT_EQ(0, job_configure(self->fd[0], 0, TEST_PTAG, TEST_COOKIE));
+	ASSERT_EQ(0, attach_inst(self->fd[0], 100, &self->pe));
+	for (i = 1; i < NFILES; i++) {
+		self->fd[i] = open(KGNI_DEV, O_RDWR | O_CLOEXEC);
+		ASSERT_LE(0, self->fd[i]);
+		ASSERT_EQ(0, attach_inst(self->fd[i], 100 + i, NULL));
+	}
+}
+
+FIXTURE_TEARDOWN(dg)
+{
+	unsigned int i;
+
+	if (self->absent)
+		return;
+	for (i = 1; i < NFILES; i++)
+		if (self->fd[i] >= 0)
+			close(self->fd[i]);
+	if (self->fd[0] >= 0) {
+		job_configure(self->fd[0], KGNI_JOB_RELEASE, TEST_PTAG,
+			      TEST_COOKIE);
+		close(self->fd[0]);
+	}
+	if (self->kmsg >= 0) {
+		EXPECT_EQ(0u, kgni_kmsg_splats(_metadata, self->kmsg));
+		close(self->kmsg);
+	}
+}
+
+static int post(int fd, __u64 key, __u64 id, bool bound, __u32 pe,
+		__u32 inst, const void *data, unsigned int len,
+		unsigned int buf_size)
+{
+	struct kgni_dgram_post p = {
+		.size = sizeof(p), .flags = bound ? KGNI_DGRAM_BOUND : 0,
+		.ep_key = key, .id = id, .peer_pe = pe, .peer_inst = inst,
+		.data = (uintptr_t)data, .data_len = len, .buf_size = buf_size,
+	};
+
+	return xioctl(fd, KGNI_IOC_DGRAM_POST, &p);
+}
+
+/* TEST by key (or by id if @by_id); the result in *@t */
+static int test(int fd, bool by_id, __u64 key_or_id, __u32 timeout_ms,
+		void *buf, struct kgni_dgram_test *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->size = sizeof(*t);
+	t->flags = by_id ? KGNI_DGRAM_BY_ID : 0;
+	t->ep_key = key_or_id;
+	t->id = key_or_id;
+	t->timeout_ms = timeout_ms;
+	t->buf = (uintptr_t)buf;
+	return xioctl(fd, KGNI_IOC_DGRAM_TEST, t);
+}
+
+static int cancel(int fd, bool by_id, __u64 key_or_id)
+{
+	struct kgni_dgram_cancel c = {
+		.size = sizeof(c), .flags = by_id ? KGNI_DGRAM_BY_ID : 0,
+		.ep_key = key_or_id, .id = key_or_id,
+	};
+
+	return xioctl(fd, KGNI_IOC_DGRAM_CANCEL, &c);
+}
+
+static void fill(__u8 *p, unsigned int n, unsigned int seed)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		p[i] = (__u8)(seed * 31 + i * 7 + 1);
+}
+
+/* Wait up to 5 s for datagram @key of @fd; it must complete from @pe, @inst. */
+#define EXPECT_COMPLETED(fd, key, pe, inst, want, len) do {		\
+	struct kgni_dgram_test t_;					\
+	__u8 got_[KGNI_DGRAM_MAX_DATA];				\
+									\
+	memset(got_, 0xee, sizeof(got_));				\
+	ASSERT_EQ(0, test((fd), false, (key), 5000, got_, &t_));	\
+	EXPECT_EQ((__u32)KGNI_DGRAM_COMPLETED, t_.state);			\
+	EXPECT_EQ((pe), t_.remote_pe);					\
+	EXPECT_EQ((inst), t_.remote_inst);				\
+	EXPECT_EQ((unsigned int)(len), t_.recv_len);					\
+	EXPECT_EQ(0, memcmp(got_, (want), (len)));			\
+} while (0)
+
+TEST_F(dg, bound_to_bound)
+{
+	__u8 a[KGNI_DGRAM_MAX_DATA], b[KGNI_DGRAM_MAX_DATA];
+	unsigned int len;
+
+	if (self->absent)
+		return;
+	for (len = 0; len <= KGNI_DGRAM_MAX_DATA; len += 32) {
+		fill(a, len, 1);
+		fill(b, KGNI_DGRAM_MAX_DATA - len, 2);
+		ASSERT_EQ(0, post(self->fd[0], 1, len, true, self->pe, 101, a,
+				  len, sizeof(a)));
+		ASSERT_EQ(0, post(self->fd[1], 1, ~0ull, true, self->pe, 100,
+				  b, KGNI_DGRAM_MAX_DATA - len, sizeof(b)));
+		EXPECT_COMPLETED(self->fd[0], 1, self->pe, 101u, b,
+				 KGNI_DGRAM_MAX_DATA - len);
+		EXPECT_COMPLETED(self->fd[1], 1, self->pe, 100u, a, len);
+	}
+}
+
+/*
+ * Three bound posts to one wildcard, reposted as each completes: each
+ * peer's datagram is taken exactly once; PROBE names the ended ones
+ * without collecting them.
+ */
+TEST_F(dg, wildcard_and_probe)
+{
+	struct kgni_dgram_probe pr;
+	struct kgni_dgram_test t;
+	__u8 d[NFILES][8], got[8];
+	unsigned int i, seen = 0, round;
+
+	if (self->absent)
+		return;
+	for (i = 1; i < NFILES; i++) {
+		fill(d[i], 8, i);
+		ASSERT_EQ(0, post(self->fd[i], 9, 90 + i, true, self->pe, 100,
+				  d[i], 8, 8));
+	}
+	for (round = 0; round < NFILES - 1; round++) {
+		fill(d[0], 8, 40 + round);
+		ASSERT_EQ(0, post(self->fd[0], 5, 50 + round, false, 0, 0,
+				  d[0], 8, 8));
+		memset(&pr, 0, sizeof(pr));
+		pr.size = sizeof(pr);
+		pr.timeout_ms = 5000;
+		ASSERT_EQ(0, xioctl(self->fd[0], KGNI_IOC_DGRAM_PROBE, &pr));
+		EXPECT_EQ((__u32)KGNI_DGRAM_COMPLETED, pr.state);
+		EXPECT_EQ(5ull, pr.ep_key);
+		EXPECT_EQ(50ull + round, pr.id);
+		EXPECT_EQ(self->pe, pr.remote_pe);
+		i = pr.remote_inst - 100;
+		ASSERT_TRUE(i >= 1 && i < NFILES);
+		EXPECT_EQ(0u, seen & (1u << i)) TH_LOG("inst %u twice", 100 + i);
+		seen |= 1u << i;
+		/* Probing again finds the same one: not collected */
+		ASSERT_EQ(0, xioctl(self->fd[0], KGNI_IOC_DGRAM_PROBE, &pr));
+		EXPECT_EQ(50ull + round, pr.id);
+		ASSERT_EQ(0, test(self->fd[0], true, 50 + round, 0, got, &t));
+		EXPECT_EQ((__u32)KGNI_DGRAM_COMPLETED, t.state);
+		EXPECT_EQ(0, memcmp(got, d[i], 8));
+		EXPECT_COMPLETED(self->fd[i], 9, self->pe, 100u, d[0], 8);
+	}
+	EXPECT_EQ(((1u << NFILES) - 1) & ~1u, seen);
+	memset(&pr, 0, sizeof(pr));
+	pr.size = sizeof(pr);
+	EXPECT_EQ(-ENOENT, xioctl(self->fd[0], KGNI_IOC_DGRAM_PROBE, &pr));
+	pr.timeout_ms = 50;
+	EXPECT_EQ(-ETIMEDOUT, xioctl(self->fd[0], KGNI_IOC_DGRAM_PROBE, &pr));
+}
+
+/* The peer's datagram arrives first and waits for the post. */
+TEST_F(dg, before_post)
+{
+	__u8 a[16], b[100];
+	struct kgni_dgram_test t;
+
+	if (self->absent)
+		return;
+	fill(a, sizeof(a), 3);
+	fill(b, sizeof(b), 4);
+	ASSERT_EQ(0, post(self->fd[2], 7, 1, true, self->pe, 103, a,
+			  sizeof(a), sizeof(b)));
+	usleep(200 * 1000);
+	ASSERT_EQ(0, test(self->fd[2], false, 7, 0, NULL, &t));
+	EXPECT_EQ((__u32)KGNI_DGRAM_PENDING, t.state);
+	/* A wildcard of the target takes it at once */
+	ASSERT_EQ(0, post(self->fd[3], 8, 2, false, 0, 0, b, sizeof(b),
+			  sizeof(a)));
+	EXPECT_COMPLETED(self->fd[3], 8, self->pe, 102u, a, sizeof(a));
+	EXPECT_COMPLETED(self->fd[2], 7, self->pe, 103u, b, sizeof(b));
+}
+
+/*
+ * No peer: WAIT times out; CANCEL ends it as TERMINATED, a second CANCEL
+ * finds nothing; a wrong inst_id, cookie or bound peer never match.
+ */
+TEST_F(dg, cancel_timeout_nomatch)
+{
+	struct kgni_dgram_test t;
+	__u8 a[4] = { 1, 2, 3, 4 };
+	double t0;
+
+	if (self->absent)
+		return;
+	ASSERT_EQ(0, post(self->fd[0], 3, 33, true, self->pe, 999, a, 4, 4));
+	t0 = kgni_now();
+	EXPECT_EQ(-ETIMEDOUT, test(self->fd[0], false, 3, 100, NULL, &t));
+	EXPECT_LE(0.09, kgni_now() - t0);
+	EXPECT_EQ(0, cancel(self->fd[0], true, 33));
+	EXPECT_EQ(-ENOENT, cancel(self->fd[0], true, 33));
+	ASSERT_EQ(0, test(self->fd[0], true, 33, 0, NULL, &t));
+	EXPECT_EQ((__u32)KGNI_DGRAM_TERMINATED, t.state);
+	EXPECT_EQ(-ENOENT, test(self->fd[0], true, 33, 0, NULL, &t));
+
+	/* Bound to inst 102, but 101 answers: no match either way */
+	ASSERT_EQ(0, post(self->fd[0], 3, 34, true, self->pe, 102, a, 4, 4));
+	ASSERT_EQ(0, post(self->fd[1], 3, 35, true, self->pe, 100, a, 4, 4));
+	EXPECT_EQ(-ETIMEDOUT, test(self->fd[0], false, 3, 200, NULL, &t));
+	EXPECT_EQ(-ETIMEDOUT, test(self->fd[1], false, 3, 1, NULL, &t));
+	/* The cancelled REQ is gone at its target: 102's wildcard waits */
+	EXPECT_EQ(0, cancel(self->fd[0], false, 3));
+	ASSERT_EQ(0, post(self->fd[2], 3, 36, false, 0, 0, a, 4, 4));
+	EXPECT_EQ(-ETIMEDOUT, test(self->fd[2], false, 3, 200, NULL, &t));
+	EXPECT_EQ(0, cancel(self->fd[2], false, 3));
+	EXPECT_EQ(0, cancel(self->fd[1], false, 3));
+}
+
+/* A datagram to a PE that is no node cannot be delivered: TIMEOUT. */
+TEST_F_TIMEOUT(dg, unreachable_pe, 30)
+{
+	struct kgni_dgram_test t;
+	__u8 a[8] = { 0 };
+
+	if (self->absent)
+		return;
+	wait_fabric(_metadata);
+	ASSERT_EQ(0, post(self->fd[0], 4, 1, true, NO_SUCH_PE, 100, a, 8, 8));
+	ASSERT_EQ(0, test(self->fd[0], false, 4, 10000, NULL, &t));
+	EXPECT_EQ((__u32)KGNI_DGRAM_TIMEOUT, t.state);
+}
+
+/* A process may send a datagram to itself: two keys of one file. */
+TEST_F(dg, to_itself)
+{
+	__u8 a[20], b[30];
+
+	if (self->absent)
+		return;
+	fill(a, sizeof(a), 5);
+	fill(b, sizeof(b), 6);
+	ASSERT_EQ(0, post(self->fd[1], 1, 1, false, 0, 0, a, sizeof(a),
+			  sizeof(b)));
+	ASSERT_EQ(0, post(self->fd[1], 2, 2, true, self->pe, 101, b,
+			  sizeof(b), sizeof(a)));
+	EXPECT_COMPLETED(self->fd[1], 1, self->pe, 101u, b, sizeof(b));
+	EXPECT_COMPLETED(self->fd[1], 2, self->pe, 101u, a, sizeof(a));
+}
+
+/*
+ * The ABI's refusals; a file closed with datagrams pending: its REQ is
+ * cancelled at its target.
+ */
+TEST_F(dg, abi_and_close)
+{
+	struct kgni_dgram_test t;
+	__u8 a[KGNI_DGRAM_MAX_DATA + 1] = { 0 };
+	int fd;
+
+	if (self->absent)
+		return;
+	EXPECT_EQ(-EMSGSIZE, post(self->fd[0], 1, 1, true, self->pe, 101, a,
+				  KGNI_DGRAM_MAX_DATA + 1, 8));
+	ASSERT_EQ(0, post(self->fd[0], 1, 1, true, self->pe, 120, a, 8, 8));
+	EXPECT_EQ(-EBUSY, post(self->fd[0], 1, 2, false, 0, 0, a, 8, 8));
+	EXPECT_EQ(-EFAULT, post(self->fd[0], 2, 2, false, 0, 0, NULL, 8, 8));
+	EXPECT_EQ(-ENOENT, test(self->fd[0], false, 77, 0, NULL, &t));
+	EXPECT_EQ(-ENOENT, test(self->fd[0], true, ~0ull, 0, NULL, &t));
+	t.flags = 2;
+	EXPECT_EQ(-EINVAL, xioctl(self->fd[0], KGNI_IOC_DGRAM_TEST, &t));
+	EXPECT_EQ(0, cancel(self->fd[0], false, 1));
+
+	/* Without a CDM */
+	fd = open(KGNI_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-EPERM, post(fd, 1, 1, false, 0, 0, a, 8, 8));
+	/* Closed with a REQ out: inst 103's wildcard never sees it */
+	ASSERT_EQ(0, attach_inst(fd, 120, NULL));
+	ASSERT_EQ(0, post(fd, 1, 1, true, self->pe, 103, a, 8, 8));
+	ASSERT_EQ(0, post(fd, 2, 2, false, 0, 0, a, 8, 8));
+	close(fd);
+	ASSERT_EQ(0, post(self->fd[3], 1, 1, false, 0, 0, a, 8, 8));
+	EXPECT_EQ(-ETIMEDOUT, test(self->fd[3], false, 1, 200, NULL, &t));
+	EXPECT_EQ(0, cancel(self->fd[3], false, 1));
+}
+
+TEST_HARNESS_MAIN
