@@ -393,6 +393,8 @@ UGNI_EXPORT gni_return_t GNI_EpUnbind(gni_ep_handle_t ep_hndl)
 		return GNI_RC_INVALID_PARAM;
 	if (ep_hndl->outstanding)
 		return GNI_RC_NOT_DONE;
+	/* A datagram not collected goes: cancelled, collected. */
+	ugni_dgram_release(ep_hndl);
 	ep_hndl->bound = false;
 	return GNI_RC_SUCCESS;
 }
@@ -412,6 +414,7 @@ UGNI_EXPORT gni_return_t GNI_EpDestroy(gni_ep_handle_t ep_hndl)
 	if (!ep_hndl)
 		return GNI_RC_INVALID_PARAM;
 	nic = ep_hndl->nic;
+	ugni_dgram_release(ep_hndl);
 	pthread_mutex_lock(&nic->lock);
 	/* Posts still in the table lose their endpoint, not their slot. */
 	if (ep_hndl->outstanding)

@@ -27,7 +27,9 @@
  *   ugni_fma  a kgni FMA descriptor with its pages mapped; one per source
  *             CQ, since the descriptor's CQ is a privileged field;
  *   gni_ep    a peer (PE, inst_id) and the FMA of its CQ; RDMA posts go
- *             through KGNI_IOC_RDMA_POST, each to a BTE descriptor.
+ *             through KGNI_IOC_RDMA_POST, each to a BTE descriptor; and
+ *             its one datagram (ugni_dgram.c), named to the kernel by a
+ *             key of its own.
  */
 #ifndef UGNI_PRIV_H
 #define UGNI_PRIV_H
@@ -63,6 +65,9 @@
 #define UGNI_FMA_MAX_REQS	48
 #define UGNI_FMA_CHECK_EVERY	16
 
+/* A datagram posted without an id (uGNI's datagram_id -1) */
+#define UGNI_DGRAM_NO_ID	UINT64_MAX
+
 struct gni_cq;
 struct ugni_fma;
 
@@ -79,6 +84,26 @@ struct ugni_req {
 	uint16_t want;
 	uint16_t seen;
 	bool used;
+};
+
+/*
+ * An endpoint's datagram, from its post until a test collects it (the
+ * kernel keeps one per key until then): on nic->dgrams while @active.
+ * The kernel writes the peer's data into @out_buf only when a test hands
+ * it the buffer, so the library remembers it.  @seq tells this post from
+ * a later one of the same endpoint.
+ */
+struct ugni_dgram {
+	struct ugni_dgram *next;
+	uint64_t key;			/* the kernel's ep_key; 0: none yet */
+	uint64_t id;			/* datagram_id, or UGNI_DGRAM_NO_ID */
+	uint64_t seq;
+	void *out_buf;
+	uint16_t buf_size;
+	uint32_t peer_pe;		/* bound: the only peer it matches */
+	uint32_t peer_inst;
+	bool bound;
+	bool active;
 };
 
 /* A registration that delivers remote events to a CQ */
@@ -105,6 +130,9 @@ struct gni_nic {
 	struct gni_cq *null_cq;		/* for endpoints made without a CQ */
 	uint32_t mem_count;		/* registrations held */
 	struct ugni_mreg *mregs;
+	struct ugni_dgram *dgrams;	/* datagrams not collected */
+	uint64_t dgram_keys;		/* keys given out */
+	uint64_t dgram_seq;		/* datagrams posted */
 };
 
 struct gni_cdm {
@@ -158,6 +186,7 @@ struct gni_ep {
 	uint32_t remote_event;
 	uint32_t outstanding;		/* posts not yet completed */
 	bool bound;
+	struct ugni_dgram dgram;	/* nic->lock */
 };
 
 /* ugni_info.c */
@@ -176,6 +205,9 @@ gni_return_t ugni_cq_make(struct gni_nic *nic, uint32_t entries,
 			  gni_cq_mode_t mode, bool internal,
 			  struct gni_cq **out);
 void ugni_cq_unmake(struct gni_cq *cq);
+
+/* ugni_dgram.c */
+void ugni_dgram_release(struct gni_ep *ep);
 
 /* ugni_post.c */
 int ugni_req_alloc(struct gni_nic *nic, gni_post_descriptor_t *desc,

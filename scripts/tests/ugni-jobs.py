@@ -21,6 +21,11 @@ with "vgemini run" on a 2x2x2 torus of its own:
                   target, FENCE, ERROR_RESOURCE; every ordered pair
                   around the powers of two; 4 KiB .. 64 MiB to a
                   neighbour and 3 hops away, and 64 MiB unaligned
+  ugni_dgram      -n 8: datagrams: connection set-up between every
+                  ordered pair, bound to bound 0..128 bytes, bound to a
+                  wildcard found by probing, a datagram there before its
+                  target's post, cancel, timeouts, to oneself, a wrong
+                  inst_id, a too small buffer, the library's refusals
   ugni_bw         -n 2: RDMA bandwidth of 4 MiB and the FMA/RDMA
                   crossover (notes, not checked; the data is)
   ugni_bench      -n 2: 8-byte PUT latency and issue rate (printed as
@@ -153,6 +158,7 @@ def body(tap, fab, quick):
     released(tap, alt_creds(err), "the isolation job's alternate domain")
     job(tap, 2, "ugni_nosys")
     job(tap, 8, "ugni_rdma")
+    job(tap, 8, "ugni_dgram")
     rc, out, err = job(tap, 2, "ugni_bw", "--reps", 1 if quick else 2)
     bench_notes(tap, out)
     before = fma_counters()

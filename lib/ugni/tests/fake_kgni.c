@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #include "fake_kgni.h"
 #include "gemini_mh.h"
@@ -175,6 +176,220 @@ static int rdma_post(struct kgni_rdma_post *p)
 	return 0;
 }
 
+/* --- datagrams ------------------------------------------------------------ */
+
+static void sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+
+	nanosleep(&ts, NULL);
+}
+
+/*
+ * The datagram a TEST or CANCEL names: by id alone (the first posted of
+ * that id, as kgni looks it up) or by key
+ */
+static struct fake_dgram *dgram_find(uint32_t flags, uint64_t key,
+				     uint64_t id)
+{
+	struct fake_dgram *found = NULL;
+	unsigned int i;
+
+	for (i = 0; i < FAKE_MAX_DGRAMS; i++) {
+		struct fake_dgram *g = &fake.dgram[i];
+
+		if (!g->used || (flags & KGNI_DGRAM_BY_ID ?
+				 id == UINT64_MAX || g->post.id != id :
+				 g->post.ep_key != key))
+			continue;
+		if (!found || g->seq < found->seq)
+			found = g;
+	}
+	return found;
+}
+
+int fake_dgram_end(uint64_t key, uint32_t state, const void *data,
+		   uint16_t len, uint32_t pe, uint32_t inst)
+{
+	struct fake_dgram *g = dgram_find(0, key, 0);
+
+	if (!g || g->state != KGNI_DGRAM_PENDING ||
+	    len > KGNI_DGRAM_MAX_DATA)
+		return -1;
+	g->state = state;
+	g->ended = ++fake.dgrams_ended;
+	g->peer_len = state == KGNI_DGRAM_COMPLETED ? len : 0;
+	if (g->peer_len)
+		memcpy(g->peer_data, data, len);
+	g->peer_pe = pe;
+	g->peer_inst = inst;
+	return 0;
+}
+
+void fake_dgram_end_on_wait(uint64_t key, uint32_t state, const void *data,
+			    uint16_t len, uint32_t pe, uint32_t inst)
+{
+	struct fake_dgram_end *e = &fake.on_wait;
+
+	e->armed = true;
+	e->key = key;
+	e->state = state;
+	e->len = len;
+	if (len && len <= KGNI_DGRAM_MAX_DATA)
+		memcpy(e->data, data, len);
+	e->pe = pe;
+	e->inst = inst;
+}
+
+/* A wait sees the armed datagram end; -1 if none is armed (for @key). */
+static int wait_ends(bool any, uint64_t key)
+{
+	struct fake_dgram_end *e = &fake.on_wait;
+
+	if (!e->armed || (!any && e->key != key))
+		return -1;
+	e->armed = false;
+	return fake_dgram_end(e->key, e->state, e->data, e->len, e->pe,
+			      e->inst);
+}
+
+unsigned int fake_dgrams(void)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < FAKE_MAX_DGRAMS; i++)
+		n += fake.dgram[i].used;
+	return n;
+}
+
+static int dgram_post(struct kgni_dgram_post *p)
+{
+	unsigned int i, slot = FAKE_MAX_DGRAMS;
+
+	if (!sized(p, sizeof(*p)) || (p->flags & ~KGNI_DGRAM_BOUND) ||
+	    p->reserved)
+		return EINVAL;
+	if (p->data_len > KGNI_DGRAM_MAX_DATA)
+		return EMSGSIZE;
+	if (p->data_len && !p->data)
+		return EFAULT;
+	for (i = 0; i < FAKE_MAX_DGRAMS; i++) {
+		if (fake.dgram[i].used && fake.dgram[i].post.ep_key == p->ep_key)
+			return EBUSY;
+		if (!fake.dgram[i].used && slot == FAKE_MAX_DGRAMS)
+			slot = i;
+	}
+	if (slot == FAKE_MAX_DGRAMS)
+		return ENOSPC;
+	memset(&fake.dgram[slot], 0, sizeof(fake.dgram[slot]));
+	fake.dgram[slot].used = true;
+	fake.dgram[slot].seq = ++fake.dgrams_posted;
+	fake.dgram[slot].post = *p;
+	fake.dgram[slot].state = KGNI_DGRAM_PENDING;
+	if (p->data_len)
+		memcpy(fake.dgram[slot].data, (const void *)(uintptr_t)p->data,
+		       p->data_len);
+	return 0;
+}
+
+static void wait_seen(uint32_t timeout_ms)
+{
+	fake.waits[fake.nwaits++ % FAKE_MAX_WAITS] = timeout_ms;
+}
+
+/* A signal during the wait: -1 if none is due */
+static int interrupted(unsigned int cmd)
+{
+	if (!fake.eintr[cmd])
+		return -1;
+	fake.eintr[cmd]--;
+	sleep_ms(fake.eintr_ms);
+	return 0;
+}
+
+/* Nothing more comes: the wait runs out (the fake never sleeps it). */
+static int ran_out(uint32_t timeout_ms)
+{
+	/* For ever, with nothing to end, would hang: tell the test. */
+	return timeout_ms == KGNI_DGRAM_FOREVER ? EDEADLK : ETIMEDOUT;
+}
+
+static int dgram_test(struct kgni_dgram_test *t)
+{
+	struct fake_dgram *g;
+	uint16_t n;
+
+	if (!sized(t, sizeof(*t)) || (t->flags & ~KGNI_DGRAM_BY_ID) ||
+	    t->reserved16 || t->reserved)
+		return EINVAL;
+	if (!interrupted(KGNI_CMD_DGRAM_TEST))
+		return EINTR;
+	g = dgram_find(t->flags, t->ep_key, t->id);
+	if (!g)
+		return ENOENT;
+	if (g->state == KGNI_DGRAM_PENDING && t->timeout_ms &&
+	    wait_ends(false, t->ep_key)) {
+		t->state = KGNI_DGRAM_PENDING;
+		return ran_out(t->timeout_ms);
+	}
+	t->state = g->state;
+	if (g->state == KGNI_DGRAM_PENDING)
+		return 0;
+	t->remote_pe = g->peer_pe;
+	t->remote_inst = g->peer_inst;
+	t->recv_len = g->peer_len;
+	n = g->peer_len < g->post.buf_size ? g->peer_len : g->post.buf_size;
+	if (t->buf && n)
+		memcpy((void *)(uintptr_t)t->buf, g->peer_data, n);
+	g->used = false;	/* collected */
+	return 0;
+}
+
+static int dgram_probe(struct kgni_dgram_probe *pr)
+{
+	struct fake_dgram *g = NULL;
+	unsigned int i;
+
+	if (!sized(pr, sizeof(*pr)) || pr->flags)
+		return EINVAL;
+	if (!interrupted(KGNI_CMD_DGRAM_PROBE))
+		return EINTR;
+	for (;;) {
+		for (i = 0; i < FAKE_MAX_DGRAMS; i++) {
+			struct fake_dgram *h = &fake.dgram[i];
+
+			if (h->used && h->state != KGNI_DGRAM_PENDING &&
+			    (!g || h->ended < g->ended))
+				g = h;
+		}
+		if (g || !pr->timeout_ms || wait_ends(true, 0))
+			break;
+	}
+	if (!g)
+		return pr->timeout_ms ? ran_out(pr->timeout_ms) : ENOENT;
+	pr->state = g->state;
+	pr->ep_key = g->post.ep_key;
+	pr->id = g->post.id;
+	/* Only a completed datagram has a peer that said who it is. */
+	pr->remote_pe = g->state == KGNI_DGRAM_COMPLETED ? g->peer_pe : 0;
+	pr->remote_inst = g->state == KGNI_DGRAM_COMPLETED ? g->peer_inst : 0;
+	return 0;
+}
+
+static int dgram_cancel(struct kgni_dgram_cancel *c)
+{
+	struct fake_dgram *g;
+
+	if (!sized(c, sizeof(*c)) || (c->flags & ~KGNI_DGRAM_BY_ID))
+		return EINVAL;
+	g = dgram_find(c->flags, c->ep_key, c->id);
+	if (!g || g->state != KGNI_DGRAM_PENDING)
+		return ENOENT;
+	g->state = KGNI_DGRAM_TERMINATED;
+	g->ended = ++fake.dgrams_ended;
+	return 0;
+}
+
 static int fake_cmd(unsigned int cmd, void *arg)
 {
 	int err = fake.fail[cmd];
@@ -240,6 +455,20 @@ static int fake_cmd(unsigned int cmd, void *arg)
 			return err;
 		}
 		return rdma_post(arg);
+	case KGNI_CMD_DGRAM_POST:
+		fake.dpost = *(struct kgni_dgram_post *)arg;
+		return err ? err : dgram_post(arg);
+	case KGNI_CMD_DGRAM_TEST:
+		fake.dtest = *(struct kgni_dgram_test *)arg;
+		wait_seen(fake.dtest.timeout_ms);
+		return err ? err : dgram_test(arg);
+	case KGNI_CMD_DGRAM_PROBE:
+		fake.dprobe = *(struct kgni_dgram_probe *)arg;
+		wait_seen(fake.dprobe.timeout_ms);
+		return err ? err : dgram_probe(arg);
+	case KGNI_CMD_DGRAM_CANCEL:
+		fake.dcancel = *(struct kgni_dgram_cancel *)arg;
+		return err ? err : dgram_cancel(arg);
 	default:
 		return ENOTTY;
 	}

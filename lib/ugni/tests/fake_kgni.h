@@ -9,11 +9,15 @@
  *
  * The test sees what the library asked (the last structure of each
  * command, counts), makes a command fail with an errno of its choice,
- * and plays the device by writing entries into a CQ's ring.
+ * and plays the device by writing entries into a CQ's ring.  Datagrams
+ * are kept as kgni keeps them (posted, ended, collected by a test), and
+ * the test plays their peers: it ends one now or when a wait comes, and
+ * makes waits fail with EINTR after a while, as a signal would.
  */
 #ifndef FAKE_KGNI_H
 #define FAKE_KGNI_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "kgni_ioctl.h"
@@ -21,6 +25,34 @@
 #define FAKE_NIC_PE		0x1234
 #define FAKE_MAX_CQ		64
 #define FAKE_MAX_SEGS		16
+#define FAKE_MAX_DGRAMS		8
+#define FAKE_MAX_WAITS		16
+
+/*
+ * A datagram of the fake, as kgni keeps one from its post until a test
+ * collects it; the test plays its peer with fake_dgram_end().
+ */
+struct fake_dgram {
+	bool used;
+	struct kgni_dgram_post post;		/* as posted */
+	uint8_t data[KGNI_DGRAM_MAX_DATA];	/* the bytes it sent */
+	uint32_t seq;				/* order of posting */
+	uint32_t state;				/* KGNI_DGRAM_* */
+	uint32_t ended;				/* order of ending (PROBE) */
+	uint8_t peer_data[KGNI_DGRAM_MAX_DATA];	/* COMPLETED: the peer's */
+	uint16_t peer_len;
+	uint32_t peer_pe, peer_inst;
+};
+
+/* How a datagram ends: fake_dgram_end()'s arguments */
+struct fake_dgram_end {
+	bool armed;
+	uint64_t key;
+	uint32_t state;
+	uint8_t data[KGNI_DGRAM_MAX_DATA];
+	uint16_t len;
+	uint32_t pe, inst;
+};
 
 struct fake_kgni {
 	unsigned int calls[256];	/* by KGNI_CMD_* number */
@@ -31,6 +63,21 @@ struct fake_kgni {
 	struct kgni_mem_register_segments segs;
 	struct kgni_mem_segment seg[FAKE_MAX_SEGS];	/* its segments */
 	uint32_t next_mdh;
+	struct kgni_dgram_post dpost;	/* the last of each, as passed */
+	struct kgni_dgram_test dtest;
+	struct kgni_dgram_probe dprobe;
+	struct kgni_dgram_cancel dcancel;
+	struct fake_dgram dgram[FAKE_MAX_DGRAMS];
+	uint32_t dgrams_posted;
+	uint32_t dgrams_ended;
+	/* the timeout_ms of every DGRAM_TEST and DGRAM_PROBE, in turn */
+	uint32_t waits[FAKE_MAX_WAITS];
+	unsigned int nwaits;
+	/* the next eintr[cmd] calls sleep eintr_ms, then fail with EINTR */
+	unsigned int eintr[256];
+	unsigned int eintr_ms;
+	/* a datagram the next wait (timeout_ms not 0) sees end */
+	struct fake_dgram_end on_wait;
 };
 
 extern struct fake_kgni fake;
@@ -43,6 +90,21 @@ extern struct fake_kgni fake;
  * would; 0, or -1 for a CQ the fake did not make or a full ring.
  */
 int fake_cq_write(uint32_t cq_id, uint64_t entry);
+
+/*
+ * End the pending datagram of @key as its peer would: @state COMPLETED
+ * with the peer's @len bytes of @data from (@pe, @inst), TIMEOUT or
+ * TERMINATED.  0, or -1 when no datagram of @key is pending.
+ */
+int fake_dgram_end(uint64_t key, uint32_t state, const void *data,
+		   uint16_t len, uint32_t pe, uint32_t inst);
+
+/* The same, once a DGRAM_TEST of it or a DGRAM_PROBE waits. */
+void fake_dgram_end_on_wait(uint64_t key, uint32_t state, const void *data,
+			    uint16_t len, uint32_t pe, uint32_t inst);
+
+/* Datagrams the fake holds (posted and not collected) */
+unsigned int fake_dgrams(void);
 
 /* A handle as the kernel makes one (CRC included). */
 void fake_handle(uint64_t va, uint32_t mdh, uint64_t npages, uint8_t flags,
