@@ -160,8 +160,14 @@ static gni_return_t cq_take(struct gni_cq *cq, gni_cq_entry_t *out,
 			    bool consume)
 {
 	struct gni_nic *nic = cq->nic;
-	uint64_t e, tid;
+	struct gni_ep *smsg_ep;
+	uint64_t e, tid, seq;
+	unsigned int tries;
 
+again:
+	smsg_ep = NULL;
+	seq = 0;
+	tries = 0;
 	pthread_mutex_lock(&cq->lock);
 	e = __atomic_load_n(&cq->ring[cq->rd], __ATOMIC_ACQUIRE);
 	if (!cqe_source(e)) {
@@ -179,13 +185,32 @@ static gni_return_t cq_take(struct gni_cq *cq, gni_cq_entry_t *out,
 		return e & GEMINI_CQE_OVERRUN ? GNI_RC_ERROR_RESOURCE :
 		       GNI_RC_SUCCESS;
 
-	/* A local event shows its endpoint's local_event as inst_id. */
+	/*
+	 * A local event shows its endpoint's local_event as inst_id; an
+	 * SMSG send's, its msg_id (the same bits), and its tid goes back:
+	 * nobody calls GNI_GetCompleted for it.
+	 */
 	tid = e >> UGNI_CQE_TID_SHIFT & UGNI_CQE_TID_MASK;
 	if (cqe_local(e) && tid != UGNI_TID_NONE) {
 		pthread_mutex_lock(&nic->lock);
-		if (nic->req[tid].used)
+		if (nic->req[tid].used) {
 			gni_cq_set_inst_id(&e, nic->req[tid].local_event);
+			if (nic->req[tid].smsg_seq) {
+				smsg_ep = nic->req[tid].ep;
+				seq = nic->req[tid].smsg_seq;
+				tries = nic->req[tid].smsg_tries;
+				nic->req[tid].smsg_seq = 0;
+				ugni_req_free(nic, (uint32_t)tid);
+			}
+		}
 		pthread_mutex_unlock(&nic->lock);
+		/* A failed send goes again: the caller never sees it. */
+		if (seq && ugni_smsg_event(smsg_ep, e, seq, tries))
+			goto again;
+	} else if (cqe_local(e) && gni_cq_get_type(e) ==
+		   GNI_CQ_EVENT_TYPE_SMSG) {
+		/* A credit return that failed: the next one makes up for it */
+		goto again;
 	}
 	if (cq->handler)
 		cq->handler(&e, cq->context);

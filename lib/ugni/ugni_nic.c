@@ -206,6 +206,7 @@ UGNI_EXPORT gni_return_t GNI_CdmAttach(gni_cdm_handle_t cdm_hndl,
 	nic->ptag = cdm_hndl->ptag;
 	nic->cookie = cdm_hndl->cookie;
 	nic->inst_id = cdm_hndl->inst_id;
+	nic->smsg_max_retrans = FMA_SMSG_MAX_RETRANS_DEFAULT;
 	nic->modes = cdm_hndl->modes;
 	nic->cdm = cdm_hndl;
 	cdm_hndl->nic = nic;
@@ -395,6 +396,7 @@ UGNI_EXPORT gni_return_t GNI_EpUnbind(gni_ep_handle_t ep_hndl)
 		return GNI_RC_NOT_DONE;
 	/* A datagram not collected goes: cancelled, collected. */
 	ugni_dgram_release(ep_hndl);
+	ugni_smsg_release(ep_hndl);
 	ep_hndl->bound = false;
 	return GNI_RC_SUCCESS;
 }
@@ -415,12 +417,15 @@ UGNI_EXPORT gni_return_t GNI_EpDestroy(gni_ep_handle_t ep_hndl)
 		return GNI_RC_INVALID_PARAM;
 	nic = ep_hndl->nic;
 	ugni_dgram_release(ep_hndl);
+	ugni_smsg_release(ep_hndl);
 	pthread_mutex_lock(&nic->lock);
-	/* Posts still in the table lose their endpoint, not their slot. */
-	if (ep_hndl->outstanding)
-		for (t = 0; t < UGNI_MAX_REQS; t++)
-			if (nic->req[t].used && nic->req[t].ep == ep_hndl)
-				nic->req[t].ep = NULL;
+	/*
+	 * Posts and SMSG sends still in the table lose their endpoint, not
+	 * their slot (SMSG sends are not counted in outstanding).
+	 */
+	for (t = 0; t < UGNI_MAX_REQS; t++)
+		if (nic->req[t].used && nic->req[t].ep == ep_hndl)
+			nic->req[t].ep = NULL;
 	ugni_fma_put(nic, ep_hndl->fma);
 	if (ep_hndl->cq)
 		ep_hndl->cq->ep_refs--;

@@ -568,6 +568,38 @@ UGNI_EXPORT gni_return_t GNI_PostFma(gni_ep_handle_t ep_hndl,
 	return GNI_RC_SUCCESS;
 }
 
+/*
+ * For SMSG (ugni_smsg.c): a PUT of @len bytes from @src to offset @roff of
+ * MDH @rem_mdh at @ep's peer, then with GEMINI_FMA_SYNC_WITH_FLAG in
+ * @sync the 8-byte @flag_val at offset @flag_off once every PUT is
+ * answered, closed by a sync of type @sync and event data @data.  The
+ * caller checked the offsets; the endpoint is bound.
+ */
+void ugni_fma_put_flag(struct gni_ep *ep, const void *src, uint64_t len,
+		       uint64_t roff, uint32_t rem_mdh, uint64_t flag_off,
+		       uint64_t flag_val, unsigned int sync, uint64_t data,
+		       uint16_t dlvr_mode)
+{
+	gni_post_descriptor_t d = {
+		.local_addr = (uint64_t)(uintptr_t)src, .length = len,
+		.dlvr_mode = dlvr_mode,
+	};
+	struct post p = {
+		.ep = ep, .fma = ep->fma, .d = &d, .roff = roff,
+		.rem_mdh = rem_mdh,
+	};
+
+	pthread_mutex_lock(&p.fma->lock);
+	fma_throttle(p.fma);
+	do_put(&p);
+	if (sync & GEMINI_FMA_SYNC_WITH_FLAG) {
+		p.fma->user[GEMINI_FMA_QW_SCRATCH0 / 8] = flag_val;
+		p.fma->user[GEMINI_FMA_QW_SCRATCH1 / 8] = flag_off;
+	}
+	fma_sync(p.fma, sync, data);
+	pthread_mutex_unlock(&p.fma->lock);
+}
+
 UGNI_EXPORT gni_return_t GNI_PostCqWrite(gni_ep_handle_t ep_hndl,
 					 gni_post_descriptor_t *post_descr)
 {

@@ -80,10 +80,33 @@ struct ugni_fma;
 struct ugni_req {
 	gni_post_descriptor_t *desc;
 	struct gni_ep *ep;
-	uint32_t local_event;
+	uint32_t local_event;		/* SMSG: its msg_id */
 	uint16_t want;
 	uint16_t seen;
 	bool used;
+	uint64_t smsg_seq;		/* SMSG: the message; 0: a post */
+	unsigned int smsg_tries;	/* SMSG: times it was sent again */
+};
+
+/*
+ * An endpoint's SMSG connection (ugni_smsg.c): its own mailbox, where the
+ * peer writes, and the place of the peer's, where it writes.
+ */
+struct ugni_smsg {
+	pthread_mutex_t lock;		/* everything below */
+	uint8_t *mbox;			/* my mailbox: credit word, slots */
+	uint32_t rx_slots;		/* its slots (my mbox_maxcredit) */
+	uint32_t tx_slots;		/* the peer's mailbox's slots */
+	uint32_t slot;			/* bytes per slot */
+	uint32_t maxsize;		/* msg_maxsize */
+	uint32_t rem_mdh;		/* the peer's mailbox registration */
+	uint64_t roff;			/* its mailbox's offset in it */
+	uint64_t sent;			/* messages sent: the last seq */
+	uint64_t received;		/* messages released */
+	uint8_t *copies;		/* a slot image per message in flight */
+	bool current;			/* GetNext handed one out */
+	bool retransmit;		/* MBOX_AUTO_RETRANSMIT */
+	bool broken;
 };
 
 /*
@@ -133,6 +156,8 @@ struct gni_nic {
 	struct ugni_dgram *dgrams;	/* datagrams not collected */
 	uint64_t dgram_keys;		/* keys given out */
 	uint64_t dgram_seq;		/* datagrams posted */
+	uint16_t smsg_dlvr_mode;	/* GNI_SmsgSetDeliveryMode */
+	uint16_t smsg_max_retrans;	/* GNI_SmsgSetMaxRetrans */
 };
 
 struct gni_cdm {
@@ -187,6 +212,7 @@ struct gni_ep {
 	uint32_t outstanding;		/* posts not yet completed */
 	bool bound;
 	struct ugni_dgram dgram;	/* nic->lock */
+	struct ugni_smsg *smsg;		/* nic->lock; NULL until SmsgInit */
 };
 
 /* ugni_info.c */
@@ -209,7 +235,16 @@ void ugni_cq_unmake(struct gni_cq *cq);
 /* ugni_dgram.c */
 void ugni_dgram_release(struct gni_ep *ep);
 
+/* ugni_smsg.c */
+bool ugni_smsg_event(struct gni_ep *ep, uint64_t e, uint64_t seq,
+		     unsigned int tries);
+void ugni_smsg_release(struct gni_ep *ep);
+
 /* ugni_post.c */
+void ugni_fma_put_flag(struct gni_ep *ep, const void *src, uint64_t len,
+		       uint64_t roff, uint32_t rem_mdh, uint64_t flag_off,
+		       uint64_t flag_val, unsigned int sync, uint64_t data,
+		       uint16_t dlvr_mode);
 int ugni_req_alloc(struct gni_nic *nic, gni_post_descriptor_t *desc,
 		   struct gni_ep *ep, uint16_t want);
 void ugni_req_free(struct gni_nic *nic, uint32_t tid);

@@ -26,6 +26,12 @@ with "vgemini run" on a 2x2x2 torus of its own:
                   wildcard found by probing, a datagram there before its
                   target's post, cancel, timeouts, to oneself, a wrong
                   inst_id, a too small buffer, the library's refusals
+  ugni_smsg       -n 8: SMSG in the four mailbox shapes clients use
+                  (32 x 8192, 8 x 2048, 128 x 1024, 256 x 2048):
+                  ping-pong of every size with a neighbour, across 3
+                  hops, seven ranks streaming to one past their credits,
+                  remote and local events; then the stream again with
+                  10% of the packets corrupted on the links of its path
   ugni_bw         -n 2: RDMA bandwidth of 4 MiB and the FMA/RDMA
                   crossover (notes, not checked; the data is)
   ugni_bench      -n 2: 8-byte PUT latency and issue rate (printed as
@@ -142,6 +148,44 @@ def bench_notes(tap, out):
             tap.note(f"bench: {m.group(1)}")
 
 
+# The links between nodes 0 and 1, both ways: on every path to rank 0
+# from rank 1, and of rank 0's credit returns and answers
+SMSG_FAULT_LINKS = [(0, "X+"), (0, "X-"), (1, "X+"), (1, "X-")]
+
+
+def smsg_corrupted(tap):
+    """ugni_smsg --stream-only with 10% of the packets of those links
+    corrupted: the link's retry hides it, every message arrives once, in
+    order, whole."""
+    ok = True
+    for node, port in SMSG_FAULT_LINKS:
+        rc, out, err = fl.vg("fault", node, port, "corrupt=0.1", timeout=120)
+        ok = ok and rc == 0
+    tap.ok(ok, "corrupt=0.1 on both links between nodes 0 and 1, "
+           "both ways")
+    before = link_errors()
+    try:
+        job(tap, 8, "ugni_smsg", "--stream-only")
+    finally:
+        for node, port in SMSG_FAULT_LINKS:
+            fl.vg("fault", node, port, "none", timeout=120)
+    after = link_errors()
+    tap.ok(before is not None and after is not None and after > before,
+           f"the links corrupted packets on the way: CRC errors on nodes "
+           f"0 and 1 went from {before} to {after}")
+
+
+def link_errors():
+    """CRC errors counted by the ports of nodes 0 and 1, or None."""
+    rc, out, err = fl.vg("counters", "--json", timeout=300)
+    try:
+        nodes = json.loads(out)["nodes"]
+        return sum(p["crc_err"] for n in ("0", "1")
+                   for p in nodes[n]["ports"].values())
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
 def body(tap, fab, quick):
     if not fab.up(tap, "2x2x2"):
         return
@@ -159,6 +203,8 @@ def body(tap, fab, quick):
     job(tap, 2, "ugni_nosys")
     job(tap, 8, "ugni_rdma")
     job(tap, 8, "ugni_dgram")
+    job(tap, 8, "ugni_smsg")
+    smsg_corrupted(tap)
     rc, out, err = job(tap, 2, "ugni_bw", "--reps", 1 if quick else 2)
     bench_notes(tap, out)
     before = fma_counters()

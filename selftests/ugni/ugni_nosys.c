@@ -8,9 +8,12 @@
  * other system call kills it with SIGKILL) and in it posts a PUT, a GET,
  * a fetching and a non-fetching AMO and a CQ write to rank 1, polling its
  * CQ for each completion and taking the descriptor back with
- * GNI_GetCompleted.  The child's outcome comes back through shared
- * memory and its exit status; rank 1 checks that the data arrived.
- * Buffers are MAP_SHARED so that the child writes the pages registered.
+ * GNI_GetCompleted; then sends rank 1 a short message (GNI_SmsgSendWTag),
+ * takes its local event, and waits for rank 1's answer with
+ * GNI_SmsgGetNextWTag and GNI_SmsgRelease.  The child's outcome comes
+ * back through shared memory and its exit status; rank 1 checks that the
+ * data arrived.  Buffers and mailboxes are MAP_SHARED so that the child
+ * writes and reads the pages registered.
  *
  *   vgemini run -n 2 ugni_nosys
  */
@@ -27,6 +30,8 @@
 #define PUT_VALUE	0x0123456789abcdefull
 #define ADD_VALUE	5
 #define CQW_VALUE	0x00abcdef1234ull
+#define SMSG_MSG	"no system call"
+#define SMSG_TAG	0x3c
 
 /* What the child saw, step by step */
 struct outcome {
@@ -71,6 +76,44 @@ static gni_return_t post_poll(gni_post_descriptor_t *d)
 	return rc;
 }
 
+static gni_ep_handle_t smsg_ep;	/* SMSG to the other rank */
+
+/* The SMSG round trip in the child: send, its local event, the answer */
+static void child_smsg(struct outcome *o)
+{
+	char msg[] = SMSG_MSG;
+	gni_cq_entry_t ev;
+	gni_return_t rc;
+	uint8_t tag;
+	void *got;
+	unsigned int i;
+
+	o->rc[o->step++] = GNI_SmsgSendWTag(smsg_ep, msg, sizeof(msg), NULL, 0,
+					    77, SMSG_TAG);
+	for (i = 0; i < SPIN_MAX; i++) {
+		rc = GNI_CqGetEvent(job.cq, &ev);
+		if (rc != GNI_RC_NOT_DONE)
+			break;
+	}
+	if (rc == GNI_RC_SUCCESS && (GNI_CQ_GET_TYPE(ev) !=
+				     GNI_CQ_EVENT_TYPE_SMSG ||
+				     GNI_CQ_GET_MSG_ID(ev) != 77))
+		rc = GNI_RC_DESCRIPTOR_ERROR;
+	o->rc[o->step++] = rc;
+	for (i = 0; i < SPIN_MAX; i++) {
+		tag = GNI_SMSG_ANY_TAG;
+		rc = GNI_SmsgGetNextWTag(smsg_ep, &got, &tag);
+		if (rc != GNI_RC_NOT_DONE)
+			break;
+	}
+	if (rc == GNI_RC_SUCCESS &&
+	    (tag != SMSG_TAG + 1 || memcmp(got, msg, sizeof(msg))))
+		rc = GNI_RC_DESCRIPTOR_ERROR;
+	if (rc == GNI_RC_SUCCESS)
+		rc = GNI_SmsgRelease(smsg_ep);
+	o->rc[o->step++] = rc;
+}
+
 static void child(struct outcome *o, uint64_t *local,
 		  const gni_mem_handle_t *lmh, const struct job_buf *remote)
 {
@@ -97,12 +140,69 @@ static void child(struct outcome *o, uint64_t *local,
 	d.remote_mem_hndl = remote[1].mh;
 	d.cqwrite_value = CQW_VALUE;
 	o->rc[o->step++] = post_poll(&d);
+	child_smsg(o);
 	syscall(SYS_exit, 0);
+}
+
+/* An SMSG connection with the other rank: mailboxes in @mbox (2 pages). */
+static void smsg_connect(volatile uint8_t *mbox, gni_cq_handle_t rcq)
+{
+	gni_smsg_attr_t l = { .msg_type = GNI_SMSG_TYPE_MBOX_AUTO_RETRANSMIT,
+			      .mbox_maxcredit = 4, .msg_maxsize = 64 };
+	gni_smsg_attr_t r;
+	struct job_buf *all;
+	gni_mem_handle_t mh;
+	gni_return_t rc;
+	int peer = !job.rank;
+
+	mh = reg(job.nic, (void *)(uintptr_t)mbox, 2 * PAGE, rcq, 0,
+		 "the mailboxes");
+	all = publish((void *)(uintptr_t)mbox, &mh);
+	l.msg_buffer = (void *)(uintptr_t)mbox;
+	l.buff_size = 2 * PAGE;
+	l.mem_hndl = mh;
+	l.mbox_offset = PAGE * peer;
+	r = l;
+	r.msg_buffer = (void *)(uintptr_t)all[peer].addr;
+	r.mem_hndl = all[peer].mh;
+	r.mbox_offset = PAGE * job.rank;
+	rc = GNI_EpCreate(job.nic, job.cq, &smsg_ep);
+	if (rc == GNI_RC_SUCCESS)
+		rc = GNI_EpBind(smsg_ep, job.addrs[peer], peer);
+	if (rc == GNI_RC_SUCCESS)
+		rc = GNI_SmsgInit(smsg_ep, &l, &r);
+	check(rc == GNI_RC_SUCCESS, "an SMSG connection to rank %d: %s", peer,
+	      rc_str(rc));
+	free(all);
+}
+
+/* Rank 1: answer the child's message with the same bytes, tag + 1. */
+static void smsg_echo(void)
+{
+	double deadline = now() + EVENT_TIMEOUT_S;
+	uint8_t tag = GNI_SMSG_ANY_TAG, copy[64];
+	gni_return_t rc;
+	void *got;
+
+	do {
+		rc = GNI_SmsgGetNextWTag(smsg_ep, &got, &tag);
+	} while (rc == GNI_RC_NOT_DONE && now() < deadline);
+	check(rc == GNI_RC_SUCCESS && tag == SMSG_TAG &&
+	      !memcmp(got, SMSG_MSG, sizeof(SMSG_MSG)),
+	      "the child's message: %s, tag 0x%x", rc_str(rc), tag);
+	if (rc != GNI_RC_SUCCESS)
+		return;
+	memcpy(copy, got, sizeof(SMSG_MSG));
+	GNI_SmsgRelease(smsg_ep);
+	rc = GNI_SmsgSendWTag(smsg_ep, copy, sizeof(SMSG_MSG), NULL, 0, 78,
+			      SMSG_TAG + 1);
+	check(rc == GNI_RC_SUCCESS, "the answer sent: %s", rc_str(rc));
 }
 
 int main(void)
 {
 	volatile uint64_t *buf, *res;
+	volatile uint8_t *mbox;
 	struct outcome *o;
 	gni_cq_handle_t rcq = NULL;
 	gni_cq_entry_t ev;
@@ -116,14 +216,16 @@ int main(void)
 	buf = shared_page();
 	res = shared_page();
 	o = (struct outcome *)(uintptr_t)res;
-	if (job.rank == 1) {
-		rc = GNI_CqCreate(job.nic, 16, 0, GNI_CQ_NOBLOCK, NULL, NULL,
-				  &rcq);
-		check(rc == GNI_RC_SUCCESS, "remote-event CQ: %s",
-		      rc_str(rc));
-	}
-	mh = reg(job.nic, (void *)(uintptr_t)buf, PAGE, rcq, 0, "a page");
+	rc = GNI_CqCreate(job.nic, 16, 0, GNI_CQ_NOBLOCK, NULL, NULL, &rcq);
+	check(rc == GNI_RC_SUCCESS, "remote-event CQ: %s", rc_str(rc));
+	mh = reg(job.nic, (void *)(uintptr_t)buf, PAGE,
+		 job.rank == 1 ? rcq : NULL, 0, "a page");
 	all = publish((void *)(uintptr_t)buf, &mh);
+	mbox = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (mbox == MAP_FAILED)
+		job_bail("mmap");
+	smsg_connect(mbox, rcq);
 	barrier();
 
 	if (job.rank == 0) {
@@ -139,7 +241,7 @@ int main(void)
 		      "exited normally (status 0x%x%s)", status,
 		      WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL ?
 		      ": killed, it made a system call" : "");
-		check(o->step == 5, "all 5 steps ran (%d)", o->step);
+		check(o->step == 8, "all 8 steps ran (%d)", o->step);
 		for (i = 0; i < o->step; i++)
 			check(o->rc[i] == GNI_RC_SUCCESS, "step %d: %s", i,
 			      rc_str(o->rc[i]));
@@ -148,13 +250,19 @@ int main(void)
 		check(o->fetched == ADD_VALUE, "FADD fetched the ADD's result "
 		      "(%" PRIu64 ")", o->fetched);
 	}
+	if (job.rank == 1)
+		smsg_echo();
 	barrier();
 	if (job.rank == 1) {
 		check(buf[0] == PUT_VALUE, "the PUT arrived (0x%" PRIx64 ")",
 		      buf[0]);
 		check(buf[1] == 2 * ADD_VALUE, "both AMOs arrived (%" PRIu64
 		      ")", buf[1]);
-		rc = wait_event(rcq, &ev);
+		/* The CQ write's event, after the SMSG message's */
+		do {
+			rc = wait_event(rcq, &ev);
+		} while (rc == GNI_RC_SUCCESS &&
+			 GNI_CQ_GET_TYPE(ev) == GNI_CQ_EVENT_TYPE_SMSG);
 		check(rc == GNI_RC_SUCCESS && GNI_CQ_GET_DATA(ev) == CQW_VALUE,
 		      "the CQ write arrived: %s, data 0x%" PRIx64, rc_str(rc),
 		      (uint64_t)GNI_CQ_GET_DATA(ev));

@@ -1,0 +1,441 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * Short messages (SMSG): mailboxes in registered memory, written by the
+ * peer with FMA PUTs; no system call on send or receive.
+ *
+ * The mailbox format is the library's (ugni-api.md §17.6): the mailbox a
+ * side gives its peer (its smsg_attr: msg_buffer + mbox_offset, in the
+ * registration mem_hndl) is
+ *
+ *   bytes 0..7    the credit word: how many of this side's own messages
+ *                 the peer has released, written by the peer
+ *   bytes 64..    mbox_maxcredit slots of UGNI_SMSG_SLOT(msg_maxsize)
+ *                 bytes, one per message in flight to this side
+ *
+ * and a slot holds
+ *
+ *   word 0        the flag: seq << 32 | tag << 8 | UGNI_SMSG_MAGIC, 0 or
+ *                 an older seq while the message is not all there
+ *   word 1        header_length | data_length << 32
+ *   bytes 16..    the header, then the data
+ *
+ * Message seq (1, 2, ...) goes into slot (seq - 1) % mbox_maxcredit of
+ * the peer's mailbox.  A send is one FMA sequence: a PUT of words 1.. and
+ * the payload, then the flag (GEMINI_FMA_SYNC_WITH_FLAG: the device sends
+ * it once every PUT of the sequence is answered, so a flag never shows
+ * before its message), then the remote event (type SMSG, inst_id = the
+ * sender's remote_event) on the mailbox's CQ, then the local event (type
+ * SMSG, msg_id) on the endpoint's CQ.  A sender may have as many
+ * messages unreleased as the peer's mailbox has slots; GNI_SmsgRelease
+ * writes the new count into the sender's credit word with an 8-byte PUT.
+ *
+ * A send whose sequence fails (its local event carries an error) is sent
+ * again from the copy kept of it, up to the NIC's max_retrans times
+ * (GNI_SmsgSetMaxRetrans), unless the peer has released it already; the
+ * slot and the flag make a repeat harmless.  Past that the connection is
+ * broken: sends and GetNext return GNI_RC_INVALID_STATE.  That happens
+ * in GNI_CqGetEvent (ugni_smsg_event()), where the error event would
+ * otherwise have surfaced; an endpoint without a CQ gets no local events
+ * and so no second sending.  A credit return is a silent 8-byte PUT of
+ * the absolute count: the next one makes up for one that failed (its
+ * error event is dropped).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ugni_priv.h"
+
+#define UGNI_SMSG_MAGIC		0x5aull
+#define UGNI_SMSG_HDR		16u	/* flag and lengths */
+#define UGNI_SMSG_CREDIT_LINE	64u
+#define UGNI_SMSG_SLOT(maxsize) \
+	(((uint32_t)(maxsize) + UGNI_SMSG_HDR + 63u) & ~63u)
+/* Most messages a mailbox holds, and the largest message */
+#define UGNI_SMSG_MAX_CREDIT	65535u
+#define UGNI_SMSG_MAX_SIZE	(1u << 20)
+
+static bool attr_ok(const gni_smsg_attr_t *a)
+{
+	return a && (a->msg_type == GNI_SMSG_TYPE_MBOX ||
+		     a->msg_type == GNI_SMSG_TYPE_MBOX_AUTO_RETRANSMIT) &&
+	       a->mbox_maxcredit && a->msg_maxsize &&
+	       a->msg_maxsize <= UGNI_SMSG_MAX_SIZE;
+}
+
+static uint32_t mbox_size(const gni_smsg_attr_t *a)
+{
+	return UGNI_SMSG_CREDIT_LINE +
+	       (uint32_t)a->mbox_maxcredit * UGNI_SMSG_SLOT(a->msg_maxsize);
+}
+
+UGNI_EXPORT gni_return_t GNI_SmsgBufferSizeNeeded(gni_smsg_attr_t *smsg_attr,
+						  unsigned int *size)
+{
+	if (!attr_ok(smsg_attr) || !size)
+		return GNI_RC_INVALID_PARAM;
+	*size = mbox_size(smsg_attr);
+	return GNI_RC_SUCCESS;
+}
+
+UGNI_EXPORT gni_return_t GNI_SmsgSetDeliveryMode(gni_nic_handle_t nic_handle,
+						 uint16_t dlvr_mode)
+{
+	if (!nic_handle)
+		return GNI_RC_INVALID_PARAM;
+	nic_handle->smsg_dlvr_mode = dlvr_mode;
+	return GNI_RC_SUCCESS;
+}
+
+UGNI_EXPORT gni_return_t GNI_SmsgSetMaxRetrans(gni_nic_handle_t nic_handle,
+					       uint16_t max_retrans)
+{
+	if (!nic_handle)
+		return GNI_RC_INVALID_PARAM;
+	nic_handle->smsg_max_retrans = max_retrans;
+	return GNI_RC_SUCCESS;
+}
+
+/* Offset of @addr in @h's domain; false if outside. */
+static bool mbox_offset_of(const gni_mem_handle_t *h, uint64_t addr,
+			   uint64_t len, uint64_t *off)
+{
+	uint64_t va = GNI_MEMHNDL_GET_VA(*h);
+	uint64_t size = GNI_MEMHNDL_GET_NPAGES(*h) * (uint64_t)UGNI_PAGE;
+
+	if (addr < va || addr - va > size || len > size - (addr - va))
+		return false;
+	*off = addr - va;
+	return true;
+}
+
+UGNI_EXPORT gni_return_t GNI_SmsgInit(gni_ep_handle_t ep_hndl,
+				      gni_smsg_attr_t *local_smsg_attr,
+				      gni_smsg_attr_t *remote_smsg_attr)
+{
+	const gni_smsg_attr_t *l = local_smsg_attr, *r = remote_smsg_attr;
+	struct gni_ep *ep = ep_hndl;
+	struct ugni_smsg *s;
+	uint64_t roff;
+
+	if (!ep || !attr_ok(l) || !attr_ok(r) || !l->msg_buffer)
+		return GNI_RC_INVALID_PARAM;
+	if (!ep->bound)
+		return GNI_RC_INVALID_STATE;
+	if (l->msg_maxsize != r->msg_maxsize ||
+	    (uint64_t)l->mbox_offset + mbox_size(l) > l->buff_size)
+		return GNI_RC_INVALID_PARAM;
+	if (GNI_MEMHNDL_GET_CRC(r->mem_hndl) != ugni_memhndl_crc(&r->mem_hndl) ||
+	    !mbox_offset_of(&r->mem_hndl,
+			    (uint64_t)(uintptr_t)r->msg_buffer + r->mbox_offset,
+			    mbox_size(r), &roff))
+		return GNI_RC_INVALID_PARAM;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return GNI_RC_ERROR_NOMEM;
+	pthread_mutex_init(&s->lock, NULL);
+	s->slot = UGNI_SMSG_SLOT(l->msg_maxsize);
+	s->copies = calloc(r->mbox_maxcredit, s->slot);
+	if (!s->copies) {
+		free(s);
+		return GNI_RC_ERROR_NOMEM;
+	}
+	s->mbox = (uint8_t *)l->msg_buffer + l->mbox_offset;
+	s->rx_slots = l->mbox_maxcredit;
+	s->tx_slots = r->mbox_maxcredit;
+	s->maxsize = l->msg_maxsize;
+	s->retransmit = l->msg_type == GNI_SMSG_TYPE_MBOX_AUTO_RETRANSMIT;
+	s->rem_mdh = GNI_MEMHNDL_GET_MDH(r->mem_hndl);
+	s->roff = roff;
+	pthread_mutex_lock(&ep->nic->lock);
+	if (ep->smsg) {
+		pthread_mutex_unlock(&ep->nic->lock);
+		free(s->copies);
+		free(s);
+		return GNI_RC_INVALID_STATE;
+	}
+	ep->smsg = s;
+	pthread_mutex_unlock(&ep->nic->lock);
+	return GNI_RC_SUCCESS;
+}
+
+/* The SMSG state of @ep, or NULL; locks @ep's smsg lock when not NULL. */
+static struct ugni_smsg *smsg_of(struct gni_ep *ep)
+{
+	struct ugni_smsg *s;
+
+	pthread_mutex_lock(&ep->nic->lock);
+	s = ep->smsg;
+	pthread_mutex_unlock(&ep->nic->lock);
+	return s;
+}
+
+static uint64_t credit_word(const struct ugni_smsg *s)
+{
+	return __atomic_load_n((const uint64_t *)s->mbox, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Send slot image @seq (already in s->copies) to the peer: its payload,
+ * then the flag, with a remote event and, if @tid names one, a local
+ * event.  s->lock held.
+ */
+static void smsg_put(struct gni_ep *ep, struct ugni_smsg *s, uint64_t seq,
+		     uint32_t tid)
+{
+	uint32_t slot = (uint32_t)((seq - 1) % s->tx_slots);
+	const uint8_t *img = s->copies + (size_t)slot * s->slot;
+	uint64_t at = s->roff + UGNI_SMSG_CREDIT_LINE + (uint64_t)slot * s->slot;
+	uint64_t flag, len, data;
+	unsigned int sync = GEMINI_FMA_SYNC_WITH_FLAG |
+			    GEMINI_FMA_SYNC_REMOTE_EVENT;
+
+	memcpy(&flag, img, 8);
+	memcpy(&len, img + 8, 8);
+	len = UGNI_SMSG_HDR - 8 + (len & 0xffffffffu) + (len >> 32);
+	if (tid != UGNI_TID_NONE)
+		sync |= GEMINI_FMA_SYNC_LOCAL_EVENT;
+	data = GNI_CQ_EVENT_TYPE_SMSG << UGNI_CQE_TYPE_SHIFT |
+	       (uint64_t)ep->remote_event << UGNI_CQE_ID_SHIFT |
+	       (uint64_t)tid << UGNI_CQE_TID_SHIFT;
+	ugni_fma_put_flag(ep, img + 8, len, at + 8, s->rem_mdh, at, flag,
+			  sync, data, ep->nic->smsg_dlvr_mode);
+}
+
+static gni_return_t smsg_send(gni_ep_handle_t ep_hndl, void *header,
+			      uint32_t header_length, void *data,
+			      uint32_t data_length, uint32_t msg_id,
+			      uint8_t tag)
+{
+	struct gni_ep *ep = ep_hndl;
+	struct ugni_smsg *s;
+	struct gni_nic *nic;
+	uint64_t seq, word;
+	uint32_t slot;
+	uint8_t *img;
+	int tid = UGNI_TID_NONE;
+
+	if (!ep || (header_length && !header) || (data_length && !data))
+		return GNI_RC_INVALID_PARAM;
+	s = smsg_of(ep);
+	if (!s)
+		return GNI_RC_INVALID_STATE;
+	if ((uint64_t)header_length + data_length > s->maxsize)
+		return GNI_RC_INVALID_PARAM;
+	nic = ep->nic;
+	pthread_mutex_lock(&s->lock);
+	if (s->broken) {
+		pthread_mutex_unlock(&s->lock);
+		return GNI_RC_INVALID_STATE;
+	}
+	/* No credit: the peer has not released enough of our messages. */
+	if (s->sent - credit_word(s) >= s->tx_slots) {
+		pthread_mutex_unlock(&s->lock);
+		return GNI_RC_NOT_DONE;
+	}
+	if (ep->cq) {
+		pthread_mutex_lock(&nic->lock);
+		tid = ugni_req_alloc(nic, NULL, ep, 0);
+		if (tid >= 0) {
+			nic->req[tid].local_event = msg_id;
+			nic->req[tid].smsg_seq = s->sent + 1;
+			nic->req[tid].smsg_tries = 0;
+		}
+		pthread_mutex_unlock(&nic->lock);
+		if (tid < 0) {
+			pthread_mutex_unlock(&s->lock);
+			return GNI_RC_ERROR_RESOURCE;
+		}
+	}
+	seq = ++s->sent;
+	slot = (uint32_t)((seq - 1) % s->tx_slots);
+	img = s->copies + (size_t)slot * s->slot;
+	word = seq << 32 | (uint64_t)tag << 8 | UGNI_SMSG_MAGIC;
+	memcpy(img, &word, 8);
+	word = header_length | (uint64_t)data_length << 32;
+	memcpy(img + 8, &word, 8);
+	if (header_length)
+		memcpy(img + UGNI_SMSG_HDR, header, header_length);
+	if (data_length)
+		memcpy(img + UGNI_SMSG_HDR + header_length, data, data_length);
+	smsg_put(ep, s, seq, (uint32_t)tid);
+	pthread_mutex_unlock(&s->lock);
+	return GNI_RC_SUCCESS;
+}
+
+UGNI_EXPORT gni_return_t GNI_SmsgSend(gni_ep_handle_t ep_hndl, void *header,
+				      uint32_t header_length, void *data,
+				      uint32_t data_length, uint32_t msg_id)
+{
+	return smsg_send(ep_hndl, header, header_length, data, data_length,
+			 msg_id, 0);
+}
+
+UGNI_EXPORT gni_return_t GNI_SmsgSendWTag(gni_ep_handle_t ep_hndl,
+					  void *header, uint32_t header_length,
+					  void *data, uint32_t data_length,
+					  uint32_t msg_id, uint8_t tag)
+{
+	return smsg_send(ep_hndl, header, header_length, data, data_length,
+			 msg_id, tag);
+}
+
+/* The flag of the next message due, or 0 if it is not there yet. */
+static uint64_t next_flag(struct ugni_smsg *s, uint8_t **slotp)
+{
+	uint32_t slot = (uint32_t)(s->received % s->rx_slots);
+	uint8_t *p = s->mbox + UGNI_SMSG_CREDIT_LINE + (size_t)slot * s->slot;
+	uint64_t flag = __atomic_load_n((uint64_t *)p, __ATOMIC_ACQUIRE);
+
+	if ((flag & 0xff) != UGNI_SMSG_MAGIC || flag >> 32 != s->received + 1)
+		return 0;
+	*slotp = p;
+	return flag;
+}
+
+static gni_return_t smsg_get_next(gni_ep_handle_t ep_hndl, void **header,
+				  uint8_t *tag)
+{
+	struct gni_ep *ep = ep_hndl;
+	struct ugni_smsg *s;
+	gni_return_t rc = GNI_RC_SUCCESS;
+	uint8_t *p = NULL, t;
+	uint64_t flag;
+
+	if (!ep || !header)
+		return GNI_RC_INVALID_PARAM;
+	s = smsg_of(ep);
+	if (!s)
+		return GNI_RC_INVALID_STATE;
+	pthread_mutex_lock(&s->lock);
+	flag = s->broken ? 0 : next_flag(s, &p);
+	if (s->broken) {
+		rc = GNI_RC_INVALID_STATE;
+	} else if (!flag) {
+		rc = GNI_RC_NOT_DONE;
+	} else {
+		t = (uint8_t)(flag >> 8);
+		if (tag && *tag != GNI_SMSG_ANY_TAG && *tag != t)
+			rc = GNI_RC_NO_MATCH;
+		else
+			*header = p + UGNI_SMSG_HDR;
+		if (tag)
+			*tag = t;
+		if (rc == GNI_RC_SUCCESS)
+			s->current = true;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+UGNI_EXPORT gni_return_t GNI_SmsgGetNext(gni_ep_handle_t ep_hndl,
+					 void **header)
+{
+	return smsg_get_next(ep_hndl, header, NULL);
+}
+
+UGNI_EXPORT gni_return_t GNI_SmsgGetNextWTag(gni_ep_handle_t ep_hndl,
+					     void **header, uint8_t *tag)
+{
+	if (!tag)
+		return GNI_RC_INVALID_PARAM;
+	return smsg_get_next(ep_hndl, header, tag);
+}
+
+/* Tell the peer how many of its messages we released.  s->lock held. */
+static void credit_return(struct gni_ep *ep, struct ugni_smsg *s)
+{
+	uint64_t data = GNI_CQ_EVENT_TYPE_SMSG << UGNI_CQE_TYPE_SHIFT |
+			(uint64_t)UGNI_TID_NONE << UGNI_CQE_TID_SHIFT;
+
+	ugni_fma_put_flag(ep, &s->received, 8, s->roff, s->rem_mdh, 0, 0, 0,
+			  data, ep->nic->smsg_dlvr_mode);
+}
+
+UGNI_EXPORT gni_return_t GNI_SmsgRelease(gni_ep_handle_t ep_hndl)
+{
+	struct gni_ep *ep = ep_hndl;
+	struct ugni_smsg *s;
+	uint8_t *p = NULL;
+	gni_return_t rc = GNI_RC_SUCCESS;
+
+	if (!ep)
+		return GNI_RC_INVALID_PARAM;
+	s = smsg_of(ep);
+	if (!s)
+		return GNI_RC_INVALID_STATE;
+	pthread_mutex_lock(&s->lock);
+	if (!s->current || !next_flag(s, &p)) {
+		rc = GNI_RC_NOT_DONE;
+	} else {
+		/* The slot is free: its flag goes, the peer gets the credit. */
+		__atomic_store_n((uint64_t *)p, 0, __ATOMIC_RELEASE);
+		s->received++;
+		s->current = false;
+		credit_return(ep, s);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+/*
+ * The local event @e of SMSG message @seq of @ep (its @tries-th sending),
+ * seen by GNI_CqGetEvent (nic->lock not held): a failure is sent again,
+ * or breaks the connection.  True when the event must not reach the
+ * caller.
+ */
+bool ugni_smsg_event(struct gni_ep *ep, uint64_t e, uint64_t seq,
+		     unsigned int tries)
+{
+	unsigned int st = e >> GEMINI_CQE_STATUS_SHIFT & GEMINI_CQE_STATUS_MASK;
+	struct ugni_smsg *s;
+	bool swallow = false;
+	int tid;
+
+	if (!st || !ep)
+		return false;
+	s = smsg_of(ep);
+	if (!s)
+		return false;
+	pthread_mutex_lock(&s->lock);
+	if (credit_word(s) >= seq) {
+		/* It was delivered and released: only its answer was lost. */
+		swallow = true;
+	} else if (s->retransmit && !s->broken &&
+		   tries < ep->nic->smsg_max_retrans) {
+		pthread_mutex_lock(&ep->nic->lock);
+		tid = ugni_req_alloc(ep->nic, NULL, ep, 0);
+		if (tid >= 0) {
+			ep->nic->req[tid].local_event =
+				(uint32_t)(e >> UGNI_CQE_ID_SHIFT &
+					   UGNI_CQE_ID_MASK);
+			ep->nic->req[tid].smsg_seq = seq;
+			ep->nic->req[tid].smsg_tries = tries + 1;
+		}
+		pthread_mutex_unlock(&ep->nic->lock);
+		if (tid >= 0) {
+			smsg_put(ep, s, seq, (uint32_t)tid);
+			swallow = true;
+		}
+	}
+	if (!swallow)
+		s->broken = true;
+	pthread_mutex_unlock(&s->lock);
+	return swallow;
+}
+
+/* Forget @ep's SMSG state (GNI_EpUnbind, GNI_EpDestroy). */
+void ugni_smsg_release(struct gni_ep *ep)
+{
+	struct ugni_smsg *s;
+
+	pthread_mutex_lock(&ep->nic->lock);
+	s = ep->smsg;
+	ep->smsg = NULL;
+	pthread_mutex_unlock(&ep->nic->lock);
+	if (!s)
+		return;
+	pthread_mutex_destroy(&s->lock);
+	free(s->copies);
+	free(s);
+}
