@@ -9,7 +9,9 @@
 #   loopback (what a socket-based link would pay per hop);
 #   RDMA (BTE) PUT and GET bandwidth of 4 MiB between neighbours and over
 #   3 hops, and the FMA/RDMA crossover (ugni_bw, a uGNI job), next to
-#   host memcpy bandwidth of 4 MiB.
+#   host memcpy bandwidth of 4 MiB;
+#   SMSG 8-byte half round trip and message rate between neighbours
+#   (ugni_bench), next to the UDP loopback ping-pong.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -78,3 +80,24 @@ for job in "2 1 1 hop" "7 6 3 hops"; do
 	fi
 done
 echo "(baseline: host memcpy of 4 MiB; the RDMA figures are a guest's, posts waited for one by one)"
+
+# SMSG between neighbours (ranks 0 and 1 on nodes 0 and 1): ugni_bench
+"$VGEMINI" run -n 2 --timeout 600 ugni_bench >"$OUT/ugni_bench.log" 2>&1 || {
+	cat "$OUT/ugni_bench.log"
+	exit 1
+}
+smsg_us=$(sed -n 's/^\[0\] bench: smsg8 ping-pong half round trip: \([0-9.]*\) us/\1/p' \
+	"$OUT/ugni_bench.log")
+smsg_rate=$(sed -n 's/^\[0\] bench: smsg8 message rate: \([0-9.]*\) messages\/s/\1/p' \
+	"$OUT/ugni_bench.log")
+udp_half=$(awk -v n="$bavg" 'BEGIN { printf "%.1f", n / 2000 }')
+udp_rate=$(awk -v n="$bavg" 'BEGIN { printf "%.0f", 2e9 / n }')
+echo
+printf '%-34s %10s %10s %10s\n' "" "figure" "baseline" "ratio"
+printf '%-34s %10s %10s %10s\n' "smsg 8 B half round trip, us" "$smsg_us" \
+	"$udp_half" "$(awk -v a="$smsg_us" -v b="$udp_half" \
+		'BEGIN { printf "%.2f", a / b }')"
+printf '%-34s %10s %10s %10s\n' "smsg 8 B messages/s, 1 hop" "$smsg_rate" \
+	"$udp_rate" "$(awk -v a="$smsg_rate" -v b="$udp_rate" \
+		'BEGIN { printf "%.4f", a / b }')"
+echo "(baseline: the UDP loopback ping-pong above, half its round trip and its messages/s)"

@@ -14,7 +14,12 @@
  *    (the data is at the target), in us per PUT;
  *  - put8 issue rate, silent: N PUTs without events back to back, then
  *    one with a GLOBAL event, in posts/s;
- *  - put8 issue rate, GLOBAL events reaped every 64 posts, in posts/s.
+ *  - put8 issue rate, GLOBAL events reaped every 64 posts, in posts/s;
+ *  - smsg8 ping-pong half round trip: 8-byte SMSG messages (mailboxes of
+ *    64 credits x 64 bytes, endpoints without a CQ), each answered once
+ *    GNI_SmsgGetNext sees it, in us;
+ *  - smsg8 message rate: rank 0 sends 8-byte messages as fast as its
+ *    credits allow while rank 1 takes and releases them, in messages/s.
  *
  * Nothing is asserted about the figures; the checks are only that every
  * post and every wait ended well.
@@ -39,6 +44,113 @@ static int put8(int peer, uint64_t off, uint64_t val, uint16_t cq_mode)
 	return post_wait(job.ep[peer], job.cq, d, &c);
 }
 
+static void result(const char *what, double v, const char *unit)
+{
+	if (job.rank == 0) {
+		printf("bench: %s: %.1f %s\n", what, v, unit);
+		fflush(stdout);
+	}
+}
+
+#define SMSG_CREDITS	64
+#define SMSG_SIZE	64
+
+static gni_ep_handle_t smsg_ep;
+static gni_cq_handle_t rcq;	/* the mailbox's remote events */
+
+/* SMSG between ranks 0 and 1: endpoints without a CQ, mailboxes here. */
+static void smsg_connect(int peer)
+{
+	gni_smsg_attr_t l = { .msg_type = GNI_SMSG_TYPE_MBOX_AUTO_RETRANSMIT,
+			      .mbox_maxcredit = SMSG_CREDITS,
+			      .msg_maxsize = SMSG_SIZE };
+	gni_smsg_attr_t r;
+	struct job_buf *all;
+	gni_mem_handle_t mh;
+	unsigned int size = 0;
+	gni_return_t rc;
+	void *mbox;
+
+	GNI_SmsgBufferSizeNeeded(&l, &size);
+	mbox = alloc_aligned(PAGE, size);
+	memset(mbox, 0, size);
+	mh = reg(job.nic, mbox, size, rcq, GNI_MEM_READWRITE, "a mailbox");
+	all = publish(mbox, &mh);
+	l.msg_buffer = mbox;
+	l.buff_size = size;
+	l.mem_hndl = mh;
+	r = l;
+	r.msg_buffer = (void *)(uintptr_t)all[peer].addr;
+	r.mem_hndl = all[peer].mh;
+	rc = GNI_EpCreate(job.nic, NULL, &smsg_ep);
+	if (rc == GNI_RC_SUCCESS)
+		rc = GNI_EpBind(smsg_ep, job.addrs[peer], peer);
+	if (rc == GNI_RC_SUCCESS)
+		rc = GNI_SmsgInit(smsg_ep, &l, &r);
+	check(rc == GNI_RC_SUCCESS, "SMSG to rank %d: %s", peer, rc_str(rc));
+	free(all);
+}
+
+/* Take the next message (spinning); its first 8 bytes, released. */
+static int smsg_take(uint64_t *val)
+{
+	double deadline = now() + EVENT_TIMEOUT_S;
+	unsigned int spins = 0;
+	gni_cq_entry_t ev;
+	gni_return_t rc;
+	void *msg;
+
+	while ((rc = GNI_SmsgGetNext(smsg_ep, &msg)) == GNI_RC_NOT_DONE)
+		if (++spins % 64 == 0 && now() > deadline)
+			return 0;
+	if (rc != GNI_RC_SUCCESS)
+		return 0;
+	memcpy(val, msg, 8);
+	/* Its remote event, as a client reads it (it may come just after) */
+	GNI_CqGetEvent(rcq, &ev);
+	return GNI_SmsgRelease(smsg_ep) == GNI_RC_SUCCESS;
+}
+
+static int smsg_give(uint64_t val)
+{
+	double deadline = now() + EVENT_TIMEOUT_S;
+	unsigned int spins = 0;
+	gni_return_t rc;
+
+	while ((rc = GNI_SmsgSend(smsg_ep, &val, 8, NULL, 0, 0)) ==
+	       GNI_RC_NOT_DONE)
+		if (++spins % 64 == 0 && now() > deadline)
+			return 0;
+	return rc == GNI_RC_SUCCESS;
+}
+
+/* The SMSG figures of ranks 0 and 1 */
+static void smsg_bench(int iters)
+{
+	uint64_t v = 0;
+	double t0 = 0;
+	int i, ok = 1;
+
+	for (i = 1; i <= iters + 10 && ok; i++) {
+		if (i == 11)
+			t0 = now();
+		if (job.rank == 0)
+			ok = smsg_give(i) && smsg_take(&v) && v == (uint64_t)i;
+		else
+			ok = smsg_take(&v) && v == (uint64_t)i && smsg_give(i);
+	}
+	check(ok, "%d ping-pongs of 8-byte SMSG messages", iters);
+	result("smsg8 ping-pong half round trip",
+	       (now() - t0) * 1e6 / iters / 2, "us");
+	barrier();
+	t0 = now();
+	for (i = 1; i <= iters && ok; i++)
+		ok = job.rank == 0 ? smsg_give(i) :
+		     smsg_take(&v) && v == (uint64_t)i;
+	check(ok, "%d 8-byte SMSG messages streamed, in order", iters);
+	result("smsg8 message rate", iters / (now() - t0), "messages/s");
+}
+
 static int wait_word(volatile uint64_t *w, uint64_t val)
 {
 	double deadline = now() + EVENT_TIMEOUT_S;
@@ -51,14 +163,6 @@ static int wait_word(volatile uint64_t *w, uint64_t val)
 			sched_yield();
 		}
 	return 1;
-}
-
-static void result(const char *what, double v, const char *unit)
-{
-	if (job.rank == 0) {
-		printf("bench: %s: %.1f %s\n", what, v, unit);
-		fflush(stdout);
-	}
 }
 
 int main(int argc, char **argv)
@@ -95,6 +199,11 @@ int main(int argc, char **argv)
 	fmh = reg(job.nic, flag, PAGE, NULL, GNI_MEM_READWRITE, "the flags");
 	lmh = reg(job.nic, lbuf, 64, NULL, GNI_MEM_READWRITE, "the source");
 	flag_all = publish(flag, &fmh);
+	if (GNI_CqCreate(job.nic, 4 * SMSG_CREDITS, 0, GNI_CQ_NOBLOCK, NULL,
+			 NULL, &rcq) != GNI_RC_SUCCESS)
+		job_bail("no CQ");
+	if (job.rank <= 1)
+		smsg_connect(peer);
 	barrier();
 
 	/* Ping-pong on flag[0]: silent PUTs, the data is the signal. */
@@ -163,6 +272,10 @@ int main(int argc, char **argv)
 		result("put8 issue rate, events reaped in batches of 64",
 		       iters / (now() - t0), "posts/s");
 	}
+	barrier();
+	/* SMSG: each message's remote event taken after the message */
+	if (job.rank <= 1)
+		smsg_bench(iters);
 	barrier();
 	GNI_MemDeregister(job.nic, &lmh);
 	GNI_MemDeregister(job.nic, &fmh);
