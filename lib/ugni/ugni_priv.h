@@ -158,7 +158,14 @@ struct gni_nic {
 	uint64_t dgram_seq;		/* datagrams posted */
 	uint16_t smsg_dlvr_mode;	/* GNI_SmsgSetDeliveryMode */
 	uint16_t smsg_max_retrans;	/* GNI_SmsgSetMaxRetrans */
+	uint32_t stats[GNI_NUM_STATS];	/* GNI_GetNicStat, atomically */
 };
+
+/* Count one of statistic @stat of @nic (GNI_GetNicStat) */
+static inline void ugni_stat(struct gni_nic *nic, gni_statistic_t stat)
+{
+	__atomic_add_fetch(&nic->stats[stat], 1, __ATOMIC_RELAXED);
+}
 
 struct gni_cdm {
 	uint32_t inst_id;

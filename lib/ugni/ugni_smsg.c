@@ -96,6 +96,31 @@ UGNI_EXPORT gni_return_t GNI_SmsgSetMaxRetrans(gni_nic_handle_t nic_handle,
 	return GNI_RC_SUCCESS;
 }
 
+/*
+ * The NIC's SMSG statistics: MBOX_CREDITS_STALL counts sends refused for
+ * want of the peer's credit, REQ_STALL those refused for want of a
+ * request slot, RETRANS_COUNT messages sent again.  The others (shared
+ * buffer credits, the DLA, stalls behind a retransmission) have nothing
+ * to count in this design and stay 0.
+ */
+UGNI_EXPORT gni_return_t GNI_GetNicStat(gni_nic_handle_t nic_hndl,
+					gni_statistic_t stat, uint32_t *value)
+{
+	if (!nic_hndl || !value || (unsigned int)stat >= GNI_NUM_STATS)
+		return GNI_RC_INVALID_PARAM;
+	*value = __atomic_load_n(&nic_hndl->stats[stat], __ATOMIC_RELAXED);
+	return GNI_RC_SUCCESS;
+}
+
+UGNI_EXPORT gni_return_t GNI_ResetNicStat(gni_nic_handle_t nic_hndl,
+					  gni_statistic_t stat)
+{
+	if (!nic_hndl || (unsigned int)stat >= GNI_NUM_STATS)
+		return GNI_RC_INVALID_PARAM;
+	__atomic_store_n(&nic_hndl->stats[stat], 0, __ATOMIC_RELAXED);
+	return GNI_RC_SUCCESS;
+}
+
 /* Offset of @addr in @h's domain; false if outside. */
 static bool mbox_offset_of(const gni_mem_handle_t *h, uint64_t addr,
 			   uint64_t len, uint64_t *off)
@@ -141,6 +166,11 @@ UGNI_EXPORT gni_return_t GNI_SmsgInit(gni_ep_handle_t ep_hndl,
 		return GNI_RC_ERROR_NOMEM;
 	}
 	s->mbox = (uint8_t *)l->msg_buffer + l->mbox_offset;
+	/*
+	 * The peer writes our credit word only for messages we sent: none
+	 * yet.  The slots stay as they are: the peer may have sent already.
+	 */
+	__atomic_store_n((uint64_t *)s->mbox, 0, __ATOMIC_RELEASE);
 	s->rx_slots = l->mbox_maxcredit;
 	s->tx_slots = r->mbox_maxcredit;
 	s->maxsize = l->msg_maxsize;
@@ -170,9 +200,13 @@ static struct ugni_smsg *smsg_of(struct gni_ep *ep)
 	return s;
 }
 
+/* Our messages the peer released: never more than we sent */
 static uint64_t credit_word(const struct ugni_smsg *s)
 {
-	return __atomic_load_n((const uint64_t *)s->mbox, __ATOMIC_ACQUIRE);
+	uint64_t c = __atomic_load_n((const uint64_t *)s->mbox,
+				     __ATOMIC_ACQUIRE);
+
+	return c < s->sent ? c : s->sent;
 }
 
 /*
@@ -231,6 +265,7 @@ static gni_return_t smsg_send(gni_ep_handle_t ep_hndl, void *header,
 	/* No credit: the peer has not released enough of our messages. */
 	if (s->sent - credit_word(s) >= s->tx_slots) {
 		pthread_mutex_unlock(&s->lock);
+		ugni_stat(nic, GNI_STAT_SMSG_MBOX_CREDITS_STALL);
 		return GNI_RC_NOT_DONE;
 	}
 	if (ep->cq) {
@@ -244,6 +279,7 @@ static gni_return_t smsg_send(gni_ep_handle_t ep_hndl, void *header,
 		pthread_mutex_unlock(&nic->lock);
 		if (tid < 0) {
 			pthread_mutex_unlock(&s->lock);
+			ugni_stat(nic, GNI_STAT_SMSG_REQ_STALL);
 			return GNI_RC_ERROR_RESOURCE;
 		}
 	}
@@ -415,6 +451,7 @@ bool ugni_smsg_event(struct gni_ep *ep, uint64_t e, uint64_t seq,
 		pthread_mutex_unlock(&ep->nic->lock);
 		if (tid >= 0) {
 			smsg_put(ep, s, seq, (uint32_t)tid);
+			ugni_stat(ep->nic, GNI_STAT_SMSG_RETRANS_COUNT);
 			swallow = true;
 		}
 	}

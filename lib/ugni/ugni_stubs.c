@@ -208,20 +208,6 @@ UGNI_EXPORT gni_return_t GNI_GetNttGran(uint32_t device_id, uint32_t *ntt_gran)
 	return GNI_RC_ILLEGAL_OP;
 }
 
-/* needs the kgni driver */
-UGNI_EXPORT gni_return_t GNI_GetNicStat(gni_nic_handle_t nic_hndl,
-		gni_statistic_t stat, uint32_t *value)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
-/* needs the kgni driver */
-UGNI_EXPORT gni_return_t GNI_ResetNicStat(gni_nic_handle_t nic_hndl,
-		gni_statistic_t stat)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
 /* Aries only: Gemini has none */
 UGNI_EXPORT gni_return_t GNI_CeCreate(gni_nic_handle_t nic_hndl,
 		gni_ce_handle_t *ce_hndl)

@@ -342,6 +342,18 @@ static void stream_to_zero(const struct shape *sh)
 		check(n == sh->credits && rc == GNI_RC_NOT_DONE,
 		      "%s: %u sends to rank 0 taken, then %s (credits %u)",
 		      sh->who, n, rc_str(rc), sh->credits);
+		{
+			uint32_t stalls = 0;
+
+			rc = GNI_GetNicStat(job.nic,
+					    GNI_STAT_SMSG_MBOX_CREDITS_STALL,
+					    &stalls);
+			check(rc == GNI_RC_SUCCESS && stalls > 0,
+			      "GNI_GetNicStat(MBOX_CREDITS_STALL): %s, %u",
+			      rc_str(rc), stalls);
+			GNI_ResetNicStat(job.nic,
+					 GNI_STAT_SMSG_MBOX_CREDITS_STALL);
+		}
 	}
 	barrier();
 	if (job.rank != 0) {
