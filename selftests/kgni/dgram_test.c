@@ -9,6 +9,7 @@
  */
 #include <pthread.h>
 #include <stdint.h>
+#include <sys/wait.h>
 
 #include "kgni_test.h"
 #include "kgni_dp.h"
@@ -389,6 +390,50 @@ TEST_F(dg, abi_and_close)
 	ASSERT_EQ(0, post(self->fd[3], 1, 1, false, 0, 0, a, 8, 8));
 	EXPECT_EQ(-ETIMEDOUT, test(self->fd[3], false, 1, 200, NULL, &t));
 	EXPECT_EQ(0, cancel(self->fd[3], false, 1));
+}
+
+/*
+ * The device goes (its driver unbound) while a process waits for ever
+ * for a datagram: the wait ends with ENODEV, nothing hangs; the driver
+ * binds again.  The last test: the fixture's files are stale after it.
+ */
+TEST_F_TIMEOUT(dg, unbind_while_waiting, 90)
+{
+	char pci[64];
+	int status, i;
+	pid_t pid;
+	__u8 a[8] = { 0 };
+
+	if (self->absent)
+		return;
+	if (!kgni_find_pci(pci, sizeof(pci)) ||
+	    access(KGNI_PCI_DRIVER "/unbind", W_OK))
+		SKIP(return, "cannot unbind kgni here");
+	ASSERT_EQ(0, post(self->fd[1], 6, 6, true, self->pe, 999, a, 8, 8));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct kgni_dgram_test t;
+		int r = test(self->fd[1], false, 6, KGNI_DGRAM_FOREVER, NULL,
+			     &t);
+
+		_exit(r == -ENODEV ? 0 : 1);
+	}
+	usleep(300 * 1000);
+	ASSERT_TRUE(kgni_write_file(KGNI_PCI_DRIVER "/unbind", pci));
+	EXPECT_TRUE(kgni_wait_path(KGNI_DEV, false));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("the waiter: status 0x%x", status);
+	EXPECT_EQ(-ENODEV, post(self->fd[2], 1, 1, false, 0, 0, a, 8, 8));
+	/* Closed, so that the device bound again is kgni0 once more */
+	job_configure(self->fd[0], KGNI_JOB_RELEASE, TEST_PTAG, TEST_COOKIE);
+	for (i = 0; i < NFILES; i++) {
+		close(self->fd[i]);
+		self->fd[i] = -1;
+	}
+	ASSERT_TRUE(kgni_write_file(KGNI_PCI_DRIVER "/bind", pci));
+	EXPECT_TRUE(kgni_wait_path(KGNI_DEV, true));
 }
 
 TEST_HARNESS_MAIN

@@ -31,10 +31,8 @@
 #define FABRIC_READY_TIMEOUT_S	30
 /* A ping that met a full router may be tried again this many times. */
 #define PING_BUSY_RETRIES	5
-#define APPEAR_TIMEOUT_S	10
 #define DEBUGFS			"/sys/kernel/debug"
 #define KGNI_DEBUGFS_COUNTERS	DEBUGFS "/kgni0/counters"
-#define KGNI_PCI_DRIVER		"/sys/bus/pci/drivers/kgni"
 
 #define NUM_SLOTS		(KGNI_COUNTER_BLOCKS * VGEMINI_COUNTERS_PER_BLK)
 #define IOCTL_MAX_SIZE		4096
@@ -122,31 +120,6 @@ FIXTURE_SETUP(fabric)
 	ASSERT_TRUE(kgni_find_pci(self->pci, sizeof(self->pci)));
 }
 
-static bool write_file(const char *path, const char *text)
-{
-	ssize_t n, len = strlen(text);
-	int fd;
-
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = write(fd, text, len);
-	close(fd);
-	return n == len;
-}
-
-static bool wait_path(const char *path, bool present)
-{
-	double deadline = kgni_now() + APPEAR_TIMEOUT_S;
-
-	while (kgni_exists(path) != present) {
-		if (kgni_now() > deadline)
-			return false;
-		usleep(20 * 1000);
-	}
-	return true;
-}
-
 /* Every test: no kernel splat since setup; kgni bound again. */
 FIXTURE_TEARDOWN(fabric)
 {
@@ -158,8 +131,8 @@ FIXTURE_TEARDOWN(fabric)
 	if (self->fd >= 0)
 		close(self->fd);
 	if (self->unbound) {
-		write_file(KGNI_PCI_DRIVER "/bind", self->pci);
-		wait_path(KGNI_DEV, true);
+		kgni_write_file(KGNI_PCI_DRIVER "/bind", self->pci);
+		kgni_wait_path(KGNI_DEV, true);
 	}
 	if (self->kmsg < 0)
 		return;
@@ -1204,9 +1177,9 @@ TEST_F_TIMEOUT(fabric, unbind_while_open, 120)
 	usleep(200 * 1000);
 
 	self->unbound = true;
-	ASSERT_TRUE(write_file(KGNI_PCI_DRIVER "/unbind", self->pci))
+	ASSERT_TRUE(kgni_write_file(KGNI_PCI_DRIVER "/unbind", self->pci))
 		TH_LOG("unbind %s: %s", self->pci, strerror(errno));
-	EXPECT_TRUE(wait_path(KGNI_DEV, false));
+	EXPECT_TRUE(kgni_wait_path(KGNI_DEV, false));
 	EXPECT_FALSE(kgni_exists(KGNI_SYSFS));
 
 	/* The open file still works, as a file: every ioctl says ENODEV. */
@@ -1222,10 +1195,10 @@ TEST_F_TIMEOUT(fabric, unbind_while_open, 120)
 	EXPECT_EQ(0, close(self->fd));
 	self->fd = -1;
 
-	ASSERT_TRUE(write_file(KGNI_PCI_DRIVER "/bind", self->pci))
+	ASSERT_TRUE(kgni_write_file(KGNI_PCI_DRIVER "/bind", self->pci))
 		TH_LOG("bind %s: %s", self->pci, strerror(errno));
-	ASSERT_TRUE(wait_path(KGNI_DEV, true))
-		TH_LOG("no %s %d s after bind", KGNI_DEV, APPEAR_TIMEOUT_S);
+	ASSERT_TRUE(kgni_wait_path(KGNI_DEV, true))
+		TH_LOG("no %s %d s after bind", KGNI_DEV, KGNI_APPEAR_TIMEOUT_S);
 	self->unbound = false;
 
 	fd = open(KGNI_DEV, O_RDWR | O_CLOEXEC);

@@ -373,4 +373,36 @@ static inline double kgni_now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* The driver's PCI directory, for unbind and bind */
+#define KGNI_PCI_DRIVER		"/sys/bus/pci/drivers/kgni"
+/* How long a node or file may take to appear or go */
+#define KGNI_APPEAR_TIMEOUT_S	10
+
+/* Write @text into sysfs file @path; false on a short write. */
+static inline bool kgni_write_file(const char *path, const char *text)
+{
+	ssize_t n, len = strlen(text);
+	int fd;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = write(fd, text, len);
+	close(fd);
+	return n == len;
+}
+
+/* Wait until @path exists (@present) or not; false after the timeout. */
+static inline bool kgni_wait_path(const char *path, bool present)
+{
+	double deadline = kgni_now() + KGNI_APPEAR_TIMEOUT_S;
+
+	while (kgni_exists(path) != present) {
+		if (kgni_now() > deadline)
+			return false;
+		usleep(20 * 1000);
+	}
+	return true;
+}
+
 #endif /* KGNI_TEST_H */
