@@ -600,6 +600,28 @@ void ugni_fma_put_flag(struct gni_ep *ep, const void *src, uint64_t len,
 	pthread_mutex_unlock(&p.fma->lock);
 }
 
+/*
+ * For SMSG: an FMA GET of 8 bytes at offset @roff of MDH @rem_mdh at
+ * @ep's peer into offset @loff of the local MDH @loc_mdh, without events
+ * (event data @data for a failure).
+ */
+void ugni_fma_get8(struct gni_ep *ep, uint64_t loff, uint32_t loc_mdh,
+		   uint64_t roff, uint32_t rem_mdh, uint64_t data,
+		   uint16_t dlvr_mode)
+{
+	gni_post_descriptor_t d = { .length = 8, .dlvr_mode = dlvr_mode };
+	struct post p = {
+		.ep = ep, .fma = ep->fma, .d = &d, .roff = roff,
+		.loff = loff, .rem_mdh = rem_mdh, .src_mdh = loc_mdh,
+	};
+
+	pthread_mutex_lock(&p.fma->lock);
+	fma_throttle(p.fma);
+	do_get(&p);
+	fma_sync(p.fma, 0, data);
+	pthread_mutex_unlock(&p.fma->lock);
+}
+
 UGNI_EXPORT gni_return_t GNI_PostCqWrite(gni_ep_handle_t ep_hndl,
 					 gni_post_descriptor_t *post_descr)
 {

@@ -101,6 +101,9 @@ struct ugni_smsg {
 	uint32_t maxsize;		/* msg_maxsize */
 	uint32_t rem_mdh;		/* the peer's mailbox registration */
 	uint64_t roff;			/* its mailbox's offset in it */
+	uint32_t loc_mdh;		/* my mailbox's registration */
+	uint64_t loff;			/* my mailbox's offset in it */
+	uint32_t starved;		/* sends refused for credit in a row */
 	uint64_t sent;			/* messages sent: the last seq */
 	uint64_t received;		/* messages released */
 	uint8_t *copies;		/* a slot image per message in flight */
@@ -252,6 +255,9 @@ void ugni_fma_put_flag(struct gni_ep *ep, const void *src, uint64_t len,
 		       uint64_t roff, uint32_t rem_mdh, uint64_t flag_off,
 		       uint64_t flag_val, unsigned int sync, uint64_t data,
 		       uint16_t dlvr_mode);
+void ugni_fma_get8(struct gni_ep *ep, uint64_t loff, uint32_t loc_mdh,
+		   uint64_t roff, uint32_t rem_mdh, uint64_t data,
+		   uint16_t dlvr_mode);
 int ugni_req_alloc(struct gni_nic *nic, gni_post_descriptor_t *desc,
 		   struct gni_ep *ep, uint16_t want);
 void ugni_req_free(struct gni_nic *nic, uint32_t tid);

@@ -9,6 +9,8 @@
  *
  *   bytes 0..7    the credit word: how many of this side's own messages
  *                 the peer has released, written by the peer
+ *   bytes 8..15   how many of the peer's messages this side released
+ *                 (the peer may read it: see below)
  *   bytes 64..    mbox_maxcredit slots of UGNI_SMSG_SLOT(msg_maxsize)
  *                 bytes, one per message in flight to this side
  *
@@ -37,8 +39,11 @@
  * in GNI_CqGetEvent (ugni_smsg_event()), where the error event would
  * otherwise have surfaced; an endpoint without a CQ gets no local events
  * and so no second sending.  A credit return is a silent 8-byte PUT of
- * the absolute count: the next one makes up for one that failed (its
- * error event is dropped).
+ * the absolute count; one that fails is not sent again (its error event
+ * is dropped).  Instead a sender that keeps finding no credit reads the
+ * count itself: every UGNI_SMSG_PULL_EVERY refusals in a row it GETs
+ * bytes 8..15 of the peer's mailbox into its credit word, so a credit
+ * lost on a dead link cannot stall it for ever.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -54,6 +59,7 @@
 /* Most messages a mailbox holds, and the largest message */
 #define UGNI_SMSG_MAX_CREDIT	65535u
 #define UGNI_SMSG_MAX_SIZE	(1u << 20)
+#define UGNI_SMSG_PULL_EVERY	256u
 
 static bool attr_ok(const gni_smsg_attr_t *a)
 {
@@ -171,12 +177,23 @@ UGNI_EXPORT gni_return_t GNI_SmsgInit(gni_ep_handle_t ep_hndl,
 	 * yet.  The slots stay as they are: the peer may have sent already.
 	 */
 	__atomic_store_n((uint64_t *)s->mbox, 0, __ATOMIC_RELEASE);
+	__atomic_store_n((uint64_t *)(s->mbox + 8), 0, __ATOMIC_RELEASE);
 	s->rx_slots = l->mbox_maxcredit;
 	s->tx_slots = r->mbox_maxcredit;
 	s->maxsize = l->msg_maxsize;
 	s->retransmit = l->msg_type == GNI_SMSG_TYPE_MBOX_AUTO_RETRANSMIT;
 	s->rem_mdh = GNI_MEMHNDL_GET_MDH(r->mem_hndl);
 	s->roff = roff;
+	if (GNI_MEMHNDL_GET_CRC(l->mem_hndl) !=
+	    ugni_memhndl_crc(&l->mem_hndl) ||
+	    !mbox_offset_of(&l->mem_hndl,
+			    (uint64_t)(uintptr_t)l->msg_buffer + l->mbox_offset,
+			    mbox_size(l), &s->loff)) {
+		free(s->copies);
+		free(s);
+		return GNI_RC_INVALID_PARAM;
+	}
+	s->loc_mdh = GNI_MEMHNDL_GET_MDH(l->mem_hndl);
 	pthread_mutex_lock(&ep->nic->lock);
 	if (ep->smsg) {
 		pthread_mutex_unlock(&ep->nic->lock);
@@ -264,10 +281,19 @@ static gni_return_t smsg_send(gni_ep_handle_t ep_hndl, void *header,
 	}
 	/* No credit: the peer has not released enough of our messages. */
 	if (s->sent - credit_word(s) >= s->tx_slots) {
+		/* Now and then read the count: its PUT may have been lost. */
+		if (++s->starved % UGNI_SMSG_PULL_EVERY == 0)
+			ugni_fma_get8(ep, s->loff, s->loc_mdh, s->roff + 8,
+				      s->rem_mdh,
+				      GNI_CQ_EVENT_TYPE_SMSG <<
+				      UGNI_CQE_TYPE_SHIFT |
+				      (uint64_t)UGNI_TID_NONE <<
+				      UGNI_CQE_TID_SHIFT, nic->smsg_dlvr_mode);
 		pthread_mutex_unlock(&s->lock);
 		ugni_stat(nic, GNI_STAT_SMSG_MBOX_CREDITS_STALL);
 		return GNI_RC_NOT_DONE;
 	}
+	s->starved = 0;
 	if (ep->cq) {
 		pthread_mutex_lock(&nic->lock);
 		tid = ugni_req_alloc(nic, NULL, ep, 0);
@@ -407,6 +433,8 @@ UGNI_EXPORT gni_return_t GNI_SmsgRelease(gni_ep_handle_t ep_hndl)
 		/* The slot is free: its flag goes, the peer gets the credit. */
 		__atomic_store_n((uint64_t *)p, 0, __ATOMIC_RELEASE);
 		s->received++;
+		__atomic_store_n((uint64_t *)(s->mbox + 8), s->received,
+				 __ATOMIC_RELEASE);
 		s->current = false;
 		credit_return(ep, s);
 	}

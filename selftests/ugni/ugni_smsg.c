@@ -23,7 +23,12 @@
  *     at its sender (msg_id as given).
  *  4. The calls' refusals: too long, no SmsgInit, Release with nothing.
  *
- * --stream-only: part 2 and 3 for the first shape (make check runs it
+ * --stream-only [ROUNDS]: parts 2 and 3 for the first shape, ROUNDS
+ * times (default 1); a message sent again after a failure may raise a
+ * second remote event, so then at least one per message is required,
+ * and a credit lost with a dying link may stop the first sends of a
+ * round early.
+ * (make check runs it
  * again with a link of the path corrupting 10% of its packets).
  */
 #include <stdbool.h>
@@ -52,6 +57,7 @@ static gni_mem_handle_t region_mh;
 static gni_ep_handle_t *eps;	/* eps[r]: SMSG to rank r (none to self) */
 static unsigned int mbox_bytes;
 static uint64_t local_events, remote_events[1024];
+static bool lenient_events;	/* a message may raise two remote events */
 
 static uint8_t pat(uint32_t seq, uint32_t i)
 {
@@ -339,7 +345,12 @@ static void stream_to_zero(const struct shape *sh)
 			n++;
 			drain_local();
 		}
-		check(n == sh->credits && rc == GNI_RC_NOT_DONE,
+		/*
+		 * A credit return lost on a dying link leaves fewer credits
+		 * until the next release: then no more than the credits.
+		 */
+		check((lenient_events ? n >= 1 && n <= sh->credits :
+		       n == sh->credits) && rc == GNI_RC_NOT_DONE,
 		      "%s: %u sends to rank 0 taken, then %s (credits %u)",
 		      sh->who, n, rc_str(rc), sh->credits);
 		{
@@ -419,7 +430,8 @@ static void stream_to_zero(const struct shape *sh)
 				left += remote_events[r] < total;
 		} while (left && now() < deadline);
 		for (r = 1, bad = 0; r < job.size; r++)
-			bad += remote_events[r] != total;
+			bad += lenient_events ? remote_events[r] < total :
+			       remote_events[r] != total;
 		check(!bad && !remote_events[0], "%s: %u remote SMSG events "
 		      "from each rank, inst_id its rank", sh->who, total);
 		free(next);
@@ -462,8 +474,17 @@ static void refusals(const struct shape *sh)
 int main(int argc, char **argv)
 {
 	bool stream_only = argc > 1 && !strcmp(argv[1], "--stream-only");
-	unsigned int k, n = stream_only ? 1 : ARRAY_SIZE(shapes);
+	unsigned int k, n = stream_only ? 1 : ARRAY_SIZE(shapes), round;
+	unsigned int rounds = 1;
 	gni_return_t rc;
+
+	if (stream_only && argc > 2)
+		rounds = (unsigned int)strtoul(argv[2], NULL, 10);
+	if (!rounds || rounds > 10000) {
+		fprintf(stderr, "usage: ugni_smsg [--stream-only [ROUNDS]]\n");
+		return 2;
+	}
+	lenient_events = rounds > 1;
 
 	job_init("ugni_smsg", 2);
 	if (job.size > (int)ARRAY_SIZE(remote_events))
@@ -485,11 +506,21 @@ int main(int argc, char **argv)
 				ping_pong(sh, job.size - 1, 61);
 			barrier();
 		}
-		stream_to_zero(sh);
-		barrier();
+		for (round = 0; round < rounds; round++) {
+			stream_to_zero(sh);
+			barrier();
+		}
 		if (!stream_only && k == 0)
 			refusals(sh);
 		disconnect_all();
+	}
+	{
+		uint32_t sent_again = 0;
+
+		GNI_GetNicStat(job.nic, GNI_STAT_SMSG_RETRANS_COUNT,
+			       &sent_again);
+		diag("messages sent again (GNI_STAT_SMSG_RETRANS_COUNT): %u",
+		     sent_again);
 	}
 	GNI_CqDestroy(rcq);
 	job_fini();
