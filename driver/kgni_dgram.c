@@ -874,21 +874,26 @@ err:
 	return ret;
 }
 
-/*
- * Wait up to *@left jiffies (MAX_SCHEDULE_TIMEOUT: for ever) for any
- * datagram of the device to end after end number @seen, or for remove.
- * 0 or -EINTR; *@left what is left.
- */
 static bool kgni_dg_changed(struct kgni_dev *kdev, u64 seen)
 {
 	return READ_ONCE(kdev->dg_ended) != seen || READ_ONCE(kdev->gone) ||
 	       !READ_ONCE(kdev->dg_on);
 }
 
-static int kgni_dg_wait(struct kgni_dev *kdev, u64 seen, long *left)
+/*
+ * With dp_lock held: drop it and wait up to *@left jiffies
+ * (MAX_SCHEDULE_TIMEOUT: for ever) for any datagram of the device to end,
+ * or for remove.  0 (look again, after taking dp_lock), -EINTR or
+ * -ENODEV; *@left what is left.
+ */
+static int kgni_dg_unlock_wait(struct kgni_dev *kdev, long *left)
 {
+	u64 seen = kdev->dg_ended;
 	long r;
 
+	mutex_unlock(&kdev->dp_lock);
+	if (READ_ONCE(kdev->gone) || !READ_ONCE(kdev->dg_on))
+		return -ENODEV;
 	r = wait_event_interruptible_timeout(kdev->dg_wq,
 					     kgni_dg_changed(kdev, seen),
 					     *left);
@@ -920,7 +925,6 @@ int kgni_ioctl_dgram_test(struct kgni_ucmd *ucmd)
 	u8 recv[KGNI_DGRAM_MAX_DATA];
 	struct kgni_dg *p;
 	size_t n = 0;
-	u64 seen;
 	int ret;
 
 	if (cmd->flags & ~KGNI_DGRAM_BY_ID || cmd->reserved ||
@@ -936,11 +940,7 @@ int kgni_ioctl_dgram_test(struct kgni_ucmd *ucmd)
 		if (ret || p->state != KGNI_DGRAM_PENDING || !cmd->timeout_ms ||
 		    !left)
 			break;
-		seen = kdev->dg_ended;
-		mutex_unlock(&kdev->dp_lock);
-		if (READ_ONCE(kdev->gone) || !READ_ONCE(kdev->dg_on))
-			return -ENODEV;
-		ret = kgni_dg_wait(kdev, seen, &left);
+		ret = kgni_dg_unlock_wait(kdev, &left);
 		if (ret)
 			return ret;
 	}
@@ -985,7 +985,6 @@ int kgni_ioctl_dgram_probe(struct kgni_ucmd *ucmd)
 	struct kgni_dev *kdev = ucmd->kdev;
 	long left = kgni_dg_timeout(cmd->timeout_ms);
 	struct kgni_dg *p, *first;
-	u64 seen;
 	int ret;
 
 	if (cmd->flags)
@@ -1004,11 +1003,7 @@ int kgni_ioctl_dgram_probe(struct kgni_ucmd *ucmd)
 				first = p;
 		if (first || !cmd->timeout_ms || !left)
 			break;
-		seen = kdev->dg_ended;
-		mutex_unlock(&kdev->dp_lock);
-		if (READ_ONCE(kdev->gone) || !READ_ONCE(kdev->dg_on))
-			return -ENODEV;
-		ret = kgni_dg_wait(kdev, seen, &left);
+		ret = kgni_dg_unlock_wait(kdev, &left);
 		if (ret)
 			return ret;
 	}
