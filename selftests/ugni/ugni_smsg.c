@@ -22,6 +22,10 @@
  *     sender's remote event data, here its rank) and one local SMSG event
  *     at its sender (msg_id as given).
  *  4. The calls' refusals: too long, no SmsgInit, Release with nothing.
+ *  5. A broken connection: rank 1's mailboxes go (it deregisters them);
+ *     rank 0's next message to it, sent again GNI_SmsgSetMaxRetrans (2)
+ *     times, ends in a local SMSG event with GNI_RC_TRANSACTION_ERROR,
+ *     and then GNI_SmsgSend and GNI_SmsgGetNext return INVALID_STATE.
  *
  * --stream-only [ROUNDS]: parts 2 and 3 for the first shape, ROUNDS
  * times (default 1); a message sent again after a failure may raise a
@@ -58,6 +62,7 @@ static gni_ep_handle_t *eps;	/* eps[r]: SMSG to rank r (none to self) */
 static unsigned int mbox_bytes;
 static uint64_t local_events, remote_events[1024];
 static bool lenient_events;	/* a message may raise two remote events */
+static bool region_gone;	/* part 5 deregistered the mailboxes */
 
 static uint8_t pat(uint32_t seq, uint32_t i)
 {
@@ -178,7 +183,9 @@ static void disconnect_all(void)
 		GNI_EpDestroy(eps[r]);
 	}
 	free(eps);
-	GNI_MemDeregister(job.nic, &region_mh);
+	if (!region_gone)
+		GNI_MemDeregister(job.nic, &region_mh);
+	region_gone = false;
 	free(region);
 	barrier();
 }
@@ -471,6 +478,48 @@ static void refusals(const struct shape *sh)
 	}
 }
 
+/* 5: rank 1's mailboxes go; rank 0's connection to it breaks */
+static void broken(void)
+{
+	double deadline = now() + EVENT_TIMEOUT_S;
+	gni_cq_entry_t e = 0;
+	gni_return_t rc;
+	uint8_t buf[8] = { 0 };
+	void *msg;
+
+	if (job.rank == 1) {
+		rc = GNI_MemDeregister(job.nic, &region_mh);
+		region_gone = rc == GNI_RC_SUCCESS;
+		check(region_gone, "rank 1's mailboxes deregistered: %s",
+		      rc_str(rc));
+	}
+	barrier();
+	if (job.rank == 0) {
+		GNI_SmsgSetMaxRetrans(job.nic, 2);
+		rc = GNI_SmsgSend(eps[1], buf, 8, NULL, 0, 77);
+		check(rc == GNI_RC_SUCCESS, "a message to the gone mailbox is "
+		      "taken: %s", rc_str(rc));
+		do {
+			rc = GNI_CqGetEvent(job.cq, &e);
+		} while (rc == GNI_RC_NOT_DONE && now() < deadline);
+		check(rc == GNI_RC_TRANSACTION_ERROR &&
+		      GNI_CQ_GET_TYPE(e) == GNI_CQ_EVENT_TYPE_SMSG &&
+		      GNI_CQ_GET_MSG_ID(e) == 77,
+		      "after 2 retransmissions its local event: %s, type "
+		      "%llu, msg_id %llu", rc_str(rc),
+		      (unsigned long long)GNI_CQ_GET_TYPE(e),
+		      (unsigned long long)GNI_CQ_GET_MSG_ID(e));
+		rc = GNI_SmsgSend(eps[1], buf, 8, NULL, 0, 78);
+		check(rc == GNI_RC_INVALID_STATE, "GNI_SmsgSend on the broken "
+		      "connection: %s", rc_str(rc));
+		rc = GNI_SmsgGetNext(eps[1], &msg);
+		check(rc == GNI_RC_INVALID_STATE, "GNI_SmsgGetNext on the "
+		      "broken connection: %s", rc_str(rc));
+		GNI_SmsgSetMaxRetrans(job.nic, 10);
+	}
+	barrier();
+}
+
 int main(int argc, char **argv)
 {
 	bool stream_only = argc > 1 && !strcmp(argv[1], "--stream-only");
@@ -510,8 +559,10 @@ int main(int argc, char **argv)
 			stream_to_zero(sh);
 			barrier();
 		}
-		if (!stream_only && k == 0)
+		if (!stream_only && k == 0) {
 			refusals(sh);
+			broken();
+		}
 		disconnect_all();
 	}
 	{
