@@ -27,7 +27,7 @@ UGNI_HDR := $(UGNI_DIR)/gni_pub.h $(UGNI_DIR)/ugni_priv.h \
 	$(REPO)/uapi/kgni_ioctl.h $(REPO)/uapi/gemini_mh.h
 UGNI_SRC := $(UGNI_DIR)/ugni_info.c $(UGNI_DIR)/ugni_nic.c \
 	$(UGNI_DIR)/ugni_cq.c $(UGNI_DIR)/ugni_mem.c $(UGNI_DIR)/ugni_post.c \
-	$(UGNI_DIR)/ugni_dgram.c $(UGNI_DIR)/ugni_smsg.c \
+	$(UGNI_DIR)/ugni_dgram.c $(UGNI_DIR)/ugni_smsg.c $(UGNI_DIR)/ugni_msgq.c \
 	$(UGNI_DIR)/ugni_stubs.c
 UGNI_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wshadow -pedantic \
 	-fPIC -fvisibility=hidden -I$(UGNI_DIR) -I$(REPO)/uapi \

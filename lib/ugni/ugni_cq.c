@@ -201,15 +201,22 @@ again:
 				tries = nic->req[tid].smsg_tries;
 				nic->req[tid].smsg_seq = 0;
 				ugni_req_free(nic, (uint32_t)tid);
+			} else if (!nic->req[tid].desc) {
+				/* A MSGQ send's */
+				ugni_req_free(nic, (uint32_t)tid);
 			}
 		}
 		pthread_mutex_unlock(&nic->lock);
 		/* A failed send goes again: the caller never sees it. */
 		if (seq && ugni_smsg_event(smsg_ep, e, seq, tries))
 			goto again;
-	} else if (cqe_local(e) && gni_cq_get_type(e) ==
-		   GNI_CQ_EVENT_TYPE_SMSG) {
-		/* A credit return that failed: the next one makes up for it */
+	} else if (cqe_local(e) &&
+		   (gni_cq_get_type(e) == GNI_CQ_EVENT_TYPE_SMSG ||
+		    gni_cq_get_type(e) == GNI_CQ_EVENT_TYPE_MSGQ)) {
+		/*
+		 * A credit return or a read of the count (SMSG, MSGQ) that
+		 * failed: the next one makes up for it.
+		 */
 		goto again;
 	}
 	if (cq->handler)
