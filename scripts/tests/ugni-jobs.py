@@ -13,8 +13,9 @@ with "vgemini run" on a 2x2x2 torus of its own:
                   GNI_PostCqWrite, CQ overrun, blocking CQ
   ugni_isolation  -n 2 --alt-domain: deregistered, forged, out-of-bounds
                   and read-only handles, another domain's CDM
-  ugni_nosys      -n 2: PUT, GET, AMOs, CQ write and CQ polling from a
-                  process in seccomp's strict mode (a system call kills it)
+  ugni_nosys      -n 2: PUT, GET, AMOs, CQ write, CQ polling, an SMSG
+                  and a MSGQ round trip from a process in seccomp's
+                  strict mode (a system call kills it)
   ugni_rdma       -n 8: RDMA (BTE) PUT and GET between pairs: sizes 1 B
                   .. 1 MiB byte for byte, every cq_mode, alignment
                   errors, segmented registrations, a deregistered
@@ -30,8 +31,19 @@ with "vgemini run" on a 2x2x2 torus of its own:
                   (32 x 8192, 8 x 2048, 128 x 1024, 256 x 2048):
                   ping-pong of every size with a neighbour, across 3
                   hops, seven ranks streaming to one past their credits,
-                  remote and local events; then the stream again with
-                  10% of the packets corrupted on the links of its path
+                  remote and local events; a broken connection (the
+                  peer's mailboxes deregistered: TRANSACTION_ERROR after
+                  the retransmissions, then INVALID_STATE); then the
+                  stream again with 10% of the packets corrupted on the
+                  links of its path, and with both links down mid-stream
+  ugni_msgq       -n 4 --ppn 2, -n 8 --ppn 2: the shared message queue
+                  (MSGQ) on 2 and 4 nodes: the
+                  lowest rank of each node connects it by datagrams;
+                  every rank to every rank of the other node, 0..128
+                  bytes byte for byte, in order, once, with local events;
+                  a full queue (NOT_DONE), blocking Progress, a callback
+                  stopping Progress, the refusals, GNI_MsgqSize, and
+                  PERMISSION_ERROR in a mount namespace without hugetlbfs
   ugni_bw         -n 2: RDMA bandwidth of 4 MiB and the FMA/RDMA
                   crossover (notes, not checked; the data is)
   ugni_bench      -n 2: 8-byte PUT latency and issue rate (printed as
@@ -254,6 +266,8 @@ def body(tap, fab, quick):
     job(tap, 8, "ugni_smsg")
     smsg_corrupted(tap)
     smsg_link_down(tap)
+    job(tap, 4, "ugni_msgq", *count, ppn=2)
+    job(tap, 8, "ugni_msgq", *count, ppn=2)
     rc, out, err = job(tap, 2, "ugni_bw", "--reps", 1 if quick else 2)
     bench_notes(tap, out)
     before = fma_counters()

@@ -10,7 +10,9 @@
  * CQ for each completion and taking the descriptor back with
  * GNI_GetCompleted; then sends rank 1 a short message (GNI_SmsgSendWTag),
  * takes its local event, and waits for rank 1's answer with
- * GNI_SmsgGetNextWTag and GNI_SmsgRelease.  The child's outcome comes
+ * GNI_SmsgGetNextWTag and GNI_SmsgRelease; then the same through the
+ * shared message queue (GNI_MsgqSend, its local MSGQ event, and the
+ * answer from a non-blocking GNI_MsgqProgress).  The child's outcome comes
  * back through shared memory and its exit status; rank 1 checks that the
  * data arrived.  Buffers and mailboxes are MAP_SHARED so that the child
  * writes and reads the pages registered.
@@ -36,7 +38,7 @@
 /* What the child saw, step by step */
 struct outcome {
 	int step;			/* steps completed */
-	gni_return_t rc[8];		/* each step's worst return code */
+	gni_return_t rc[10];		/* each step's worst return code */
 	uint64_t fetched;		/* the fetching AMO's old value */
 	uint64_t got;			/* the GET's data */
 };
@@ -77,6 +79,21 @@ static gni_return_t post_poll(gni_post_descriptor_t *d)
 }
 
 static gni_ep_handle_t smsg_ep;	/* SMSG to the other rank */
+static gni_msgq_handle_t msgq;
+static uint8_t msgq_got[64];	/* what the MSGQ callback was handed */
+static int msgq_tag = -1;
+
+static int msgq_cb(uint32_t snd_id, uint32_t snd_pe, void *msg,
+		   uint8_t tag, void *cb_data)
+{
+	(void)snd_pe;
+	(void)cb_data;
+	if (snd_id == (uint32_t)(1 - job.rank)) {
+		memcpy(msgq_got, msg, sizeof(SMSG_MSG));
+		msgq_tag = tag;
+	}
+	return 1;
+}
 
 /* The SMSG round trip in the child: send, its local event, the answer */
 static void child_smsg(struct outcome *o)
@@ -114,6 +131,38 @@ static void child_smsg(struct outcome *o)
 	o->rc[o->step++] = rc;
 }
 
+/* The MSGQ round trip in the child: send, its local event, the answer */
+static void child_msgq(struct outcome *o)
+{
+	char msg[] = SMSG_MSG;
+	gni_cq_entry_t ev;
+	gni_return_t rc;
+	unsigned int i;
+
+	rc = GNI_MsgqSend(msgq, job.ep[1], msg, sizeof(msg), NULL, 0, 79,
+			  SMSG_TAG);
+	for (i = 0; rc == GNI_RC_SUCCESS && i < SPIN_MAX; i++) {
+		rc = GNI_CqGetEvent(job.cq, &ev);
+		if (rc != GNI_RC_NOT_DONE)
+			break;
+	}
+	if (rc == GNI_RC_SUCCESS && (GNI_CQ_GET_TYPE(ev) !=
+				     GNI_CQ_EVENT_TYPE_MSGQ ||
+				     GNI_CQ_GET_MSG_ID(ev) != 79))
+		rc = GNI_RC_DESCRIPTOR_ERROR;
+	o->rc[o->step++] = rc;
+	for (i = 0; i < SPIN_MAX && msgq_tag < 0; i++) {
+		rc = GNI_MsgqProgress(msgq, (uint32_t)-1);
+		if (rc != GNI_RC_NOT_DONE && rc != GNI_RC_SUCCESS)
+			break;
+	}
+	if (rc == GNI_RC_SUCCESS || rc == GNI_RC_NOT_DONE)
+		rc = msgq_tag == SMSG_TAG + 1 &&
+		     !memcmp(msgq_got, msg, sizeof(msg)) ?
+		     GNI_RC_SUCCESS : GNI_RC_DESCRIPTOR_ERROR;
+	o->rc[o->step++] = rc;
+}
+
 static void child(struct outcome *o, uint64_t *local,
 		  const gni_mem_handle_t *lmh, const struct job_buf *remote)
 {
@@ -141,6 +190,7 @@ static void child(struct outcome *o, uint64_t *local,
 	d.cqwrite_value = CQW_VALUE;
 	o->rc[o->step++] = post_poll(&d);
 	child_smsg(o);
+	child_msgq(o);
 	syscall(SYS_exit, 0);
 }
 
@@ -199,6 +249,45 @@ static void smsg_echo(void)
 	check(rc == GNI_RC_SUCCESS, "the answer sent: %s", rc_str(rc));
 }
 
+/* A non-blocking MSGQ of one rank per node, connected to the other node */
+static void msgq_connect(void)
+{
+	gni_msgq_attr_t a = { .max_msg_sz = 64, .smsg_q_sz = 4,
+			      .num_msgq_eps = 1, .nloc_insts = 1 };
+	gni_msgq_ep_attr_t mine = { 0 }, all[2];
+	uint32_t size;
+	gni_return_t rc;
+
+	rc = GNI_MsgqInit(job.nic, msgq_cb, NULL, job.cq, &a, &msgq);
+	if (rc == GNI_RC_SUCCESS)
+		rc = GNI_MsgqGetConnAttrs(msgq, job.addrs[1 - job.rank], &mine,
+					  &size);
+	allgather(&mine, all, sizeof(mine));
+	if (rc == GNI_RC_SUCCESS)
+		rc = GNI_MsgqConnect(msgq, job.addrs[1 - job.rank],
+				     &all[1 - job.rank]);
+	check(rc == GNI_RC_SUCCESS, "MSGQ set up and connected: %s",
+	      rc_str(rc));
+}
+
+/* Rank 1: answer the child's MSGQ message with the same bytes, tag + 1 */
+static void msgq_echo(void)
+{
+	double deadline = now() + EVENT_TIMEOUT_S;
+	gni_return_t rc;
+
+	do {
+		rc = GNI_MsgqProgress(msgq, (uint32_t)-1);
+	} while (msgq_tag < 0 && now() < deadline &&
+		 (rc == GNI_RC_NOT_DONE || rc == GNI_RC_SUCCESS));
+	check(msgq_tag == SMSG_TAG &&
+	      !memcmp(msgq_got, SMSG_MSG, sizeof(SMSG_MSG)),
+	      "the child's MSGQ message: tag 0x%x", msgq_tag);
+	rc = GNI_MsgqSend(msgq, job.ep[0], msgq_got, sizeof(SMSG_MSG), NULL,
+			  0, 80, SMSG_TAG + 1);
+	check(rc == GNI_RC_SUCCESS, "the MSGQ answer sent: %s", rc_str(rc));
+}
+
 int main(void)
 {
 	volatile uint64_t *buf, *res;
@@ -226,6 +315,7 @@ int main(void)
 	if (mbox == MAP_FAILED)
 		job_bail("mmap");
 	smsg_connect(mbox, rcq);
+	msgq_connect();
 	barrier();
 
 	if (job.rank == 0) {
@@ -241,7 +331,7 @@ int main(void)
 		      "exited normally (status 0x%x%s)", status,
 		      WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL ?
 		      ": killed, it made a system call" : "");
-		check(o->step == 8, "all 8 steps ran (%d)", o->step);
+		check(o->step == 10, "all 10 steps ran (%d)", o->step);
 		for (i = 0; i < o->step; i++)
 			check(o->rc[i] == GNI_RC_SUCCESS, "step %d: %s", i,
 			      rc_str(o->rc[i]));
@@ -250,8 +340,10 @@ int main(void)
 		check(o->fetched == ADD_VALUE, "FADD fetched the ADD's result "
 		      "(%" PRIu64 ")", o->fetched);
 	}
-	if (job.rank == 1)
+	if (job.rank == 1) {
 		smsg_echo();
+		msgq_echo();
+	}
 	barrier();
 	if (job.rank == 1) {
 		check(buf[0] == PUT_VALUE, "the PUT arrived (0x%" PRIx64 ")",
@@ -268,5 +360,6 @@ int main(void)
 		      (uint64_t)GNI_CQ_GET_DATA(ev));
 	}
 	barrier();
+	check(GNI_MsgqRelease(msgq) == GNI_RC_SUCCESS, "GNI_MsgqRelease");
 	return job_finish();
 }
