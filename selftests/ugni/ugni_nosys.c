@@ -145,6 +145,7 @@ static void child_msgq(struct outcome *o)
 		rc = GNI_CqGetEvent(job.cq, &ev);
 		if (rc != GNI_RC_NOT_DONE)
 			break;
+		rc = GNI_RC_SUCCESS;	/* not yet: poll again */
 	}
 	if (rc == GNI_RC_SUCCESS && (GNI_CQ_GET_TYPE(ev) !=
 				     GNI_CQ_EVENT_TYPE_MSGQ ||
