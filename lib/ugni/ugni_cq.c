@@ -161,11 +161,13 @@ static gni_return_t cq_take(struct gni_cq *cq, gni_cq_entry_t *out,
 {
 	struct gni_nic *nic = cq->nic;
 	struct gni_ep *smsg_ep;
+	struct msgq_tx *msgq_tx;
 	uint64_t e, tid, seq;
 	unsigned int tries;
 
 again:
 	smsg_ep = NULL;
+	msgq_tx = NULL;
 	seq = 0;
 	tries = 0;
 	pthread_mutex_lock(&cq->lock);
@@ -203,12 +205,15 @@ again:
 				ugni_req_free(nic, (uint32_t)tid);
 			} else if (!nic->req[tid].desc) {
 				/* A MSGQ send's */
+				msgq_tx = nic->req[tid].msgq;
 				ugni_req_free(nic, (uint32_t)tid);
 			}
 		}
 		pthread_mutex_unlock(&nic->lock);
 		/* A failed send goes again: the caller never sees it. */
 		if (seq && ugni_smsg_event(smsg_ep, e, seq, tries))
+			goto again;
+		if (msgq_tx && ugni_msgq_event(nic, msgq_tx, &e))
 			goto again;
 	} else if (cqe_local(e) &&
 		   (gni_cq_get_type(e) == GNI_CQ_EVENT_TYPE_SMSG ||

@@ -31,8 +31,11 @@
  * into slot ticket % smsg_q_sz through the destination rank's
  * registration, and the flag with GEMINI_FMA_SYNC_WITH_FLAG (the device
  * writes it once the payload is answered), with a remote event (it wakes
- * a blocking receiver) and, with a snd_cq, a local event of type MSGQ
- * carrying msg_id.  A sender that finds the inbox full reads its count
+ * a blocking receiver) and a local event of type MSGQ carrying msg_id,
+ * on the snd_cq or on the queue's own CQ.  A send whose sequence failed
+ * goes again into the same slot (struct msgq_tx, ugni_msgq_event()): its
+ * ticket is taken, and the inbox waits for that slot's flag.  A sender
+ * that finds the inbox full reads its count
  * (an 8-byte FMA GET into the connection record) and returns
  * GNI_RC_NOT_DONE.  The receiver takes its inbox's slots in ticket order.
  *
@@ -56,6 +59,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gemini_pkt.h"
 #include "ugni_priv.h"
 
 #define MSGQ_SEG_MAGIC		0x3130717367766776ull	/* "vgvgsq01" */
@@ -67,6 +71,8 @@
 #define MSGQ_SLOT_HDR		16u
 #define MSGQ_SLOT(max)		(MSGQ_SLOT_HDR + (((max) + 7u) & ~7u))
 #define MSGQ_CQ_MIN		64u
+#define MSGQ_OWN_CQ		256u	/* local events without a snd_cq */
+#define MSGQ_OWN_INFLIGHT	128u	/* sends in flight then */
 #define MSGQ_PULL_EVERY		8u
 #define MSGQ_NAME_MAX		256
 
@@ -98,6 +104,8 @@ struct msgq_rinst {
 	uint64_t off;			/* its inbox for us, in it */
 	uint64_t ticket;		/* next ticket: CAS by our senders */
 	uint64_t released;		/* its count, last read */
+	uint32_t broken;		/* a message could not be sent */
+	uint32_t pad;
 };
 
 struct msgq_conn {
@@ -109,6 +117,9 @@ struct msgq_conn {
 	uint32_t pad;
 	struct msgq_rinst rem[GNI_MSGQ_NODE_INSTS_MAX];
 };
+
+static void own_drain(struct gni_msgq *q);
+static void tx_forget(struct gni_msgq *q);
 
 static_assert(sizeof(struct msgq_seg) <= MSGQ_HDR, "segment header");
 static_assert(sizeof(struct msgq_conn) <= MSGQ_CONN_SIZE, "connection");
@@ -133,6 +144,27 @@ struct gni_msgq {
 	pthread_mutex_t lock;		/* receiving, and the file lock */
 	uint32_t next_conn;		/* where the next scan starts */
 	uint32_t starved;		/* sends refused for a full inbox */
+	struct msgq_tx *txs;		/* sends in flight (nic->lock) */
+	uint32_t ntx;
+};
+
+/*
+ * A send in flight, on its queue's txs list and named by its request
+ * (nic->lock): what sending it again needs, should its sequence fail.
+ */
+struct msgq_tx {
+	struct msgq_tx *next, *prev;
+	struct gni_msgq *q;		/* NULL once the queue is released */
+	struct gni_ep via;		/* the queue's FMA to the destination */
+	uint32_t tid;
+	uint32_t conn, rinst;		/* the destination's record */
+	uint32_t rem_mdh;
+	uint32_t len;			/* bytes of img after the flag */
+	uint32_t tries;			/* times sent again */
+	uint64_t ticket;
+	uint64_t at;			/* its slot, in rem_mdh */
+	uint64_t flag;
+	uint8_t img[MSGQ_SLOT(GNI_MSGQ_MSG_SZ_MAX)];
 };
 
 static uint64_t layout_size(const gni_msgq_attr_t *a)
@@ -373,8 +405,8 @@ static gni_return_t msgq_fma(struct gni_msgq *q)
 	int err;
 
 	if (!cq) {
-		/* Error events of sends need somewhere to go. */
-		rc = ugni_cq_make(q->nic, MSGQ_CQ_MIN, GNI_CQ_NOBLOCK, true,
+		/* Sends' events need somewhere to go (see msgq_tx). */
+		rc = ugni_cq_make(q->nic, MSGQ_OWN_CQ, GNI_CQ_NOBLOCK, true,
 				  &q->own_cq);
 		if (rc != GNI_RC_SUCCESS)
 			return rc;
@@ -452,6 +484,8 @@ UGNI_EXPORT gni_return_t GNI_MsgqRelease(gni_msgq_handle_t msgq_hndl)
 
 	if (!q)
 		return GNI_RC_INVALID_PARAM;
+	own_drain(q);
+	tx_forget(q);
 	s = q->seg;
 	seg_lock(q);
 	__atomic_store_n(&s->inst[q->me].pid, 0, __ATOMIC_RELEASE);
@@ -617,6 +651,138 @@ UGNI_EXPORT gni_return_t GNI_MsgqConnRelease(gni_msgq_handle_t msgq_hndl,
 	return c < 0 ? GNI_RC_INVALID_PARAM : GNI_RC_SUCCESS;
 }
 
+/* --- sends in flight ---------------------------------------------------- */
+
+/* Put @tx on its queue's list.  nic->lock held. */
+static void tx_link(struct gni_msgq *q, struct msgq_tx *tx)
+{
+	tx->q = q;
+	tx->prev = NULL;
+	tx->next = q->txs;
+	if (q->txs)
+		q->txs->prev = tx;
+	q->txs = tx;
+	q->ntx++;
+}
+
+/* Take @tx off its queue's list, if it is on one.  nic->lock held. */
+static void tx_unlink(struct msgq_tx *tx)
+{
+	struct gni_msgq *q = tx->q;
+
+	if (!q)
+		return;
+	if (tx->prev)
+		tx->prev->next = tx->next;
+	else
+		q->txs = tx->next;
+	if (tx->next)
+		tx->next->prev = tx->prev;
+	q->ntx--;
+	tx->q = NULL;
+}
+
+/*
+ * The queue goes: its sends' requests forget them.  Their events still
+ * come to a snd_cq (and free the requests there); own_cq goes with the
+ * queue, so the requests of its sends are freed here.
+ */
+static void tx_forget(struct gni_msgq *q)
+{
+	struct gni_nic *nic = q->nic;
+	struct msgq_tx *tx;
+
+	pthread_mutex_lock(&nic->lock);
+	while ((tx = q->txs)) {
+		tx_unlink(tx);
+		nic->req[tx->tid].msgq = NULL;
+		if (!q->snd_cq)
+			ugni_req_free(nic, tx->tid);
+		free(tx);
+	}
+	pthread_mutex_unlock(&nic->lock);
+}
+
+/* One sending of @tx: its slot's words 1.., then the flag, then events */
+static void tx_put(struct msgq_tx *tx)
+{
+	ugni_fma_put_flag(&tx->via, tx->img + 8, tx->len, tx->at + 8,
+			  tx->rem_mdh, tx->at, tx->flag,
+			  GEMINI_FMA_SYNC_WITH_FLAG |
+			  GEMINI_FMA_SYNC_REMOTE_EVENT |
+			  GEMINI_FMA_SYNC_LOCAL_EVENT,
+			  GNI_CQ_EVENT_TYPE_MSGQ << UGNI_CQE_TYPE_SHIFT |
+			  (uint64_t)tx->tid << UGNI_CQE_TID_SHIFT, 0);
+}
+
+/*
+ * The local event @e of send @tx came (GNI_CqGetEvent, its request
+ * freed): true if it is not to be seen because the message went again.
+ *
+ * A failed sequence sends no flag, so its ticket's slot stays empty and
+ * the destination's inbox would wait for it for ever: the message goes
+ * again into the same slot, up to the NIC's max_retrans times (as SMSG,
+ * GNI_SmsgSetMaxRetrans).  Unless it arrived after all: a "CQ error"
+ * (OVERRUN) is the remote event's, sent after the flag, and a count read
+ * past the ticket says it was taken; then the event reports success.
+ * Past max_retrans the inbox is broken: later sends to it are refused
+ * with GNI_RC_INVALID_STATE, and the event shows the error.
+ */
+bool ugni_msgq_event(struct gni_nic *nic, struct msgq_tx *tx,
+		     gni_cq_entry_t *e)
+{
+	unsigned int st = (unsigned int)(*e >> GEMINI_CQE_STATUS_SHIFT &
+					 GEMINI_CQE_STATUS_MASK);
+	struct gni_msgq *q;
+	struct msgq_rinst *r = NULL;
+	bool again = false, arrived = false;
+	int tid;
+
+	pthread_mutex_lock(&nic->lock);
+	q = tx->q;
+	if (st && q) {
+		r = &conn_at(q, tx->conn)->rem[tx->rinst];
+		arrived = st == GEMINI_STATUS_OVERRUN ||
+			  __atomic_load_n(&r->released, __ATOMIC_ACQUIRE) >
+			  tx->ticket;
+		if (!arrived && tx->tries < nic->smsg_max_retrans) {
+			tid = ugni_req_alloc(nic, NULL, &tx->via, 0);
+			if (tid >= 0) {
+				nic->req[tid].msgq = tx;
+				tx->tid = (uint32_t)tid;
+				tx->tries++;
+				again = true;
+			}
+		}
+	}
+	if (!again)
+		tx_unlink(tx);
+	pthread_mutex_unlock(&nic->lock);
+	if (again) {
+		ugni_stat(nic, GNI_STAT_SMSG_RETRANS_COUNT);
+		tx_put(tx);
+		return true;
+	}
+	if (arrived)
+		*e &= ~((uint64_t)GEMINI_CQE_STATUS_MASK <<
+			GEMINI_CQE_STATUS_SHIFT);
+	else if (r)
+		__atomic_store_n(&r->broken, 1, __ATOMIC_RELEASE);
+	free(tx);
+	return false;
+}
+
+/* Without a snd_cq: take own_cq's events (sending failed ones again) */
+static void own_drain(struct gni_msgq *q)
+{
+	gni_cq_entry_t e;
+
+	if (!q->own_cq)
+		return;
+	while (GNI_CqGetEvent(q->own_cq, &e) != GNI_RC_NOT_DONE)
+		;
+}
+
 /* Take a ticket of @r, whose inbox has @slots slots; false if it is full */
 static bool ticket_take(struct msgq_rinst *r, uint32_t slots, uint64_t *t)
 {
@@ -644,15 +810,14 @@ UGNI_EXPORT gni_return_t GNI_MsgqSend(gni_msgq_handle_t msgq_hndl,
 {
 	struct gni_msgq *q = msgq_hndl;
 	struct gni_ep *ep = ep_hndl;
-	uint8_t img[MSGQ_SLOT(GNI_MSGQ_MSG_SZ_MAX)];
-	uint64_t total = (uint64_t)hdr_len + msg_len, t, at, word, data;
-	unsigned int sync = GEMINI_FMA_SYNC_WITH_FLAG |
-			    GEMINI_FMA_SYNC_REMOTE_EVENT;
+	uint64_t total = (uint64_t)hdr_len + msg_len, word;
+	struct gni_nic *nic;
 	struct msgq_conn *k;
 	struct msgq_rinst *r;
-	struct gni_ep via;
-	int c, tid = UGNI_TID_NONE;
+	struct msgq_tx *tx;
+	bool room;
 	uint32_t j;
+	int c, tid;
 
 	if (!q || !ep || ep->nic != q->nic || (hdr_len && !hdr) ||
 	    (msg_len && !msg) || total > q->seg->max_msg_sz)
@@ -671,54 +836,69 @@ UGNI_EXPORT gni_return_t GNI_MsgqSend(gni_msgq_handle_t msgq_hndl,
 	if (j == k->nrem || j == GNI_MSGQ_NODE_INSTS_MAX)
 		return GNI_RC_INVALID_PARAM;	/* not a rank of its queue */
 	r = &k->rem[j];
+	if (__atomic_load_n(&r->broken, __ATOMIC_ACQUIRE))
+		return GNI_RC_INVALID_STATE;
+	nic = q->nic;
+	own_drain(q);
+	tx = malloc(sizeof(*tx));
+	if (!tx)
+		return GNI_RC_ERROR_NOMEM;
 	/* The FMA of the MSGQ's CQ, to the endpoint's peer */
-	via = (struct gni_ep){ .nic = q->nic, .fma = q->fma,
-			       .remote_pe = ep->remote_pe,
-			       .remote_id = ep->remote_id, .bound = true };
-	if (q->snd_cq) {
-		pthread_mutex_lock(&q->nic->lock);
-		tid = ugni_req_alloc(q->nic, NULL, ep, 0);
-		if (tid >= 0)
-			q->nic->req[tid].local_event = msg_id;
-		pthread_mutex_unlock(&q->nic->lock);
-		if (tid < 0)
-			return GNI_RC_ERROR_RESOURCE;
-		sync |= GEMINI_FMA_SYNC_LOCAL_EVENT;
+	tx->via = (struct gni_ep){ .nic = nic, .fma = q->fma,
+				   .remote_pe = ep->remote_pe,
+				   .remote_id = ep->remote_id,
+				   .local_event = msg_id, .bound = true };
+	pthread_mutex_lock(&nic->lock);
+	/* own_cq must not overrun: its events free the requests */
+	room = q->snd_cq || q->ntx < MSGQ_OWN_INFLIGHT;
+	tid = room ? ugni_req_alloc(nic, NULL, &tx->via, 0) : -1;
+	if (tid >= 0) {
+		nic->req[tid].msgq = tx;
+		tx->tid = (uint32_t)tid;
+		tx_link(q, tx);
 	}
-	if (!ticket_take(r, k->rem_q, &t)) {
-		if (tid != UGNI_TID_NONE) {
-			pthread_mutex_lock(&q->nic->lock);
-			ugni_req_free(q->nic, (uint32_t)tid);
-			pthread_mutex_unlock(&q->nic->lock);
-		}
+	pthread_mutex_unlock(&nic->lock);
+	if (tid < 0) {
+		free(tx);
+		return room ? GNI_RC_ERROR_RESOURCE : GNI_RC_NOT_DONE;
+	}
+	if (!ticket_take(r, k->rem_q, &tx->ticket)) {
+		pthread_mutex_lock(&nic->lock);
+		tx_unlink(tx);
+		ugni_req_free(nic, tx->tid);
+		pthread_mutex_unlock(&nic->lock);
 		/* Read how many it released, now and then. */
 		if (__atomic_fetch_add(&q->starved, 1, __ATOMIC_RELAXED) %
 		    MSGQ_PULL_EVERY == 0)
-			ugni_fma_get8(&via, (uint64_t)((uint8_t *)&r->released -
-						       q->base),
+			ugni_fma_get8(&tx->via,
+				      (uint64_t)((uint8_t *)&r->released -
+						 q->base),
 				      GNI_MEMHNDL_GET_MDH(q->mdh), r->off, r->mdh,
 				      GNI_CQ_EVENT_TYPE_MSGQ <<
 				      UGNI_CQE_TYPE_SHIFT |
 				      (uint64_t)UGNI_TID_NONE <<
 				      UGNI_CQE_TID_SHIFT, 0);
+		free(tx);
 		return GNI_RC_NOT_DONE;
 	}
-	word = (t + 1) << 32 | (uint64_t)msg_tag << 8 | MSGQ_MAGIC;
-	memcpy(img, &word, 8);
+	tx->conn = (uint32_t)c;
+	tx->rinst = j;
+	tx->rem_mdh = r->mdh;
+	tx->len = (uint32_t)(8 + total);
+	tx->tries = 0;
+	tx->flag = (tx->ticket + 1) << 32 | (uint64_t)msg_tag << 8 |
+		   MSGQ_MAGIC;
+	tx->at = r->off + MSGQ_INBOX_HDR +
+		 tx->ticket % k->rem_q * MSGQ_SLOT(k->rem_max);
 	word = hdr_len | (uint64_t)msg_len << 16 |
-	       (uint64_t)q->nic->inst_id << 32;
-	memcpy(img + 8, &word, 8);
+	       (uint64_t)nic->inst_id << 32;
+	memcpy(tx->img, &tx->flag, 8);
+	memcpy(tx->img + 8, &word, 8);
 	if (hdr_len)
-		memcpy(img + MSGQ_SLOT_HDR, hdr, hdr_len);
+		memcpy(tx->img + MSGQ_SLOT_HDR, hdr, hdr_len);
 	if (msg_len)
-		memcpy(img + MSGQ_SLOT_HDR + hdr_len, msg, msg_len);
-	at = r->off + MSGQ_INBOX_HDR +
-	     t % k->rem_q * MSGQ_SLOT(k->rem_max);
-	memcpy(&word, img, 8);
-	data = GNI_CQ_EVENT_TYPE_MSGQ << UGNI_CQE_TYPE_SHIFT |
-	       (uint64_t)(uint32_t)tid << UGNI_CQE_TID_SHIFT;
-	ugni_fma_put_flag(&via, img + 8, 8 + total, at + 8, r->mdh, at, word,
-			  sync, data, 0);
+		memcpy(tx->img + MSGQ_SLOT_HDR + hdr_len, msg, msg_len);
+	tx_put(tx);
 	return GNI_RC_SUCCESS;
 }
 
@@ -827,6 +1007,7 @@ UGNI_EXPORT gni_return_t GNI_MsgqProgress(gni_msgq_handle_t msgq_hndl,
 		return GNI_RC_INVALID_PARAM;
 	if (timeout != (uint32_t)-1)
 		deadline = now_ms() + timeout;
+	own_drain(q);
 	for (;;) {
 		drain(q);
 		if (deliver(q))

@@ -71,6 +71,7 @@ void ugni_req_free(struct gni_nic *nic, uint32_t tid)
 	nic->req[tid].used = false;
 	nic->req[tid].desc = NULL;
 	nic->req[tid].ep = NULL;
+	nic->req[tid].msgq = NULL;
 	nic->free_tid[nic->nfree++] = (uint16_t)tid;
 }
 
@@ -126,8 +127,13 @@ static uint64_t qw1_of(uint32_t pe, uint64_t base)
 
 /*
  * Keep the descriptor's open sequences (SSIDs, shared by the whole NIC)
- * bounded: past UGNI_FMA_MAX_OPEN, wait for the device to retire some.
- * The status word is read through the mapped page, not a system call.
+ * and its requests in flight (ORB entries, shared too) bounded before a
+ * post: past UGNI_FMA_MAX_OPEN or UGNI_FMA_MAX_REQS, wait for the device
+ * to retire some.  Without the second bound, short posts (fewer stores
+ * than UGNI_FMA_CHECK_EVERY, never checked by fma_room()) could keep 32
+ * sequences of 17 stores in flight: more than the ORB holds, and a store
+ * into a full ORB is refused.  The status word is read through the
+ * mapped page, not a system call.
  */
 static void fma_throttle(struct ugni_fma *f)
 {
@@ -136,7 +142,10 @@ static void fma_throttle(struct ugni_fma *f)
 	for (;;) {
 		st = f->user[GEMINI_FMA_QW_STATUS / 8];
 		if ((st >> GEMINI_FMA_STAT_SSID_SHIFT &
-		     GEMINI_FMA_STAT_SSID_MASK) < UGNI_FMA_MAX_OPEN)
+		     GEMINI_FMA_STAT_SSID_MASK) < UGNI_FMA_MAX_OPEN &&
+		    (st >> GEMINI_FMA_STAT_WC_SHIFT & GEMINI_FMA_STAT_COUNT_MASK) +
+		    (st >> GEMINI_FMA_STAT_RC_SHIFT & GEMINI_FMA_STAT_COUNT_MASK) <
+		    UGNI_FMA_MAX_REQS)
 			return;
 		__asm__ __volatile__("pause" ::: "memory");
 	}

@@ -86,6 +86,7 @@ struct ugni_req {
 	bool used;
 	uint64_t smsg_seq;		/* SMSG: the message; 0: a post */
 	unsigned int smsg_tries;	/* SMSG: times it was sent again */
+	struct msgq_tx *msgq;		/* MSGQ: the send (ugni_msgq.c) */
 };
 
 /*
@@ -249,6 +250,10 @@ void ugni_dgram_release(struct gni_ep *ep);
 bool ugni_smsg_event(struct gni_ep *ep, uint64_t e, uint64_t seq,
 		     unsigned int tries);
 void ugni_smsg_release(struct gni_ep *ep);
+
+/* ugni_msgq.c */
+bool ugni_msgq_event(struct gni_nic *nic, struct msgq_tx *tx,
+		     gni_cq_entry_t *e);
 
 /* ugni_post.c */
 void ugni_fma_put_flag(struct gni_ep *ep, const void *src, uint64_t len,

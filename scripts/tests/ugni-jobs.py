@@ -43,7 +43,10 @@ with "vgemini run" on a 2x2x2 torus of its own:
                   bytes byte for byte, in order, once, with local events;
                   a full queue (NOT_DONE), blocking Progress, a callback
                   stopping Progress, the refusals, GNI_MsgqSize, and
-                  PERMISSION_ERROR in a mount namespace without hugetlbfs
+                  PERMISSION_ERROR in a mount namespace without hugetlbfs;
+                  then 1500 messages to each with both links between
+                  nodes 0 and 1 down mid-stream (failed sequences sent
+                  again)
   ugni_bw         -n 2: RDMA bandwidth of 4 MiB and the FMA/RDMA
                   crossover (notes, not checked; the data is)
   ugni_bench      -n 2: 8-byte PUT latency and issue rate (printed as
@@ -188,15 +191,15 @@ def smsg_corrupted(tap):
            f"0 and 1 went from {before} to {after}")
 
 
-def smsg_link_down(tap):
-    """ugni_smsg --stream-only 20 while both links between nodes 0 and 1
-    go down in the middle: the supervisor reroutes, messages caught on
-    the dead links are sent again (MBOX_AUTO_RETRANSMIT), and every one
-    still arrives once, in order, whole."""
+def link_down(tap, prog, *prog_args, ppn=1):
+    """PROG (8 ranks) while both links between nodes 0 and 1 go down in
+    the middle of its stream: the supervisor reroutes, messages caught on
+    the dead links are sent again (SMSG's MBOX_AUTO_RETRANSMIT, MSGQ's
+    failed sequences), and every one still arrives once, in order, whole."""
     result = {}
 
     def run():
-        result["r"] = job(tap, 8, "ugni_smsg", "--stream-only", 20)
+        result["r"] = job(tap, 8, prog, *prog_args, ppn=ppn)
 
     gen0 = routing_generation()
     t = threading.Thread(target=run)
@@ -207,20 +210,21 @@ def smsg_link_down(tap):
     t.join()
     for port in ("X+", "X-"):
         fl.vg("fault", 1, port, "none", timeout=120)
-    tap.ok(downs == [0, 0], "both links between nodes 0 and 1 went down "
-           "during the stream")
+    tap.ok(downs == [0, 0], f"{prog}: both links between nodes 0 and 1 "
+           "went down during the stream")
     # The supervisor routes around them, then back once they are up: the
     # next jobs need the routes settled (a reroute quiesces the routers).
     t0 = time.time()
     while time.time() - t0 < 120 and routing_generation() < gen0 + 2:
         time.sleep(1)
-    tap.ok(routing_generation() >= gen0 + 2, "the supervisor rerouted "
-           f"around the links and back ({time.time() - t0:.0f}s after "
-           "they came back)")
+    tap.ok(routing_generation() >= gen0 + 2, f"{prog}: the supervisor "
+           f"rerouted around the links and back ({time.time() - t0:.0f}s "
+           "after they came back)")
     out = result.get("r", (1, "", ""))[1]
     again = sum(int(n) for n in re.findall(
-        r"messages sent again \(GNI_STAT_SMSG_RETRANS_COUNT\): (\d+)", out))
-    tap.note(f"SMSG messages sent again after the links went down: {again}")
+        r"sent again.*\(GNI_STAT_SMSG_RETRANS_COUNT\): (\d+)", out))
+    tap.note(f"{prog}: messages sent again after the links went down: "
+             f"{again}")
 
 
 def routing_generation():
@@ -265,9 +269,10 @@ def body(tap, fab, quick):
     job(tap, 8, "ugni_dgram")
     job(tap, 8, "ugni_smsg")
     smsg_corrupted(tap)
-    smsg_link_down(tap)
+    link_down(tap, "ugni_smsg", "--stream-only", 20)
     job(tap, 4, "ugni_msgq", *count, ppn=2)
     job(tap, 8, "ugni_msgq", *count, ppn=2)
+    link_down(tap, "ugni_msgq", "--count", 1500, ppn=2)
     rc, out, err = job(tap, 2, "ugni_bw", "--reps", 1 if quick else 2)
     bench_notes(tap, out)
     before = fma_counters()

@@ -586,7 +586,7 @@ static void all_to_all(uint32_t count)
 	gni_msgq_attr_t a = attrs_of(GNI_MSGQ_MSG_SZ_MAX, 8, 0);
 	const char *what = "all to all";
 	gni_msgq_handle_t h;
-	uint32_t seq, fails = 0;
+	uint32_t seq, fails = 0, again = 0;
 	gni_return_t rc;
 	int k, r, nrem = 0;
 	double t0;
@@ -621,7 +621,9 @@ static void all_to_all(uint32_t count)
 	      a.max_msg_sz, nrem, fails, tx.not_done);
 	rx_check(what);
 	tx_check(what);
-	diag("%s: %.2f s", what, now() - t0);
+	GNI_GetNicStat(job.nic, GNI_STAT_SMSG_RETRANS_COUNT, &again);
+	diag("%s: %.2f s; messages sent again after a failed sequence "
+	     "(GNI_STAT_SMSG_RETRANS_COUNT): %u", what, now() - t0, again);
 	msgq_close(h, what, true);
 }
 
