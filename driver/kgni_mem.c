@@ -336,10 +336,13 @@ static bool kgni_gart_alloc(struct kgni_dev *kdev, unsigned long n,
 
 /*
  * How many MRT pages map the @n pinned pages of the buffer whose first
- * page is at user address @va: every 2 MiB piece of it must be one
- * physically contiguous, 2 MiB-aligned page, as huge pages are.  0 if
- * they are not.  Only the pinned pages are in the MDD's bounds; the rest
- * of a huge page stays out of the network's reach.
+ * page is at user address @va: every 2 MiB piece of it must lie in one
+ * huge page (a folio of 2 MiB or more), at the offset it has in user
+ * space.  0 if it does not.  Only the pinned pages are in the MDD's
+ * bounds; the rest of a huge page stays out of the network's reach.
+ * Ordinary pages never qualify, even when they happen to sit at the
+ * right physical offset: the handle's flag tells clients which table
+ * maps them, and GART is what they expect for small pages.
  */
 static u32 kgni_mrt_pages(struct page **pages, unsigned long n, u64 va)
 {
@@ -350,6 +353,9 @@ static u32 kgni_mrt_pages(struct page **pages, unsigned long n, u64 va)
 		u64 off = (va + i * PAGE_SIZE) & (KGNI_MRT_SIZE - 1);
 		phys_addr_t phys = page_to_phys(pages[i]);
 
+		if (folio_order(page_folio(pages[i])) <
+		    KGNI_MRT_SHIFT - PAGE_SHIFT)
+			return 0;
 		if (i == 0 || off == 0) {
 			if ((phys - off) & (KGNI_MRT_SIZE - 1))
 				return 0;
