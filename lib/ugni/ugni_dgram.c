@@ -196,6 +196,23 @@ UGNI_EXPORT gni_return_t GNI_EpPostDataWId(gni_ep_handle_t ep_hndl,
 }
 
 /*
+ * Name datagram @d (only if its id is @id, when @by_id) to the kernel:
+ * the request's flags, endpoint key and id.  False if there is no such
+ * datagram.  Context: nic->lock held.
+ */
+static bool dgram_name(struct gni_nic *nic, const struct ugni_dgram *d,
+		       bool by_id, uint64_t id, __u32 *flags, __u64 *ep_key,
+		       __u64 *kid)
+{
+	if (!d->active || (by_id && d->id != id))
+		return false;
+	*flags = by_id ? by_id_flags(nic, d) : 0;
+	*ep_key = d->key;
+	*kid = d->id;
+	return true;
+}
+
+/*
  * Test (@wait false: at once) or wait up to @timeout ms for @ep's
  * datagram, named by @id when @by_id.  A datagram that has ended is
  * collected: the kernel has written the peer's data into the post's
@@ -219,13 +236,10 @@ static gni_return_t dgram_test(struct gni_ep *ep, bool by_id, uint64_t id,
 	nic = ep->nic;
 	d = &ep->dgram;
 	pthread_mutex_lock(&nic->lock);
-	if (!d->active || (by_id && d->id != id)) {
+	if (!dgram_name(nic, d, by_id, id, &t.flags, &t.ep_key, &t.id)) {
 		pthread_mutex_unlock(&nic->lock);
 		return GNI_RC_NO_MATCH;
 	}
-	t.flags = by_id ? by_id_flags(nic, d) : 0;
-	t.ep_key = d->key;
-	t.id = d->id;
 	t.buf = (uint64_t)(uintptr_t)d->out_buf;
 	buf_size = d->buf_size;
 	seq = d->seq;
@@ -394,13 +408,10 @@ static gni_return_t dgram_cancel(struct gni_ep *ep, bool by_id, uint64_t id)
 	nic = ep->nic;
 	d = &ep->dgram;
 	pthread_mutex_lock(&nic->lock);
-	if (!d->active || (by_id && d->id != id)) {
+	if (!dgram_name(nic, d, by_id, id, &c.flags, &c.ep_key, &c.id)) {
 		pthread_mutex_unlock(&nic->lock);
 		return GNI_RC_NO_MATCH;
 	}
-	c.flags = by_id ? by_id_flags(nic, d) : 0;
-	c.ep_key = d->key;
-	c.id = d->id;
 	pthread_mutex_unlock(&nic->lock);
 	/* ENOENT: it has ended already; a test still collects it. */
 	return dgram_rc(ugni_ioctl(nic, KGNI_IOC_DGRAM_CANCEL, &c));
