@@ -9,8 +9,11 @@
  *   kgni-job release PTAG COOKIE [CGROUP]
  *        withdraw it (kgni revokes every attachment to it); with CGROUP,
  *        then kill what is left in that cgroup and remove it
- *   kgni-job run CGROUP [UID] -- PROG ARGS...
- *        enter cgroup CGROUP, become user UID if given, exec PROG
+ *   kgni-job run CGROUP [UID] [--host DIR] -- PROG ARGS...
+ *        enter cgroup CGROUP, with --host change root to the host's file
+ *        tree that /init put together from the directories "vgemini up"
+ *        shares (HOST_VIEW) and go to DIR in it, become user UID if
+ *        given, exec PROG
  *   kgni-job attach [PTAG COOKIE]
  *        attach a file to (PTAG, COOKIE, rank)
  *
@@ -40,13 +43,16 @@
 
 #define DEV "/dev/kgni0"
 #define CGROUP_ROOT "/sys/fs/cgroup"
+/* The host's file tree as guest/init mounts it */
+#define HOST_VIEW "/run/vgemini/host"
 
 static int usage(void)
 {
 	fprintf(stderr,
 		"usage: kgni-job configure PTAG COOKIE CGROUP [UID]\n"
 		"       kgni-job release PTAG COOKIE [CGROUP]\n"
-		"       kgni-job run CGROUP [UID] -- PROG [ARGS...]\n"
+		"       kgni-job run CGROUP [UID] [--host DIR] -- PROG "
+		"[ARGS...]\n"
 		"       kgni-job attach [PTAG COOKIE]   (default: "
 		"$PMI_GNI_PTAG $PMI_GNI_COOKIE, instance $PMI_RANK)\n");
 	return 2;
@@ -188,14 +194,32 @@ static int job_configure(__u32 ptag, __u32 cookie, int release,
 	return 0;
 }
 
-/* Enter cgroup @name, become @uid if @set_uid, exec @argv. */
-static int job_run(const char *name, int set_uid, uid_t uid, char **argv)
+/*
+ * Enter cgroup @name; if @host_dir, change root to HOST_VIEW and go to
+ * @host_dir there; become @uid if @set_uid; exec @argv.
+ */
+static int job_run(const char *name, const char *host_dir, int set_uid,
+		   uid_t uid, char **argv)
 {
 	char path[256];
 
 	cgroup_path(path, sizeof(path), name, "cgroup.procs");
 	if (write_file(path, "0"))
 		return 127;
+	if (host_dir) {
+		/* /init mounts /usr there only when the host shares it. */
+		if (access(HOST_VIEW "/usr/bin", X_OK)) {
+			fprintf(stderr, "kgni-job: the host's files are not "
+				"shared with this node (%s/usr: %s)\n",
+				HOST_VIEW, strerror(errno));
+			return 127;
+		}
+		if (chroot(HOST_VIEW) || chdir(host_dir)) {
+			fprintf(stderr, "kgni-job: cannot go to the host's "
+				"%s: %s\n", host_dir, strerror(errno));
+			return 127;
+		}
+	}
 	if (set_uid && (setgid(uid) || setuid(uid))) {
 		fprintf(stderr, "kgni-job: cannot become user %u: %s\n",
 			(unsigned int)uid, strerror(errno));
@@ -260,15 +284,25 @@ int main(int argc, char **argv)
 		return job_configure(ptag, cookie, release, cgroup, uid);
 	}
 	if (!strcmp(argv[1], "run")) {
-		int dash = argc > 3 && !strcmp(argv[3], "--") ? 3 :
-			   argc > 4 && !strcmp(argv[4], "--") ? 4 : 0;
+		const char *host_dir = NULL, *uid_s = NULL;
+		int i = 3;
 
-		if (!dash || dash + 1 >= argc || !cgroup_name_ok(argv[2]))
+		if (i < argc && strcmp(argv[i], "--") &&
+		    strcmp(argv[i], "--host"))
+			uid_s = argv[i++];
+		if (i + 1 < argc && !strcmp(argv[i], "--host")) {
+			host_dir = argv[i + 1];
+			i += 2;
+		}
+		if (i + 1 >= argc || strcmp(argv[i], "--") ||
+		    argc < 3 || !cgroup_name_ok(argv[2]) ||
+		    (host_dir && host_dir[0] != '/'))
 			return usage();
-		uid = dash == 4 ? number("uid", argv[3], 0xfffffffeull) : 0;
+		uid = uid_s ? number("uid", uid_s, 0xfffffffeull) : 0;
 		if (uid < 0)
 			return 2;
-		return job_run(argv[2], dash == 4, (uid_t)uid, argv + dash + 1);
+		return job_run(argv[2], host_dir, !!uid_s, (uid_t)uid,
+			       argv + i + 1);
 	}
 	if (!strcmp(argv[1], "attach")) {
 		if (argc == 4) {

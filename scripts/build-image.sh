@@ -222,7 +222,7 @@ cat >"$ROOT/etc/group" <<'EOF'
 root:x:0:
 EOF
 
-# Kernel modules: virtio_console and virtio_pci with their dependencies, and
+# Kernel modules: virtio_console, virtio_pci and 9p with their dependencies, and
 # whatever kgni.ko depends on; depmod makes busybox modprobe work.
 declare -A seen=()
 mods=()
@@ -252,6 +252,9 @@ add_mod() {
 }
 add_mod virtio_pci
 add_mod virtio_console
+# virtio-9p: the host's directories that "vgemini up" shares
+add_mod 9pnet_virtio
+add_mod 9p
 if [ -n "$KGNI_KO" ]; then
 	for d in $(modinfo -F depends "$KGNI_KO" | tr ',' ' '); do
 		add_mod "$d"

@@ -98,6 +98,7 @@ done
 stage fabric-counters 1500 "$REPO/scripts/tests/fabric-counters.py"
 stage fabric-link-retry 1800 "$REPO/scripts/tests/fabric-faults.py"
 stage jobs 1500 "$REPO/scripts/tests/jobs.py"
+stage host-programs 600 "$REPO/scripts/tests/host-programs.py"
 stage ugni-jobs 900 "$REPO/scripts/tests/ugni-jobs.py"
 stage soak 900 "$REPO/scripts/tests/soak.py" --seconds 30 --baseline 10
 

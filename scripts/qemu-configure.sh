@@ -3,11 +3,13 @@
 # QEMU configure options vgemini builds with, and configuring a build
 # directory again only when its options changed.
 
-# A small x86_64-softmmu QEMU: only what the launcher's machines use.
+# A small x86_64-softmmu QEMU: only what the launcher's machines use
+# (virtio-9p shares the host's directories with the guests).
 QEMU_CONFIG_ARGS=(
 	--target-list=x86_64-softmmu
 	--without-default-features
 	--enable-fdt=system
+	--enable-virtfs --enable-attr --enable-cap-ng
 	--disable-docs
 	--disable-werror
 	--disable-install-blobs

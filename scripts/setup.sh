@@ -8,6 +8,7 @@ PKGS=(
 	build-essential pkg-config git python3 ca-certificates clang g++
 	llvm libclang-rt-14-dev		# libFuzzer, make fuzz-cov
 	ninja-build meson libglib2.0-dev libpixman-1-dev libfdt-dev
+	libcap-ng-dev			# QEMU's virtio-9p: the host's files in guests
 	flex bison python3-venv dpkg-dev
 	qemu-system-data seabios
 	linux-headers-amd64 linux-source-6.1

@@ -15,8 +15,9 @@ import subprocess
 import threading
 import time
 
-from .common import (EXIT_FAIL, EXIT_OK, EXIT_TIMEOUT, PROG, _raise_interrupt,
-                     Failure, header_define, Interrupted, say, tail, warn)
+from .common import (EXIT_FAIL, EXIT_OK, EXIT_TIMEOUT, EXIT_USAGE, PROG,
+                     _raise_interrupt, Failure, header_define, Interrupted,
+                     say, tail, warn)
 from .torus import DIMS, coord_of, neighbour, parse_dims
 from .agent import AGENT_PORTS, Agent, AgentError
 from .procs import (find_qemus, image_dir, parse_mem, proc_starttime,
@@ -24,6 +25,7 @@ from .procs import (find_qemus, image_dir, parse_mem, proc_starttime,
 from .fabric import Fabric, teardown
 from .routing import compute_tables, load_first_tables, routes_tool
 from .supervisor import start_supervisor
+from . import shares as host_shares
 
 
 def cmd_up(args):
@@ -37,8 +39,12 @@ def cmd_up(args):
     check_tools(qemu, gemini)
     extra = shlex.split(args.qemu_args or "")
     link_size = header_define("vgemini_link.h", "VGEMINI_LINK_FILE_SIZE")
+    if args.no_share and args.share:
+        raise Failure("--share and --no-share together", EXIT_USAGE)
+    shares = host_shares.plan(args.share, os.getcwd(), not args.no_share)
     check_host(fab, nnodes, mem)
-    topo = claim_fabric(fab, dims, mem, qemu, image, gemini, link_size)
+    topo = claim_fabric(fab, dims, mem, qemu, image, gemini, link_size,
+                        shares)
     return boot_fabric(fab, topo, args, extra)
 
 
@@ -70,7 +76,7 @@ def check_host(fab, nnodes, mem):
         pass
 
 
-def claim_fabric(fab, dims, mem, qemu, image, gemini, link_size):
+def claim_fabric(fab, dims, mem, qemu, image, gemini, link_size, shares):
     """Under the base directory's lock: refuse a fabric that is up, remove
     the leftovers of one that is not, create the run directory, the link
     files and the topology record (saved, and returned)."""
@@ -94,14 +100,14 @@ def claim_fabric(fab, dims, mem, qemu, image, gemini, link_size):
                              os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
                 os.ftruncate(fd, link_size)   # zero-filled
                 os.close(fd)
-        topo = topology_record(fab, dims, mem, qemu, image, gemini)
+        topo = topology_record(fab, dims, mem, qemu, image, gemini, shares)
         fab.save(topo)
     finally:
         os.close(lockfd)
     return topo
 
 
-def topology_record(fab, dims, mem, qemu, image, gemini):
+def topology_record(fab, dims, mem, qemu, image, gemini, shares):
     """The new fabric's topology.json (no process started yet)."""
     nnodes = dims[0] * dims[1] * dims[2]
     topo = {
@@ -109,6 +115,7 @@ def topology_record(fab, dims, mem, qemu, image, gemini):
         "qemu": qemu, "image": image, "gemini": gemini,
         "rundir": fab.rundir, "linkdir": fab.linkdir,
         "agent_ports": AGENT_PORTS, "created": time.time(),
+        "shares": shares,
         "nodes": [],
     }
     for n in range(nnodes):
@@ -201,7 +208,7 @@ def start_qemus(fab, topo, append, extra):
     procs = {}
     for n in range(len(topo["nodes"])):
         argv = qemu_argv(fab, qemu, image, n, dims, mem, gemini,
-                         append, extra)
+                         append, extra, topo.get("shares", []))
         with open(fab.path(n, "cmdline"), "w") as f:
             f.write(" ".join(shlex.quote(a) for a in argv) + "\n")
         with open(fab.path(n, "log"), "wb") as log:

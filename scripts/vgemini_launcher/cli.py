@@ -57,6 +57,12 @@ def build_parser():
                    help="extra QEMU arguments (shell-quoted string)")
     s.add_argument("--no-gemini", action="store_true",
                    help="boot without the cray-gemini device")
+    s.add_argument("--share", action="append", default=[], metavar="DIR",
+                   help="share the host's DIR with every guest, at the "
+                   "same path (repeatable; the host's /usr, the repository "
+                   "and the current directory always are)")
+    s.add_argument("--no-share", action="store_true",
+                   help="share no host directory with the guests")
     s.set_defaults(func=cmd_up)
 
     s = sub.add_parser("status", parents=[common], help="show the nodes")

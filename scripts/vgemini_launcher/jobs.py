@@ -22,6 +22,7 @@ from .agent import (HOW_EXITED, MAX_REQUESTS as AGENT_MAX_REQUESTS,
                     AgentError, describe)
 from .fabric import Fabric
 from .pmi import agent_conn, Job, JobConn, PMIConsts
+from . import shares as host_shares
 
 
 # The user ptag range of uGNI (spec/ugni-api.md section 5), from gni_pub.h.
@@ -243,10 +244,21 @@ def cmd_run(args):
     if args.alt_domain:
         alt = alt_credentials(fab, jobid, ptag, cookie)
     kvsname = f"kvs_{jobid}"
+    env = {}
     if not args.local:
         # Every rank starts inside the job's cgroup (Documentation/jobs.rst).
-        argv = [JOB_TOOL, "run", job_cgroup(jobid), "--"] + list(argv)
-    job = Job(args.n, args.ppn, argv, {}, kvsname, args.timeout, out, err)
+        host = host_shares.host_program(fab.topology().get("shares", []),
+                                        argv[0], os.getcwd())
+        where = []
+        if host:
+            # Built on the host: in the host's file tree, where "vgemini
+            # run" was called, with its environment, as aprun starts ranks.
+            argv = [host[0]] + list(argv[1:])
+            where = ["--host", host[1]]
+            env = host_env()
+        argv = [JOB_TOOL, "run", job_cgroup(jobid)] + where + ["--"] + \
+            list(argv)
+    job = Job(args.n, args.ppn, argv, env, kvsname, args.timeout, out, err)
 
     def rank_env(rank):
         local = job.clique(rank)
@@ -318,6 +330,24 @@ def cmd_run(args):
                                args.connect_timeout)
         for s, h in old.items():
             signal.signal(s, h)
+
+
+# The caller's variables that describe its own session, not the job's
+HOST_ENV_SKIP = ("PMI_", "ALPS_", "VGEMINI_", "SSH_", "DISPLAY", "TERM",
+                 "XAUTHORITY", "DBUS_", "XDG_", "SHLVL", "OLDPWD", "_")
+
+
+def host_env():
+    """The environment of a rank of a program built on the host: the
+    caller's, and vgemini's libraries on the library path (a Cray node has
+    Cray's own in its loader's path)."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(HOST_ENV_SKIP) and "\0" not in k + v}
+    libdir = os.path.join(REPO, "build", "lib")
+    old = env.get("LD_LIBRARY_PATH")
+    env["LD_LIBRARY_PATH"] = libdir + (":" + old if old else "")
+    env["PWD"] = os.getcwd()
+    return env
 
 
 def check_run_args(args):

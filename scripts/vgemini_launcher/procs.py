@@ -13,6 +13,7 @@ from .common import EXIT_USAGE, REPO, Failure
 from .torus import DIMS, PORTS, coord_of, neighbour
 from .agent import AGENT_PORT_NAME, AGENT_PORTS
 from .qmp import GEMINI_ID
+from . import shares as host_shares
 
 
 def proc_starttime(pid):
@@ -146,13 +147,16 @@ def qemu_has_gemini(qemu):
     return '"cray-gemini"' in out
 
 
-def qemu_argv(fab, qemu, image, n, dims, mem, gemini, append, extra):
+def qemu_argv(fab, qemu, image, n, dims, mem, gemini, append, extra,
+              shares=()):
     x, y, z = coord_of(n, dims)
     cmdline = (f"console=ttyS0 panic=-1 quiet mitigations=off "
                f"vgemini.fabric={fab.name} vgemini.node={n} "
                f"vgemini.coord={x},{y},{z} "
                f"vgemini.dims={dims[0]},{dims[1]},{dims[2]} "
                f"vgemini.ports={AGENT_PORTS}")
+    if shares:
+        cmdline += " " + host_shares.kernel_arg(shares)
     if append:
         cmdline += " " + append
     argv = [qemu, "-name", qopt(f"vgemini-{fab.name}-node{n}"),
@@ -185,6 +189,7 @@ def qemu_argv(fab, qemu, image, n, dims, mem, gemini, append, extra):
         for p in PORTS:
             dev += f",link-{p}={qopt(links[p])}"
         argv += ["-device", dev]
+    argv += host_shares.qemu_args(shares)
     argv += ["-pidfile", fab.path(n, "pid")]
     argv += extra
     return argv

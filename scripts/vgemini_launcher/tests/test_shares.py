@@ -1,0 +1,119 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The host directories shared with the guests, and which programs run in
+the host's file tree."""
+
+import os
+import tempfile
+import unittest
+
+from vgemini_launcher import shares
+from vgemini_launcher.common import EXIT_USAGE, REPO, Failure
+
+
+class Plan(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(dir="/var/tmp")
+        self.dir = os.path.realpath(self.tmp.name)
+        os.mkdir(os.path.join(self.dir, "sub"))
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_default_usr_repo_cwd(self):
+        got = shares.plan([], self.dir)
+        self.assertEqual([(s["path"], s["readonly"]) for s in got],
+                         sorted([("/usr", True), (REPO, False),
+                                 (self.dir, False)],
+                                key=lambda s: len(s[0])))
+        self.assertEqual([s["tag"] for s in got],
+                         [f"vgs{i}" for i in range(3)])
+
+    def test_nested_and_repeated_kept_once(self):
+        sub = os.path.join(self.dir, "sub")
+        got = shares.plan([sub, self.dir + "/", self.dir], sub)
+        self.assertEqual([s["path"] for s in got].count(self.dir), 1)
+        self.assertNotIn(sub, [s["path"] for s in got])
+
+    def test_inside_repo_not_shared_again(self):
+        got = shares.plan([], os.path.join(REPO, "scripts"))
+        self.assertEqual(len(got), 2)
+
+    def test_cwd_that_cannot_be_shared_is_left_out(self):
+        got = shares.plan([], "/tmp")
+        self.assertEqual([s["path"] for s in got], ["/usr", REPO])
+
+    def test_disabled(self):
+        self.assertEqual(shares.plan(["/nonexistent"], self.dir, False), [])
+
+    def test_refused(self):
+        bad = os.path.join(self.dir, "a,b")
+        os.mkdir(bad)
+        for d, msg in (("/nonexistent-vgemini", "not a directory"),
+                       (bad, "may not contain ','"),
+                       ("/usr/lib", "shared read-only anyway"),
+                       ("/", "guests' own /"), ("/tmp", "guests' own /tmp"),
+                       ("/etc", "guests' own /etc"),
+                       ("/proc/self", "guests' own /proc"),
+                       ("/run", "guests' own /run")):
+            with self.assertRaises(Failure) as cm:
+                shares.plan([d], self.dir)
+            self.assertEqual(cm.exception.code, EXIT_USAGE, d)
+            self.assertIn(msg, str(cm.exception), d)
+
+    def test_qemu_and_kernel_args(self):
+        got = shares.plan([], self.dir)
+        argv = shares.qemu_args(got)
+        self.assertEqual(argv.count("-fsdev"), 3)
+        self.assertIn("local,id=vgs0,path=/usr,security_model=none,"
+                      "readonly=on", argv)
+        self.assertIn("virtio-9p-pci,fsdev=vgs1,mount_tag=vgs1", argv)
+        self.assertEqual(shares.kernel_arg(got), "vgemini.shares=" + ",".join(
+            f"{s['tag']}:{s['path']}" for s in got))
+        self.assertEqual(shares.kernel_arg([]), "")
+
+
+class HostProgram(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(dir="/var/tmp")
+        self.dir = os.path.realpath(self.tmp.name)
+        self.prog = os.path.join(self.dir, "prog")
+        open(self.prog, "w").close()
+        self.shares = [{"tag": "vgs0", "path": "/usr", "readonly": True},
+                       {"tag": "vgs1", "path": self.dir, "readonly": False}]
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_bare_name_is_the_image_s(self):
+        self.assertIsNone(shares.host_program(self.shares, "pmi_test", "/"))
+
+    def test_relative_and_absolute(self):
+        self.assertEqual(shares.host_program(self.shares, "./prog",
+                                             self.dir),
+                         (self.prog, self.dir))
+        self.assertEqual(shares.host_program(self.shares, self.prog,
+                                             self.dir),
+                         (self.prog, self.dir))
+        self.assertEqual(shares.host_program(self.shares, "/usr/bin/env",
+                                             self.dir),
+                         ("/usr/bin/env", self.dir))
+
+    def test_refused(self):
+        for prog, cwd, msg in (
+                ("./nothing", self.dir, "no such file on the host"),
+                (self.prog, "/", "the current directory / is not shared"),
+                ("/etc/passwd", self.dir, "is not in a directory shared"),
+                ("./prog", self.dir + "-x", "no such file")):
+            with self.assertRaises(Failure) as cm:
+                shares.host_program(self.shares, prog, cwd)
+            self.assertEqual(cm.exception.code, EXIT_USAGE)
+            self.assertIn(msg, str(cm.exception))
+
+    def test_no_shares(self):
+        with self.assertRaises(Failure) as cm:
+            shares.host_program([], self.prog, self.dir)
+        self.assertIn("(shared: none)", str(cm.exception))
+
+
+if __name__ == "__main__":
+    unittest.main()
