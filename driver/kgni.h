@@ -376,6 +376,8 @@ void kgni_ioctl_shutdown(struct kgni_dev *kdev);
 /* kgni_job.c */
 void kgni_file_release(struct kgni_file *kfile, struct file *file);
 void kgni_dp_free_jobs(struct kgni_dev *kdev);
+int kgni_proc_job_init(void);
+void kgni_proc_job_exit(void);
 int kgni_ioctl_job_configure(struct kgni_ucmd *ucmd);
 int kgni_ioctl_cdm_attach(struct kgni_ucmd *ucmd);
 

@@ -14,6 +14,7 @@
 #include <linux/capability.h>
 #include <linux/cgroup.h>
 #include <linux/cred.h>
+#include <linux/proc_fs.h>
 
 #include "kgni_dp.h"
 
@@ -57,6 +58,45 @@ void kgni_file_release(struct kgni_file *kfile, struct file *file)
 	list_del(&kfile->node);
 	mutex_unlock(&kdev->dp_lock);
 	up_read(&kdev->ctl_rwsem);
+}
+
+/*
+ * /proc/job: on a Cray node the job module's file, whose presence tells
+ * software (Open MPI's Cray support, for one) that it runs in a job
+ * container.  Here the containers are the cgroups that "vgemini run" makes
+ * (Documentation/jobs.rst); the file reads empty and takes no ioctl.
+ */
+static ssize_t kgni_proc_job_read(struct file *file, char __user *buf,
+				  size_t len, loff_t *pos)
+{
+	return 0;
+}
+
+static const struct proc_ops kgni_proc_job_ops = {
+	.proc_read = kgni_proc_job_read,
+	.proc_lseek = noop_llseek,
+};
+
+static struct proc_dir_entry *kgni_proc_job;
+
+/**
+ * kgni_proc_job_init() - make /proc/job
+ *
+ * Return: 0, or -ENOMEM; -EEXIST if a job module made it already.
+ */
+int kgni_proc_job_init(void)
+{
+	kgni_proc_job = proc_create("job", 0444, NULL, &kgni_proc_job_ops);
+	return kgni_proc_job ? 0 : -EEXIST;
+}
+
+/**
+ * kgni_proc_job_exit() - remove /proc/job if kgni made it
+ */
+void kgni_proc_job_exit(void)
+{
+	proc_remove(kgni_proc_job);
+	kgni_proc_job = NULL;
 }
 
 /**

@@ -183,14 +183,19 @@ static int __init kgni_init(void)
 		goto err_unregister_chrdev;
 	}
 
+	/* Not fatal: another job module may provide it. */
+	if (kgni_proc_job_init())
+		pr_warn("cannot make /proc/job\n");
+
 	ret = kgni_pci_register();
 	if (ret) {
 		pr_err("cannot register PCI driver: %d\n", ret);
-		goto err_unregister_class;
+		goto err_remove_proc;
 	}
 	return 0;
 
-err_unregister_class:
+err_remove_proc:
+	kgni_proc_job_exit();
 	class_unregister(&kgni_class);
 err_unregister_chrdev:
 	unregister_chrdev_region(kgni_devt, KGNI_MAX_DEVICES);
@@ -201,6 +206,7 @@ module_init(kgni_init);
 static void __exit kgni_exit(void)
 {
 	kgni_pci_unregister();
+	kgni_proc_job_exit();
 	class_unregister(&kgni_class);
 	unregister_chrdev_region(kgni_devt, KGNI_MAX_DEVICES);
 	ida_destroy(&kgni_ida);

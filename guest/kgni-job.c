@@ -13,7 +13,8 @@
  *        enter cgroup CGROUP, with --host change root to the host's file
  *        tree that /init put together from the directories "vgemini up"
  *        shares (HOST_VIEW) and go to DIR in it, become user UID if
- *        given, exec PROG
+ *        given, exec PROG; the rank's main thread has a file task_is_app
+ *        in /proc/PID/task/PID, as an application task of a Cray node does
  *   kgni-job attach [PTAG COOKIE]
  *        attach a file to (PTAG, COOKIE, rank)
  *
@@ -29,6 +30,7 @@
  * failed, 2 usage; run: PROG's, or 127 if it could not be started.
  * Built statically by scripts/build-image.sh with -Iuapi.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -36,7 +38,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <dirent.h>
+#include <sched.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 
 #include "kgni_ioctl.h"
@@ -195,6 +200,63 @@ static int job_configure(__u32 ptag, __u32 cookie, int release,
 }
 
 /*
+ * Give this process, as a rank, the file task_is_app in its main thread's
+ * /proc/PID/task/PID, as Cray's kernel marks the tasks ALPS starts (Open
+ * MPI's Cray support looks for it).  The kernel has no such file, so in a
+ * mount namespace of the rank's own that directory is covered by a tmpfs
+ * holding task_is_app and a link to each of the real files, which a
+ * private instance of procfs still shows.  @root is "" or HOST_VIEW, the
+ * root the rank will have.
+ */
+static int mark_app_task(const char *root)
+{
+	char procs[128], task[128], real[64], at[256], link[512], to[512];
+	int pid = getpid(), fd;
+	struct dirent *e;
+	DIR *d;
+
+	snprintf(procs, sizeof(procs), "%s/run/vgemini-proc", root);
+	snprintf(task, sizeof(task), "%s/run/vgemini-task", root);
+	snprintf(real, sizeof(real), "/proc/%d/task/%d", pid, pid);
+	snprintf(at, sizeof(at), "%s%s", root, real);
+	if (unshare(CLONE_NEWNS) ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    (mkdir(procs, 0555) && errno != EEXIST) ||
+	    (mkdir(task, 0555) && errno != EEXIST) ||
+	    mount("proc", procs, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		  NULL) ||
+	    mount("tmpfs", task, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		  "mode=0555,size=64k"))
+		goto fail;
+	d = opendir(real);
+	if (!d)
+		goto fail;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(link, sizeof(link), "%s/%s", task, e->d_name);
+		/* The target as the rank sees it, in its root */
+		snprintf(to, sizeof(to), "/run/vgemini-proc/%d/task/%d/%s",
+			 pid, pid, e->d_name);
+		if (symlink(to, link)) {
+			closedir(d);
+			goto fail;
+		}
+	}
+	closedir(d);
+	snprintf(link, sizeof(link), "%s/task_is_app", task);
+	fd = open(link, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
+	if (fd < 0 || write(fd, "1\n", 2) != 2 || close(fd) ||
+	    mount(task, at, NULL, MS_BIND, NULL))
+		goto fail;
+	return 0;
+fail:
+	fprintf(stderr, "kgni-job: cannot mark the rank an application task "
+		"(%s/task_is_app): %s\n", at, strerror(errno));
+	return -1;
+}
+
+/*
  * Enter cgroup @name; if @host_dir, change root to HOST_VIEW and go to
  * @host_dir there; become @uid if @set_uid; exec @argv.
  */
@@ -205,6 +267,8 @@ static int job_run(const char *name, const char *host_dir, int set_uid,
 
 	cgroup_path(path, sizeof(path), name, "cgroup.procs");
 	if (write_file(path, "0"))
+		return 127;
+	if (mark_app_task(host_dir ? HOST_VIEW : ""))
 		return 127;
 	if (host_dir) {
 		/* /init mounts /usr there only when the host shares it. */

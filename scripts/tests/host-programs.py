@@ -13,7 +13,9 @@ of its own with a scratch directory shared (--share), and checks:
 - a script in the shared directory run as "./rank.sh" from there starts in
   that directory with the caller's environment, runs the host's /bin/sh,
   and the files each rank writes there are on the host byte for byte; a
-  rank cannot write into the host's /usr;
+  rank cannot write into the host's /usr; each rank finds /proc/job and
+  task_is_app in its /proc/PID/task/PID (and the kernel's files there),
+  and PMI_NO_FORK, as Open MPI's Cray support wants;
 - a bare program name is still the image's (pmi_test);
 - usage errors: a program or current directory that is not shared, a
   program that does not exist.
@@ -113,8 +115,10 @@ def shared_dir_job(tap, share):
     script = os.path.join(share, "rank.sh")
     with open(script, "w") as f:
         f.write('#!/bin/sh\n'
+                't=/proc/$$/task/$$\n'
                 'echo "$PMI_RANK $(pwd) $HOSTPROG_TEST $(readlink -f /bin/sh)'
-                ' $PMI_SIZE"\n'
+                ' $PMI_SIZE $PMI_NO_FORK $(cat $t/task_is_app) $(cat $t/comm)'
+                ' $(test -r /proc/job && echo proc-job)"\n'
                 'printf "rank %s of %s\\n" "$PMI_RANK" "$PMI_SIZE" '
                 '>"out.$PMI_RANK"\n'
                 'if touch /usr/vgemini-host-programs 2>/dev/null; then\n'
@@ -130,11 +134,12 @@ def shared_dir_job(tap, share):
         bad.append(f"exit {rc}")
     else:
         for r in range(8):
-            want = f"{r} {share} from-the-caller {sh} 8"
+            want = f"{r} {share} from-the-caller {sh} 8 1 1 rank.sh proc-job"
             if lines[r] != [want]:
                 bad.append(f"rank {r}: {lines[r]} (want {want!r})")
     tap.ok(not bad, f"./rank.sh in the shared directory: each rank starts "
-           f"there, with the caller's environment, runs the host's /bin/sh "
+           f"there, with the caller's environment, runs the host's /bin/sh, "
+           f"is an application task (task_is_app, /proc/job, PMI_NO_FORK) "
            f"and cannot write into /usr ({t:.1f}s)",
            "\n".join(bad) + "\n" + out + err)
     wrong = []
@@ -195,6 +200,13 @@ def body(tap, fab, share):
     rc, out, err, t = run("-n", 2, "pmi_test", "--expect-size", 2)
     tap.ok(rc == 0 and out.count("checks passed") == 2, "a bare name is "
            f"still the image's program (pmi_test, {t:.1f}s)",
+           f"exit {rc}\n{out}{err}")
+    rc, out, err, t = run("-n", 2, "--", "sh", "-c",
+                          "cat /proc/$$/task/$$/task_is_app /proc/job; "
+                          "cat /proc/$$/task/$$/comm; exit 0")
+    lines = fl.by_rank(out, 2)
+    tap.ok(rc == 0 and lines == {0: ["1", "sh"], 1: ["1", "sh"]},
+           "a rank of the image's programs is an application task too",
            f"exit {rc}\n{out}{err}")
     usage_errors(tap, share)
 

@@ -270,6 +270,8 @@ def cmd_run(args):
             "PMI_GNI_DEV_ID": 0,
             "PMI_GNI_LOC_ADDR": rank.node << nic_bits,
             "PMI_GNI_PTAG": ptag, "PMI_GNI_COOKIE": cookie,
+            # libpmi never forks (Cray's did unless told not to).
+            "PMI_NO_FORK": 1,
             **({"VGEMINI_ALT_PTAG": alt[0], "VGEMINI_ALT_COOKIE": alt[1]}
                if alt else {}),
         }
