@@ -285,6 +285,11 @@ enum vgemini_port_counter {
  * @VGEMINI_NC_STALE_RSP: responses matching no outstanding request
  * @VGEMINI_NC_DIAG_PINGS: diagnostic requests answered
  * @VGEMINI_NC_DIAG_TIMEOUTS: diagnostic requests timed out
+ * @VGEMINI_NC_FMA_PUT_PKTS: PUT request packets the FMA injected
+ * @VGEMINI_NC_FMA_GET_PKTS: GET request packets the FMA injected
+ * @VGEMINI_NC_FMA_AMO_PKTS: AMO request packets the FMA injected
+ * @VGEMINI_NC_BTE_PUT_PKTS: PUT (and SEND) request packets the BTE injected
+ * @VGEMINI_NC_BTE_GET_PKTS: GET request packets the BTE injected
  * @VGEMINI_NC_NUM: the number of NIC counters
  */
 enum vgemini_nic_counter {
@@ -299,7 +304,12 @@ enum vgemini_nic_counter {
 	VGEMINI_NC_STALE_RSP = 8,
 	VGEMINI_NC_DIAG_PINGS = 9,
 	VGEMINI_NC_DIAG_TIMEOUTS = 10,
-	VGEMINI_NC_NUM = 11,
+	VGEMINI_NC_FMA_PUT_PKTS = 11,
+	VGEMINI_NC_FMA_GET_PKTS = 12,
+	VGEMINI_NC_FMA_AMO_PKTS = 13,
+	VGEMINI_NC_BTE_PUT_PKTS = 14,
+	VGEMINI_NC_BTE_GET_PKTS = 15,
+	VGEMINI_NC_NUM = 16,
 };
 
 #endif /* VGEMINI_CTL_H */

@@ -91,7 +91,12 @@
 	X(MALFORMED, "malformed") \
 	X(STALE_RSP, "stale_rsp") \
 	X(DIAG_PINGS, "diag_pings") \
-	X(DIAG_TIMEOUTS, "diag_timeouts")
+	X(DIAG_TIMEOUTS, "diag_timeouts") \
+	X(FMA_PUT_PKTS, "fma_put_pkts") \
+	X(FMA_GET_PKTS, "fma_get_pkts") \
+	X(FMA_AMO_PKTS, "fma_amo_pkts") \
+	X(BTE_PUT_PKTS, "bte_put_pkts") \
+	X(BTE_GET_PKTS, "bte_get_pkts")
 
 /* Designated initialisers of arrays indexed by the enums, from the lists. */
 #define VGEMINI_PORT_LABEL_INIT(id, label, sname)	[GEMINI_PORT_##id] = label,

@@ -451,6 +451,10 @@ static int send_req(struct gemini_nic *nic, unsigned int vc,
 		x->status = GEMINI_STATUS_MALFORMED;
 		return -1;
 	}
+	if (pkt.type == GEMINI_PKT_GET)
+		gemini_nic_count(nic, VGEMINI_NC_BTE_GET_PKTS, 1);
+	else if (pkt.type != GEMINI_PKT_CQWRITE)
+		gemini_nic_count(nic, VGEMINI_NC_BTE_PUT_PKTS, 1);
 	r->tag_state[k] = GEMINI_BTE_TAG_SENT;
 	r->tag_since[k] = now;
 	r->tag_len[k] = (uint8_t)len;

@@ -132,6 +132,12 @@ static bool fma_drain(struct gemini_nic *nic)
 			continue;
 		}
 		o->state = GEMINI_ORB_SENT;
+		if (o->pkt.type == GEMINI_PKT_PUT)
+			gemini_nic_count(nic, VGEMINI_NC_FMA_PUT_PKTS, 1);
+		else if (o->pkt.type == GEMINI_PKT_GET)
+			gemini_nic_count(nic, VGEMINI_NC_FMA_GET_PKTS, 1);
+		else if (o->pkt.type == GEMINI_PKT_AMO)
+			gemini_nic_count(nic, VGEMINI_NC_FMA_AMO_PKTS, 1);
 	}
 	return progress;
 }

@@ -70,6 +70,11 @@ static const char *const nic_counter_names[VGEMINI_NC_NUM] = {
 	[VGEMINI_NC_STALE_RSP] = "STALE_RSP",
 	[VGEMINI_NC_DIAG_PINGS] = "DIAG_PINGS",
 	[VGEMINI_NC_DIAG_TIMEOUTS] = "DIAG_TIMEOUTS",
+	[VGEMINI_NC_FMA_PUT_PKTS] = "FMA_PUT_PKTS",
+	[VGEMINI_NC_FMA_GET_PKTS] = "FMA_GET_PKTS",
+	[VGEMINI_NC_FMA_AMO_PKTS] = "FMA_AMO_PKTS",
+	[VGEMINI_NC_BTE_PUT_PKTS] = "BTE_PUT_PKTS",
+	[VGEMINI_NC_BTE_GET_PKTS] = "BTE_GET_PKTS",
 };
 
 static unsigned int block_counters(unsigned int blk)

@@ -234,6 +234,11 @@ static void test_put_64k(void)
 	CHECK_EQ(f->node[0].nirq, nirq + 1);
 	CHECK_EQ(f->node[0].irqs[nirq], 2 * VC + 1);
 	CHECK_EQ(f->node[0].guest_errors, 0);
+	/* The NIC's engine counters: 1024 BTE PUTs, nothing else */
+	CHECK_EQ(gemini_nic_counter(nic_of(f, 0), VGEMINI_NC_BTE_PUT_PKTS),
+		 1024);
+	CHECK_EQ(gemini_nic_counter(nic_of(f, 0), VGEMINI_NC_BTE_GET_PKTS) +
+		 gemini_nic_counter(nic_of(f, 0), VGEMINI_NC_FMA_PUT_PKTS), 0);
 	fab_free(f);
 }
 
@@ -441,6 +446,9 @@ static void test_get_64k(void)
 	CHECK_EQ(ports_sum(nic_of(f, 0), VGEMINI_PC_VC1_PKTS) - dat0, 1024);
 	CHECK_EQ(ports_sum(nic_of(f, 0), VGEMINI_PC_VC1_PHITS) - datp0,
 		 1024ull * 27);
+	CHECK_EQ(gemini_nic_counter(nic_of(f, 0), VGEMINI_NC_BTE_GET_PKTS),
+		 1024);
+	CHECK_EQ(gemini_nic_counter(nic_of(f, 0), VGEMINI_NC_BTE_PUT_PKTS), 0);
 	CHECK_EVENT(next_event(f), 0, 0x10ca);
 	CHECK_EVENT(next_event(f), 0, 0x6106a1);
 	CHECK_EQ(next_event(f), 0);

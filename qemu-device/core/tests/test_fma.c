@@ -380,6 +380,12 @@ static void test_put(void)
 	CHECK_EQ(src->fma.stats.responses, n);
 	CHECK_EQ(src->fma.stats.completions, ev);
 	CHECK_EQ(src->nic_ctr[VGEMINI_NC_STALE_RSP], 0);
+	/* The engine counters see n PUT requests and nothing else. */
+	CHECK_EQ(src->nic_ctr[VGEMINI_NC_FMA_PUT_PKTS], n);
+	CHECK_EQ(src->nic_ctr[VGEMINI_NC_FMA_GET_PKTS] +
+		 src->nic_ctr[VGEMINI_NC_FMA_AMO_PKTS] +
+		 src->nic_ctr[VGEMINI_NC_BTE_PUT_PKTS] +
+		 src->nic_ctr[VGEMINI_NC_BTE_GET_PKTS], 0);
 	CHECK_EQ(f->node[0].guest_errors, 0);
 
 	/* An OS descriptor through the OS window, to itself (loopback). */
@@ -461,6 +467,10 @@ static void test_get(void)
 	CHECK_EVENT(next_event(f, 0, LCQ), GEMINI_CQE_SRC_SSID_SREQ,
 		    GEMINI_STATUS_MALFORMED, 4);
 	CHECK_EQ(f->node[2].nic.rmt.req_done, 16 * 6);
+	/* Every request that left was a GET, counted as one. */
+	CHECK(src->nic_ctr[VGEMINI_NC_FMA_GET_PKTS] >= 16 * 6);
+	CHECK_EQ(src->nic_ctr[VGEMINI_NC_FMA_PUT_PKTS] +
+		 src->nic_ctr[VGEMINI_NC_FMA_AMO_PKTS], 0);
 	fab_free(f);
 }
 
