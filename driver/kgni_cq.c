@@ -219,9 +219,12 @@ err_unaccount:
  * kgni_ioctl_cq_destroy() - KGNI_IOC_CQ_DESTROY
  * @ucmd: the call; @ucmd->cmd is a struct kgni_cq_destroy
  *
+ * Registrations that name the CQ for their remote events are detached
+ * from it (their MDDs name no CQ from then on, kgni_mem_cq_detach()).
+ *
  * Return: 0, -EINVAL for a CQ that is not the file's, -EBUSY for one that
- * a descriptor, registration or running RDMA post names, -ENOLINK once its
- * job was released.
+ * a descriptor or running RDMA post names, -ENOLINK once its job was
+ * released.
  */
 int kgni_ioctl_cq_destroy(struct kgni_ucmd *ucmd)
 {
@@ -242,9 +245,11 @@ int kgni_ioctl_cq_destroy(struct kgni_ucmd *ucmd)
 		ret = -ENOLINK;
 	else if (!cq)
 		ret = -EINVAL;
-	else if (cq->users)
+	else if (cq->users > kgni_mem_cq_refs(kfile, cq))
 		ret = -EBUSY;
 	else
+		kgni_mem_cq_detach(kdev, kfile, cq);
+	if (!ret)
 		kgni_cq_free(kdev, kfile, cq, true);
 	mutex_unlock(&kdev->dp_lock);
 	return ret;

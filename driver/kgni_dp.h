@@ -63,6 +63,7 @@ static inline u64 kgni_map_offset(enum kgni_map_kind kind, u32 id)
  * @pages: the pages
  * @mm: the mm charged for them
  * @cq: the CQ of its remote events, or NULL
+ * @mdd_qw2_no_cq: its MDD's QW2 naming no CQ (kgni_mem_cq_detach())
  * @hndl: the memory handle given to user space
  * @readonly: registered KGNI_MEM_READONLY: the network may not write it
  */
@@ -77,6 +78,7 @@ struct kgni_mem {
 	struct page **pages;
 	struct mm_struct *mm;
 	struct kgni_cq *cq;
+	u64 mdd_qw2_no_cq;
 	u64 hndl[2];
 	bool readonly;
 };
@@ -148,6 +150,9 @@ int kgni_file_usable(const struct kgni_file *kfile);
 
 /* kgni_mem.c */
 void kgni_mem_free(struct kgni_dev *kdev, struct kgni_mem *mem, bool live);
+unsigned int kgni_mem_cq_refs(struct kgni_file *kfile, struct kgni_cq *cq);
+void kgni_mem_cq_detach(struct kgni_dev *kdev, struct kgni_file *kfile,
+			struct kgni_cq *cq);
 struct kgni_mem *kgni_mem_find(struct kgni_file *kfile, const u64 h[2]);
 
 /* kgni_cq.c */

@@ -249,6 +249,55 @@ void kgni_dp_unmap(struct kgni_dev *kdev)
 }
 
 /**
+ * kgni_mem_cq_refs() - how many of a file's registrations send @cq events
+ * @kfile: the file
+ * @cq: one of its CQs
+ *
+ * Context: dp_lock held.
+ */
+unsigned int kgni_mem_cq_refs(struct kgni_file *kfile, struct kgni_cq *cq)
+{
+	struct kgni_mem *mem;
+	unsigned int n = 0;
+
+	list_for_each_entry(mem, &kfile->mems, node)
+		n += mem->cq == cq;
+	return n;
+}
+
+/**
+ * kgni_mem_cq_detach() - no more remote events into @cq
+ * @kdev: the device, live
+ * @kfile: the file
+ * @cq: one of its CQs, about to be destroyed
+ *
+ * The registrations stay usable; their MDDs name no CQ from now on.  One
+ * 64-bit write of QW2 each (QW1 is unchanged), so the MDD is never seen
+ * invalid; read back, so that no later request finds the old CQ.
+ * uGNI lets a CQ go while registrations still name it (only endpoints
+ * keep it): Open MPI destroys its SMSG CQ before its mailboxes.
+ *
+ * Context: dp_lock held.
+ */
+void kgni_mem_cq_detach(struct kgni_dev *kdev, struct kgni_file *kfile,
+			struct kgni_cq *cq)
+{
+	struct kgni_mem *mem;
+
+	list_for_each_entry(mem, &kfile->mems, node) {
+		void __iomem *p;
+
+		if (mem->cq != cq)
+			continue;
+		p = kgni_mmr(kdev, GEMINI_MMR_MDD_ENTRY(mem->mdh));
+		writeq(mem->mdd_qw2_no_cq, p + 8);
+		readq(p + 8);
+		mem->cq = NULL;
+		cq->users--;
+	}
+}
+
+/**
  * kgni_mem_free() - undo a registration
  * @kdev: the device
  * @mem: the registration; freed
@@ -527,6 +576,9 @@ static int kgni_mem_create(struct kgni_ucmd *ucmd, u32 flags, u32 cq_id,
 		cq->users++;
 	modes = GEMINI_MDD_MODE_VALID |
 		(writable ? GEMINI_MDD_MODE_WRITABLE : 0);
+	mem->mdd_qw2_no_cq = GEMINI_MDD_QW2(modes,
+					    base + mem->npages * PAGE_SIZE - 1,
+					    0);
 	kgni_mdd_write(kdev, mdh,
 		       GEMINI_MDD_QW1(kfile->ptag, base, mem->mrt_count),
 		       GEMINI_MDD_QW2(modes,

@@ -131,7 +131,13 @@ UGNI_EXPORT gni_return_t GNI_CqDestroy(gni_cq_handle_t cq_hndl)
 		return GNI_RC_INVALID_PARAM;
 	nic = cq_hndl->nic;
 	pthread_mutex_lock(&nic->lock);
-	busy = cq_hndl->ep_refs || cq_hndl->mem_refs;
+	/*
+	 * Endpoints keep a CQ (§17.4); registrations do not: kgni detaches
+	 * them, and their remote events stop.
+	 */
+	busy = cq_hndl->ep_refs;
+	if (!busy)
+		ugni_mem_cq_gone(nic, cq_hndl);
 	pthread_mutex_unlock(&nic->lock);
 	if (busy)
 		return GNI_RC_ERROR_RESOURCE;

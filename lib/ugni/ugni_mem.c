@@ -84,6 +84,26 @@ static gni_return_t mem_make(struct gni_nic *nic, struct gni_cq *dst_cq,
 	return GNI_RC_SUCCESS;
 }
 
+/*
+ * Forget that registrations send remote events to @cq, which is being
+ * destroyed: they are no longer tracked (only those with a CQ are).
+ * Context: nic->lock held.
+ */
+void ugni_mem_cq_gone(struct gni_nic *nic, struct gni_cq *cq)
+{
+	struct ugni_mreg **pp = &nic->mregs, *m;
+
+	while ((m = *pp)) {
+		if (m->cq == cq) {
+			*pp = m->next;
+			free(m);
+		} else {
+			pp = &m->next;
+		}
+	}
+	cq->mem_refs = 0;
+}
+
 UGNI_EXPORT gni_return_t GNI_MemRegister(gni_nic_handle_t nic_hndl,
 					 uint64_t address, uint64_t length,
 					 gni_cq_handle_t dst_cq_hndl,

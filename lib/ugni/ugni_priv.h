@@ -242,6 +242,7 @@ gni_return_t ugni_cq_make(struct gni_nic *nic, uint32_t entries,
 			  gni_cq_mode_t mode, bool internal,
 			  struct gni_cq **out);
 void ugni_cq_unmake(struct gni_cq *cq);
+void ugni_mem_cq_gone(struct gni_nic *nic, struct gni_cq *cq);
 
 /* ugni_dgram.c */
 void ugni_dgram_release(struct gni_ep *ep);
