@@ -288,8 +288,15 @@ static void cray_gemini_window_write(void *opaque, hwaddr addr, uint64_t val,
     if (r != GEMINI_ACCESS_OK) {
         report_access("window", "write", r, addr, size, NULL);
     }
-    /* An FMA store may have queued a request: send it soon. */
-    cray_gemini_kick(s);
+    /*
+     * An FMA store may have queued a request: send it now, from this
+     * vCPU.  A bottom half would wake the main loop, which then fights
+     * the vCPU for the BQL on every store (the profile of the fast-path
+     * issue: the posting vCPU asleep on that lock most of the time).
+     * DMA aimed at our own BARs cannot re-enter: QEMU's reentrancy
+     * guard is engaged during this access, and the core refuses it too.
+     */
+    cray_gemini_poll(s);
 }
 
 /*
