@@ -262,14 +262,42 @@ void gemini_lcb_send(struct gemini_nic *nic, unsigned int port,
 
 /* --- Receiving ---------------------------------------------------------- */
 
-static void rx_publish(struct gemini_router_port *p, unsigned int c)
+/*
+ * Wake the sender for its credits only when it may be short of them:
+ * half its window or more (all it sent, as far as we know, past what it
+ * was last woken for) is then waiting on us.  Otherwise acknowledgments
+ * and credits wait in the link for its next poll (its own traffic, a
+ * packet of ours, its retry timer or its heartbeat): a wake per packet
+ * and hop, on a host whose cores the guests keep busy, was what each
+ * hop cost most.  A sender that was not asleep reads them anyway before
+ * it arms itself.
+ */
+static void rx_credit_kick(struct gemini_router_port *p, unsigned int c)
+{
+	struct gemini_rx_chan *rx = &p->rx[c];
+
+	if (rx->freed != rx->told_freed &&
+	    rx->ack - rx->told_freed >= SLOTS / 2) {
+		rx->told_freed = rx->freed;
+		p->kick = true;
+	}
+}
+
+/* @urgent: a retransmission request, which the sender must see now */
+static void rx_publish(struct gemini_router_port *p, unsigned int c,
+		       bool urgent)
 {
 	struct gemini_rx_chan *rx = &p->rx[c];
 
 	STORE(me(p)->ack[c], rx->ack);
 	STORE(me(p)->freed[c], rx->freed);
 	STORE(me(p)->nak[c], rx->nak);
-	p->kick = true;
+	if (urgent) {
+		rx->told_freed = rx->freed;
+		p->kick = true;
+	} else {
+		rx_credit_kick(p, c);
+	}
 }
 
 static void rx_nak(struct gemini_router_port *p, unsigned int c)
@@ -282,7 +310,7 @@ static void rx_nak(struct gemini_router_port *p, unsigned int c)
 	rx->nak_at = rx->ack;
 	rx->nak_valid = true;
 	p->ctr[VGEMINI_PC_NAK]++;
-	rx_publish(p, c);
+	rx_publish(p, c, true);
 }
 
 /* Copy slot @seq of the peer's channel @c; false if not (yet) there. */
@@ -385,7 +413,7 @@ static bool rx_chan(struct gemini_nic *nic, unsigned int port,
 		}
 	}
 	if (progress)
-		rx_publish(p, c);
+		rx_publish(p, c, false);
 	return progress;
 }
 
@@ -397,7 +425,7 @@ void gemini_lcb_freed(struct gemini_nic *nic, unsigned int port,
 	p->rx[chan].freed++;
 	if (p->link.mine) {
 		STORE(me(p)->freed[chan], p->rx[chan].freed);
-		p->kick = true;
+		rx_credit_kick(p, chan);
 	}
 }
 

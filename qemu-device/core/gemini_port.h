@@ -43,6 +43,7 @@ struct gemini_tx_chan {
 struct gemini_rx_chan {
 	uint32_t ack;			/* next packet number expected */
 	uint32_t freed;			/* packets the router took */
+	uint32_t told_freed;		/* @freed when the sender was last woken */
 	uint32_t nak;			/* retransmission requests sent */
 	uint32_t nak_at;		/* @ack when we last asked */
 	bool nak_valid;
