@@ -59,7 +59,7 @@ docs:
 KVER  ?= $(shell scripts/kver.sh)
 KDIR  ?= /usr/src/linux-headers-$(KVER)
 
-build: qemu module selftests lib image core-tests firmware
+build: qemu module selftests lib image core-tests firmware ethhub
 
 qemu:
 	@scripts/build-qemu.sh
@@ -163,6 +163,15 @@ include firmware/firmware.mk
 include lib/lib.mk
 
 firmware: $(FIRMWARE_BINS)
+
+# The Ethernet hub of "vgemini up --net" (a host program; the launcher
+# also builds it, with the same flags, when it is missing or stale).
+ETHHUB := $(BUILD)/host/vgemini-ethhub
+.PHONY: ethhub
+ethhub: $(ETHHUB)
+$(ETHHUB): scripts/vgemini-ethhub.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O2 -Wall -Wextra -Werror -pthread $< -o $@
 
 clean:
 	-@test -d "$(KDIR)" && $(MAKE) --no-print-directory -C $(KDIR) M=$(REPO) clean >/dev/null

@@ -3,8 +3,8 @@
 #
 # Build the vgemini guest image: build/image/vmlinuz and build/image/initrd.img
 # (a gzip'd cpio initramfs with busybox, /init, the command agent, kgni-job,
-# kgni.ko, the selftests, the job programs of lib/ and the few kernel modules
-# the guest needs).
+# the baseline tools of guest/bench/, kgni.ko, the selftests, the job programs
+# of lib/ and the few kernel modules the guest needs).
 #
 # The kernel is Debian's own, the same version as the installed
 # linux-headers-amd64 (which the module is built against).  Its package is
@@ -154,12 +154,15 @@ fi
 GUEST=guest
 # The command agent's sources (its header: $GUEST/agent.h).
 AGENT_SRC=("$GUEST"/agent.c "$GUEST"/agent_frame.c "$GUEST"/agent_exec.c)
+# The baselines of `make bench` that run in the guests, one file each.
+BENCH_SRC=("$GUEST"/bench/udp_pingpong.c "$GUEST"/bench/edu_store.c)
 hash_inputs() {
 	{
 		echo "kver $KVER $(basename "$deb")"
 		sha256sum scripts/build-image.sh "$GUEST"/init "${AGENT_SRC[@]}" \
 			"$GUEST"/agent.h "$GUEST"/kgni-job.c uapi/kgni_ioctl.h \
-			uapi/vgemini_agent.h uapi/vgemini_le.h "$BUSYBOX"
+			uapi/vgemini_agent.h uapi/vgemini_le.h "$BUSYBOX" \
+			"${BENCH_SRC[@]}"
 		[ -n "$KGNI_KO" ] && sha256sum "$KGNI_KO"
 		if [ -n "$SELFTESTS_DIR" ]; then
 			(cd "$SELFTESTS_DIR" && find . -type f -print0 | sort -z |
@@ -214,6 +217,12 @@ gcc -static -O2 -Wall -Wextra -Werror -s -Iuapi -o "$ROOT/sbin/vgemini-agent" \
 # The job domain tool "vgemini run" runs on every node (Documentation/jobs.rst).
 gcc -static -O2 -Wall -Wextra -Werror -s -Iuapi -o "$ROOT/usr/bin/kgni-job" \
 	"$GUEST/kgni-job.c"
+# udp_pingpong (over the Ethernet segment of "vgemini up --net") and
+# edu_store (the edu device of "vgemini up --edu").
+for src in "${BENCH_SRC[@]}"; do
+	gcc -static -O2 -Wall -Wextra -Werror -s \
+		-o "$ROOT/usr/bin/$(basename "$src" .c)" "$src"
+done
 
 cat >"$ROOT/etc/passwd" <<'EOF'
 root:x:0:0:root:/root:/bin/sh
@@ -222,8 +231,9 @@ cat >"$ROOT/etc/group" <<'EOF'
 root:x:0:
 EOF
 
-# Kernel modules: virtio_console, virtio_pci and 9p with their dependencies, and
-# whatever kgni.ko depends on; depmod makes busybox modprobe work.
+# Kernel modules: virtio_console, virtio_pci, 9p and virtio_net with their
+# dependencies, and whatever kgni.ko depends on; depmod makes busybox
+# modprobe work.
 declare -A seen=()
 mods=()
 find_mod() {
@@ -255,6 +265,8 @@ add_mod virtio_console
 # virtio-9p: the host's directories that "vgemini up" shares
 add_mod 9pnet_virtio
 add_mod 9p
+# virtio-net: the Ethernet segment of "vgemini up --net" (the baselines)
+add_mod virtio_net
 if [ -n "$KGNI_KO" ]; then
 	for d in $(modinfo -F depends "$KGNI_KO" | tr ',' ' '); do
 		add_mod "$d"

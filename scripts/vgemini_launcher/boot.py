@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """'vgemini up': boot a fabric, in named steps (check the inputs, claim
-the run directory, start the QEMUs, load the first routing tables, wait
-for the agents, start the supervisor); on any failure the fabric is torn
-down again.
+the run directory, start the Ethernet hub of --net, start the QEMUs, load
+the first routing tables, wait for the agents, start the supervisor); on
+any failure the fabric is torn down again.
 """
 
 import os
@@ -21,10 +21,11 @@ from .common import (EXIT_FAIL, EXIT_OK, EXIT_TIMEOUT, EXIT_USAGE, PROG,
 from .torus import DIMS, coord_of, neighbour, parse_dims
 from .agent import AGENT_PORTS, Agent, AgentError
 from .procs import (find_qemus, image_dir, parse_mem, proc_starttime,
-                    qemu_argv, qemu_binary, qemu_has_gemini)
+                    qemu_argv, qemu_binary, qemu_devices, qemu_netdevs)
 from .fabric import Fabric, teardown
 from .routing import compute_tables, load_first_tables, routes_tool
 from .supervisor import start_supervisor
+from . import net as net_devices
 from . import shares as host_shares
 
 
@@ -36,25 +37,39 @@ def cmd_up(args):
     image = image_dir()
     nnodes = dims[0] * dims[1] * dims[2]
     gemini = not args.no_gemini
-    check_tools(qemu, gemini)
+    net, edu = getattr(args, "net", False), getattr(args, "edu", False)
+    check_tools(qemu, gemini, net, edu)
     extra = shlex.split(args.qemu_args or "")
     link_size = header_define("vgemini_link.h", "VGEMINI_LINK_FILE_SIZE")
     if args.no_share and args.share:
         raise Failure("--share and --no-share together", EXIT_USAGE)
     shares = host_shares.plan(args.share, os.getcwd(), not args.no_share)
     check_host(fab, nnodes, mem)
+    if net:
+        net_devices.check_net(fab, nnodes)
+        net_devices.ethhub_binary()     # built before anything boots
     topo = claim_fabric(fab, dims, mem, qemu, image, gemini, link_size,
-                        shares)
+                        shares, net, edu)
     return boot_fabric(fab, topo, args, extra)
 
 
-def check_tools(qemu, gemini):
-    """Fail before booting anything when the QEMU has no cray-gemini
-    device or the routing-table tool is missing (with the device)."""
-    if gemini and not qemu_has_gemini(qemu):
+def check_tools(qemu, gemini, net=False, edu=False):
+    """Fail before booting anything when the QEMU lacks a device the
+    fabric needs (cray-gemini, virtio-net-pci and the dgram back-end for
+    --net, edu for --edu) or the routing-table tool is missing (with
+    cray-gemini)."""
+    devices = qemu_devices(qemu)
+    if gemini and "cray-gemini" not in devices:
         raise Failure(f"{qemu} has no cray-gemini device (rebuild QEMU with "
                       "scripts/build-qemu.sh, or boot without it: "
                       "--no-gemini)")
+    if net and ("virtio-net-pci" not in devices or
+                "dgram" not in qemu_netdevs(qemu)):
+        raise Failure(f"--net: {qemu} has no virtio-net-pci device or no "
+                      "'dgram' network back-end (QEMU 7.2 or later has)")
+    if edu and "edu" not in devices:
+        raise Failure(f"--edu: {qemu} has no edu device (QEMU's "
+                      "CONFIG_EDU, with its test devices)")
     if gemini:
         routes_tool()       # fail before booting anything
 
@@ -76,10 +91,12 @@ def check_host(fab, nnodes, mem):
         pass
 
 
-def claim_fabric(fab, dims, mem, qemu, image, gemini, link_size, shares):
+def claim_fabric(fab, dims, mem, qemu, image, gemini, link_size, shares,
+                 net=False, edu=False):
     """Under the base directory's lock: refuse a fabric that is up, remove
-    the leftovers of one that is not, create the run directory, the link
-    files and the topology record (saved, and returned)."""
+    the leftovers of one that is not, create the run directory (with its
+    net/ for --net), the link files and the topology record (saved, and
+    returned)."""
     nnodes = dims[0] * dims[1] * dims[2]
     lockfd = fab.lock()
     try:
@@ -94,20 +111,24 @@ def claim_fabric(fab, dims, mem, qemu, image, gemini, link_size, shares):
             shutil.rmtree(fab.linkdir, ignore_errors=True)
         os.makedirs(fab.rundir, mode=0o755)
         os.makedirs(fab.linkdir, mode=0o700)
+        if net:
+            os.makedirs(fab.netdir, mode=0o700)
         for n in range(nnodes):
             for d in DIMS:
                 fd = os.open(fab.link(n, d),
                              os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
                 os.ftruncate(fd, link_size)   # zero-filled
                 os.close(fd)
-        topo = topology_record(fab, dims, mem, qemu, image, gemini, shares)
+        topo = topology_record(fab, dims, mem, qemu, image, gemini, shares,
+                               net, edu)
         fab.save(topo)
     finally:
         os.close(lockfd)
     return topo
 
 
-def topology_record(fab, dims, mem, qemu, image, gemini, shares):
+def topology_record(fab, dims, mem, qemu, image, gemini, shares,
+                    net=False, edu=False):
     """The new fabric's topology.json (no process started yet)."""
     nnodes = dims[0] * dims[1] * dims[2]
     topo = {
@@ -115,7 +136,7 @@ def topology_record(fab, dims, mem, qemu, image, gemini, shares):
         "qemu": qemu, "image": image, "gemini": gemini,
         "rundir": fab.rundir, "linkdir": fab.linkdir,
         "agent_ports": AGENT_PORTS, "created": time.time(),
-        "shares": shares,
+        "shares": shares, "net": net, "edu": edu,
         "nodes": [],
     }
     for n in range(nnodes):
@@ -125,6 +146,10 @@ def topology_record(fab, dims, mem, qemu, image, gemini, shares):
               "qmp": fab.path(n, "qmp"),
               "agent": fab.agent_sock(n),
               "neighbours": {}, "links": {}}
+        if net:
+            nd["mac"] = net_devices.node_mac(n)
+            nd["ip"] = net_devices.node_ip(n)
+            nd["net_sock"] = fab.net_sock(n)
         for d in DIMS:
             nd["neighbours"][d + "p"] = neighbour(n, dims, d, +1)
             nd["neighbours"][d + "m"] = neighbour(n, dims, d, -1)
@@ -152,6 +177,14 @@ def boot_fabric(fab, topo, args, extra):
             f"{'' if gemini else ' without cray-gemini'}")
         if gemini:
             tabdir = first_tables(fab, dims)
+        if topo.get("net"):
+            _, topo["ethhub"] = start_ethhub(fab, nnodes)
+            fab.save(topo)
+            ips = net_devices.node_ip(0)
+            if nnodes > 1:
+                ips += " to " + net_devices.node_ip(nnodes - 1)
+            say(f"  Ethernet hub pid {topo['ethhub']['pid']}: nodes {ips}"
+                f"/{net_devices.NET_BITS} (log {fab.ethhub_log})")
         procs = start_qemus(fab, topo, args.append, extra)
         deadline = t0 + args.timeout
 
@@ -199,6 +232,37 @@ def first_tables(fab, dims):
     return tabdir
 
 
+def start_ethhub(fab, nnodes):
+    """Start the Ethernet hub of --net in a session of its own (output in
+    RUN/ethhub.log) and wait until its socket is bound, which its pid file
+    says; its topology record.  'down' stops it (its --pidfile is in the
+    run directory); it also exits by itself when its socket is removed.
+    (Popen, record)."""
+    argv = net_devices.ethhub_argv(net_devices.ethhub_binary(), fab, nnodes)
+    with open(fab.ethhub_log, "ab") as log:
+        p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log,
+                             stderr=log, start_new_session=True,
+                             close_fds=True, cwd="/")
+    end = time.monotonic() + 30
+    while True:
+        try:
+            with open(fab.ethhub_pidfile) as f:
+                if f.read().strip() == str(p.pid):
+                    break
+        except OSError:
+            pass
+        if p.poll() is not None:
+            raise Failure(f"the Ethernet hub exited with status "
+                          f"{p.returncode}:\n{tail(fab.ethhub_log, 10)}")
+        if time.monotonic() >= end:
+            raise Failure("the Ethernet hub did not start:\n"
+                          + tail(fab.ethhub_log, 10))
+        time.sleep(0.02)
+    return p, {"pid": p.pid, "starttime": proc_starttime(p.pid),
+               "pidfile": fab.ethhub_pidfile, "log": fab.ethhub_log,
+               "sock": fab.hub_sock}
+
+
 def start_qemus(fab, topo, append, extra):
     """Start one QEMU per node (its command line in RUN/nodeN.cmdline, its
     output in RUN/nodeN.log) and record their pids in the topology;
@@ -208,7 +272,8 @@ def start_qemus(fab, topo, append, extra):
     procs = {}
     for n in range(len(topo["nodes"])):
         argv = qemu_argv(fab, qemu, image, n, dims, mem, gemini,
-                         append, extra, topo.get("shares", []))
+                         append, extra, topo.get("shares", []),
+                         topo.get("net", False), topo.get("edu", False))
         with open(fab.path(n, "cmdline"), "w") as f:
             f.write(" ".join(shlex.quote(a) for a in argv) + "\n")
         with open(fab.path(n, "log"), "wb") as log:

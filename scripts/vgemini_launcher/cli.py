@@ -63,6 +63,14 @@ def build_parser():
                    "and the current directory always are)")
     s.add_argument("--no-share", action="store_true",
                    help="share no host directory with the guests")
+    s.add_argument("--net", action="store_true",
+                   help="give every node a virtio-net interface on one "
+                   "shared Ethernet segment (node N: MAC 52:54:00:ee:00:00 "
+                   "+ N, IP 10.200.0.0/16 + N + 1), the TCP/UDP baselines "
+                   "of 'make bench'")
+    s.add_argument("--edu", action="store_true",
+                   help="give every node QEMU's edu test device (the "
+                   "store-rate baseline, guest tool edu_store)")
     s.set_defaults(func=cmd_up)
 
     s = sub.add_parser("status", parents=[common], help="show the nodes")

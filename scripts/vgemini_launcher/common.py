@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Shared by every part of the launcher: where the repository is, the
 exit codes and default time-outs, the Failure error, messages (warn, say,
-prefixed output lines), C #define lookup, file locks and threads.
+prefixed output lines), C #define lookup, QEMU option escaping, file locks
+and threads.
 """
 
 import fcntl
@@ -52,6 +53,11 @@ def say(msg):
         print(msg, flush=True)
     except OSError:
         pass
+
+
+def qopt(s):
+    """Escape a value for a QEMU comma-separated option."""
+    return str(s).replace(",", ",,")
 
 
 def _read_header(path):

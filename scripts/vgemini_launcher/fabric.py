@@ -33,6 +33,12 @@ class Fabric:
         self.routingfile = os.path.join(self.rundir, "routing.json")
         self.supervisor_pidfile = os.path.join(self.rundir, "supervisor.pid")
         self.supervisor_log = os.path.join(self.rundir, "supervisor.log")
+        # The Ethernet segment of 'up --net' (net.py): the hub's and the
+        # nodes' datagram sockets, the hub's pid file and log.
+        self.netdir = os.path.join(self.rundir, "net")
+        self.hub_sock = os.path.join(self.netdir, "hub.sock")
+        self.ethhub_pidfile = os.path.join(self.rundir, "ethhub.pid")
+        self.ethhub_log = os.path.join(self.rundir, "ethhub.log")
         self._topo = None
 
     # paths
@@ -41,6 +47,10 @@ class Fabric:
 
     def agent_sock(self, n, k=0):
         return self.path(n, "agent" if k == 0 else f"agent.{k}")
+
+    def net_sock(self, n):
+        """Node n's QEMU socket on the Ethernet segment."""
+        return os.path.join(self.netdir, f"{n}.sock")
 
     def link(self, n, d):
         return os.path.join(self.linkdir, f"link-{n}-{d}")
@@ -219,13 +229,14 @@ class Fabric:
 
 
 def teardown(fab, quiet=False):
-    """Kill the supervisor daemon and every QEMU of the fabric and remove
-    its files; idempotent."""
+    """Kill the supervisor daemon, every QEMU of the fabric and its
+    Ethernet hub, and remove its files; idempotent."""
     lockfd = fab.lock()
     try:
         found = find_qemus(fab.rundir)
         sup = {p for p, f in found.items() if f == fab.supervisor_pidfile}
-        pids = set(found) - sup
+        hub = {p for p, f in found.items() if f == fab.ethhub_pidfile}
+        pids = set(found) - sup - hub
         try:
             with open(fab.topofile) as f:
                 topo = json.load(f)
@@ -235,6 +246,9 @@ def teardown(fab, quiet=False):
             sv = topo.get("supervisor") or {}
             if proc_alive(sv.get("pid"), sv.get("starttime")):
                 sup.add(sv["pid"])
+            eh = topo.get("ethhub") or {}
+            if proc_alive(eh.get("pid"), eh.get("starttime")):
+                hub.add(eh["pid"])
         except (OSError, ValueError, AttributeError):
             pass
         # The supervisor first, so that it does not reroute around the
@@ -247,6 +261,11 @@ def teardown(fab, quiet=False):
             print(f"{PROG}: stopping {len(pids)} QEMU process"
                   f"{'es' if len(pids) > 1 else ''}", flush=True)
         kill_and_wait(pids)
+        # The hub last: it only forwards between the QEMUs.
+        hub -= sup | pids
+        if hub and not quiet:
+            print(f"{PROG}: stopping the Ethernet hub", flush=True)
+        kill_and_wait(hub)
         existed = fab.exists()
         shutil.rmtree(fab.rundir, ignore_errors=True)
         shutil.rmtree(fab.linkdir, ignore_errors=True)
@@ -257,7 +276,7 @@ def teardown(fab, quiet=False):
             os.rmdir(fab.base)      # only if no other fabric is there
         except OSError:
             pass
-        return existed or bool(pids)
+        return existed or bool(pids) or bool(hub)
     finally:
         os.close(lockfd)
 

@@ -9,10 +9,11 @@ import signal
 import subprocess
 import time
 
-from .common import EXIT_USAGE, REPO, Failure
+from .common import EXIT_USAGE, REPO, Failure, qopt
 from .torus import DIMS, PORTS, coord_of, neighbour
 from .agent import AGENT_PORT_NAME, AGENT_PORTS
 from .qmp import GEMINI_ID
+from . import net as net_devices
 from . import shares as host_shares
 
 
@@ -35,9 +36,9 @@ def proc_alive(pid, starttime):
 
 
 def find_qemus(rundir):
-    """pids of the processes started for this run directory: the QEMUs and
-    the supervisor daemon (matched by their -pidfile or --pidfile
-    argument), mapped to that pid file."""
+    """pids of the processes started for this run directory: the QEMUs,
+    the supervisor daemon and the Ethernet hub (matched by their -pidfile
+    or --pidfile argument), mapped to that pid file."""
     found = {}
     prefix = rundir.rstrip("/") + "/"
     for d in os.listdir("/proc"):
@@ -115,11 +116,6 @@ def parse_mem(s):
     return mib
 
 
-def qopt(s):
-    """Escape a value for a QEMU comma-separated option."""
-    return str(s).replace(",", ",,")
-
-
 def qemu_binary():
     q = os.environ.get("VGEMINI_QEMU") or os.path.join(
         REPO, "build/qemu/build/qemu-system-x86_64")
@@ -138,17 +134,32 @@ def image_dir():
     return d
 
 
-def qemu_has_gemini(qemu):
+def _qemu_help(qemu, what):
     try:
-        out = subprocess.run([qemu, "-device", "help"], capture_output=True,
-                             text=True, timeout=30).stdout
+        return subprocess.run([qemu, what, "help"], capture_output=True,
+                              text=True, timeout=30).stdout
     except (OSError, subprocess.TimeoutExpired) as e:
         raise Failure(f"cannot run {qemu}: {e}")
-    return '"cray-gemini"' in out
+
+
+def qemu_devices(qemu):
+    """The device types of a QEMU binary ('-device help')."""
+    return set(re.findall(r'^name "([^"]+)"', _qemu_help(qemu, "-device"),
+                          re.M))
+
+
+def qemu_netdevs(qemu):
+    """The network back-ends of a QEMU binary ('-netdev help')."""
+    return {ln.strip() for ln in _qemu_help(qemu, "-netdev").splitlines()
+            if re.fullmatch(r"\s*[a-z][a-z0-9-]*\s*", ln)}
+
+
+def qemu_has_gemini(qemu):
+    return "cray-gemini" in qemu_devices(qemu)
 
 
 def qemu_argv(fab, qemu, image, n, dims, mem, gemini, append, extra,
-              shares=()):
+              shares=(), net=False, edu=False):
     x, y, z = coord_of(n, dims)
     cmdline = (f"console=ttyS0 panic=-1 quiet mitigations=off "
                f"vgemini.fabric={fab.name} vgemini.node={n} "
@@ -189,6 +200,7 @@ def qemu_argv(fab, qemu, image, n, dims, mem, gemini, append, extra,
         for p in PORTS:
             dev += f",link-{p}={qopt(links[p])}"
         argv += ["-device", dev]
+    argv += net_devices.qemu_args(fab, n, net, edu)
     argv += host_shares.qemu_args(shares)
     argv += ["-pidfile", fab.path(n, "pid")]
     argv += extra

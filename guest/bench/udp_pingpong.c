@@ -1,0 +1,478 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Baseline for `make bench`: a ping-pong between two guests over the
+ * kernel's own network path (virtio-net on the Ethernet segment of
+ * "vgemini up --net"), UDP or TCP, with blocking receives, what the
+ * fabric's messages are compared with.
+ *
+ *   udp_pingpong [-t SECONDS] server PORT
+ *   udp_pingpong [-t SECONDS] client IP PORT COUNT SIZE
+ *   udp_pingpong [-t SECONDS] tcp-server PORT
+ *   udp_pingpong [-t SECONDS] tcp-client IP PORT COUNT SIZE
+ *
+ * The client sends SIZE bytes, waits for them to come back, COUNT times
+ * after 10 rounds of warm-up, and prints
+ *
+ *   udp: round trip us: min <a> avg <b> max <c>     (or "tcp: ...")
+ *
+ * The UDP server echoes every datagram to its sender and exits when an
+ * empty one comes (the client sends three at the end); the TCP server
+ * serves one connection, echoing bytes until the client closes.  The
+ * client may start first: it retries while the server is not up yet.
+ * Nothing waits longer than SECONDS (default 10) for the peer: a time-out
+ * exits with status 1 and says so.  Exit 2 on usage errors.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PROG		"udp_pingpong"
+#define WARMUP		10
+#define MAX_COUNT	10000000ul
+#define UDP_MAX		65507		/* the largest UDP payload over IPv4 */
+/* Larger writes could fill both sides' buffers before either reads. */
+#define TCP_MAX		65536ul
+#define FIN_COPIES	3
+#define RETRY_MS	200		/* resend while the server is not up */
+
+static double timeout_s = 10.0;
+
+static void __attribute__((noreturn, format(printf, 1, 2)))
+die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, PROG ": ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static void __attribute__((noreturn)) usage(void)
+{
+	fprintf(stderr,
+		"usage: " PROG " [-t SECONDS] server PORT\n"
+		"       " PROG " [-t SECONDS] client IP PORT COUNT SIZE\n"
+		"       " PROG " [-t SECONDS] tcp-server PORT\n"
+		"       " PROG " [-t SECONDS] tcp-client IP PORT COUNT SIZE\n"
+		"  -t SECONDS  longest wait for the peer (default 10)\n"
+		"  COUNT       measured round trips, 1..%lu (after %d of warm-up)\n"
+		"  SIZE        bytes each way, 1..%d (UDP) or 1..%lu (TCP)\n",
+		MAX_COUNT, WARMUP, UDP_MAX, TCP_MAX);
+	exit(2);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static unsigned long number(const char *s, const char *what,
+			    unsigned long lo, unsigned long hi)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-' || v < lo || v > hi) {
+		fprintf(stderr, PROG ": bad %s '%s' (%lu..%lu)\n", what, s, lo,
+			hi);
+		usage();
+	}
+	return v;
+}
+
+static void set_timeout(int fd, double s)
+{
+	struct timeval tv = {
+		.tv_sec = (time_t)s,
+		.tv_usec = (suseconds_t)((s - (time_t)s) * 1e6),
+	};
+
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0)
+		die("setsockopt(SO_RCVTIMEO): %s", strerror(errno));
+}
+
+static struct sockaddr_in address(const char *ip, unsigned long port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+
+	a.sin_port = htons((uint16_t)port);
+	if (!ip)
+		a.sin_addr.s_addr = htonl(INADDR_ANY);
+	else if (inet_pton(AF_INET, ip, &a.sin_addr) != 1) {
+		fprintf(stderr, PROG ": bad IPv4 address '%s'\n", ip);
+		usage();
+	}
+	return a;
+}
+
+/* Round-trip times, in seconds. */
+struct stats {
+	double min, max, sum;
+	unsigned long n;
+};
+
+static void record(struct stats *st, double t)
+{
+	if (!st->n || t < st->min)
+		st->min = t;
+	if (!st->n || t > st->max)
+		st->max = t;
+	st->sum += t;
+	st->n++;
+}
+
+static void report(const char *proto, const struct stats *st)
+{
+	printf("%s: round trip us: min %.1f avg %.1f max %.1f\n", proto,
+	       st->min * 1e6, st->sum / st->n * 1e6, st->max * 1e6);
+}
+
+/* Round @i's bytes: its number first, so that a late answer is told apart. */
+static void fill(unsigned char *buf, size_t size, unsigned long i)
+{
+	uint32_t v = (uint32_t)i;
+	size_t k;
+
+	for (k = 0; k < size; k++)
+		buf[k] = k < 4 ? (unsigned char)(v >> (8 * k)) :
+			(unsigned char)(k * 7 + 1);
+}
+
+/* --- UDP ------------------------------------------------------------ */
+
+static int udp_server(unsigned long port)
+{
+	struct sockaddr_in a = address(NULL, port), from;
+	static unsigned char buf[UDP_MAX];
+	unsigned long n_echoed = 0;
+	socklen_t fromlen;
+	ssize_t n;
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0)
+		die("UDP port %lu: %s", port, strerror(errno));
+	set_timeout(fd, timeout_s);
+	for (;;) {
+		fromlen = sizeof(from);
+		n = recvfrom(fd, buf, sizeof(buf), 0, (struct sockaddr *)&from,
+			     &fromlen);
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			die("no datagram for %g s (%lu echoed)", timeout_s,
+			    n_echoed);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			die("recvfrom: %s", strerror(errno));
+		}
+		if (n == 0)		/* the client's end */
+			return 0;
+		if (sendto(fd, buf, n, 0, (struct sockaddr *)&from,
+			   fromlen) < 0 && errno != EINTR)
+			die("sendto: %s", strerror(errno));
+		n_echoed++;
+	}
+}
+
+/*
+ * One round: send @out, wait up to @wait s for the same bytes back
+ * (skipping late answers to earlier rounds).  0; -1 if none came; -2 if
+ * the server's port is closed (it is not up yet, or no longer).
+ */
+static int udp_round(int fd, const unsigned char *out, unsigned char *in,
+		     size_t size, double wait)
+{
+	double end = now() + wait;
+	ssize_t n;
+
+	if (send(fd, out, size, 0) < 0) {
+		if (errno == ECONNREFUSED)
+			return -2;
+		die("send: %s", strerror(errno));
+	}
+	for (;;) {
+		n = recv(fd, in, size + 1, 0);
+		if (n == (ssize_t)size && !memcmp(in, out, size))
+			return 0;
+		if (n < 0 && errno != EINTR) {
+			if (errno == ECONNREFUSED)
+				return -2;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return -1;
+			die("recv: %s", strerror(errno));
+		}
+		if (now() >= end)
+			return -1;
+	}
+}
+
+static int udp_client(const char *ip, unsigned long port,
+		      unsigned long count, size_t size)
+{
+	struct sockaddr_in a = address(ip, port);
+	unsigned char *out = malloc(size), *in = malloc(size + 1);
+	struct stats st = { 0 };
+	unsigned long i;
+	double end;
+	int fd = socket(AF_INET, SOCK_DGRAM, 0), k, r;
+
+	if (!out || !in)
+		die("out of memory");
+	/* Connected: answers from the server only, and its ICMP errors. */
+	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0)
+		die("%s:%lu: %s", ip, port, strerror(errno));
+	/* Warm-up, resending while the server is not there yet. */
+	set_timeout(fd, RETRY_MS / 1000.0);
+	end = now() + timeout_s;
+	for (i = 0; i < WARMUP; i++) {
+		fill(out, size, i);
+		while ((r = udp_round(fd, out, in, size, RETRY_MS / 1000.0))) {
+			if (now() >= end)
+				die("no answer from %s:%lu within %g s", ip,
+				    port, timeout_s);
+			if (r == -2)	/* refused at once: do not hurry */
+				usleep(RETRY_MS * 1000 / 4);
+		}
+	}
+	set_timeout(fd, timeout_s);
+	for (i = 0; i < count; i++) {
+		double t;
+
+		fill(out, size, WARMUP + i);
+		t = now();
+		r = udp_round(fd, out, in, size, timeout_s);
+		if (r == -2)
+			die("round %lu: the server's port is closed", i + 1);
+		if (r < 0)
+			die("round %lu: no answer within %g s", i + 1,
+			    timeout_s);
+		record(&st, now() - t);
+	}
+	for (k = 0; k < FIN_COPIES; k++)
+		send(fd, out, 0, 0);
+	report("udp", &st);
+	return 0;
+}
+
+/* --- TCP ------------------------------------------------------------ */
+
+static void nodelay(int fd)
+{
+	int one = 1;
+
+	if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0)
+		die("setsockopt(TCP_NODELAY): %s", strerror(errno));
+}
+
+static int wait_fd(int fd, short events, double s)
+{
+	struct pollfd p = { .fd = fd, .events = events };
+	int r;
+
+	do {
+		r = poll(&p, 1, (int)(s * 1000 + 0.999));
+	} while (r < 0 && errno == EINTR);
+	return r;
+}
+
+static int tcp_server(unsigned long port)
+{
+	struct sockaddr_in a = address(NULL, port);
+	static unsigned char buf[65536];
+	int one = 1, lfd = socket(AF_INET, SOCK_STREAM, 0), fd;
+	ssize_t n, w, off;
+
+	if (lfd < 0 ||
+	    setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    bind(lfd, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(lfd, 1) < 0)
+		die("TCP port %lu: %s", port, strerror(errno));
+	if (wait_fd(lfd, POLLIN, timeout_s) <= 0)
+		die("no connection within %g s", timeout_s);
+	fd = accept(lfd, NULL, NULL);
+	if (fd < 0)
+		die("accept: %s", strerror(errno));
+	close(lfd);
+	nodelay(fd);
+	set_timeout(fd, timeout_s);
+	for (;;) {
+		n = read(fd, buf, sizeof(buf));
+		if (n == 0)
+			return 0;	/* the client is done */
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				die("no data for %g s", timeout_s);
+			die("read: %s", strerror(errno));
+		}
+		for (off = 0; off < n; off += w) {
+			w = write(fd, buf + off, n - off);
+			if (w < 0 && errno == EINTR) {
+				w = 0;
+				continue;
+			}
+			if (w < 0)
+				die("write: %s", strerror(errno));
+		}
+	}
+}
+
+/* Connect, retrying while the server does not listen yet. */
+static int tcp_connect(const char *ip, unsigned long port)
+{
+	struct sockaddr_in a = address(ip, port);
+	double end = now() + timeout_s;
+	socklen_t len;
+	int fd, err;
+
+	for (;;) {
+		fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+		if (fd < 0)
+			die("socket: %s", strerror(errno));
+		err = 0;
+		if (connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+			err = errno;
+			if (err == EINPROGRESS) {
+				double left = end - now();
+
+				if (left <= 0 || wait_fd(fd, POLLOUT, left) <= 0)
+					die("cannot connect to %s:%lu within %g s",
+					    ip, port, timeout_s);
+				len = sizeof(err);
+				if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err,
+					       &len) < 0)
+					err = errno;
+			}
+		}
+		if (!err)
+			break;
+		close(fd);
+		if (err != ECONNREFUSED && err != EHOSTUNREACH &&
+		    err != ENETUNREACH)
+			die("%s:%lu: %s", ip, port, strerror(err));
+		if (now() >= end)
+			die("cannot connect to %s:%lu within %g s: %s", ip,
+			    port, timeout_s, strerror(err));
+		usleep(RETRY_MS * 1000 / 4);
+	}
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0)
+		die("fcntl: %s", strerror(errno));
+	return fd;
+}
+
+static void tcp_round(int fd, const unsigned char *out, unsigned char *in,
+		      size_t size, unsigned long round)
+{
+	size_t off;
+	ssize_t n;
+
+	for (off = 0; off < size; off += n) {
+		n = write(fd, out + off, size - off);
+		if (n < 0 && errno == EINTR)
+			n = 0;
+		else if (n < 0)
+			die("round %lu: write: %s", round, strerror(errno));
+	}
+	for (off = 0; off < size; off += n) {
+		n = read(fd, in + off, size - off);
+		if (n < 0 && errno == EINTR) {
+			n = 0;
+		} else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			die("round %lu: no answer within %g s", round,
+			    timeout_s);
+		} else if (n < 0) {
+			die("round %lu: read: %s", round, strerror(errno));
+		} else if (n == 0) {
+			die("round %lu: the server closed the connection",
+			    round);
+		}
+	}
+	if (memcmp(in, out, size))
+		die("round %lu: the answer differs from what was sent", round);
+}
+
+static int tcp_client(const char *ip, unsigned long port,
+		      unsigned long count, size_t size)
+{
+	unsigned char *out = malloc(size), *in = malloc(size);
+	struct stats st = { 0 };
+	unsigned long i;
+	int fd;
+
+	if (!out || !in)
+		die("out of memory");
+	fd = tcp_connect(ip, port);
+	nodelay(fd);
+	set_timeout(fd, timeout_s);
+	for (i = 0; i < WARMUP + count; i++) {
+		double t;
+
+		fill(out, size, i);
+		t = now();
+		tcp_round(fd, out, in, size, i + 1);
+		if (i >= WARMUP)
+			record(&st, now() - t);
+	}
+	close(fd);
+	report("tcp", &st);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode;
+	int i = 1;
+
+	if (argc > 2 && !strcmp(argv[1], "-t")) {
+		char *end;
+
+		errno = 0;
+		timeout_s = strtod(argv[2], &end);
+		if (errno || end == argv[2] || *end || !(timeout_s >= 0.1) ||
+		    timeout_s > 3600) {
+			fprintf(stderr, PROG ": bad -t '%s' (0.1..3600)\n",
+				argv[2]);
+			usage();
+		}
+		i = 3;
+	}
+	if (i >= argc)
+		usage();
+	mode = argv[i++];
+	/* Output goes to a pipe (the agent): no buffering to wait for. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!strcmp(mode, "server") && argc - i == 1)
+		return udp_server(number(argv[i], "port", 1, 65535));
+	if (!strcmp(mode, "tcp-server") && argc - i == 1)
+		return tcp_server(number(argv[i], "port", 1, 65535));
+	if (!strcmp(mode, "client") && argc - i == 4)
+		return udp_client(argv[i], number(argv[i + 1], "port", 1, 65535),
+				  number(argv[i + 2], "count", 1, MAX_COUNT),
+				  number(argv[i + 3], "size", 1, UDP_MAX));
+	if (!strcmp(mode, "tcp-client") && argc - i == 4)
+		return tcp_client(argv[i], number(argv[i + 1], "port", 1, 65535),
+				  number(argv[i + 2], "count", 1, MAX_COUNT),
+				  number(argv[i + 3], "size", 1, TCP_MAX));
+	usage();
+}
