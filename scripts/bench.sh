@@ -1,103 +1,228 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# `make bench`: fabric figures next to a baseline measured in the same run.
+# `make bench`: the fabric's figures, each next to a baseline measured in
+# the same run on the same machine, and their ratio; also written as JSON
+# to build/bench/results.json (one object per figure) so that they can be
+# tracked.  One 4x2x1 torus, booted with --net (every node on one virtio-net
+# Ethernet segment) and --edu (QEMU's edu device in every node):
 #
-#   diagnostic ping round trip per hop count on a 4x2x1 torus (the device's
-#   own clock, bursts of host pings through QMP: no guest involved);
-#   the issue rate of back-to-back pings;
-#   baseline: a 64-byte UDP round trip between two host processes on
-#   loopback (what a socket-based link would pay per hop);
-#   RDMA (BTE) PUT and GET bandwidth of 4 MiB between neighbours and over
-#   3 hops, and the FMA/RDMA crossover (ugni_bw, a uGNI job), next to
-#   host memcpy bandwidth of 4 MiB;
-#   SMSG 8-byte half round trip and message rate between neighbours
-#   (ugni_bench), next to the UDP loopback ping-pong.
+#   P1  8-byte PUT ping-pong round trip between neighbours (ugni_bench:
+#       flag polled in memory, nothing sleeps), next to a UDP ping-pong
+#       round trip over virtio-net between the same two VMs (and TCP);
+#   P3  8-byte PUT issue rate (silent, and GLOBAL events reaped 64 at a
+#       time), next to the same guest's store rate to the edu device's
+#       register;
+#   P4  PUT one-way latency at 1, 2 and 3 hops (ugni_bench --peer) and the
+#       extra latency per hop, next to the 1-hop latency;
+#   P2  RDMA (BTE) PUT and GET of 4 MiB at 1 and 3 hops, and the FMA/RDMA
+#       crossover (ugni_bw), next to host memcpy of 4 MiB;
+#   P5  this 8-node torus: boot time, the QEMUs' resident memory, the host
+#       CPU its idle guests use (from /proc/stat over 10 s);
+#   SMSG 8-byte half round trip and message rate (ugni_bench), next to
+#       half the UDP round trip over virtio-net and its messages/s;
+#   the device's diagnostic ping per hop count (no guest involved), next
+#       to a UDP round trip between two host processes on loopback.
+#
+# Larger tori (P5 for 27 and 64 nodes) take longer than this bench should;
+# Documentation/vgemini.rst says how to measure them.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 VGEMINI=$REPO/scripts/vgemini
 OUT=$REPO/build/bench
 COUNT=${BENCH_COUNT:-2000}
+DIMS=4x2x1
 export VGEMINI_FABRIC=${VGEMINI_FABRIC:-bench-$$}
 mkdir -p "$OUT"
+RESULTS=$OUT/results.tsv
+: >"$RESULTS"
 
 gcc -O2 -Wall -Wextra -Werror -o "$OUT/udp_rtt" "$REPO/guest/bench/udp_rtt.c"
 gcc -O2 -Wall -Wextra -Werror -o "$OUT/memcpy_bw" "$REPO/guest/bench/memcpy_bw.c"
 
+fail() {
+	echo "bench: $*" >&2
+	exit 1
+}
+
+# record ID WHAT VALUE UNIT BASELINE_WHAT BASELINE_VALUE RATIO
+# (empty fields as "-"): one figure, printed and kept for the JSON.
+record() {
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$RESULTS"
+	printf '%-4s %-44s %12s %-9s %12s %8s\n' "$1" "$2" "$3" "$4" "$6" "$7"
+}
+
+# a / b with 3 significant digits
+ratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "-"; else printf "%.3g", a / b }'
+}
+
+# The value of rank 0's line "bench: WHAT: VALUE UNIT" in LOG
+bench_value() {
+	local v
+	v=$(sed -n "s/^\[0\] bench: $2: \([0-9.]*\) .*/\1/p" "$1" | tail -n 1)
+	[ -n "$v" ] || fail "no '$2' in $1"
+	echo "$v"
+}
+
+# run_job LOG ARGS...: a uGNI job, its output kept
+run_job() {
+	local log=$1
+	shift
+	"$VGEMINI" run --timeout 600 "$@" >"$log" 2>&1 || {
+		cat "$log"
+		fail "job '$*' failed"
+	}
+}
+
 trap '"$VGEMINI" down >/dev/null 2>&1 || true' EXIT
-"$VGEMINI" up --dims 4x2x1 >"$OUT/up.log" 2>&1 || { cat "$OUT/up.log"; exit 1; }
+t0=$(date +%s.%N)
+"$VGEMINI" up --dims "$DIMS" --net --edu >"$OUT/up.log" 2>&1 || {
+	cat "$OUT/up.log"
+	exit 1
+}
+boot_s=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 
+echo "vgemini bench: $DIMS torus, TCG guests; each figure, its baseline of this run, and figure/baseline"
+printf '%-4s %-44s %12s %-9s %12s %8s\n' "" "" "figure" "unit" "baseline" "ratio"
+
+# --- P1: PUT ping-pong between neighbours vs UDP over virtio-net ---------
+# ranks 0 and 1 are on nodes 0 and 1, neighbours in X.
+run_job "$OUT/ugni_bench.log" -n 2 ugni_bench --iters "$COUNT"
+ip1=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["nodes"][1]["ip"])' \
+	"/run/vgemini/$VGEMINI_FABRIC/topology.json")
+pingpong() {	# MODE PORT: rank 1's server, rank 0's client; the avg in us
+	"$VGEMINI" exec 1 -- udp_pingpong -t 30 "$1-server" "$2" \
+		>"$OUT/$1-server.log" 2>&1 &
+	local srv=$!
+	"$VGEMINI" exec 0 -- udp_pingpong -t 30 "$1-client" "$ip1" "$2" \
+		"$COUNT" 8 >"$OUT/$1-client.log" 2>&1 ||
+		{ cat "$OUT/$1-client.log"; fail "$1 ping-pong failed"; }
+	wait "$srv" || true
+	sed -n 's/^.*round trip us: min [0-9.]* avg \([0-9.]*\) max .*/\1/p' \
+		"$OUT/$1-client.log"
+}
+# (udp_pingpong's UDP modes are plain "server" and "client")
+"$VGEMINI" exec 1 -- udp_pingpong -t 30 server 5000 >"$OUT/udp-server.log" 2>&1 &
+srv=$!
+"$VGEMINI" exec 0 -- udp_pingpong -t 30 client "$ip1" 5000 "$COUNT" 8 \
+	>"$OUT/udp-client.log" 2>&1 ||
+	{ cat "$OUT/udp-client.log"; fail "UDP ping-pong failed"; }
+wait "$srv" || true
+udp_rt=$(sed -n 's/^udp: round trip us: min [0-9.]* avg \([0-9.]*\) max .*/\1/p' \
+	"$OUT/udp-client.log")
+tcp_rt=$(pingpong tcp 5001)
+[ -n "$udp_rt" ] && [ -n "$tcp_rt" ] || fail "no UDP or TCP round trip"
+put_half=$(bench_value "$OUT/ugni_bench.log" "put8 ping-pong half round trip")
+put_rt=$(awk -v h="$put_half" 'BEGIN { printf "%.1f", 2 * h }')
+record P1 "put8 ping-pong round trip, 1 hop" "$put_rt" us \
+	"UDP round trip over virtio-net, 8 B" "$udp_rt" "$(ratio "$put_rt" "$udp_rt")"
+record P1 "put8 ping-pong round trip, 1 hop (vs TCP)" "$put_rt" us \
+	"TCP round trip over virtio-net, 8 B" "$tcp_rt" "$(ratio "$put_rt" "$tcp_rt")"
+
+# --- P3: PUT issue rate vs stores to an emulated register ---------------
+"$VGEMINI" exec 0 -- edu_store >"$OUT/edu.log" 2>&1 ||
+	{ cat "$OUT/edu.log"; fail "edu_store failed"; }
+edu=$(sed -n 's/^edu: stores\/s: \([0-9.]*\).*/\1/p' "$OUT/edu.log")
+[ -n "$edu" ] || fail "no edu store rate"
+for what in "silent" "events reaped in batches of 64"; do
+	rate=$(bench_value "$OUT/ugni_bench.log" "put8 issue rate, $what")
+	record P3 "put8 issue rate, $what" "$rate" posts/s \
+		"stores/s to the edu device's register" "$edu" "$(ratio "$rate" "$edu")"
+done
+
+# --- P4: latency per hop ---------------------------------------------------
+# node 2 is 2 hops from node 0 (X), node 6 3 hops (2 in X, 1 in Y).
+lat1=$put_half
+for job in "3 2 2" "7 6 3"; do
+	set -- $job
+	run_job "$OUT/ugni_bench-hops$3.log" -n "$1" ugni_bench --peer "$2" \
+		--pingpong-only --iters "$COUNT"
+	lat=$(bench_value "$OUT/ugni_bench-hops$3.log" "put8 ping-pong half round trip")
+	extra=$(awk -v a="$lat" -v b="$lat1" -v h="$3" \
+		'BEGIN { printf "%.1f", (a - b) / (h - 1) }')
+	record P4 "put8 one-way latency, $3 hops" "$lat" us \
+		"one-way latency, 1 hop" "$lat1" "$(ratio "$lat" "$lat1")"
+	record P4 "extra latency per hop, $3 hops" "$extra" us \
+		"one-way latency, 1 hop" "$lat1" "$(ratio "$extra" "$lat1")"
+done
+
+# --- P2: RDMA bandwidth vs memcpy ------------------------------------------
+read -r memcpy_mbs _ < <("$OUT/memcpy_bw")
+for job in "2 1 1 hop" "7 6 3 hops"; do
+	set -- $job
+	run_job "$OUT/ugni_bw-$1.log" -n "$1" ugni_bw --peer "$2" --reps 2
+	for what in put get; do
+		mbs=$(bench_value "$OUT/ugni_bw-$1.log" "rdma $what 4 MiB")
+		record P2 "rdma $what 4 MiB, $3 $4" "$mbs" MB/s \
+			"host memcpy of 4 MiB" "$memcpy_mbs" "$(ratio "$mbs" "$memcpy_mbs")"
+	done
+	if [ "$1" = 2 ]; then
+		cross=$(sed -n 's/^\[0\] bench: fma\/rdma crossover: \([0-9]*\).*/\1/p' \
+			"$OUT/ugni_bw-$1.log")
+		record P2 "fma/rdma crossover, 1 hop" "${cross:--}" bytes - - -
+	fi
+done
+
+# --- SMSG vs UDP over virtio-net -------------------------------------------
+smsg_us=$(bench_value "$OUT/ugni_bench.log" "smsg8 ping-pong half round trip")
+smsg_rate=$(bench_value "$OUT/ugni_bench.log" "smsg8 message rate")
+udp_half=$(awk -v n="$udp_rt" 'BEGIN { printf "%.1f", n / 2 }')
+udp_rate=$(awk -v n="$udp_rt" 'BEGIN { printf "%.0f", 2e6 / n }')
+record SMSG "smsg8 half round trip, 1 hop" "$smsg_us" us \
+	"half the UDP round trip over virtio-net" "$udp_half" "$(ratio "$smsg_us" "$udp_half")"
+record SMSG "smsg8 messages/s, 1 hop" "$smsg_rate" msgs/s \
+	"UDP ping-pong messages/s over virtio-net" "$udp_rate" "$(ratio "$smsg_rate" "$udp_rate")"
+
+# --- the device's diagnostic ping vs UDP on the host's loopback ------------
 read -r bmin bavg bmax < <("$OUT/udp_rtt" "$COUNT")
-
-us() { awk -v n="$1" 'BEGIN { printf "%.1f", n / 1000 }'; }
-
-echo "vgemini bench: 4x2x1 torus, $COUNT pings of 64 bytes per row, TCG guests idle"
-printf '%-34s %10s %10s %10s %12s\n' "" "min us" "avg us" "max us" "pings/s"
+loop_us=$(awk -v n="$bavg" 'BEGIN { printf "%.1f", n / 1000 }')
 # Node 0 to nodes at torus distance 0, 1, 2 and 3: 0, 1, 2 (X), 6 (X2 Y1).
 for pair in "0 0" "0 1" "0 2" "0 6"; do
 	set -- $pair
-	t0=$(date +%s.%N)
 	json=$("$VGEMINI" ping "$1" "$2" --count "$COUNT" --json)
-	t1=$(date +%s.%N)
-	python3 - "$json" "$t0" "$t1" "$COUNT" <<'PY'
+	read -r hops avg < <(python3 - "$json" "$COUNT" <<'PY'
 import json, sys
 r = json.loads(sys.argv[1])["result"]
-hops = r["hops"][0]
-if r["ok"] != int(sys.argv[4]):
-    sys.exit(f"bench: only {r['ok']} of {sys.argv[4]} pings answered")
-rate = r["ok"] / (float(sys.argv[3]) - float(sys.argv[2]))
-print(f"{'ping, ' + str(hops) + ' hop' + ('' if hops == 1 else 's') + ' each way':<34} "
-      f"{r['rtt_ns_min'] / 1000:10.1f} {r['rtt_ns_avg'] / 1000:10.1f} "
-      f"{r['rtt_ns_max'] / 1000:10.1f} {rate:12.0f}")
+if r["ok"] != int(sys.argv[2]):
+    sys.exit(f"bench: only {r['ok']} of {sys.argv[2]} pings answered")
+print(r["hops"][0], f"{r['rtt_ns_avg'] / 1000:.1f}")
 PY
+)
+	record PING "device ping round trip, $hops hops each way" "$avg" us \
+		"UDP round trip on the host's loopback" "$loop_us" "$(ratio "$avg" "$loop_us")"
 done
-printf '%-34s %10s %10s %10s %12s\n' "baseline: UDP loopback round trip" \
-	"$(us "$bmin")" "$(us "$bavg")" "$(us "$bmax")" "-"
-echo "(pings/s includes the launcher's QMP polling; the round trips are the device's)"
 
-# RDMA bandwidth: ranks 0 and 1 are on nodes 0 and 1 (neighbours); with
-# 7 ranks, rank 6 is on node 6, 3 hops from node 0 (2 in X, 1 in Y).
-read -r memcpy_mbs _ < <("$OUT/memcpy_bw")
-echo
-printf '%-34s %10s %10s %10s\n' "" "MB/s" "memcpy" "ratio"
-for job in "2 1 1 hop" "7 6 3 hops"; do
-	set -- $job
-	"$VGEMINI" run -n "$1" --timeout 600 ugni_bw --peer "$2" --reps 2 \
-		>"$OUT/ugni_bw-$1.log" 2>&1 || {
-		cat "$OUT/ugni_bw-$1.log"
-		exit 1
-	}
-	for what in put get; do
-		mbs=$(sed -n "s/^\[0\] bench: rdma $what 4 MiB: \([0-9.]*\) MB\/s/\1/p" \
-			"$OUT/ugni_bw-$1.log")
-		printf '%-34s %10s %10s %10s\n' "rdma $what 4 MiB, $3 $4" "$mbs" \
-			"$memcpy_mbs" "$(awk -v a="$mbs" -v b="$memcpy_mbs" \
-				'BEGIN { printf "%.4f", a / b }')"
-	done
-	if [ "$1" = 2 ]; then
-		sed -n 's/^\[0\] bench: fma\/rdma crossover: /fma\/rdma crossover, 1 hop: /p' \
-			"$OUT/ugni_bw-$1.log"
-	fi
+# --- P5: this torus, idle ----------------------------------------------------
+rss_kb=0
+for pid in $(pgrep -f "qemu-system-x86_64.*$VGEMINI_FABRIC" || true); do
+	rss_kb=$((rss_kb + $(awk '/^VmRSS/ { print $2 }' "/proc/$pid/status" 2>/dev/null || echo 0)))
 done
-echo "(baseline: host memcpy of 4 MiB; the RDMA figures are a guest's, posts waited for one by one)"
+cpu_sample() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $2 + $3 + $4 + $5 + $6 + $7 + $8 }' /proc/stat; }
+read -r busy0 all0 < <(cpu_sample)
+sleep 10
+read -r busy1 all1 < <(cpu_sample)
+idle_cpu=$(awk -v b="$((busy1 - busy0))" -v a="$((all1 - all0))" \
+	'BEGIN { printf "%.1f", a ? 100 * b / a : 0 }')
+record P5 "boot of the 8-node torus (up --net --edu)" "$boot_s" s - - -
+record P5 "resident memory of its 8 QEMUs" "$((rss_kb / 1024))" MiB - - -
+record P5 "host CPU used by the idle torus" "$idle_cpu" % \
+	"target: at most" 5 "$(ratio "$idle_cpu" 5)"
 
-# SMSG between neighbours (ranks 0 and 1 on nodes 0 and 1): ugni_bench
-"$VGEMINI" run -n 2 --timeout 600 ugni_bench >"$OUT/ugni_bench.log" 2>&1 || {
-	cat "$OUT/ugni_bench.log"
-	exit 1
-}
-smsg_us=$(sed -n 's/^\[0\] bench: smsg8 ping-pong half round trip: \([0-9.]*\) us/\1/p' \
-	"$OUT/ugni_bench.log")
-smsg_rate=$(sed -n 's/^\[0\] bench: smsg8 message rate: \([0-9.]*\) messages\/s/\1/p' \
-	"$OUT/ugni_bench.log")
-udp_half=$(awk -v n="$bavg" 'BEGIN { printf "%.1f", n / 2000 }')
-udp_rate=$(awk -v n="$bavg" 'BEGIN { printf "%.0f", 2e9 / n }')
-echo
-printf '%-34s %10s %10s %10s\n' "" "figure" "baseline" "ratio"
-printf '%-34s %10s %10s %10s\n' "smsg 8 B half round trip, us" "$smsg_us" \
-	"$udp_half" "$(awk -v a="$smsg_us" -v b="$udp_half" \
-		'BEGIN { printf "%.2f", a / b }')"
-printf '%-34s %10s %10s %10s\n' "smsg 8 B messages/s, 1 hop" "$smsg_rate" \
-	"$udp_rate" "$(awk -v a="$smsg_rate" -v b="$udp_rate" \
-		'BEGIN { printf "%.4f", a / b }')"
-echo "(baseline: the UDP loopback ping-pong above, half its round trip and its messages/s)"
+python3 - "$RESULTS" "$OUT/results.json" "$DIMS" <<'PY'
+import json, sys, time
+def num(s):
+    try:
+        return float(s)
+    except ValueError:
+        return None
+rows = []
+for line in open(sys.argv[1]):
+    k, what, v, unit, bwhat, bv, r = line.rstrip("\n").split("\t")
+    rows.append({"id": k, "what": what, "value": num(v), "unit": unit,
+                 "baseline": None if bwhat == "-" else bwhat,
+                 "baseline_value": num(bv), "ratio": num(r)})
+json.dump({"dims": sys.argv[3], "time": time.time(), "results": rows},
+          open(sys.argv[2], "w"), indent=1)
+PY
+echo "(results: $OUT/results.json; logs: $OUT/)"

@@ -4,6 +4,12 @@
  * when they are on nodes 0 and 1), through gni_pub.h and pmi.h alone.
  *
  *     vgemini run -n 2 ugni_bench [--iters N]
+ *     vgemini run -n N ugni_bench --peer R --pingpong-only
+ *
+ * The pair is ranks 0 and R (1 unless --peer says otherwise; the other
+ * ranks take part only in the barriers), so that the figures can be
+ * taken at 1, 2 or 3 hops; --pingpong-only stops after the PUT
+ * ping-pong (the per-hop figures of `make bench`).
  *
  * Prints, on rank 0, lines "bench: <what>: <value> <unit>":
  *
@@ -167,7 +173,7 @@ static int wait_word(volatile uint64_t *w, uint64_t val)
 
 int main(int argc, char **argv)
 {
-	int iters = 1000, i, ok, peer;
+	int iters = 1000, i, ok, peer, pair = 1, pingpong_only = 0;
 	gni_post_descriptor_t *descs;
 	uint64_t *flag;
 	gni_mem_handle_t fmh;
@@ -178,8 +184,13 @@ int main(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--iters") && i + 1 < argc) {
 			iters = atoi(argv[++i]);
+		} else if (!strcmp(argv[i], "--peer") && i + 1 < argc) {
+			pair = atoi(argv[++i]);
+		} else if (!strcmp(argv[i], "--pingpong-only")) {
+			pingpong_only = 1;
 		} else {
-			fprintf(stderr, "usage: ugni_bench [--iters N]\n");
+			fprintf(stderr, "usage: ugni_bench [--iters N] "
+				"[--peer R] [--pingpong-only]\n");
 			return 2;
 		}
 	}
@@ -188,8 +199,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	job_init("ugni_bench", 2);
+	if (pair < 1 || pair >= job.size)
+		job_bail("--peer: not a rank of this job other than 0");
 	wait_spins_only = 1;	/* latency, not politeness */
-	peer = job.rank == 0 ? 1 : 0;
+	peer = job.rank == 0 ? pair : 0;
 	flag = alloc_aligned(PAGE, PAGE);
 	memset(flag, 0, PAGE);
 	lbuf = alloc_aligned(64, PAGE);
@@ -202,12 +215,12 @@ int main(int argc, char **argv)
 	if (GNI_CqCreate(job.nic, 4 * SMSG_CREDITS, 0, GNI_CQ_NOBLOCK, NULL,
 			 NULL, &rcq) != GNI_RC_SUCCESS)
 		job_bail("no CQ");
-	if (job.rank <= 1)
+	if (!pingpong_only && (job.rank == 0 || job.rank == pair))
 		smsg_connect(peer);
 	barrier();
 
 	/* Ping-pong on flag[0]: silent PUTs, the data is the signal. */
-	if (job.rank <= 1) {
+	if (job.rank == 0 || job.rank == pair) {
 		ok = 1;
 		t0 = 0;
 		for (i = 1; i <= iters + 10 && ok; i++) {
@@ -225,6 +238,8 @@ int main(int argc, char **argv)
 		       (now() - t0) * 1e6 / iters / 2, "us");
 	}
 	barrier();
+	if (pingpong_only)
+		goto out;
 
 	if (job.rank == 0) {
 		/* PUT, wait for its GLOBAL event */
@@ -274,9 +289,10 @@ int main(int argc, char **argv)
 	}
 	barrier();
 	/* SMSG: each message's remote event taken after the message */
-	if (job.rank <= 1)
+	if (job.rank == 0 || job.rank == pair)
 		smsg_bench(iters);
 	barrier();
+out:
 	GNI_MemDeregister(job.nic, &lmh);
 	GNI_MemDeregister(job.nic, &fmh);
 	job_fini();
