@@ -1,15 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# The user libraries: libpmi (PMI-1 for "vgemini run" jobs) with its
-# pkg-config module cray-pmi, and the PMI test program.  Included by the
-# top-level Makefile, which sets REPO, BUILD and CC.  Everything it defines
-# is named LIB_* or PMI_*, or is a target under $(LIB_OUT).
+# The user libraries: libpmi (PMI-1 and PMI-2 for "vgemini run" jobs)
+# with its pkg-config module cray-pmi, and the PMI test program.  Included
+# by the top-level Makefile, which sets REPO, BUILD and CC.  Everything it
+# defines is named LIB_* or PMI_*, or is a target under $(LIB_OUT).
 #
-#   $(LIB_OUT)/libpmi.so.1.0.0    shared library (soname libpmi.so.1,
+#   $(LIB_OUT)/libpmi.so.1.1.0    shared library (soname libpmi.so.1,
 #                                 symbol versions from lib/pmi/libpmi.map)
 #                                 with the links libpmi.so.1 and libpmi.so
 #   $(LIB_OUT)/libpmi.a           static library
-#   $(LIB_OUT)/include/pmi.h      the header programs include
+#   $(LIB_OUT)/include/pmi.h, pmi2.h
+#                                 the headers programs include
 #   $(LIB_OUT)/pkgconfig/cray-pmi.pc
 #                                 PKG_CONFIG_PATH=$(LIB_OUT)/pkgconfig
 #                                 pkg-config --cflags --libs cray-pmi
@@ -24,26 +25,35 @@
 #                                 vgemini-agent (guest/agent*.c under
 #                                 ASan+UBSan) for "vgemini run --local"
 #
-#   lib        all of the above, and libugni (lib/ugni/ugni.mk)
+#   lib        all of the above, libugni (lib/ugni/ugni.mk) and the ALPS
+#              libraries (lib/alps/alps.mk)
 #   test-lib   host tests (lib/pmi/tests/host-test.py, TAP): the exported
 #              symbols, and pmi_test run by "vgemini run --local";
-#              then libugni's (lib/ugni/tests/host-test.py, TAP)
+#              then libugni's and the ALPS libraries' (lib/*/tests/
+#              host-test.py, TAP)
 
 LIB_OUT ?= $(BUILD)/lib
 LIB_DIR := $(REPO)/lib
 PMI_DIR := $(LIB_DIR)/pmi
-PMI_VERSION := 1.0.0
+PMI_VERSION := 1.1.0
 PMI_SONAME := libpmi.so.1
-PMI_HDR := $(PMI_DIR)/pmi.h $(PMI_DIR)/pmi_wire.h $(REPO)/uapi/vgemini_le.h
+PMI_HDR := $(PMI_DIR)/pmi.h $(PMI_DIR)/pmi2.h $(PMI_DIR)/pmi_priv.h \
+	$(PMI_DIR)/pmi_wire.h $(REPO)/uapi/vgemini_le.h
+# PMI_Get_version_info() answers PMI_VERSION.
+PMI_VERSION_DEFS := $(patsubst %,-DPMI_LIB_%,$(join MAJOR= MINOR= REVISION=,\
+	$(subst ., ,$(PMI_VERSION))))
 PMI_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wshadow \
-	-fPIC -fvisibility=hidden -pthread -I$(PMI_DIR) -I$(REPO)/uapi
+	-fPIC -fvisibility=hidden -pthread -I$(PMI_DIR) -I$(REPO)/uapi \
+	$(PMI_VERSION_DEFS)
+PMI_SRC := $(PMI_DIR)/pmi.c $(PMI_DIR)/pmi2.c
+PMI_OBJ := $(LIB_OUT)/obj/pmi.o $(LIB_OUT)/obj/pmi2.o
 PMI_SAN := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all
 PMI_PKG := PKG_CONFIG_PATH=$(LIB_OUT)/pkgconfig pkg-config
 
 PMI_SO := $(LIB_OUT)/libpmi.so.$(PMI_VERSION)
 PMI_A := $(LIB_OUT)/libpmi.a
 PMI_PC := $(LIB_OUT)/pkgconfig/cray-pmi.pc
-PMI_INC := $(LIB_OUT)/include/pmi.h
+PMI_INC := $(LIB_OUT)/include/pmi.h $(LIB_OUT)/include/pmi2.h
 PMI_GUEST_TEST := $(LIB_OUT)/guest/usr/bin/pmi_test
 PMI_HOST_TESTS := $(LIB_OUT)/tests/pmi_test_asan $(LIB_OUT)/tests/pmi_test_dyn \
 	$(LIB_OUT)/tests/vgemini-agent
@@ -51,20 +61,21 @@ LIB_TARGETS := $(PMI_SO) $(LIB_OUT)/libpmi.so.1 $(LIB_OUT)/libpmi.so \
 	$(PMI_A) $(PMI_INC) $(PMI_PC) $(PMI_GUEST_TEST) $(PMI_HOST_TESTS)
 
 include $(LIB_DIR)/ugni/ugni.mk
+include $(LIB_DIR)/alps/alps.mk
 include $(REPO)/selftests/ugni/ugni-tests.mk
 
 .PHONY: lib test-lib
 
-lib: $(LIB_TARGETS) $(UGNI_TARGETS) $(UGNI_JOB_BINS)
+lib: $(LIB_TARGETS) $(UGNI_TARGETS) $(ALPS_TARGETS) $(UGNI_JOB_BINS)
 
-$(LIB_OUT)/obj/pmi.o: $(PMI_DIR)/pmi.c $(PMI_HDR)
+$(PMI_OBJ): $(LIB_OUT)/obj/%.o: $(PMI_DIR)/%.c $(PMI_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(PMI_CFLAGS) -c $< -o $@
 
-$(PMI_SO): $(LIB_OUT)/obj/pmi.o $(PMI_DIR)/libpmi.map
+$(PMI_SO): $(PMI_OBJ) $(PMI_DIR)/libpmi.map
 	$(CC) -shared -pthread -Wl,-soname,$(PMI_SONAME) \
 		-Wl,--version-script=$(PMI_DIR)/libpmi.map -Wl,-z,defs \
-		-Wl,-z,relro -Wl,-z,now $< -o $@
+		-Wl,-z,relro -Wl,-z,now $(PMI_OBJ) -o $@
 
 $(LIB_OUT)/libpmi.so.1: $(PMI_SO)
 	ln -sf $(notdir $<) $@
@@ -72,11 +83,11 @@ $(LIB_OUT)/libpmi.so.1: $(PMI_SO)
 $(LIB_OUT)/libpmi.so: $(LIB_OUT)/libpmi.so.1
 	ln -sf $(notdir $<) $@
 
-$(PMI_A): $(LIB_OUT)/obj/pmi.o
+$(PMI_A): $(PMI_OBJ)
 	@rm -f $@
-	$(AR) rcs $@ $<
+	$(AR) rcs $@ $^
 
-$(PMI_INC): $(PMI_DIR)/pmi.h
+$(PMI_INC): $(LIB_OUT)/include/%.h: $(PMI_DIR)/%.h
 	@mkdir -p $(@D)
 	cp $< $@
 
@@ -92,11 +103,11 @@ $(PMI_GUEST_TEST): $(PMI_DIR)/tests/pmi_test.c $(PMI_A) $(PMI_INC) $(PMI_PC)
 		$$($(PMI_PKG) --cflags cray-pmi) $< -o $@ \
 		$$($(PMI_PKG) --static --libs cray-pmi)
 
-$(LIB_OUT)/tests/pmi_test_asan: $(PMI_DIR)/tests/pmi_test.c $(PMI_DIR)/pmi.c $(PMI_HDR)
+$(LIB_OUT)/tests/pmi_test_asan: $(PMI_DIR)/tests/pmi_test.c $(PMI_SRC) $(PMI_HDR)
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 -Wall -Wextra -Werror -pthread $(PMI_SAN) \
-		-I$(PMI_DIR) -I$(REPO)/uapi $(PMI_DIR)/tests/pmi_test.c \
-		$(PMI_DIR)/pmi.c -o $@
+		-I$(PMI_DIR) -I$(REPO)/uapi $(PMI_VERSION_DEFS) \
+		$(PMI_DIR)/tests/pmi_test.c $(PMI_SRC) -o $@
 
 $(LIB_OUT)/tests/pmi_test_dyn: $(PMI_DIR)/tests/pmi_test.c $(LIB_OUT)/libpmi.so $(PMI_INC) $(PMI_PC)
 	@mkdir -p $(@D)
@@ -115,3 +126,4 @@ $(LIB_OUT)/tests/vgemini-agent: $(LIB_AGENT_SRC) $(LIB_AGENT_HDR)
 test-lib: lib
 	@$(PMI_DIR)/tests/host-test.py $(LIB_OUT)
 	@$(UGNI_DIR)/tests/host-test.py $(LIB_OUT)
+	@$(ALPS_DIR)/tests/host-test.py $(LIB_OUT)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * libpmi: the PMI-1 client of vgemini jobs.
+ * libpmi: the PMI-1 client of vgemini jobs, with Cray's extensions; the
+ * PMI-2 calls (pmi2.c) share its state and channel.
  *
  * "vgemini run" starts every rank with a stream socket to its PMI server
  * (the launcher, on the host; the guest's agent relays the bytes) on the
@@ -26,10 +27,9 @@
 #include <unistd.h>
 
 #include "pmi.h"
+#include "pmi_priv.h"
 #include "pmi_wire.h"
 #include "vgemini_le.h"
-
-#define PMI_EXPORT __attribute__((visibility("default")))
 
 struct kv {
 	struct kv *next;
@@ -48,7 +48,8 @@ static struct {
 	int clique_n;
 	int *clique;
 	char kvsname[VGEMINI_PMI_KVSNAME_MAX];
-	struct kv *kvs;		/* singleton only */
+	struct kv *kvs;		/* singleton only: the KVS */
+	struct kv *node_kvs;	/* singleton only: the node's attributes */
 } pmi = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.fd = -1,
@@ -173,6 +174,52 @@ static int parse_int(const char *s, long lo, long hi, long *out)
 	return 0;
 }
 
+/* The singleton's key/value lists */
+
+static struct kv *kvs_find(struct kv *head, const char *key)
+{
+	struct kv *kv;
+
+	for (kv = head; kv; kv = kv->next)
+		if (!strcmp(kv->key, key))
+			return kv;
+	return NULL;
+}
+
+static int kvs_put_local(struct kv **head, const char *key, const char *val)
+{
+	struct kv *kv;
+
+	if (kvs_find(*head, key))
+		return PMI_ERR_INVALID_KEY;
+	kv = calloc(1, sizeof(*kv));
+	if (!kv)
+		return PMI_ERR_NOMEM;
+	kv->key = strdup(key);
+	kv->val = strdup(val);
+	if (!kv->key || !kv->val) {
+		free(kv->key);
+		free(kv->val);
+		free(kv);
+		return PMI_ERR_NOMEM;
+	}
+	kv->next = *head;
+	*head = kv;
+	return PMI_SUCCESS;
+}
+
+static void free_kvs(struct kv **head)
+{
+	while (*head) {
+		struct kv *kv = *head;
+
+		*head = kv->next;
+		free(kv->key);
+		free(kv->val);
+		free(kv);
+	}
+}
+
 static int init_singleton(void)
 {
 	pmi.clique = malloc(sizeof(int));
@@ -191,6 +238,13 @@ static int init_singleton(void)
 	pmi.ag_total_max = VGEMINI_PMI_ALLGATHER_TOTAL_MAX;
 	snprintf(pmi.kvsname, sizeof(pmi.kvsname), "singleton_kvs_%ld",
 		 (long)getpid());
+	/* What the launcher puts into a job's KVS: one rank on one node */
+	if (kvs_put_local(&pmi.kvs, VGEMINI_PMI_KEY_MAPPING,
+			  "(vector,(0,1,1))")) {
+		free(pmi.clique);
+		pmi.clique = NULL;
+		return PMI_ERR_NOMEM;
+	}
 	return PMI_SUCCESS;
 }
 
@@ -313,18 +367,6 @@ PMI_EXPORT int PMI_Initialized(PMI_BOOL *initialized)
 	return PMI_SUCCESS;
 }
 
-static void free_kvs(void)
-{
-	while (pmi.kvs) {
-		struct kv *kv = pmi.kvs;
-
-		pmi.kvs = kv->next;
-		free(kv->key);
-		free(kv->val);
-		free(kv);
-	}
-}
-
 PMI_EXPORT int PMI_Finalize(void)
 {
 	int rc = PMI_SUCCESS;
@@ -339,7 +381,8 @@ PMI_EXPORT int PMI_Finalize(void)
 		close(pmi.fd);
 		pmi.fd = -1;
 	}
-	free_kvs();
+	free_kvs(&pmi.kvs);
+	free_kvs(&pmi.node_kvs);
 	free(pmi.clique);
 	pmi.clique = NULL;
 	pmi.clique_n = 0;
@@ -555,6 +598,17 @@ PMI_EXPORT int PMI_KVS_Get_my_name(char kvsname[], int length)
 	return rc;
 }
 
+/* A key's checks (caller holds the lock). */
+static int key_check(const char key[], size_t *klen)
+{
+	if (!key)
+		return PMI_ERR_INVALID_ARG;
+	*klen = strnlen(key, pmi.key_max);
+	if (*klen == 0 || *klen >= pmi.key_max)
+		return PMI_ERR_INVALID_KEY_LENGTH;
+	return PMI_SUCCESS;
+}
+
 /* Common checks of the KVS calls (caller holds the lock). */
 static int kvs_check(const char kvsname[], const char key[], size_t *klen)
 {
@@ -566,85 +620,103 @@ static int kvs_check(const char kvsname[], const char key[], size_t *klen)
 		return PMI_ERR_INVALID_ARG;
 	if (strcmp(kvsname, pmi.kvsname))
 		return PMI_ERR_INVALID_ARG;	/* the job has one KVS */
-	*klen = strnlen(key, pmi.key_max);
-	if (*klen == 0 || *klen >= pmi.key_max)
-		return PMI_ERR_INVALID_KEY_LENGTH;
-	return PMI_SUCCESS;
+	return key_check(key, klen);
 }
 
-static struct kv *kvs_find(const char *key)
+/*
+ * Put key (klen bytes, checked) = value into a store: the job's KVS (a
+ * PUT; the singleton's list pmi.kvs) or the node's attributes (a
+ * NODE_PUT; pmi.node_kvs).  Caller holds the lock; the library is ready.
+ */
+static int store_put(uint16_t type, struct kv **local, const char *key,
+		     size_t klen, const char *value)
 {
-	struct kv *kv;
+	unsigned char head[8], *reply;
+	size_t vlen, rlen;
+	char *buf;
+	int rc, st;
 
-	for (kv = pmi.kvs; kv; kv = kv->next)
-		if (!strcmp(kv->key, key))
-			return kv;
-	return NULL;
+	if (!value)
+		return PMI_ERR_INVALID_VAL;
+	vlen = strnlen(value, pmi.val_max);
+	if (vlen >= pmi.val_max)
+		return PMI_ERR_INVALID_VAL_LENGTH;
+	if (pmi.fd < 0)
+		return kvs_put_local(local, key, value);
+	buf = malloc(klen + vlen);
+	if (!buf)
+		return PMI_ERR_NOMEM;
+	memcpy(buf, key, klen);
+	memcpy(buf + klen, value, vlen);
+	vgemini_put_le32(head, klen);
+	vgemini_put_le32(head + 4, vlen);
+	rc = exchange(type, head, sizeof(head), buf, klen + vlen, &st, &reply,
+		      &rlen, 0);
+	free(reply);
+	free(buf);
+	return rc == PMI_SUCCESS ? st : rc;
 }
 
-static int kvs_put_local(const char *key, const char *val)
+/*
+ * Get key from a store (GET or NODE_GET) into value, length bytes with
+ * the NUL.  A key nobody put is PMI_FAIL with *found set to 0; *found is
+ * left alone on other failures.  Caller holds the lock; ready.
+ */
+static int store_get(uint16_t type, struct kv *local, const char *key,
+		     size_t klen, char *value, int length, int *found)
 {
-	struct kv *kv;
+	unsigned char *reply;
+	size_t rlen;
+	int rc, st;
 
-	if (kvs_find(key))
-		return PMI_ERR_INVALID_KEY;
-	kv = calloc(1, sizeof(*kv));
-	if (!kv)
-		return PMI_ERR_NOMEM;
-	kv->key = strdup(key);
-	kv->val = strdup(val);
-	if (!kv->key || !kv->val) {
-		free(kv->key);
-		free(kv->val);
-		free(kv);
-		return PMI_ERR_NOMEM;
+	if (!value || length <= 0)
+		return PMI_ERR_INVALID_ARG;
+	if (pmi.fd < 0) {
+		struct kv *kv = kvs_find(local, key);
+
+		if (!kv) {
+			*found = 0;
+			return PMI_FAIL;
+		}
+		if (strlen(kv->val) >= (size_t)length)
+			return PMI_ERR_INVALID_LENGTH;
+		strcpy(value, kv->val);
+		*found = 1;
+		return PMI_SUCCESS;
 	}
-	kv->next = pmi.kvs;
-	pmi.kvs = kv;
-	return PMI_SUCCESS;
+	rc = exchange(type, key, klen, NULL, 0, &st, &reply, &rlen,
+		      pmi.val_max - 1);
+	if (rc != PMI_SUCCESS)
+		return rc;
+	if (st == PMI_FAIL && !rlen) {
+		*found = 0;
+		rc = PMI_FAIL;
+	} else if (st != PMI_SUCCESS) {
+		rc = st;
+	} else if (rlen && memchr(reply, 0, rlen)) {
+		rc = PMI_FAIL;
+	} else if (rlen >= (size_t)length) {
+		rc = PMI_ERR_INVALID_LENGTH;
+	} else {
+		if (rlen)
+			memcpy(value, reply, rlen);
+		value[rlen] = 0;
+		*found = 1;
+	}
+	free(reply);
+	return rc;
 }
 
 PMI_EXPORT int PMI_KVS_Put(const char kvsname[], const char key[],
 			   const char value[])
 {
-	unsigned char head[8], *reply;
-	size_t klen, vlen, rlen;
-	char *buf;
-	int rc, st;
+	size_t klen;
+	int rc;
 
 	pthread_mutex_lock(&pmi.lock);
 	rc = kvs_check(kvsname, key, &klen);
-	if (rc != PMI_SUCCESS)
-		goto out;
-	if (!value) {
-		rc = PMI_ERR_INVALID_VAL;
-		goto out;
-	}
-	vlen = strnlen(value, pmi.val_max);
-	if (vlen >= pmi.val_max) {
-		rc = PMI_ERR_INVALID_VAL_LENGTH;
-		goto out;
-	}
-	if (pmi.fd < 0) {
-		rc = kvs_put_local(key, value);
-		goto out;
-	}
-	buf = malloc(klen + vlen);
-	if (!buf) {
-		rc = PMI_ERR_NOMEM;
-		goto out;
-	}
-	memcpy(buf, key, klen);
-	memcpy(buf + klen, value, vlen);
-	vgemini_put_le32(head, klen);
-	vgemini_put_le32(head + 4, vlen);
-	rc = exchange(VGEMINI_PMI_PUT, head, sizeof(head), buf, klen + vlen,
-		      &st, &reply, &rlen, 0);
-	free(reply);
 	if (rc == PMI_SUCCESS)
-		rc = st;
-	free(buf);
-out:
+		rc = store_put(VGEMINI_PMI_PUT, &pmi.kvs, key, klen, value);
 	pthread_mutex_unlock(&pmi.lock);
 	return rc;
 }
@@ -665,46 +737,157 @@ PMI_EXPORT int PMI_KVS_Commit(const char kvsname[])
 PMI_EXPORT int PMI_KVS_Get(const char kvsname[], const char key[],
 			   char value[], int length)
 {
-	unsigned char *reply = NULL;
-	size_t klen, rlen;
-	int rc, st;
+	size_t klen;
+	int rc, found;
 
 	pthread_mutex_lock(&pmi.lock);
 	rc = kvs_check(kvsname, key, &klen);
+	if (rc == PMI_SUCCESS)
+		rc = store_get(VGEMINI_PMI_GET, pmi.kvs, key, klen, value,
+			       length, &found);
+	pthread_mutex_unlock(&pmi.lock);
+	return rc;
+}
+
+/*
+ * For pmi2.c: the node's attributes, and the KVS with "not found" told
+ * apart from a failure
+ */
+
+int vgemini_pmi_node_put(const char *name, const char *value)
+{
+	size_t klen;
+	int rc;
+
+	pthread_mutex_lock(&pmi.lock);
+	rc = ready();
+	if (rc == PMI_SUCCESS)
+		rc = key_check(name, &klen);
+	if (rc == PMI_SUCCESS)
+		rc = store_put(VGEMINI_PMI_NODE_PUT, &pmi.node_kvs, name, klen,
+			       value);
+	pthread_mutex_unlock(&pmi.lock);
+	return rc;
+}
+
+int vgemini_pmi_node_get(const char *name, char *value, int length,
+			 int *found)
+{
+	size_t klen;
+	int rc, f = -1;
+
+	pthread_mutex_lock(&pmi.lock);
+	rc = ready();
+	if (rc == PMI_SUCCESS)
+		rc = key_check(name, &klen);
+	if (rc == PMI_SUCCESS)
+		rc = store_get(VGEMINI_PMI_NODE_GET, pmi.node_kvs, name, klen,
+			       value, length, &f);
+	pthread_mutex_unlock(&pmi.lock);
+	if (f == 0) {
+		*found = 0;
+		return PMI_SUCCESS;
+	}
+	if (rc == PMI_SUCCESS)
+		*found = 1;
+	return rc;
+}
+
+int vgemini_pmi_kvs_get(const char *key, char *value, int length,
+			int *found)
+{
+	size_t klen;
+	int rc, f = -1;
+
+	pthread_mutex_lock(&pmi.lock);
+	rc = ready();
+	if (rc == PMI_SUCCESS)
+		rc = key_check(key, &klen);
+	if (rc == PMI_SUCCESS)
+		rc = store_get(VGEMINI_PMI_GET, pmi.kvs, key, klen, value,
+			       length, &f);
+	pthread_mutex_unlock(&pmi.lock);
+	if (f == 0) {
+		*found = 0;
+		return PMI_SUCCESS;
+	}
+	if (rc == PMI_SUCCESS)
+		*found = 1;
+	return rc;
+}
+
+int vgemini_pmi_singleton(void)
+{
+	int single;
+
+	pthread_mutex_lock(&pmi.lock);
+	single = pmi.state == 1 && pmi.fd < 0 && !pmi.broken;
+	pthread_mutex_unlock(&pmi.lock);
+	return single;
+}
+
+/* Cray extensions */
+
+PMI_EXPORT int PMI_Allgatherv(void *in, int len, void *out, int *all_lens)
+{
+	unsigned char *reply;
+	size_t rlen, total = 0, lens;
+	int rc, st, r;
+
+	if (len < 0)
+		return PMI_ERR_INVALID_LENGTH;
+	if ((len && !in) || !out || !all_lens)
+		return PMI_ERR_INVALID_ARG;
+	pthread_mutex_lock(&pmi.lock);
+	rc = ready();
 	if (rc != PMI_SUCCESS)
 		goto out;
-	if (!value || length <= 0) {
-		rc = PMI_ERR_INVALID_ARG;
+	if ((unsigned int)len > pmi.ag_max) {
+		rc = PMI_ERR_INVALID_LENGTH;
 		goto out;
 	}
 	if (pmi.fd < 0) {
-		struct kv *kv = kvs_find(key);
-
-		if (!kv)
-			rc = PMI_FAIL;
-		else if (strlen(kv->val) >= (size_t)length)
+		if (all_lens[0] != len)
 			rc = PMI_ERR_INVALID_LENGTH;
-		else
-			strcpy(value, kv->val);
+		else if (len)
+			memmove(out, in, len);
 		goto out;
 	}
-	rc = exchange(VGEMINI_PMI_GET, key, klen, NULL, 0, &st, &reply, &rlen,
-		      pmi.val_max - 1);
+	/* Every rank enters, whatever its all_lens says, so none waits */
+	lens = 4 * (size_t)pmi.size;
+	rc = exchange(VGEMINI_PMI_ALLGATHERV, in, len, NULL, 0, &st, &reply,
+		      &rlen, lens + pmi.ag_total_max);
 	if (rc != PMI_SUCCESS)
 		goto out;
 	if (st != PMI_SUCCESS) {
 		rc = st;
-	} else if (rlen && memchr(reply, 0, rlen)) {
+	} else if (rlen < lens) {
 		rc = PMI_FAIL;
-	} else if (rlen >= (size_t)length) {
-		rc = PMI_ERR_INVALID_LENGTH;
 	} else {
-		if (rlen)
-			memcpy(value, reply, rlen);
-		value[rlen] = 0;
+		for (r = 0; r < pmi.size; r++) {
+			uint32_t n = vgemini_get_le32(reply + 4 * r);
+
+			total += n;
+			if (all_lens[r] < 0 || n != (uint32_t)all_lens[r])
+				rc = PMI_ERR_INVALID_LENGTH;
+		}
+		if (rc == PMI_SUCCESS && total != rlen - lens)
+			rc = PMI_FAIL;
+		if (rc == PMI_SUCCESS && total)
+			memcpy(out, reply + lens, total);
 	}
-out:
 	free(reply);
+out:
 	pthread_mutex_unlock(&pmi.lock);
 	return rc;
+}
+
+PMI_EXPORT int PMI_Get_version_info(int *major, int *minor, int *revision)
+{
+	if (!major || !minor || !revision)
+		return PMI_ERR_INVALID_ARG;
+	*major = PMI_LIB_MAJOR;
+	*minor = PMI_LIB_MINOR;
+	*revision = PMI_LIB_REVISION;
+	return PMI_SUCCESS;
 }

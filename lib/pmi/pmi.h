@@ -11,7 +11,9 @@
  *
  * Every call returns PMI_SUCCESS or one of the error codes below; the
  * library never prints anything.  A program started without the launcher
- * runs as a singleton job (size 1, rank 0).
+ * runs as a singleton job (size 1, rank 0).  pmi2.h has the PMI-2 calls,
+ * in the same library and on the same state: a program may start with
+ * PMI2_Init() and go on with the calls of this file.
  *
  * See Documentation/jobs.rst.
  */
@@ -80,6 +82,18 @@ int PMI_Barrier(void);
  * that order.  Every rank must pass the same len.
  */
 int PMI_Allgather(void *in, void *out, int len);
+/*
+ * Cray extension: every rank contributes len bytes from in, any number;
+ * all_lens[r] is rank r's len (every rank passes the same array, of the
+ * job's size).  out receives the contributions in rank order, back to
+ * back (the sum of all_lens bytes).  When all_lens disagrees with what
+ * the ranks contributed, every rank whose array is wrong gets
+ * PMI_ERR_INVALID_LENGTH and out is left alone.
+ */
+int PMI_Allgatherv(void *in, int len, void *out, int *all_lens);
+
+/* Cray extension: the version of this library (1.1.0 and up). */
+int PMI_Get_version_info(int *major, int *minor, int *revision);
 
 /*
  * The key/value space (KVS).  The job has one KVS; its name comes from

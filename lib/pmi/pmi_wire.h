@@ -34,6 +34,9 @@
 #define VGEMINI_PMI_GET			5u
 #define VGEMINI_PMI_ALLGATHER		6u
 #define VGEMINI_PMI_ABORT		7u
+#define VGEMINI_PMI_ALLGATHERV		8u
+#define VGEMINI_PMI_NODE_PUT		9u
+#define VGEMINI_PMI_NODE_GET		10u
 #define VGEMINI_PMI_REPLY		0x80u
 
 /* Fixed part of the INIT reply, before the clique ranks and KVS name. */
@@ -52,5 +55,13 @@
 /* Whole KVS of a job */
 #define VGEMINI_PMI_KVS_MAX_KEYS	1048576u
 #define VGEMINI_PMI_KVS_MAX_BYTES	67108864u
+
+/*
+ * The key the server puts into every job's KVS before its ranks start:
+ * where the ranks run, in MPICH's notation "(vector,(first node, nodes,
+ * ranks per node),...)", e.g. "(vector,(0,2,4),(2,1,1))" for 9 ranks 4
+ * per node.  PMI2_Info_GetJobAttr() answers its job attribute with it.
+ */
+#define VGEMINI_PMI_KEY_MAPPING		"PMI_process_mapping"
 
 #endif /* VGEMINI_PMI_WIRE_H */

@@ -272,6 +272,8 @@ def cmd_run(args):
             "PMI_GNI_PTAG": ptag, "PMI_GNI_COOKIE": cookie,
             # libpmi never forks (Cray's did unless told not to).
             "PMI_NO_FORK": 1,
+            # Ranks per node, for libalpsutil's placement (lib/alps/).
+            "VGEMINI_PPN": args.ppn,
             **({"VGEMINI_ALT_PTAG": alt[0], "VGEMINI_ALT_COOKIE": alt[1]}
                if alt else {}),
         }

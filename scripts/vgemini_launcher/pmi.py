@@ -20,7 +20,7 @@ import struct
 import time
 
 from .common import (EXIT_FAIL, EXIT_NO_AGENT, EXIT_TIMEOUT, EXIT_USAGE, REPO,
-                     Failure, file_define, LinePrinter, warn)
+                     Failure, file_define, file_define_str, LinePrinter, warn)
 from .agent import (EXEC_F_ENV, EXEC_F_PMI, HDR, HOW_EXITED, MAGIC,
                     MAX_PAYLOAD, T_ERROR, T_EXEC, T_EXIT, T_PMI, T_PMI_OUT,
                     T_SIGNAL, T_STDERR, T_STDOUT, describe, exit_code)
@@ -36,7 +36,8 @@ JOB_KILL_GRACE = 15.0   # seconds for killed ranks to report their end
 class PMIConsts:
     """The wire constants, read once from pmi_wire.h and pmi.h."""
     _names = ("MAGIC", "VERSION", "HDR_LEN", "INIT", "FINALIZE", "BARRIER",
-              "PUT", "GET", "ALLGATHER", "ABORT", "REPLY",
+              "PUT", "GET", "ALLGATHER", "ABORT", "ALLGATHERV", "NODE_PUT",
+              "NODE_GET", "REPLY",
               "INIT_REPLY_LEN", "KVSNAME_MAX", "KEY_MAX", "VAL_MAX",
               "ABORT_MSG_MAX", "ALLGATHER_MAX", "ALLGATHER_TOTAL_MAX",
               "MAX_RANKS", "REQ_MAX", "KVS_MAX_KEYS", "KVS_MAX_BYTES")
@@ -53,6 +54,8 @@ class PMIConsts:
                 setattr(c, n, file_define(PMI_WIRE_H, "VGEMINI_PMI_" + n))
             for n in cls._codes:
                 setattr(c, n, file_define(PMI_H, "PMI_" + n))
+            c.KEY_MAPPING = file_define_str(
+                PMI_WIRE_H, "VGEMINI_PMI_KEY_MAPPING").encode()
             if c.HDR_LEN != PMI_HDR.size:
                 raise Failure(f"{PMI_WIRE_H}: header length {c.HDR_LEN}, "
                               f"the launcher knows {PMI_HDR.size}")
@@ -72,6 +75,19 @@ def rank_ranges(ranks):
         out.append(str(rs[i]) if i == j else f"{rs[i]}-{rs[j]}")
         i = j + 1
     return ",".join(out)
+
+
+def process_mapping(size, ppn):
+    """Where the ranks of a job run, in MPICH's notation for
+    PMI_process_mapping: "(vector,(first node,nodes,ranks per node),...)".
+    Ranks fill nodes in order, ppn on each, the last node what is left."""
+    full, rest = divmod(size, ppn)
+    blocks = []
+    if full:
+        blocks.append(f"(0,{full},{ppn})")
+    if rest:
+        blocks.append(f"({full},1,{rest})")
+    return "(vector," + ",".join(blocks) + ")"
 
 
 def printable(b):
@@ -184,7 +200,8 @@ class Rank:
 class Job:
     """The ranks of one job, its PMI server and its event loop."""
 
-    COLL_NAMES = {"barrier": "PMI_Barrier", "allgather": "PMI_Allgather"}
+    COLL_NAMES = {"barrier": "PMI_Barrier", "allgather": "PMI_Allgather",
+                  "allgatherv": "PMI_Allgatherv"}
 
     def __init__(self, nranks, ppn, argv, env, kvsname, timeout, out, err):
         self.c = PMIConsts.get()
@@ -199,7 +216,12 @@ class Job:
         self.ranks = []
         self.conns = []
         self.kvs = {}
+        self.nodes_kvs = {}         # node -> its attributes (PMI-2)
+        self.kvs_keys = 0           # in kvs and nodes_kvs
         self.kvs_bytes = 0
+        # What MPICH's launcher puts too: PMI2_Info_GetJobAttr answers it.
+        self.store(self.kvs, self.c.KEY_MAPPING,
+                   process_mapping(nranks, ppn).encode())
         self.coll = None            # (kind, {rank: data})
         self.failure = None         # (message, exit code or None)
         self.abort = None           # (rank, code, message)
@@ -331,10 +353,54 @@ class Job:
 
     def max_request(self, typ):
         c = self.c
+        put = 8 + c.KEY_MAX - 1 + c.VAL_MAX - 1
         return {c.INIT: 8, c.FINALIZE: 0, c.BARRIER: 0,
-                c.PUT: 8 + c.KEY_MAX - 1 + c.VAL_MAX - 1,
-                c.GET: c.KEY_MAX - 1, c.ALLGATHER: c.ALLGATHER_MAX,
-                c.ABORT: 4 + c.ABORT_MSG_MAX}.get(typ)
+                c.PUT: put, c.GET: c.KEY_MAX - 1,
+                c.ALLGATHER: c.ALLGATHER_MAX, c.ABORT: 4 + c.ABORT_MSG_MAX,
+                c.ALLGATHERV: c.ALLGATHER_MAX, c.NODE_PUT: put,
+                c.NODE_GET: c.KEY_MAX - 1}.get(typ)
+
+    def store(self, kvs, key, val):
+        self.kvs_keys += 1
+        self.kvs_bytes += len(key) + len(val)
+        kvs[key] = val
+
+    def put(self, rank, typ, p, kvs):
+        """A PUT or NODE_PUT into kvs: the job's, or the node's."""
+        c = self.c
+        if len(p) < 8:
+            return self.pmi_error(rank, "short PUT")
+        klen, vlen = struct.unpack_from("<II", p)
+        if 8 + klen + vlen != len(p):
+            return self.pmi_error(rank, f"PUT of {len(p)} bytes with "
+                                  f"key {klen} and value {vlen}")
+        key, val = p[8:8 + klen], p[8 + klen:]
+        if not 1 <= klen < c.KEY_MAX:
+            return self.reply(rank, typ, c.ERR_INVALID_KEY_LENGTH)
+        if vlen >= c.VAL_MAX:
+            return self.reply(rank, typ, c.ERR_INVALID_VAL_LENGTH)
+        if b"\0" in key:
+            return self.reply(rank, typ, c.ERR_INVALID_KEY)
+        if b"\0" in val:
+            return self.reply(rank, typ, c.ERR_INVALID_VAL)
+        if key in kvs:
+            return self.reply(rank, typ, c.ERR_INVALID_KEY)
+        if self.kvs_keys >= c.KVS_MAX_KEYS or \
+                self.kvs_bytes + klen + vlen > c.KVS_MAX_BYTES:
+            return self.reply(rank, typ, c.ERR_NOMEM)
+        self.store(kvs, key, val)
+        return self.reply(rank, typ, c.SUCCESS)
+
+    def get(self, rank, typ, p, kvs):
+        """A GET or NODE_GET from kvs."""
+        c = self.c
+        if not p or b"\0" in p:
+            return self.reply(rank, typ, c.ERR_INVALID_KEY_LENGTH
+                              if not p else c.ERR_INVALID_KEY)
+        val = kvs.get(p)
+        if val is None:
+            return self.reply(rank, typ, c.FAIL)
+        return self.reply(rank, typ, c.SUCCESS, val)
 
     def pmi_feed(self, rank, data):
         if rank.pmi_dead:
@@ -406,38 +472,17 @@ class Job:
             if len(p) * self.size > c.ALLGATHER_TOTAL_MAX:
                 return self.reply(rank, typ, c.ERR_INVALID_LENGTH)
             return self.enter("allgather", rank, p)
+        if typ == c.ALLGATHERV:
+            return self.enter("allgatherv", rank, p)
         if typ == c.PUT:
-            if len(p) < 8:
-                return self.pmi_error(rank, "short PUT")
-            klen, vlen = struct.unpack_from("<II", p)
-            if 8 + klen + vlen != len(p):
-                return self.pmi_error(rank, f"PUT of {len(p)} bytes with "
-                                      f"key {klen} and value {vlen}")
-            key, val = p[8:8 + klen], p[8 + klen:]
-            if not 1 <= klen < c.KEY_MAX:
-                return self.reply(rank, typ, c.ERR_INVALID_KEY_LENGTH)
-            if vlen >= c.VAL_MAX:
-                return self.reply(rank, typ, c.ERR_INVALID_VAL_LENGTH)
-            if b"\0" in key:
-                return self.reply(rank, typ, c.ERR_INVALID_KEY)
-            if b"\0" in val:
-                return self.reply(rank, typ, c.ERR_INVALID_VAL)
-            if key in self.kvs:
-                return self.reply(rank, typ, c.ERR_INVALID_KEY)
-            if len(self.kvs) >= c.KVS_MAX_KEYS or \
-                    self.kvs_bytes + klen + vlen > c.KVS_MAX_BYTES:
-                return self.reply(rank, typ, c.ERR_NOMEM)
-            self.kvs[key] = val
-            self.kvs_bytes += klen + vlen
-            return self.reply(rank, typ, c.SUCCESS)
+            return self.put(rank, typ, p, self.kvs)
         if typ == c.GET:
-            if not p or b"\0" in p:
-                return self.reply(rank, typ, c.ERR_INVALID_KEY_LENGTH
-                                  if not p else c.ERR_INVALID_KEY)
-            val = self.kvs.get(p)
-            if val is None:
-                return self.reply(rank, typ, c.FAIL)
-            return self.reply(rank, typ, c.SUCCESS, val)
+            return self.get(rank, typ, p, self.kvs)
+        if typ == c.NODE_PUT:
+            return self.put(rank, typ, p,
+                            self.nodes_kvs.setdefault(rank.node, {}))
+        if typ == c.NODE_GET:
+            return self.get(rank, typ, p, self.nodes_kvs.get(rank.node, {}))
         return self.pmi_error(rank, f"unknown request type {typ}")
 
     def enter(self, kind, rank, data):
@@ -470,11 +515,20 @@ class Job:
                           f"{self.COLL_NAMES[kind]}", EXIT_FAIL)
             return
         self.coll = None
-        typ = c.BARRIER if kind == "barrier" else c.ALLGATHER
+        typ = {"barrier": c.BARRIER, "allgather": c.ALLGATHER,
+               "allgatherv": c.ALLGATHERV}[kind]
         status, payload = c.SUCCESS, b""
+        data = [arrived[r] for r in range(self.size)]
         if kind == "allgather":
-            if len({len(d) for d in arrived.values()}) == 1:
-                payload = b"".join(arrived[r] for r in range(self.size))
+            if len({len(d) for d in data}) == 1:
+                payload = b"".join(data)
+            else:
+                status = c.ERR_INVALID_LENGTH
+        elif kind == "allgatherv":
+            # Each rank's length first, so that each can check its all_lens
+            if sum(map(len, data)) <= c.ALLGATHER_TOTAL_MAX:
+                payload = struct.pack(f"<{self.size}I", *map(len, data)) + \
+                    b"".join(data)
             else:
                 status = c.ERR_INVALID_LENGTH
         for rank in self.ranks:

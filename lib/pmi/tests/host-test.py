@@ -99,16 +99,30 @@ def main():
     # --- the library as built -------------------------------------------
     so = os.path.join(OUT, "libpmi.so")
     rc, out, err, _ = sh(["nm", "-D", "--defined-only", so])
-    syms = sorted(ln.split()[-1] for ln in out.splitlines()
-                  if ln.split()[-1].startswith("PMI_") and "@" in ln)
+    syms = {}
+    for ln in out.splitlines():
+        name, _, ver = ln.split()[-1].partition("@@")
+        if ln.split()[1] != "A":
+            syms[name] = ver
     with open(os.path.join(HERE, "..", "libpmi.map")) as f:
-        want = sorted(re.findall(r"^\s+(PMI_\w+);", f.read(), re.M))
-    ok(rc == 0 and [s.split("@")[0] for s in syms] == want and
-       all(s.endswith("@@PMI_1.0") for s in syms) and
-       all(ln.split()[-1].split("@")[0] in want or ln.split()[1] == "A"
-           for ln in out.splitlines()),
+        nodes = re.findall(r"^(PMI_[\d.]+) \{(.*?)\}", f.read(), re.M | re.S)
+    want = {name: node for node, body in nodes
+            for name in re.findall(r"^\s+(PMI2?_\w+);", body, re.M)}
+    ok(rc == 0 and syms == want and
+       set(want.values()) == {"PMI_1.0", "PMI_1.1"},
        f"libpmi.so exports exactly the {len(want)} functions of "
-       "libpmi.map, version PMI_1.0", out + err)
+       "libpmi.map, each with its version (PMI_1.0, PMI_1.1)",
+       f"{out}{err}\nextra {sorted(set(syms) - set(want))} missing "
+       f"{sorted(set(want) - set(syms))}")
+    declared = set()
+    for h in ("pmi.h", "pmi2.h"):
+        with open(os.path.join(HERE, "..", h)) as f:
+            declared |= set(re.findall(r"^int (PMI2?_\w+)\(", f.read(),
+                                       re.M))
+    ok(declared == set(want), f"libpmi.map == the functions of pmi.h and "
+       f"pmi2.h ({len(declared)})", f"header-only "
+       f"{sorted(declared - set(want))} map-only "
+       f"{sorted(set(want) - declared)}")
     rc, out, err, _ = sh(["objdump", "-p", so])
     ok(re.search(r"SONAME\s+libpmi\.so\.1\b", out), "soname libpmi.so.1",
        out + err)
@@ -116,17 +130,26 @@ def main():
     rc, out, err, _ = sh(["pkg-config", "--cflags", "--libs", "cray-pmi"],
                          env=env)
     inc = re.search(r"-I(\S+)", out)
-    ok(rc == 0 and inc and os.path.isfile(os.path.join(inc.group(1),
-                                                       "pmi.h"))
+    ok(rc == 0 and inc and all(os.path.isfile(os.path.join(inc.group(1), h))
+                               for h in ("pmi.h", "pmi2.h"))
        and "-lpmi" in out, f"pkg-config cray-pmi: {out.strip()}", err)
+    for std in ("c99", "c11"):
+        rc, o, e, _ = sh(["gcc", f"-std={std}", "-Wall", "-Wextra", "-Werror",
+                          "-pedantic", "-fsyntax-only", "-I" + inc.group(1),
+                          "-include", "pmi.h", "-include", "pmi2.h", "-x",
+                          "c", "/dev/null"] if inc else ["false"])
+        ok(rc == 0, f"pmi.h and pmi2.h together: gcc -std={std} -pedantic",
+           o + e)
 
     # --- singleton ------------------------------------------------------
     clean = {k: v for k, v in os.environ.items() if not k.startswith("PMI_")}
     for prog in (ASAN, STATIC):
-        rc, out, err, _ = sh([prog, "--expect-size", "1"], env=clean)
-        ok(rc == 0 and "pmi_test: rank 0 of 1:" in out and
-           "not ok" not in out, f"{os.path.basename(prog)} as a singleton",
-           out + err)
+        for pmi2 in (0, 1):
+            rc, out, err, _ = sh([prog, "--expect-size", "1", "--pmi2",
+                                  str(pmi2)], env=clean)
+            ok(rc == 0 and "pmi_test: rank 0 of 1:" in out and
+               "not ok" not in out, f"{os.path.basename(prog)} as a "
+               f"singleton{', PMI2_Init' if pmi2 else ''}", out + err)
 
     # --- jobs -------------------------------------------------------------
     rc, out, err, t = run("-n", 4, ASAN, "--expect-size", 4)
@@ -142,6 +165,15 @@ def main():
     ok(rc == 0 and all_passed(out, 5),
        f"run -n 5 --ppn 5 pmi_test (static): 200 barriers ({t:.1f}s)",
        out + err)
+    rc, out, err, t = run("-n", 9, "--ppn", 4, ASAN, "--expect-size", 9,
+                          "--ppn", 4, "--pmi2", 1)
+    ok(rc == 0 and all_passed(out, 9),
+       f"run -n 9 --ppn 4 pmi_test --pmi2 1 (ASan): PMI2_Init, mapping "
+       f"(vector,(0,2,4),(2,1,1)), node attributes ({t:.1f}s)", out + err)
+    rc, out, err, t = run("-n", 1, DYN, "--expect-size", 1, "--ppn", 1,
+                          "--pmi2", 1)
+    ok(rc == 0 and all_passed(out, 1),
+       f"run -n 1 pmi_test --pmi2 1 (libpmi.so) ({t:.1f}s)", out + err)
     rc, out, err, t = run("-n", 3, "--ppn", 2, "--ptag", 77, "--cookie",
                           "0x12340000", "--", "sh", "-c",
                           'echo "$PMI_RANK $PMI_SIZE $PMI_GNI_PTAG '
@@ -206,6 +238,12 @@ def main():
             ("bad-type", 1, "PMI protocol error: unknown request type 99"),
             ("oversize", 1, "PMI protocol error: request type 5 of 164 bytes"),
             ("huge", 1, "PMI protocol error: request type 6 of 4294967295"),
+            ("huge-v", 1, "PMI protocol error: request type 8 of 65537 "
+             "bytes"),
+            ("node-put-mismatch", 1, "PMI protocol error: PUT of 11 bytes "
+             "with key 1 and value 1"),
+            ("mismatch-v", 2, "rank 1 called PMI_Allgatherv while rank 0 is "
+             "in PMI_Allgather"),
             ("put-mismatch", 1, "PMI protocol error: PUT of 12 bytes"),
             ("wrong-rank", 2, "PMI protocol error: INIT as rank"),
             ("before-init", 1, "PMI protocol error: request type 3 before "

@@ -127,6 +127,27 @@ def main():
         st, p = call(W["ALLGATHER"], bytes([RANK]) * 3)
         expect("allgather", (st, p),
                (E["SUCCESS"], b"".join(bytes([r]) * 3 for r in range(SIZE))))
+        # Allgatherv: every rank's length, then the bytes, in rank order
+        st, p = call(W["ALLGATHERV"], bytes([RANK]) * RANK)
+        expect("allgatherv", (st, p),
+               (E["SUCCESS"], struct.pack(f"<{SIZE}I", *range(SIZE)) +
+                b"".join(bytes([r]) * r for r in range(SIZE))))
+        # The mapping is there from the start; nobody replaces it
+        st, p = call(W["GET"], b"PMI_process_mapping")
+        expect("the process mapping", (st, p),
+               (E["SUCCESS"], f"(vector,(0,{SIZE},1))".encode()))
+        expect("put of the mapping", put(b"PMI_process_mapping", b"x")[0],
+               E["ERR_INVALID_KEY"])
+        # Node attributes: one node per rank here (--ppn 1)
+        st, _ = call(W["NODE_PUT"], struct.pack("<II", 4, 1) + b"node" +
+                     bytes([48 + RANK]))
+        expect("node put", st, E["SUCCESS"])
+        expect("node get", call(W["NODE_GET"], b"node"),
+               (E["SUCCESS"], bytes([48 + RANK])))
+        expect("node attribute not in the KVS", call(W["GET"], b"node")[0],
+               E["FAIL"])
+        expect("node get of a missing name", call(W["NODE_GET"], b"x")[0],
+               E["FAIL"])
         expect("finalize", call(W["FINALIZE"])[0], E["SUCCESS"])
         return 0
     # --- protocol errors: the launcher ends the job ---------------------
@@ -140,6 +161,19 @@ def main():
         send(W["GET"], length=W["KEY_MAX"] + 100)
     elif sc == "huge":
         send(W["ALLGATHER"], length=0xffffffff)
+    elif sc == "huge-v":
+        init()
+        send(W["ALLGATHERV"], length=W["ALLGATHER_MAX"] + 1)
+    elif sc == "node-put-mismatch":
+        init()
+        send(W["NODE_PUT"], struct.pack("<II", 1, 1) + b"abc")
+    elif sc == "mismatch-v":
+        init()
+        if RANK == 0:
+            send(W["ALLGATHER"], b"x")
+        else:
+            time.sleep(0.3)
+            send(W["ALLGATHERV"], b"x")
     elif sc == "put-mismatch":
         init()
         send(W["PUT"], struct.pack("<II", 3, 100) + b"abcv")

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * pmi_test: checks a PMI implementation through pmi.h alone.  Run it as
- * every rank of a job ("vgemini run -n 8 pmi_test --expect-size 8") or
- * alone (a singleton job).  Each rank prints TAP-style lines
+ * pmi_test: checks a PMI implementation through pmi.h and pmi2.h alone.
+ * Run it as every rank of a job ("vgemini run -n 8 pmi_test --expect-size
+ * 8") or alone (a singleton job).  Each rank prints TAP-style lines
  * ("ok N - what", "not ok N - what") and a last line
  *
  *     pmi_test: rank R of N: M checks passed
@@ -18,6 +18,8 @@
  *   --abort-rank R     after that barrier, rank R calls PMI_Abort(7, ...);
  *                      the others go on into a barrier
  *   --sleep S          after PMI_Init, sleep S seconds before the checks
+ *   --pmi2 1           start with PMI2_Init and end with PMI2_Finalize, as
+ *                      Open MPI's Cray support does (default: PMI_Init)
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -28,6 +30,7 @@
 #include <unistd.h>
 
 #include <pmi.h>
+#include <pmi2.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -297,6 +300,274 @@ out:
 	free(all);
 }
 
+/* Lengths that differ between ranks, 0 included (rank 0's) */
+static int v_len(int r)
+{
+	return (r * 37) % 61;
+}
+
+static void test_allgatherv(void)
+{
+	int *lens = calloc(size, sizeof(int)), r, i, bad = -1, mine;
+	size_t total = 0, off;
+	unsigned char *in, *out = NULL;
+
+	in = malloc(61);
+	if (!lens || !in) {
+		check(0, "out of memory");
+		goto out;
+	}
+	for (r = 0; r < size; r++) {
+		lens[r] = v_len(r);
+		total += lens[r];
+	}
+	out = malloc(total + 1);
+	if (!out) {
+		check(0, "out of memory");
+		goto out;
+	}
+	mine = v_len(rank);
+	for (i = 0; i < mine; i++)
+		in[i] = pattern(rank, i, 7);
+	memset(out, 0xee, total + 1);
+	check(PMI_Allgatherv(in, mine, out, lens) == PMI_SUCCESS,
+	      "allgatherv of 0..60 bytes per rank (%zu in all)", total);
+	for (r = 0, off = 0; r < size && bad < 0; off += lens[r], r++)
+		for (i = 0; i < lens[r]; i++)
+			if (out[off + i] != pattern(r, i, 7)) {
+				bad = off + i;
+				break;
+			}
+	check(bad < 0 && out[total] == 0xee,
+	      "allgatherv: every byte in rank order, nothing past the end "
+	      "(first bad byte %d)", bad);
+
+	/* Every rank says rank 0 gives one byte more than it does */
+	lens[0]++;
+	memset(out, 0xee, total + 1);
+	check(PMI_Allgatherv(in, mine, out, lens) == PMI_ERR_INVALID_LENGTH,
+	      "allgatherv with all_lens wrong is PMI_ERR_INVALID_LENGTH");
+	for (i = 0; i <= (int)total && out[i] == 0xee; i++)
+		;
+	check(i == (int)total + 1, "... and out is left alone");
+	check(PMI_Allgatherv(in, -1, out, lens) == PMI_ERR_INVALID_LENGTH,
+	      "allgatherv with a negative length is refused");
+	check(PMI_Allgatherv(in, mine, out, NULL) == PMI_ERR_INVALID_ARG,
+	      "allgatherv without all_lens is refused");
+out:
+	free(lens);
+	free(in);
+	free(out);
+}
+
+static void test_version(void)
+{
+	int major = -1, minor = -1, revision = -1;
+
+	int rc = PMI_Get_version_info(&major, &minor, &revision);
+
+	check(rc == PMI_SUCCESS && (major > 1 || (major == 1 && minor >= 1)) &&
+	      revision >= 0, "PMI_Get_version_info: %d.%d.%d", major, minor,
+	      revision);
+	check(PMI_Get_version_info(&major, NULL, &revision) ==
+	      PMI_ERR_INVALID_ARG, "PMI_Get_version_info(NULL) refused");
+}
+
+/*
+ * The ranks per node of PMI_process_mapping, "(vector,(base,H,L),...)":
+ * block (base, H, L) is H nodes from base with L ranks each, ranks
+ * counted node after node.  node[r] gets rank r's node; the number of
+ * ranks the mapping describes is returned, -1 if it cannot be read.
+ */
+static int parse_mapping(const char *m, int *node, int max)
+{
+	int n = 0, base, h, l, used, i, j;
+
+	if (strncmp(m, "(vector", 7))
+		return -1;
+	m += 7;
+	while (*m == ',') {
+		if (sscanf(m, ",(%d,%d,%d)%n", &base, &h, &l, &used) != 3 ||
+		    base < 0 || h < 1 || l < 1)
+			return -1;
+		m += used;
+		for (i = 0; i < h; i++)
+			for (j = 0; j < l; j++) {
+				if (n == max)
+					return -1;
+				node[n++] = base + i;
+			}
+	}
+	return strcmp(m, ")") ? -1 : n;
+}
+
+static void test_mapping(int ppn)
+{
+	char *map = malloc(PMI2_MAX_VALLEN), *kvs = malloc(PMI2_MAX_VALLEN);
+	char want[128], buf[16];
+	int *node = calloc(size, sizeof(int)), *mine = calloc(size, sizeof(int));
+	int found = -1, n, r, i, clique = 0, bad = 0, universe = 0;
+
+	if (!map || !kvs || !node || !mine) {
+		check(0, "out of memory");
+		goto out;
+	}
+	map[0] = 0;
+	i = PMI2_Info_GetJobAttr("PMI_process_mapping", map, PMI2_MAX_VALLEN,
+				 &found);
+	check(i == PMI2_SUCCESS && found == 1,
+	      "PMI2_Info_GetJobAttr PMI_process_mapping: %s", map);
+	if (found != 1)
+		goto out;
+	n = parse_mapping(map, node, size);
+	check(n == size, "the mapping places %d ranks, the job's %d", n, size);
+	PMI_Get_clique_size(&clique);
+	if (clique >= 1 && clique <= size &&
+	    PMI_Get_clique_ranks(mine, clique) == PMI_SUCCESS && n == size) {
+		for (r = 0, i = 0; r < size; r++)
+			if (node[r] == node[rank])
+				bad |= i >= clique || mine[i++] != r;
+		bad |= i != clique;
+	} else {
+		bad = 1;
+	}
+	check(!bad, "the mapping puts on my node exactly my clique");
+	if (ppn > 0) {
+		int full = size / ppn, rest = size % ppn;
+
+		if (full && rest)
+			snprintf(want, sizeof(want), "(vector,(0,%d,%d),(%d,1,%d))",
+				 full, ppn, full, rest);
+		else if (full)
+			snprintf(want, sizeof(want), "(vector,(0,%d,%d))", full,
+				 ppn);
+		else
+			snprintf(want, sizeof(want), "(vector,(0,1,%d))", rest);
+		check(!strcmp(map, want), "the mapping is %s (ppn %d)", want,
+		      ppn);
+	}
+	PMI2_Job_GetId(kvs, PMI2_MAX_VALLEN);
+	check(PMI_KVS_Get(kvs, "PMI_process_mapping", want, sizeof(want)) ==
+	      PMI_SUCCESS && !strcmp(want, map),
+	      "PMI_KVS_Get of PMI_process_mapping agrees");
+	check(PMI_KVS_Put(kvs, "PMI_process_mapping", "(vector,(0,1,1))") ==
+	      PMI_ERR_INVALID_KEY, "nobody can put PMI_process_mapping");
+
+	PMI_Get_universe_size(&universe);
+	found = -1;
+	memset(buf, 0, sizeof(buf));
+	i = PMI2_Info_GetJobAttr("universeSize", buf, sizeof(buf), &found);
+	check(i == PMI2_SUCCESS && found == 1 && atoi(buf) == universe,
+	      "PMI2_Info_GetJobAttr universeSize: %s", buf);
+	check(PMI2_Info_GetJobAttr("universeSize", buf, 1, &found) ==
+	      PMI2_ERR_INVALID_LENGTH, "universeSize into 1 byte refused");
+	found = -1;
+	check(PMI2_Info_GetJobAttr("no-such-attribute", buf, sizeof(buf),
+				   &found) == PMI2_SUCCESS && found == 0,
+	      "an unknown job attribute is not found");
+	check(PMI2_Info_GetJobAttr("universeSize", buf, sizeof(buf), NULL) ==
+	      PMI2_ERR_INVALID_ARG, "PMI2_Info_GetJobAttr without found");
+out:
+	free(map);
+	free(kvs);
+	free(node);
+	free(mine);
+}
+
+static void test_pmi2_kvs(void)
+{
+	char id[PMI2_MAX_VALLEN], name[PMI2_MAX_VALLEN], key[PMI2_MAX_KEYLEN];
+	char val[PMI2_MAX_VALLEN], got[PMI2_MAX_VALLEN], small[8];
+	int r2 = -1, r, bad = 0, len, rc;
+
+	check(PMI2_Job_GetId(id, sizeof(id)) == PMI2_SUCCESS &&
+	      PMI_KVS_Get_my_name(name, sizeof(name)) == PMI_SUCCESS &&
+	      !strcmp(id, name), "PMI2_Job_GetId is the KVS name: %s", id);
+	check(PMI2_Job_GetId(id, 1) == PMI2_ERR_INVALID_LENGTH,
+	      "PMI2_Job_GetId into 1 byte refused");
+	PMI2_Job_GetId(id, sizeof(id));
+	rc = PMI2_Job_GetRank(&r2);
+	check(rc == PMI2_SUCCESS && r2 == rank, "PMI2_Job_GetRank: %d", r2);
+
+	snprintf(key, sizeof(key), "pmi2_test.rank.%d", rank);
+	value_of(rank + 1000, val, sizeof(val));
+	check(PMI2_KVS_Put(key, val) == PMI2_SUCCESS, "PMI2_KVS_Put '%s'", key);
+	check(PMI2_KVS_Put(key, val) == PMI2_ERR_INVALID_KEY,
+	      "a second PMI2_KVS_Put of the key fails");
+	check(PMI2_KVS_Fence() == PMI2_SUCCESS, "PMI2_KVS_Fence");
+	for (r = 0; r < size; r++) {
+		snprintf(key, sizeof(key), "pmi2_test.rank.%d", r);
+		value_of(r + 1000, val, sizeof(val));
+		len = -1;
+		rc = PMI2_KVS_Get(r % 2 ? id : NULL, r, key, got, sizeof(got),
+				  &len);
+		if (rc != PMI2_SUCCESS || strcmp(got, val) ||
+		    len != (int)strlen(val))
+			bad++;
+	}
+	check(!bad, "PMI2_KVS_Get of every rank's key (%d wrong)", bad);
+	value_of(rank + 1000, val, sizeof(val));
+	snprintf(key, sizeof(key), "pmi2_test.rank.%d", rank);
+	len = 0;
+	rc = PMI2_KVS_Get(NULL, PMI2_ID_NULL, key, small, sizeof(small), &len);
+	check(rc == PMI2_SUCCESS &&
+	      (strlen(val) < sizeof(small) ? len == (int)strlen(val) &&
+	       !strcmp(small, val) : len == -(int)strlen(val) &&
+	       !strncmp(small, val, sizeof(small) - 1) &&
+	       strlen(small) == sizeof(small) - 1),
+	      "PMI2_KVS_Get into %zu bytes: cut, minus the length (%d)",
+	      sizeof(small), len);
+	check(PMI2_KVS_Get("kvs_other", PMI2_ID_NULL, key, got, sizeof(got),
+			   &len) == PMI2_ERR_INVALID_ARG,
+	      "PMI2_KVS_Get of another job is refused");
+	check(PMI2_KVS_Get(NULL, PMI2_ID_NULL, "pmi2_test.nobody", got,
+			   sizeof(got), &len) == PMI2_FAIL,
+	      "PMI2_KVS_Get of a key nobody put is PMI2_FAIL");
+}
+
+static void test_node_attrs(void)
+{
+	char want[64], got[64];
+	int clique = 0, first = -1, found = -1, rc;
+
+	PMI_Get_clique_size(&clique);
+	if (clique >= 1) {
+		int *mine = calloc(clique, sizeof(int));
+
+		if (mine && PMI_Get_clique_ranks(mine, clique) == PMI_SUCCESS)
+			first = mine[0];
+		free(mine);
+	}
+	snprintf(want, sizeof(want), "node of rank %d", first);
+	if (rank == first) {
+		/* The others wait for it meanwhile */
+		usleep(100000);
+		check(PMI2_Info_PutNodeAttr("pmi_test.node", want) ==
+		      PMI2_SUCCESS, "PMI2_Info_PutNodeAttr");
+		check(PMI2_Info_PutNodeAttr("pmi_test.node", "again") ==
+		      PMI2_ERR_INVALID_KEY, "a second put on the node fails");
+	}
+	memset(got, 0, sizeof(got));
+	rc = PMI2_Info_GetNodeAttr("pmi_test.node", got, sizeof(got), &found, 1);
+	check(rc == PMI2_SUCCESS && found == 1 && !strcmp(got, want),
+	      "PMI2_Info_GetNodeAttr(waitfor): '%s' (rc %d, found %d)", got, rc,
+	      found);
+	found = -1;
+	check(PMI2_Info_GetNodeAttr("pmi_test.nobody", got, sizeof(got), &found,
+				    0) == PMI2_SUCCESS && found == 0,
+	      "an attribute nobody put is not found");
+	if (rank == first)
+		check(PMI2_Info_GetNodeAttr("pmi_test.node", got, 4, &found,
+					    0) == PMI2_ERR_INVALID_LENGTH,
+		      "an attribute into too small a buffer is refused");
+	/* A singleton has no one to wait for */
+	if (!getenv("PMI_FD"))
+		check(PMI2_Info_GetNodeAttr("pmi_test.nobody", got, sizeof(got),
+					    &found, 1) == PMI2_SUCCESS &&
+		      found == 0, "a singleton does not wait");
+	check(PMI_Barrier() == PMI_SUCCESS, "barrier after the node attributes");
+}
+
 static void test_barriers(int count)
 {
 	int i, bad = 0, *seen = calloc(size, sizeof(int)), r;
@@ -348,7 +619,7 @@ static int usage(const char *arg)
 int main(int argc, char **argv)
 {
 	long expect_size = 0, ppn = 0, barriers = 20, exit_rank = -1;
-	long exit_code = 0, abort_rank = -1, sleep_s = 0;
+	long exit_code = 0, abort_rank = -1, sleep_s = 0, use_pmi2 = 0;
 	int spawned = -1, init = -1, i;
 	PMI_BOOL inited = PMI_TRUE;
 
@@ -369,6 +640,8 @@ int main(int argc, char **argv)
 			abort_rank = arg_num(argv[i], v);
 		else if (!strcmp(argv[i], "--sleep"))
 			sleep_s = arg_num(argv[i], v);
+		else if (!strcmp(argv[i], "--pmi2"))
+			use_pmi2 = arg_num(argv[i], v);
 		else
 			return usage(argv[i]);
 		i++;
@@ -378,16 +651,45 @@ int main(int argc, char **argv)
 	      "not initialised before PMI_Init");
 	check(PMI_Get_size(&i) == PMI_ERR_INIT,
 	      "PMI_Get_size before PMI_Init is PMI_ERR_INIT");
-	init = PMI_Init(&spawned);
-	if (!check(init == PMI_SUCCESS, "PMI_Init: %d (spawned %d)", init,
-		   spawned)) {
-		printf("pmi_test: PMI_Init failed: %d checks FAILED\n",
-		       failures);
-		return 1;
+	check(!PMI2_Initialized(), "PMI2_Initialized is 0 before");
+	if (use_pmi2) {
+		int s2 = -1, sz = -1, rk = -1, an = -1;
+
+		init = PMI2_Init(&s2, &sz, &rk, &an);
+		if (!check(init == PMI2_SUCCESS, "PMI2_Init: %d", init)) {
+			printf("pmi_test: PMI2_Init failed: %d checks FAILED\n",
+			       failures);
+			return 1;
+		}
+		check(s2 == 0 && an == 0 && sz >= 1 && rk >= 0 && rk < sz,
+		      "PMI2_Init: spawned %d, size %d, rank %d, appnum %d",
+		      s2, sz, rk, an);
+		check(PMI_Init(&spawned) == PMI_SUCCESS,
+		      "PMI_Init after PMI2_Init succeeds");
+	} else {
+		init = PMI_Init(&spawned);
+		if (!check(init == PMI_SUCCESS, "PMI_Init: %d (spawned %d)",
+			   init, spawned)) {
+			printf("pmi_test: PMI_Init failed: %d checks FAILED\n",
+			       failures);
+			return 1;
+		}
 	}
 	check(spawned == (getenv("PMI_FD") ? PMI_TRUE : PMI_FALSE),
 	      "spawned is %s", spawned ? "PMI_TRUE" : "PMI_FALSE");
 	check(PMI_Init(&i) == PMI_SUCCESS, "a second PMI_Init succeeds");
+	check(PMI2_Initialized() == 1, "PMI2_Initialized is 1");
+	{
+		int s2 = -1, sz = -1, rk = -1, an = -1, r1 = -1, n1 = -1;
+
+		PMI_Get_rank(&r1);
+		PMI_Get_size(&n1);
+		check(PMI2_Init(&s2, &sz, &rk, &an) == PMI2_SUCCESS &&
+		      s2 == 0 && sz == n1 && rk == r1 && an == 0,
+		      "PMI2_Init again gives the same job");
+		check(PMI2_Init(NULL, &sz, &rk, &an) == PMI2_ERR_INVALID_ARG,
+		      "PMI2_Init(NULL, ...) refused");
+	}
 	check(PMI_Initialized(&inited) == PMI_SUCCESS && inited == PMI_TRUE,
 	      "initialised");
 	if (sleep_s > 0)
@@ -411,9 +713,18 @@ int main(int argc, char **argv)
 	test_kvs();
 	test_allgather();
 	test_clique(ppn);
+	test_allgatherv();
+	test_version();
+	test_mapping(ppn);
+	test_pmi2_kvs();
+	test_node_attrs();
 	test_barriers(barriers);
 
-	check(PMI_Finalize() == PMI_SUCCESS, "PMI_Finalize");
+	if (use_pmi2)
+		check(PMI2_Finalize() == PMI2_SUCCESS, "PMI2_Finalize");
+	else
+		check(PMI_Finalize() == PMI_SUCCESS, "PMI_Finalize");
+	check(!PMI2_Initialized(), "PMI2_Initialized is 0 after");
 	check(PMI_Initialized(&inited) == PMI_SUCCESS && inited == PMI_FALSE,
 	      "not initialised after PMI_Finalize");
 	check(PMI_Barrier() == PMI_ERR_INIT,

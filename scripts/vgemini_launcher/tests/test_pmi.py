@@ -4,6 +4,7 @@ replies (lib/pmi/pmi_wire.h), the KVS, collectives and protocol errors,
 and the agent frames it queues, driven without any agent."""
 
 import io
+import re
 import signal
 import struct
 import unittest
@@ -32,8 +33,11 @@ PMAGIC = wire("MAGIC")
 INIT, FINALIZE, BARRIER, PUT, GET, ALLGATHER, ABORT = (
     wire(n) for n in ("INIT", "FINALIZE", "BARRIER", "PUT", "GET",
                       "ALLGATHER", "ABORT"))
+ALLGATHERV, NODE_PUT, NODE_GET = (
+    wire(n) for n in ("ALLGATHERV", "NODE_PUT", "NODE_GET"))
 REPLY = wire("REPLY")
 PHDR = struct.Struct("<IHHiI")
+MAPPING = b"PMI_process_mapping"
 
 
 def request(typ, payload=b"", magic=None, flags=0, status=0):
@@ -111,6 +115,8 @@ class Constants(unittest.TestCase):
         for n in ("SUCCESS", "FAIL", "ERR_INVALID_KEY", "ERR_NOMEM",
                   "ERR_INVALID_LENGTH"):
             self.assertEqual(getattr(c, n), code(n), n)
+        self.assertEqual((c.ALLGATHERV, c.NODE_PUT, c.NODE_GET), (8, 9, 10))
+        self.assertEqual(c.KEY_MAPPING, MAPPING)
         self.assertEqual(c.HDR_LEN, pmi.PMI_HDR.size)
         self.assertIs(pmi.PMIConsts.get(), c)
 
@@ -122,6 +128,32 @@ class Helpers(unittest.TestCase):
         self.assertEqual(pmi.rank_ranges({4}), "4")
         self.assertEqual(pmi.rank_ranges([3, 1, 2, 2]), "1-3")
         self.assertEqual(pmi.rank_ranges([]), "")
+
+    def test_process_mapping(self):
+        for (size, ppn), want in (
+                ((1, 1), "(vector,(0,1,1))"), ((8, 1), "(vector,(0,8,1))"),
+                ((3, 4), "(vector,(0,1,3))"), ((8, 4), "(vector,(0,2,4))"),
+                ((6, 4), "(vector,(0,1,4),(1,1,2))"),
+                ((9, 4), "(vector,(0,2,4),(2,1,1))"),
+                ((65536, 64), "(vector,(0,1024,64))")):
+            self.assertEqual(pmi.process_mapping(size, ppn), want)
+
+    def test_process_mapping_places_every_rank(self):
+        """Read back as MPICH's notation says (a block (base, H, L) holds
+        H nodes from base with L ranks each, ranks counted node after
+        node), every job puts rank r on node r // ppn."""
+        for size in range(1, 20):
+            for ppn in range(1, 7):
+                text = pmi.process_mapping(size, ppn)
+                self.assertRegex(text, r"^\(vector(,\(\d+,\d+,\d+\))+\)$")
+                node_of = []
+                for base, h, ln in re.findall(r"\((\d+),(\d+),(\d+)\)",
+                                              text):
+                    for n in range(int(h)):
+                        node_of += [int(base) + n] * int(ln)
+                self.assertEqual(node_of, [r // ppn for r in range(size)],
+                                 text)
+                self.assertLess(len(text), wire("VAL_MAX"))
 
     def test_printable(self):
         self.assertEqual(pmi.printable(b"ok\n\x1b[2Jx\xff"), "ok??[2Jx\ufffd")
@@ -274,6 +306,27 @@ class ProtocolErrors(JobTest):
         self.fails(job, job.ranks[0], request(GET, b"k" * (top + 1)),
                    f"request type {GET} of {top + 1} bytes (at most {top})")
 
+    def test_oversized_new_requests(self):
+        job = self.make_job()
+        self.init(job)
+        top = wire("ALLGATHER_MAX")
+        self.fails(job, job.ranks[0], request(ALLGATHERV, b"x" * (top + 1)),
+                   f"request type {ALLGATHERV} of {top + 1} bytes (at most "
+                   f"{top})")
+        job = self.make_job()
+        self.init(job)
+        top = wire("KEY_MAX") - 1
+        self.fails(job, job.ranks[1], request(NODE_GET, b"k" * (top + 1)),
+                   f"request type {NODE_GET} of {top + 1} bytes (at most "
+                   f"{top})")
+
+    def test_node_put_lengths_disagree(self):
+        job = self.make_job()
+        self.init(job)
+        self.fails(job, job.ranks[0],
+                   request(NODE_PUT, struct.pack("<II", 2, 1) + b"kv"),
+                   "PUT of 10 bytes with key 2 and value 1")
+
     def test_put_lengths_disagree(self):
         job = self.make_job()
         self.init(job)
@@ -313,7 +366,18 @@ class Kvs(JobTest):
                                                     b"value"))
         self.assertEqual(self.put(job, 1, b"empty", b""), code("SUCCESS"))
         self.assertEqual(self.get(job, 0, b"empty"), (code("SUCCESS"), b""))
-        self.assertEqual(job.kvs_bytes, 3 + 5 + 5)
+        mapping = len(MAPPING) + len(b"(vector,(0,2,1))")
+        self.assertEqual(job.kvs_bytes, mapping + 3 + 5 + 5)
+        self.assertEqual(job.kvs_keys, 3)
+
+    def test_mapping_is_there_from_the_start(self):
+        job = self.make_job(size=6, ppn=4)
+        self.init(job)
+        for r in (0, 5):
+            self.assertEqual(self.get(job, r, MAPPING),
+                             (code("SUCCESS"), b"(vector,(0,1,4),(1,1,2))"))
+        self.assertEqual(self.put(job, 2, MAPPING, b"(vector,(0,6,1))"),
+                         code("ERR_INVALID_KEY"))
 
     def test_refusals(self):
         job = self.make_job()
@@ -337,15 +401,67 @@ class Kvs(JobTest):
                          (code("ERR_INVALID_KEY_LENGTH"), b""))
         self.assertEqual(self.get(job, 0, b"a\0"),
                          (code("ERR_INVALID_KEY"), b""))
-        self.assertEqual(list(job.kvs), [b"k"])
+        self.assertEqual(list(job.kvs), [MAPPING, b"k"])
         self.assertIsNone(job.failure)
 
     def test_kvs_full(self):
         job = self.make_job()
         self.init(job)
-        job.c = _Consts(job.c, KVS_MAX_KEYS=1)
+        job.c = _Consts(job.c, KVS_MAX_KEYS=3)     # the mapping is one
         self.assertEqual(self.put(job, 0, b"a", b"1"), code("SUCCESS"))
-        self.assertEqual(self.put(job, 0, b"b", b"2"), code("ERR_NOMEM"))
+        self.assertEqual(self.node_put(job, 1, b"n", b"2"), code("SUCCESS"))
+        self.assertEqual(self.put(job, 0, b"b", b"3"), code("ERR_NOMEM"))
+        self.assertEqual(self.node_put(job, 0, b"m", b"4"),
+                         code("ERR_NOMEM"))
+        job.c = _Consts(job.c, KVS_MAX_BYTES=job.kvs_bytes + 3)
+        self.assertEqual(self.put(job, 0, b"c", b"45"), code("ERR_NOMEM"))
+
+    def node_put(self, job, r, key, val):
+        job.pmi_feed(job.ranks[r], request(
+            NODE_PUT, struct.pack("<II", len(key), len(val)) + key + val))
+        (typ, st, p), = self.replies(job.ranks[r])
+        self.assertEqual((typ, p), (NODE_PUT | REPLY, b""))
+        return st
+
+    def node_get(self, job, r, key):
+        job.pmi_feed(job.ranks[r], request(NODE_GET, key))
+        (typ, st, p), = self.replies(job.ranks[r])
+        self.assertEqual(typ, NODE_GET | REPLY)
+        return st, p
+
+    def test_node_attributes_stay_on_their_node(self):
+        job = self.make_job(size=5, ppn=2)         # nodes 0,0,1,1,2
+        self.init(job)
+        self.assertEqual(self.node_put(job, 1, b"shm", b"node0"),
+                         code("SUCCESS"))
+        self.assertEqual(self.node_put(job, 2, b"shm", b"node1"),
+                         code("SUCCESS"))
+        self.assertEqual(self.node_get(job, 0, b"shm"),
+                         (code("SUCCESS"), b"node0"))
+        self.assertEqual(self.node_get(job, 3, b"shm"),
+                         (code("SUCCESS"), b"node1"))
+        self.assertEqual(self.node_get(job, 4, b"shm"), (code("FAIL"), b""))
+        # Once per node; not in the job's KVS, nor the other way round
+        self.assertEqual(self.node_put(job, 0, b"shm", b"again"),
+                         code("ERR_INVALID_KEY"))
+        self.assertEqual(self.get(job, 0, b"shm"), (code("FAIL"), b""))
+        self.assertEqual(self.node_get(job, 0, MAPPING), (code("FAIL"), b""))
+        self.assertEqual(self.node_put(job, 4, MAPPING, b"x"),
+                         code("SUCCESS"))
+        # The refusals of PUT and GET
+        self.assertEqual(self.node_put(job, 4, b"", b"v"),
+                         code("ERR_INVALID_KEY_LENGTH"))
+        self.assertEqual(self.node_put(job, 4, b"a\0", b"v"),
+                         code("ERR_INVALID_KEY"))
+        self.assertEqual(self.node_put(job, 4, b"k", b"v\0"),
+                         code("ERR_INVALID_VAL"))
+        self.assertEqual(self.node_put(job, 4, b"k", b"v" * wire("VAL_MAX")),
+                         code("ERR_INVALID_VAL_LENGTH"))
+        self.assertEqual(self.node_get(job, 4, b""),
+                         (code("ERR_INVALID_KEY_LENGTH"), b""))
+        self.assertEqual(self.node_get(job, 4, b"a\0"),
+                         (code("ERR_INVALID_KEY"), b""))
+        self.assertIsNone(job.failure)
 
 
 class _Consts:
@@ -412,6 +528,39 @@ class Collectives(JobTest):
         self.assertEqual(sizes, [MAX_PAYLOAD, 16 + 80000 - MAX_PAYLOAD])
         self.assertEqual(self.replies(rank)[0][2],
                          b"x" * 40000 + b"y" * 40000)
+
+    def test_allgatherv_lengths_then_data_in_rank_order(self):
+        job = self.make_job(size=4, ppn=2)
+        self.init(job)
+        data = {0: b"", 1: b"B", 2: b"CCC", 3: b""}
+        for r in (3, 1, 0, 2):
+            job.pmi_feed(job.ranks[r], request(ALLGATHERV, data[r]))
+        want = struct.pack("<4I", 0, 1, 3, 0) + b"BCCC"
+        for r in job.ranks:
+            self.assertEqual(self.replies(r),
+                             [(ALLGATHERV | REPLY, code("SUCCESS"), want)])
+            self.assertIsNone(r.pending)
+
+    def test_allgatherv_too_big_for_the_job(self):
+        job = self.make_job(size=3)
+        self.init(job)
+        job.c = _Consts(job.c, ALLGATHER_TOTAL_MAX=5)
+        for r, d in ((0, b"ab"), (1, b"cd"), (2, b"ef")):
+            job.pmi_feed(job.ranks[r], request(ALLGATHERV, d))
+        for r in job.ranks:
+            self.assertEqual(self.replies(r),
+                             [(ALLGATHERV | REPLY,
+                               code("ERR_INVALID_LENGTH"), b"")])
+
+    def test_allgatherv_while_others_allgather(self):
+        job = self.make_job(size=2)
+        self.init(job)
+        job.pmi_feed(job.ranks[0], request(ALLGATHER, b"x"))
+        with captured():
+            job.pmi_feed(job.ranks[1], request(ALLGATHERV, b"x"))
+        self.assertEqual(job.failure,
+                         ("rank 1 called PMI_Allgatherv while rank 0 is in "
+                          "PMI_Allgather", EXIT_FAIL))
 
     def test_mixed_collectives_fail(self):
         job = self.make_job(size=3)
