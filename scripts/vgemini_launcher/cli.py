@@ -32,6 +32,16 @@ def positive(s):
     return v
 
 
+def vcpu_nice(s):
+    try:
+        v = int(s)
+    except ValueError:
+        v = -1
+    if not 0 <= v <= 19:
+        raise argparse.ArgumentTypeError(f"'{s}': expected 0..19")
+    return v
+
+
 def build_parser():
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--fabric", default=argparse.SUPPRESS,
@@ -57,6 +67,11 @@ def build_parser():
                    help="extra QEMU arguments (shell-quoted string)")
     s.add_argument("--no-gemini", action="store_true",
                    help="boot without the cray-gemini device")
+    s.add_argument("--vcpu-nice", type=vcpu_nice,
+                   default=os.environ.get("VGEMINI_VCPU_NICE", "5"),
+                   metavar="N", help="nice value of the guests' vCPU "
+                   "threads, 0..19 (default 5; 0 leaves them as the "
+                   "QEMUs' other threads)")
     s.add_argument("--share", action="append", default=[], metavar="DIR",
                    help="share the host's DIR with every guest, at the "
                    "same path (repeatable; the host's /usr, the repository "

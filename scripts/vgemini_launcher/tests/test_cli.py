@@ -2,6 +2,7 @@
 """The command line: parsing, defaults, '--' and main()'s exit codes."""
 
 import argparse
+import io
 import os
 import unittest
 from unittest import mock
@@ -67,6 +68,20 @@ class Parser(unittest.TestCase):
         self.assertEqual((a.dims, a.mem, a.timeout, a.append, a.qemu_args,
                           a.no_gemini),
                          ("2x2x1", "256M", 300.0, "kgni.debug=1", "-s", False))
+
+    def test_up_vcpu_nice(self):
+        with mock.patch.dict(os.environ):
+            os.environ.pop("VGEMINI_VCPU_NICE", None)
+            self.assertEqual(parse("up", "--dims", "2").vcpu_nice, 5)
+            os.environ["VGEMINI_VCPU_NICE"] = "0"
+            self.assertEqual(parse("up", "--dims", "2").vcpu_nice, 0)
+        self.assertEqual(parse("up", "--dims", "2", "--vcpu-nice", "19")
+                         .vcpu_nice, 19)
+        for bad in ("-1", "20", "x", ""):
+            with self.assertRaises(SystemExit) as cm, \
+                    mock.patch("sys.stderr", new=io.StringIO()):
+                parse("up", "--dims", "2", "--vcpu-nice", bad)
+            self.assertEqual(cm.exception.code, 2)
 
     def test_up_needs_dims(self):
         with self.assertRaises(SystemExit) as cm:
