@@ -770,8 +770,9 @@ int vgemini_pmi_node_put(const char *name, const char *value)
 	return rc;
 }
 
-int vgemini_pmi_node_get(const char *name, char *value, int length,
-			 int *found)
+/* A get that tells a missing key (*found 0) from an error. */
+static int found_get(uint16_t type, struct kv **local, const char *key,
+		     char *value, int length, int *found)
 {
 	size_t klen;
 	int rc, f = -1;
@@ -779,10 +780,9 @@ int vgemini_pmi_node_get(const char *name, char *value, int length,
 	pthread_mutex_lock(&pmi.lock);
 	rc = ready();
 	if (rc == PMI_SUCCESS)
-		rc = key_check(name, &klen);
+		rc = key_check(key, &klen);
 	if (rc == PMI_SUCCESS)
-		rc = store_get(VGEMINI_PMI_NODE_GET, pmi.node_kvs, name, klen,
-			       value, length, &f);
+		rc = store_get(type, *local, key, klen, value, length, &f);
 	pthread_mutex_unlock(&pmi.lock);
 	if (f == 0) {
 		*found = 0;
@@ -793,27 +793,17 @@ int vgemini_pmi_node_get(const char *name, char *value, int length,
 	return rc;
 }
 
+int vgemini_pmi_node_get(const char *name, char *value, int length,
+			 int *found)
+{
+	return found_get(VGEMINI_PMI_NODE_GET, &pmi.node_kvs, name, value,
+			 length, found);
+}
+
 int vgemini_pmi_kvs_get(const char *key, char *value, int length,
 			int *found)
 {
-	size_t klen;
-	int rc, f = -1;
-
-	pthread_mutex_lock(&pmi.lock);
-	rc = ready();
-	if (rc == PMI_SUCCESS)
-		rc = key_check(key, &klen);
-	if (rc == PMI_SUCCESS)
-		rc = store_get(VGEMINI_PMI_GET, pmi.kvs, key, klen, value,
-			       length, &f);
-	pthread_mutex_unlock(&pmi.lock);
-	if (f == 0) {
-		*found = 0;
-		return PMI_SUCCESS;
-	}
-	if (rc == PMI_SUCCESS)
-		*found = 1;
-	return rc;
+	return found_get(VGEMINI_PMI_GET, &pmi.kvs, key, value, length, found);
 }
 
 int vgemini_pmi_singleton(void)

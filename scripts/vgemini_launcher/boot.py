@@ -22,7 +22,8 @@ from .torus import DIMS, coord_of, neighbour, parse_dims
 from .agent import AGENT_PORTS, Agent, AgentError
 from .qmp import QMP, QMPError
 from .procs import (find_qemus, image_dir, parse_mem, proc_starttime,
-                    qemu_argv, qemu_binary, qemu_devices, qemu_netdevs)
+                    qemu_argv, qemu_binary, qemu_devices, qemu_netdevs,
+                    start_daemon)
 from .fabric import Fabric, teardown
 from .routing import compute_tables, load_first_tables, routes_tool
 from .supervisor import start_supervisor
@@ -281,25 +282,8 @@ def start_ethhub(fab, nnodes):
     run directory); it also exits by itself when its socket is removed.
     (Popen, record)."""
     argv = net_devices.ethhub_argv(net_devices.ethhub_binary(), fab, nnodes)
-    with open(fab.ethhub_log, "ab") as log:
-        p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log,
-                             stderr=log, start_new_session=True,
-                             close_fds=True, cwd="/")
-    end = time.monotonic() + 30
-    while True:
-        try:
-            with open(fab.ethhub_pidfile) as f:
-                if f.read().strip() == str(p.pid):
-                    break
-        except OSError:
-            pass
-        if p.poll() is not None:
-            raise Failure(f"the Ethernet hub exited with status "
-                          f"{p.returncode}:\n{tail(fab.ethhub_log, 10)}")
-        if time.monotonic() >= end:
-            raise Failure("the Ethernet hub did not start:\n"
-                          + tail(fab.ethhub_log, 10))
-        time.sleep(0.02)
+    p = start_daemon(argv, fab.ethhub_log, fab.ethhub_pidfile,
+                     "Ethernet hub", poll=0.02)
     return p, {"pid": p.pid, "starttime": proc_starttime(p.pid),
                "pidfile": fab.ethhub_pidfile, "log": fab.ethhub_log,
                "sock": fab.hub_sock}

@@ -9,7 +9,7 @@ import signal
 import subprocess
 import time
 
-from .common import EXIT_USAGE, REPO, Failure, qopt
+from .common import EXIT_USAGE, REPO, Failure, qopt, tail
 from .torus import DIMS, PORTS, coord_of, neighbour
 from .agent import AGENT_PORT_NAME, AGENT_PORTS
 from .qmp import GEMINI_ID
@@ -29,6 +29,32 @@ def proc_starttime(pid):
     if fields[0] in ("Z", "X"):
         return None
     return int(fields[19])
+
+
+def start_daemon(argv, logpath, pidfile, what, poll=0.05, timeout=30.0):
+    """Start a daemon of the fabric (the supervisor, the Ethernet hub) in
+    a session of its own, its output appended to logpath, and wait until
+    it writes its own pid into pidfile (it does once it is ready); the
+    Popen.  Failure, with the log's end, if it exits or is not ready in
+    time."""
+    with open(logpath, "ab") as log:
+        p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log,
+                             stderr=log, start_new_session=True,
+                             close_fds=True, cwd="/")
+    end = time.monotonic() + timeout
+    while True:
+        try:
+            with open(pidfile) as f:
+                if f.read().strip() == str(p.pid):
+                    return p
+        except OSError:
+            pass
+        if p.poll() is not None:
+            raise Failure(f"the {what} exited with status "
+                          f"{p.returncode}:\n{tail(logpath, 10)}")
+        if time.monotonic() >= end:
+            raise Failure(f"the {what} did not start:\n" + tail(logpath, 10))
+        time.sleep(poll)
 
 
 def proc_alive(pid, starttime):

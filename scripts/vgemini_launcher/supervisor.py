@@ -6,15 +6,14 @@ down, and 'vgemini reroute', the same on command.
 
 import os
 import signal
-import subprocess
 import sys
 import time
 
 from .common import (EXIT_FAIL, EXIT_OK, LAUNCHER, PROG, Failure,
-                     flock_wait, Interrupted, say, tail, warn)
+                     flock_wait, Interrupted, say, warn)
 from .torus import (all_cables, cable_ends, cable_sort, cable_str, node_str,
                     port_label)
-from .procs import proc_starttime
+from .procs import proc_starttime, start_daemon
 from .fabric import Fabric, need_gemini
 from .routing import (bad_links, do_reroute, failed_summary, link_view,
                       observe_ports, parse_link_arg, Sessions)
@@ -29,25 +28,8 @@ def start_supervisor(fab):
     own, logging to RUN/supervisor.log; its topology record."""
     argv = [sys.executable, LAUNCHER, "supervise",
             "--fabric", fab.name, "--pidfile", fab.supervisor_pidfile]
-    with open(fab.supervisor_log, "ab") as log:
-        p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log,
-                             stderr=log, start_new_session=True,
-                             close_fds=True, cwd="/")
-    end = time.monotonic() + 30
-    while True:
-        try:
-            with open(fab.supervisor_pidfile) as f:
-                if f.read().strip() == str(p.pid):
-                    break
-        except OSError:
-            pass
-        if p.poll() is not None:
-            raise Failure(f"the supervisor daemon exited with status "
-                          f"{p.returncode}:\n{tail(fab.supervisor_log, 10)}")
-        if time.monotonic() >= end:
-            raise Failure("the supervisor daemon did not start:\n"
-                          + tail(fab.supervisor_log, 10))
-        time.sleep(0.05)
+    p = start_daemon(argv, fab.supervisor_log, fab.supervisor_pidfile,
+                     "supervisor daemon")
     return p, {"pid": p.pid, "starttime": proc_starttime(p.pid),
                "pidfile": fab.supervisor_pidfile,
                "log": fab.supervisor_log}
