@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * mpi_pingpong: MPI latency and bandwidth between ranks 0 and 1, as OSU's
+ * osu_latency and osu_bw measure them, for every power of two from 1 B to
+ * 4 MiB (--max BYTES to stop earlier).
+ *
+ * Latency: rank 0 sends, rank 1 sends back; half the average round trip
+ * after warm-up rounds.  Bandwidth: rank 0 posts a window of 64
+ * non-blocking sends, rank 1 64 receives, then rank 1 answers with one
+ * byte; bytes over time, several windows.  Both wait by polling (MPI's
+ * own progress), never by sleeping.  The first and last byte of every
+ * message are checked.
+ *
+ * Prints one line per size:  "size BYTES latency_us X bandwidth_MBps Y"
+ * (rank 0), and exits 1 if a check failed.  Needs exactly 2 ranks (more
+ * are allowed: they only wait in MPI_Finalize).
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_DEFAULT	(4u << 20)
+#define WINDOW		64
+
+static int rank, bad;
+
+static int iters_for(size_t len, int small, int large)
+{
+	return len <= 8192 ? small : len <= (1u << 20) ? large : large / 4 + 2;
+}
+
+static void stamp(unsigned char *p, size_t len, unsigned char v)
+{
+	if (len) {
+		p[0] = v;
+		p[len - 1] = (unsigned char)(v ^ 0x5a);
+	}
+}
+
+static void expect(const unsigned char *p, size_t len, unsigned char v)
+{
+	if (len && (p[0] != v || p[len - 1] != (unsigned char)(v ^ 0x5a)))
+		bad++;
+}
+
+static double latency(unsigned char *s, unsigned char *r, size_t len)
+{
+	int n = iters_for(len, 200, 40), warm = n / 10 + 1;
+	double t0 = 0;
+
+	for (int i = 0; i < n + warm; i++) {
+		if (i == warm)
+			t0 = MPI_Wtime();
+		if (rank == 0) {
+			stamp(s, len, (unsigned char)i);
+			MPI_Send(s, (int)len, MPI_BYTE, 1, 1, MPI_COMM_WORLD);
+			MPI_Recv(r, (int)len, MPI_BYTE, 1, 1, MPI_COMM_WORLD,
+				 MPI_STATUS_IGNORE);
+			expect(r, len, (unsigned char)~i);
+		} else {
+			MPI_Recv(r, (int)len, MPI_BYTE, 0, 1, MPI_COMM_WORLD,
+				 MPI_STATUS_IGNORE);
+			expect(r, len, (unsigned char)i);
+			stamp(s, len, (unsigned char)~i);
+			MPI_Send(s, (int)len, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
+		}
+	}
+	return (MPI_Wtime() - t0) * 1e6 / n / 2;
+}
+
+static double bandwidth(unsigned char *s, unsigned char *r, size_t len)
+{
+	int n = iters_for(len, 20, 6), warm = 2;
+	MPI_Request req[WINDOW];
+	unsigned char ack = 0;
+	double t0 = 0;
+
+	for (int i = 0; i < n + warm; i++) {
+		if (i == warm)
+			t0 = MPI_Wtime();
+		if (rank == 0) {
+			stamp(s, len, (unsigned char)i);
+			for (int w = 0; w < WINDOW; w++)
+				MPI_Isend(s, (int)len, MPI_BYTE, 1, 2,
+					  MPI_COMM_WORLD, &req[w]);
+			MPI_Waitall(WINDOW, req, MPI_STATUSES_IGNORE);
+			MPI_Recv(&ack, 1, MPI_BYTE, 1, 3, MPI_COMM_WORLD,
+				 MPI_STATUS_IGNORE);
+		} else {
+			/* One receive buffer: the window's data overlap. */
+			for (int w = 0; w < WINDOW; w++)
+				MPI_Irecv(r, (int)len, MPI_BYTE, 0, 2,
+					  MPI_COMM_WORLD, &req[w]);
+			MPI_Waitall(WINDOW, req, MPI_STATUSES_IGNORE);
+			expect(r, len, (unsigned char)i);
+			MPI_Send(&ack, 1, MPI_BYTE, 0, 3, MPI_COMM_WORLD);
+		}
+	}
+	return (double)len * WINDOW * n / (MPI_Wtime() - t0) / 1e6;
+}
+
+int main(int argc, char **argv)
+{
+	size_t max = MAX_DEFAULT;
+	unsigned char *s, *r;
+	int nranks;
+
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+	if (argc == 3 && !strcmp(argv[1], "--max"))
+		max = strtoul(argv[2], NULL, 0);
+	if (nranks < 2 || max < 1 || max > (1u << 30) ||
+	    (argc != 1 && argc != 3)) {
+		if (!rank)
+			fprintf(stderr, "usage: mpi_pingpong [--max BYTES] "
+				"(2 ranks)\n");
+		MPI_Finalize();
+		return 2;
+	}
+	s = calloc(1, max);
+	r = calloc(1, max);
+	if (!s || !r)
+		MPI_Abort(MPI_COMM_WORLD, 3);
+	if (rank < 2) {
+		for (size_t len = 1; len <= max; len *= 2) {
+			double lat = latency(s, r, len);
+			double bw = bandwidth(s, r, len);
+
+			if (!rank) {
+				printf("size %zu latency_us %.2f bandwidth_MBps "
+				       "%.2f\n", len, lat, bw);
+				fflush(stdout);
+			}
+		}
+		if (bad)
+			fprintf(stderr, "mpi_pingpong: rank %d: %d messages "
+				"with wrong bytes\n", rank, bad);
+	}
+	free(s);
+	free(r);
+	MPI_Finalize();
+	return bad ? 1 : 0;
+}
