@@ -217,7 +217,7 @@ again:
 		}
 		pthread_mutex_unlock(&nic->lock);
 		/* A failed send goes again: the caller never sees it. */
-		if (seq && ugni_smsg_event(smsg_ep, e, seq, tries))
+		if (seq && ugni_smsg_event(smsg_ep, &e, seq, tries))
 			goto again;
 		if (msgq_tx && ugni_msgq_event(nic, msgq_tx, &e))
 			goto again;

@@ -631,6 +631,25 @@ void ugni_fma_get8(struct gni_ep *ep, uint64_t loff, uint32_t loc_mdh,
 	pthread_mutex_unlock(&p.fma->lock);
 }
 
+/*
+ * For SMSG: the CQ write @event to the CQ of MDH @rem_mdh at @ep's peer,
+ * alone (the remote event of a message whose own was never sent), without
+ * a local event (event data @data for a failure).
+ */
+void ugni_fma_cqwrite(struct gni_ep *ep, uint32_t rem_mdh, uint64_t event,
+		      uint64_t data, uint16_t dlvr_mode)
+{
+	struct ugni_fma *f = ep->fma;
+
+	pthread_mutex_lock(&f->lock);
+	fma_throttle(f);
+	fma_program(f, qw1_of(ep->remote_pe, 0),
+		    qw2_of(GEMINI_FMA_CMD_PUT, rem_mdh, 0, dlvr_mode));
+	f->user[GEMINI_FMA_QW_CQ_WRITE / 8] = event;
+	fma_sync(f, 0, data);
+	pthread_mutex_unlock(&f->lock);
+}
+
 UGNI_EXPORT gni_return_t GNI_PostCqWrite(gni_ep_handle_t ep_hndl,
 					 gni_post_descriptor_t *post_descr)
 {

@@ -248,7 +248,7 @@ void ugni_mem_cq_gone(struct gni_nic *nic, struct gni_cq *cq);
 void ugni_dgram_release(struct gni_ep *ep);
 
 /* ugni_smsg.c */
-bool ugni_smsg_event(struct gni_ep *ep, uint64_t e, uint64_t seq,
+bool ugni_smsg_event(struct gni_ep *ep, gni_cq_entry_t *e, uint64_t seq,
 		     unsigned int tries);
 void ugni_smsg_release(struct gni_ep *ep);
 
@@ -264,6 +264,8 @@ void ugni_fma_put_flag(struct gni_ep *ep, const void *src, uint64_t len,
 void ugni_fma_get8(struct gni_ep *ep, uint64_t loff, uint32_t loc_mdh,
 		   uint64_t roff, uint32_t rem_mdh, uint64_t data,
 		   uint16_t dlvr_mode);
+void ugni_fma_cqwrite(struct gni_ep *ep, uint32_t rem_mdh, uint64_t event,
+		      uint64_t data, uint16_t dlvr_mode);
 int ugni_req_alloc(struct gni_nic *nic, gni_post_descriptor_t *desc,
 		   struct gni_ep *ep, uint16_t want);
 void ugni_req_free(struct gni_nic *nic, uint32_t tid);

@@ -33,8 +33,10 @@
  *
  * A send whose sequence fails (its local event carries an error) is sent
  * again from the copy kept of it, up to the NIC's max_retrans times
- * (GNI_SmsgSetMaxRetrans), unless the peer has released it already; the
- * slot and the flag make a repeat harmless.  Past that the connection is
+ * (GNI_SmsgSetMaxRetrans); the slot and the flag make a repeat harmless.
+ * One the peer has released already did arrive: its send succeeds, and
+ * its remote event, if the device never sent it, goes alone (a CQ write).
+ * Past max_retrans the connection is
  * broken: sends and GetNext return GNI_RC_INVALID_STATE.  That happens
  * in GNI_CqGetEvent (ugni_smsg_event()), where the error event would
  * otherwise have surfaced; an endpoint without a CQ gets no local events
@@ -447,11 +449,19 @@ UGNI_EXPORT gni_return_t GNI_SmsgRelease(gni_ep_handle_t ep_hndl)
  * seen by GNI_CqGetEvent (nic->lock not held): a failure is sent again,
  * or breaks the connection.  True when the event must not reach the
  * caller.
+ *
+ * A message the peer has released arrived whole, flag and all: only an
+ * answer was lost, the flag's or the remote event's.  After a lost flag
+ * answer the device sent no remote event, so it goes now, alone; after a
+ * lost remote-event answer the peer sees that event twice (remote events
+ * are at least once when links fail, as a retransmission's are).  The
+ * caller sees the send succeed.
  */
-bool ugni_smsg_event(struct gni_ep *ep, uint64_t e, uint64_t seq,
+bool ugni_smsg_event(struct gni_ep *ep, gni_cq_entry_t *e, uint64_t seq,
 		     unsigned int tries)
 {
-	unsigned int st = e >> GEMINI_CQE_STATUS_SHIFT & GEMINI_CQE_STATUS_MASK;
+	unsigned int st = *e >> GEMINI_CQE_STATUS_SHIFT &
+			  GEMINI_CQE_STATUS_MASK;
 	struct ugni_smsg *s;
 	bool swallow = false;
 	int tid;
@@ -463,15 +473,26 @@ bool ugni_smsg_event(struct gni_ep *ep, uint64_t e, uint64_t seq,
 		return false;
 	pthread_mutex_lock(&s->lock);
 	if (credit_word(s) >= seq) {
-		/* It was delivered and released: only its answer was lost. */
-		swallow = true;
-	} else if (s->retransmit && !s->broken &&
-		   tries < ep->nic->smsg_max_retrans) {
+		ugni_fma_cqwrite(ep, s->rem_mdh,
+				 GNI_CQ_EVENT_TYPE_SMSG << UGNI_CQE_TYPE_SHIFT |
+				 (uint64_t)ep->remote_event <<
+				 UGNI_CQE_ID_SHIFT |
+				 (uint64_t)UGNI_TID_NONE << UGNI_CQE_TID_SHIFT,
+				 GNI_CQ_EVENT_TYPE_SMSG << UGNI_CQE_TYPE_SHIFT |
+				 (uint64_t)UGNI_TID_NONE << UGNI_CQE_TID_SHIFT,
+				 ep->nic->smsg_dlvr_mode);
+		*e &= ~((uint64_t)GEMINI_CQE_STATUS_MASK <<
+			GEMINI_CQE_STATUS_SHIFT);
+		pthread_mutex_unlock(&s->lock);
+		return false;
+	}
+	if (s->retransmit && !s->broken &&
+	    tries < ep->nic->smsg_max_retrans) {
 		pthread_mutex_lock(&ep->nic->lock);
 		tid = ugni_req_alloc(ep->nic, NULL, ep, 0);
 		if (tid >= 0) {
 			ep->nic->req[tid].local_event =
-				(uint32_t)(e >> UGNI_CQE_ID_SHIFT &
+				(uint32_t)(*e >> UGNI_CQE_ID_SHIFT &
 					   UGNI_CQE_ID_MASK);
 			ep->nic->req[tid].smsg_seq = seq;
 			ep->nic->req[tid].smsg_tries = tries + 1;

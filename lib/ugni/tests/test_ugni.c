@@ -24,6 +24,7 @@
 #include "gni_pub.h"
 #include "gemini_mh.h"
 #include "gemini_nic.h"
+#include "gemini_pkt.h"
 #include "fake_kgni.h"
 #include "tap.h"
 #include "ugni_priv.h"
@@ -2414,6 +2415,88 @@ static void test_smsg_args(void)
 	env_close(&e);
 }
 
+/*
+ * The device ends the sequence the last send closed (the type of its
+ * sync in @type) with @status; GNI_CqGetEvent's result.
+ */
+static gni_return_t sync_ends(struct env *e, unsigned int status,
+			      unsigned int *type, gni_cq_entry_t *ev)
+{
+	uint64_t v = e->ep->fma->user[GEMINI_FMA_QW_SYNCCMP / 8];
+
+	*type = (unsigned int)(v >> GEMINI_FMA_SYNC_TYPE_SHIFT);
+	fake_cq_write(e->cq->id, GEMINI_CQE(GEMINI_CQE_SRC_SSID_SREQ, status,
+					    v & GEMINI_FMA_SYNC_DATA_MASK));
+	return GNI_CqGetEvent(e->cq, ev);
+}
+
+/*
+ * A send whose local event carries an error although the peer released
+ * the message (its flag landed, an answer was lost on a dying link): the
+ * caller sees the send succeed, and the remote event goes alone as a CQ
+ * write, for the device sent none after a failed flag.  A send the peer
+ * has not released goes again, its failure unseen.
+ */
+static void test_smsg_lost_answer(void)
+{
+	const unsigned int all = GEMINI_FMA_SYNC_WITH_FLAG |
+				 GEMINI_FMA_SYNC_REMOTE_EVENT |
+				 GEMINI_FMA_SYNC_LOCAL_EVENT;
+	gni_smsg_attr_t a = {
+		.msg_type = GNI_SMSG_TYPE_MBOX_AUTO_RETRANSMIT,
+		.mbox_maxcredit = 4, .msg_maxsize = 64,
+	}, r;
+	uint64_t want = GNI_CQ_EVENT_TYPE_SMSG << UGNI_CQE_TYPE_SHIFT |
+			22ull << UGNI_CQE_ID_SHIFT |
+			(uint64_t)UGNI_TID_NONE << UGNI_CQE_TID_SHIFT;
+	volatile uint64_t *cqw;
+	unsigned int type = 0;
+	uint32_t retrans = 0;
+	gni_cq_entry_t ev = 0;
+	gni_return_t rc;
+	struct env e;
+
+	if (!env_open(&e, 0))
+		return;
+	a.msg_buffer = e.buf;
+	a.buff_size = 4096;
+	a.mem_hndl = e.lmh;
+	r = a;
+	r.msg_buffer = (void *)(uintptr_t)RVA;
+	r.mem_hndl = e.rmh;
+	rc = GNI_SmsgInit(e.ep, &a, &r);
+	GNI_EpSetEventData(e.ep, 11, 22);
+	cqw = &e.ep->fma->user[GEMINI_FMA_QW_CQ_WRITE / 8];
+	*cqw = 0;
+	if (rc == GNI_RC_SUCCESS)
+		rc = GNI_SmsgSend(e.ep, e.buf + 4096, 8, NULL, 0, 77);
+	/* The peer took and released it (its credit word says 1). */
+	*(uint64_t *)e.buf = 1;
+	if (rc == GNI_RC_SUCCESS)
+		rc = sync_ends(&e, GEMINI_STATUS_TIMEOUT, &type, &ev);
+	tap_ok(rc == GNI_RC_SUCCESS && GNI_CQ_STATUS_OK(ev) &&
+	       GNI_CQ_GET_TYPE(ev) == GNI_CQ_EVENT_TYPE_SMSG &&
+	       GNI_CQ_GET_MSG_ID(ev) == 77 && *cqw == want,
+	       "a released SMSG send whose answer was lost: %s, status %u, "
+	       "msg_id %u; its remote event sent alone (CQ write 0x%llx, "
+	       "want 0x%llx)", rc_name(rc), (unsigned int)gni_cq_get_status(ev),
+	       (unsigned int)GNI_CQ_GET_MSG_ID(ev), (unsigned long long)*cqw,
+	       (unsigned long long)want);
+	rc = GNI_SmsgSend(e.ep, e.buf + 4096, 8, NULL, 0, 78);
+	if (rc == GNI_RC_SUCCESS)
+		rc = sync_ends(&e, GEMINI_STATUS_TIMEOUT, &type, &ev);
+	GNI_GetNicStat(e.nic, GNI_STAT_SMSG_RETRANS_COUNT, &retrans);
+	tap_ok(rc == GNI_RC_NOT_DONE && retrans == 1 && type == all,
+	       "an unreleased one goes again, its failure unseen: %s, "
+	       "RETRANS_COUNT %u", rc_name(rc), retrans);
+	rc = sync_ends(&e, 0, &type, &ev);
+	tap_ok(rc == GNI_RC_SUCCESS && GNI_CQ_GET_MSG_ID(ev) == 78 &&
+	       type == all,
+	       "... and its second sending's event is the caller's: %s, "
+	       "msg_id %u", rc_name(rc), (unsigned int)GNI_CQ_GET_MSG_ID(ev));
+	env_close(&e);
+}
+
 int main(void)
 {
 	tap_begin();
@@ -2440,5 +2523,6 @@ int main(void)
 	test_dgram_cancel();
 	test_dgram_release();
 	test_smsg_args();
+	test_smsg_lost_answer();
 	return tap_end();
 }
