@@ -7,7 +7,10 @@
 #   make setup    install the Debian packages vgemini needs
 #   make check    build, then run every test; ends with "N passed, N failed"
 #   make demo     build, boot a 2x2x2 torus, show it, tear it down
-#   make bench    fabric latency per hop next to a baseline of the same run
+#   make bench    the fast-path figures (P1-P5) next to baselines of the
+#                 same run (scripts/bench.sh)
+#   make bench-scale  P5 for 27- and 64-node tori: boot, memory, idle CPU,
+#                 an all-to-all job (about 10 minutes)
 #   make soak     DURATION seconds (default 600) of all-to-all uGNI traffic
 #                 under link faults and paused nodes (scripts/tests/soak.py)
 #   make test-core, make test-lib   host unit tests only, in seconds
@@ -23,7 +26,7 @@
 REPO  := $(CURDIR)
 BUILD := $(REPO)/build
 
-.PHONY: all setup check demo bench soak docs clean
+.PHONY: all setup check demo bench bench-scale soak docs clean
 .PHONY: build qemu test-core module selftests image firmware
 
 all: setup
@@ -40,6 +43,10 @@ demo: setup
 bench: setup
 	@$(MAKE) --no-print-directory build
 	@scripts/bench.sh
+
+bench-scale: setup
+	@$(MAKE) --no-print-directory build
+	@scripts/bench-scale.sh
 
 DURATION ?= 600
 soak: setup

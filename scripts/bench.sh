@@ -23,8 +23,8 @@
 #   the device's diagnostic ping per hop count (no guest involved), next
 #       to a UDP round trip between two host processes on loopback.
 #
-# Larger tori (P5 for 27 and 64 nodes) take longer than this bench should;
-# Documentation/vgemini.rst says how to measure them.
+# Larger tori (P5 for 27 and 64 nodes) take longer than this bench should:
+# `make bench-scale` (scripts/bench-scale.sh) measures them.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -40,22 +40,7 @@ RESULTS=$OUT/results.tsv
 gcc -O2 -Wall -Wextra -Werror -o "$OUT/udp_rtt" "$REPO/guest/bench/udp_rtt.c"
 gcc -O2 -Wall -Wextra -Werror -o "$OUT/memcpy_bw" "$REPO/guest/bench/memcpy_bw.c"
 
-fail() {
-	echo "bench: $*" >&2
-	exit 1
-}
-
-# record ID WHAT VALUE UNIT BASELINE_WHAT BASELINE_VALUE RATIO
-# (empty fields as "-"): one figure, printed and kept for the JSON.
-record() {
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$RESULTS"
-	printf '%-4s %-44s %12s %-9s %12s %8s\n' "$1" "$2" "$3" "$4" "$6" "$7"
-}
-
-# a / b with 3 significant digits
-ratio() {
-	awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "-"; else printf "%.3g", a / b }'
-}
+. "$REPO/scripts/bench-lib.sh"
 
 # The value of rank 0's line "bench: WHAT: VALUE UNIT" in LOG
 bench_value() {
@@ -65,23 +50,13 @@ bench_value() {
 	echo "$v"
 }
 
-# run_job LOG ARGS...: a uGNI job, its output kept
-run_job() {
-	local log=$1
-	shift
-	"$VGEMINI" run --timeout 600 "$@" >"$log" 2>&1 || {
-		cat "$log"
-		fail "job '$*' failed"
-	}
-}
-
 trap '"$VGEMINI" down >/dev/null 2>&1 || true' EXIT
 t0=$(date +%s.%N)
 "$VGEMINI" up --dims "$DIMS" --net --edu >"$OUT/up.log" 2>&1 || {
 	cat "$OUT/up.log"
 	exit 1
 }
-boot_s=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+boot_s=$(since "$t0")
 
 echo "vgemini bench: $DIMS torus, TCG guests; each figure, its baseline of this run, and figure/baseline"
 printf '%-4s %-44s %12s %-9s %12s %8s\n' "" "" "figure" "unit" "baseline" "ratio"
@@ -194,35 +169,12 @@ PY
 done
 
 # --- P5: this torus, idle ----------------------------------------------------
-rss_kb=0
-for pid in $(pgrep -f "qemu-system-x86_64.*$VGEMINI_FABRIC" || true); do
-	rss_kb=$((rss_kb + $(awk '/^VmRSS/ { print $2 }' "/proc/$pid/status" 2>/dev/null || echo 0)))
-done
-cpu_sample() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $2 + $3 + $4 + $5 + $6 + $7 + $8 }' /proc/stat; }
-read -r busy0 all0 < <(cpu_sample)
-sleep 10
-read -r busy1 all1 < <(cpu_sample)
-idle_cpu=$(awk -v b="$((busy1 - busy0))" -v a="$((all1 - all0))" \
-	'BEGIN { printf "%.1f", a ? 100 * b / a : 0 }')
+rss_mib=$(qemu_rss_mib)
+idle_cpu=$(host_cpu_10s)
 record P5 "boot of the 8-node torus (up --net --edu)" "$boot_s" s - - -
-record P5 "resident memory of its 8 QEMUs" "$((rss_kb / 1024))" MiB - - -
+record P5 "resident memory of its 8 QEMUs" "$rss_mib" MiB - - -
 record P5 "host CPU used by the idle torus" "$idle_cpu" % \
 	"target: at most" 5 "$(ratio "$idle_cpu" 5)"
 
-python3 - "$RESULTS" "$OUT/results.json" "$DIMS" <<'PY'
-import json, sys, time
-def num(s):
-    try:
-        return float(s)
-    except ValueError:
-        return None
-rows = []
-for line in open(sys.argv[1]):
-    k, what, v, unit, bwhat, bv, r = line.rstrip("\n").split("\t")
-    rows.append({"id": k, "what": what, "value": num(v), "unit": unit,
-                 "baseline": None if bwhat == "-" else bwhat,
-                 "baseline_value": num(bv), "ratio": num(r)})
-json.dump({"dims": sys.argv[3], "time": time.time(), "results": rows},
-          open(sys.argv[2], "w"), indent=1)
-PY
+write_json "$OUT/results.json" "$DIMS"
 echo "(results: $OUT/results.json; logs: $OUT/)"

@@ -155,8 +155,13 @@ UGNI_EXPORT gni_return_t GNI_SmsgInit(gni_ep_handle_t ep_hndl,
 		return GNI_RC_INVALID_PARAM;
 	if (!ep->bound)
 		return GNI_RC_INVALID_STATE;
-	if (l->msg_maxsize != r->msg_maxsize ||
-	    (uint64_t)l->mbox_offset + mbox_size(l) > l->buff_size)
+	/*
+	 * buff_size is one mailbox's size to some clients (Open MPI puts
+	 * many mailboxes in one registration, mbox_offset into it) and the
+	 * whole buffer's to others: it must hold a mailbox.  The memory
+	 * handles bound where the mailboxes may lie.
+	 */
+	if (l->msg_maxsize != r->msg_maxsize || mbox_size(l) > l->buff_size)
 		return GNI_RC_INVALID_PARAM;
 	if (GNI_MEMHNDL_GET_CRC(r->mem_hndl) != ugni_memhndl_crc(&r->mem_hndl) ||
 	    !mbox_offset_of(&r->mem_hndl,

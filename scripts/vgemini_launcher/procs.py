@@ -188,7 +188,7 @@ def qemu_argv(fab, qemu, image, n, dims, mem, gemini, append, extra,
               shares=(), net=False, edu=False):
     x, y, z = coord_of(n, dims)
     cmdline = (f"console=ttyS0 panic=-1 quiet mitigations=off "
-               f"vgemini.fabric={fab.name} vgemini.node={n} "
+               f"no_timer_check vgemini.fabric={fab.name} vgemini.node={n} "
                f"vgemini.coord={x},{y},{z} "
                f"vgemini.dims={dims[0]},{dims[1]},{dims[2]} "
                f"vgemini.ports={AGENT_PORTS}")

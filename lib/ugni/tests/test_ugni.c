@@ -2362,8 +2362,14 @@ static void test_smsg_args(void)
 	r.msg_maxsize = 64;
 	a.mbox_offset = 8192 - 64;
 	tap_ok(GNI_SmsgInit(e.ep, &a, &r) == GNI_RC_INVALID_PARAM,
-	       "GNI_SmsgInit with a mailbox past buff_size: INVALID_PARAM");
+	       "GNI_SmsgInit with a mailbox past its registration: "
+	       "INVALID_PARAM");
 	a.mbox_offset = 0;
+	a.buff_size = 64 + 4 * 128 - 1;
+	tap_ok(GNI_SmsgInit(e.ep, &a, &r) == GNI_RC_INVALID_PARAM,
+	       "GNI_SmsgInit with a buff_size short of one mailbox: "
+	       "INVALID_PARAM");
+	a.buff_size = 8192;
 	r.mem_hndl.qword2 ^= 1ull << 60;
 	tap_ok(GNI_SmsgInit(e.ep, &a, &r) == GNI_RC_INVALID_PARAM,
 	       "GNI_SmsgInit with a forged peer handle: INVALID_PARAM");
@@ -2458,20 +2464,25 @@ static void test_smsg_lost_answer(void)
 
 	if (!env_open(&e, 0))
 		return;
+	/* As Open MPI: buff_size one mailbox, mbox_offset past it */
 	a.msg_buffer = e.buf;
-	a.buff_size = 4096;
+	a.buff_size = 64 + 4 * 128;
+	a.mbox_offset = 1024;
 	a.mem_hndl = e.lmh;
 	r = a;
 	r.msg_buffer = (void *)(uintptr_t)RVA;
 	r.mem_hndl = e.rmh;
 	rc = GNI_SmsgInit(e.ep, &a, &r);
+	tap_ok(rc == GNI_RC_SUCCESS, "GNI_SmsgInit of the mailbox at offset "
+	       "1024 of a registration, buff_size one mailbox: %s",
+	       rc_name(rc));
 	GNI_EpSetEventData(e.ep, 11, 22);
 	cqw = &e.ep->fma->user[GEMINI_FMA_QW_CQ_WRITE / 8];
 	*cqw = 0;
 	if (rc == GNI_RC_SUCCESS)
 		rc = GNI_SmsgSend(e.ep, e.buf + 4096, 8, NULL, 0, 77);
 	/* The peer took and released it (its credit word says 1). */
-	*(uint64_t *)e.buf = 1;
+	*(uint64_t *)(e.buf + 1024) = 1;
 	if (rc == GNI_RC_SUCCESS)
 		rc = sync_ends(&e, GEMINI_STATUS_TIMEOUT, &type, &ev);
 	tap_ok(rc == GNI_RC_SUCCESS && GNI_CQ_STATUS_OK(ev) &&

@@ -57,7 +57,8 @@ class QemuArgv(ScratchTest):
         self.assertEqual(argv[-3:], ["-pidfile", fab.path(1, "pid"), "-s"])
         self.assertEqual(self.opt(argv, "-m"), ["128M"])
         self.assertEqual(self.opt(argv, "-append"), [
-            "console=ttyS0 panic=-1 quiet mitigations=off vgemini.fabric=f "
+            "console=ttyS0 panic=-1 quiet mitigations=off no_timer_check "
+            "vgemini.fabric=f "
             "vgemini.node=1 vgemini.coord=1,0,0 vgemini.dims=2,2,1 "
             "vgemini.ports=4 kgni.debug=1"])
         dev = [d for d in self.opt(argv, "-device")
