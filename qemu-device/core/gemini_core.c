@@ -137,3 +137,13 @@ enum gemini_access gemini_window_write(struct gemini_nic *nic,
 		return GEMINI_ACCESS_BAD_SIZE;
 	return window_access(nic, offset, size, &val, true);
 }
+
+bool gemini_window_store(struct gemini_nic *nic, uint64_t offset,
+			 unsigned int size, uint64_t val,
+			 enum gemini_access *r)
+{
+	uint64_t issued = gemini_fma_issued(nic);
+
+	*r = gemini_window_write(nic, offset, size, val);
+	return gemini_fma_issued(nic) != issued || !gemini_fma_owns(offset);
+}

@@ -173,6 +173,16 @@ enum gemini_access gemini_window_read(struct gemini_nic *nic, uint64_t offset,
 enum gemini_access gemini_window_write(struct gemini_nic *nic,
 				       uint64_t offset, unsigned int size,
 				       uint64_t val);
+/*
+ * gemini_window_write(), its result in @r; true when the store may have
+ * left work for gemini_nic_poll(): FMA issued a request, or the store
+ * went to another block (BTE, CQ, NAT).  An FMA store that issued nothing
+ * (a sync whose requests are still out, a descriptor register) left none:
+ * what it finished (events, interrupts) it did itself.
+ */
+bool gemini_window_store(struct gemini_nic *nic, uint64_t offset,
+			 unsigned int size, uint64_t val,
+			 enum gemini_access *r);
 
 /* --- The outside, through gemini_ops (gemini_bus.c) --- */
 

@@ -237,6 +237,22 @@ bool gemini_fma_is_window(uint64_t off)
 	return win_decode(off, &di, &x) != WIN_NONE;
 }
 
+bool gemini_fma_owns(uint64_t off)
+{
+	const uint64_t span = (uint64_t)GEMINI_FMA_NUM_DESC *
+			      GEMINI_FMA_CTRL_SIZE;
+
+	return gemini_fma_is_window(off) ||
+	       (off >= GEMINI_FMA_PRIV && off - GEMINI_FMA_PRIV < span) ||
+	       (off >= GEMINI_FMA_USER_ALIAS &&
+		off - GEMINI_FMA_USER_ALIAS < span);
+}
+
+uint64_t gemini_fma_issued(const struct gemini_nic *nic)
+{
+	return nic->fma.stats.requests;
+}
+
 static bool amo_code(unsigned int cmd, unsigned int *op)
 {
 	unsigned int o = cmd & GEMINI_FMA_CMD_AMO_MASK;

@@ -127,6 +127,10 @@ enum gemini_access gemini_fma_access(struct gemini_nic *nic, uint64_t off,
 				     bool write);
 /* Is @off in an FMA PUT or GET window? */
 bool gemini_fma_is_window(uint64_t off);
+/* True for the windows and the descriptors' registers (both aliases). */
+bool gemini_fma_owns(uint64_t off);
+/* How many requests FMA has issued (gemini_window_store()). */
+uint64_t gemini_fma_issued(const struct gemini_nic *nic);
 /* A store of @size (1, 2, 4 or 8) bytes into an FMA window. */
 enum gemini_access gemini_fma_window_store(struct gemini_nic *nic,
 					   uint64_t off, unsigned int size,

@@ -329,8 +329,11 @@ static bool rx_copy(struct gemini_router_port *p, unsigned int c, uint32_t seq,
 	n = LOAD(slot->len);
 	if (n > VGEMINI_LINK_SLOT_DATA)
 		n = VGEMINI_LINK_SLOT_DATA;	/* decode will refuse it */
-	for (unsigned int k = 0; k < n; k++)
-		buf[k] = slot->bytes[k];
+	/*
+	 * The peer may be rewriting the slot: what is copied counts only if
+	 * the generation did not move meanwhile (checked below).
+	 */
+	memcpy(buf, (const uint8_t *)slot->bytes, n);
 	FENCE();
 	g2 = LOAD(slot->gen);
 	if (g1 != g2 || LOAD(slot->seq) != seq)

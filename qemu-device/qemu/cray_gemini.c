@@ -281,22 +281,28 @@ static void cray_gemini_window_write(void *opaque, hwaddr addr, uint64_t val,
 {
     CrayGeminiState *s = opaque;
     enum gemini_access r;
+    bool moved;
 
     gemini_link_thread_enter();
     trace_cray_gemini_window_write(addr, size, val);
-    r = gemini_window_write(&s->nic, addr, size, val);
+    moved = gemini_window_store(&s->nic, addr, size, val, &r);
     if (r != GEMINI_ACCESS_OK) {
         report_access("window", "write", r, addr, size, NULL);
     }
     /*
-     * An FMA store may have queued a request: send it now, from this
-     * vCPU.  A bottom half would wake the main loop, which then fights
-     * the vCPU for the BQL on every store (the profile of the fast-path
+     * An FMA store that queued a request: send it now, from this vCPU.
+     * A bottom half would wake the main loop, which then fights the
+     * vCPU for the BQL on every store (the profile of the fast-path
      * issue: the posting vCPU asleep on that lock most of the time).
-     * DMA aimed at our own BARs cannot re-enter: QEMU's reentrancy
-     * guard is engaged during this access, and the core refuses it too.
+     * A store that queued nothing skips the poll, which costs as much as
+     * the rest of the store (a silent PUT's sync, the descriptor's
+     * registers); answers coming in wake the main loop as ever.  DMA
+     * aimed at our own BARs cannot re-enter: QEMU's reentrancy guard is
+     * engaged during this access, and the core refuses it too.
      */
-    cray_gemini_poll(s);
+    if (moved) {
+        cray_gemini_poll(s);
+    }
 }
 
 /*

@@ -5,11 +5,13 @@
  *
  *     vgemini run -n 2 ugni_bench [--iters N]
  *     vgemini run -n N ugni_bench --peer R --pingpong-only
+ *     vgemini run -n 2 ugni_bench --rate-only --iters N
  *
  * The pair is ranks 0 and R (1 unless --peer says otherwise; the other
  * ranks take part only in the barriers), so that the figures can be
  * taken at 1, 2 or 3 hops; --pingpong-only stops after the PUT
- * ping-pong (the per-hop figures of `make bench`).
+ * ping-pong (the per-hop figures of `make bench`); --rate-only runs the
+ * two issue rates alone (to profile them).
  *
  * Prints, on rank 0, lines "bench: <what>: <value> <unit>":
  *
@@ -174,6 +176,7 @@ static int wait_word(volatile uint64_t *w, uint64_t val)
 int main(int argc, char **argv)
 {
 	int iters = 1000, i, ok, peer, pair = 1, pingpong_only = 0;
+	int rate_only = 0;
 	gni_post_descriptor_t *descs;
 	uint64_t *flag;
 	gni_mem_handle_t fmh;
@@ -188,9 +191,11 @@ int main(int argc, char **argv)
 			pair = atoi(argv[++i]);
 		} else if (!strcmp(argv[i], "--pingpong-only")) {
 			pingpong_only = 1;
+		} else if (!strcmp(argv[i], "--rate-only")) {
+			rate_only = 1;
 		} else {
 			fprintf(stderr, "usage: ugni_bench [--iters N] "
-				"[--peer R] [--pingpong-only]\n");
+				"[--peer R] [--pingpong-only | --rate-only]\n");
 			return 2;
 		}
 	}
@@ -220,7 +225,7 @@ int main(int argc, char **argv)
 	barrier();
 
 	/* Ping-pong on flag[0]: silent PUTs, the data is the signal. */
-	if (job.rank == 0 || job.rank == pair) {
+	if ((job.rank == 0 || job.rank == pair) && !rate_only) {
 		ok = 1;
 		t0 = 0;
 		for (i = 1; i <= iters + 10 && ok; i++) {
@@ -243,14 +248,17 @@ int main(int argc, char **argv)
 
 	if (job.rank == 0) {
 		/* PUT, wait for its GLOBAL event */
-		for (i = 0, ok = 1; i < iters + 10 && ok; i++) {
+		for (i = 0, ok = 1; i < (rate_only ? 0 : iters + 10) && ok;
+		     i++) {
 			if (i == 10)
 				t0 = now();
 			ok = put8(peer, 8, i, GNI_CQMODE_GLOBAL_EVENT);
 		}
-		check(ok, "%d PUTs each waited for", iters);
-		result("put8 with GLOBAL event, one at a time",
-		       (now() - t0) * 1e6 / iters, "us");
+		if (!rate_only) {
+			check(ok, "%d PUTs each waited for", iters);
+			result("put8 with GLOBAL event, one at a time",
+			       (now() - t0) * 1e6 / iters, "us");
+		}
 
 		/* Issue rate, silent, one event at the end */
 		t0 = now();
@@ -289,7 +297,7 @@ int main(int argc, char **argv)
 	}
 	barrier();
 	/* SMSG: each message's remote event taken after the message */
-	if (job.rank == 0 || job.rank == pair)
+	if ((job.rank == 0 || job.rank == pair) && !rate_only)
 		smsg_bench(iters);
 	barrier();
 out:

@@ -597,6 +597,50 @@ static void test_sync_remote(void)
 	fab_free(f);
 }
 
+/* gemini_window_store(@off, 8 bytes, @v): OK, and whether it moved */
+static bool stored(struct gemini_nic *nic, uint64_t off, uint64_t v)
+{
+	enum gemini_access r;
+	bool moved = gemini_window_store(nic, off, 8, v, &r);
+
+	CHECK_EQ(r, GEMINI_ACCESS_OK);
+	return moved;
+}
+
+/*
+ * What a store tells its caller: a poll is due after one that issued a
+ * request or went to another block than FMA, and not after an FMA store
+ * that issued nothing (the glue skips the poll then).
+ */
+static void test_store_moved(void)
+{
+	struct fabric *f = fma_fabric(2, 1, 1);
+	struct gemini_nic *src = nic_of(f, 0);
+	const uint64_t sync = (uint64_t)GEMINI_FMA_SYNC_LOCAL_EVENT <<
+			      GEMINI_FMA_SYNC_TYPE_SHIFT | 0x5;
+
+	fma_cmd(src, DI, GEMINI_FMA_CMD_PUT, 0);
+	fma_base(src, DI, GEMINI_PE(1, 0), 0x1000);
+	CHECK(!stored(src, user_qw(DI, GEMINI_FMA_QW_SCRATCH0), 1));
+	CHECK(!stored(src, priv_qw(DI, GEMINI_FMA_QW_SCRATCH1), 2));
+	CHECK(stored(src, GEMINI_FMA_WINDOW(GEMINI_FMA_PUT_WC, DI), 0x42));
+	/* Its answer is not in yet: the sync only closes the sequence. */
+	CHECK(!stored(src, user_qw(DI, GEMINI_FMA_QW_SYNCCMP), sync));
+	run(f);
+	CHECK_EQ(mem_le64(&f->node[1], DOM_BASE + 0x1000), 0x42);
+	CHECK_EVENT(next_event(f, 0, LCQ), GEMINI_CQE_SRC_SSID_SREQ, 0, 0x5);
+	/* A sync that sends (the remote event) moved. */
+	CHECK(stored(src, user_qw(DI, GEMINI_FMA_QW_SYNCCMP),
+		     (uint64_t)GEMINI_FMA_SYNC_REMOTE_EVENT <<
+		     GEMINI_FMA_SYNC_TYPE_SHIFT | 0x6));
+	run(f);
+	CHECK_EVENT(next_event(f, 1, RCQ), GEMINI_CQE_SRC_RMT_SREQ, 0, 0x6);
+	/* Another block's register: the glue polls, whatever it did. */
+	CHECK(stored(src, GEMINI_CQ_USER_PAGE(LCQ), 0));
+	CHECK_EQ(f->node[0].guest_errors, 0);
+	fab_free(f);
+}
+
 /* A wrong ptag: PROTECTION in the local event, target untouched. */
 static void test_protection(void)
 {
@@ -1324,6 +1368,7 @@ static const struct tap_test tests[] = {
 	{ "every AMO through the PUT and GET windows", test_amo },
 	{ "sync-complete: local and remote events, flag, CQ write",
 	  test_sync_remote },
+	{ "a store says whether it left work for the poll", test_store_moved },
 	{ "wrong ptag: PROTECTION, target untouched, errors always report",
 	  test_protection },
 	{ "NTT translation and NPES group violations", test_ntt },
