@@ -17,6 +17,9 @@
  * 3. --abort-rank R: rank R calls MPI_Abort(MPI_COMM_WORLD, 7) after the
  *    first barrier; the others wait in the next one.
  *
+ * MPI_CHECK_TRACE set in the environment: each rank prints the size of
+ * each non-blocking round as it starts it (to find where a job hangs).
+ *
  * Output: TAP-like "ok N - ..." / "not ok N - ..." lines, then
  * "mpi_check: rank R of N: K checks passed" or "... K checks failed".
  * Exit status 0 if every check passed, 1 otherwise.
@@ -33,6 +36,8 @@
 #define TAG_BASE	100
 
 static int rank, nranks, checks, failed;
+/* MPI_CHECK_TRACE set: each rank says which size it is at, to find a hang */
+static int trace;
 
 static void check(int ok, const char *what, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -165,6 +170,10 @@ static void p2p_nonblocking(unsigned char *sbuf, unsigned char *rbuf)
 		int n = len * MAX_INFLIGHT + 8 * MAX_INFLIGHT <=
 			MAX_SIZE + 64 ? MAX_INFLIGHT : 1;
 
+		if (trace) {
+			printf("# non-blocking: %d x %zu B\n", n, len);
+			fflush(stdout);
+		}
 		for (int m = 0; m < n; m++) {
 			int round = 1000 + (int)s * 8 + m;
 
@@ -257,6 +266,7 @@ int main(int argc, char **argv)
 	int abort_rank = -1;
 
 	MPI_Init(&argc, &argv);
+	trace = getenv("MPI_CHECK_TRACE") != NULL;
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &nranks);
 	for (int i = 1; i < argc; i++) {
