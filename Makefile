@@ -8,7 +8,12 @@
 #   make check    build, then run every test; ends with "N passed, N failed"
 #   make demo     build, boot a 2x2x2 torus, show it, tear it down
 #   make bench    the fast-path figures (P1-P5) next to baselines of the
-#                 same run (scripts/bench.sh)
+#                 same run (scripts/bench.sh), then Open MPI's ping-pong
+#                 over btl/ugni next to btl/tcp (scripts/bench-mpi.sh)
+#   make bench-mpi  that MPI part alone, and the protocol sweep read from
+#                 the counters
+#   make ompi     Open MPI built as for a Cray XE (scripts/build-ompi.sh;
+#                 make check and make bench build it too)
 #   make bench-scale  P5 for 27- and 64-node tori: boot, memory, idle CPU,
 #                 an all-to-all job (about 10 minutes)
 #   make soak     DURATION seconds (default 600) of all-to-all uGNI traffic
@@ -26,14 +31,14 @@
 REPO  := $(CURDIR)
 BUILD := $(REPO)/build
 
-.PHONY: all setup check demo bench bench-scale soak docs clean
-.PHONY: build qemu test-core module selftests image firmware
+.PHONY: all setup check demo bench bench-mpi bench-scale soak docs clean
+.PHONY: build qemu test-core module selftests image firmware ompi
 
 all: setup
 	@$(MAKE) --no-print-directory build
 
 check: setup
-	@$(MAKE) --no-print-directory build
+	@$(MAKE) --no-print-directory build ompi
 	@scripts/check.sh
 
 demo: setup
@@ -41,8 +46,13 @@ demo: setup
 	@scripts/demo.sh
 
 bench: setup
-	@$(MAKE) --no-print-directory build
+	@$(MAKE) --no-print-directory build ompi
 	@scripts/bench.sh
+	@scripts/bench-mpi.sh
+
+bench-mpi: setup
+	@$(MAKE) --no-print-directory build ompi
+	@scripts/bench-mpi.sh
 
 bench-scale: setup
 	@$(MAKE) --no-print-directory build
@@ -70,6 +80,12 @@ build: qemu module selftests lib image core-tests firmware ethhub
 
 qemu:
 	@scripts/build-qemu.sh
+
+# Open MPI from Debian's source package, against build/lib's pkg-config
+# modules; cached in build/ompi, configured again only when its inputs
+# change.
+ompi: lib
+	@scripts/build-ompi.sh
 
 module:
 	@test -n "$(KVER)" || { echo "no linux-headers-amd64: run 'make setup'" >&2; exit 1; }

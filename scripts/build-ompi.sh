@@ -9,9 +9,8 @@
 # pkg-config modules changed, and make rebuilds only what changed.
 #
 # Layout under build/ompi/:
-#   openmpi-<ver>/    Debian's source, patched by Debian, its build system
-#                     regenerated as Debian's rules do (autogen.pl; needs
-#                     autoconf, automake and libtool)
+#   openmpi_<ver>*    Debian's source package, as apt fetched it
+#   upstream/openmpi-<ver>/  its upstream tarball, unpacked
 #   build/            the build directory (out of the source tree)
 #   install/          the installation: bin/ompi_info, bin/mpicc,
 #                     lib/libmpi.so, lib/openmpi/mca_*.so, ...
@@ -52,31 +51,30 @@ for m in "${MODULES[@]}"; do
 		fail "pkg-config module $m not found in $PKG_CONFIG_PATH (run 'make lib')"
 done
 
-src=$(find "$OUT" -maxdepth 1 -type d -name 'openmpi-*' | head -n 1)
-if [ -z "$src" ] || [ ! -f "$src/autogen.pl" ]; then
+# The upstream release tarball that Debian's source package carries
+# (openmpi_<ver>.orig.tar.xz, its hashes checked by apt against the .dsc),
+# without Debian's patches: those touch only other architectures, man
+# pages, Fortran wrappers, the library directory's name and the build's
+# verbosity, and applying them means regenerating the build system
+# (autogen.pl: about 16 minutes on 2 cores).
+src=$OUT/upstream/$(ls "$OUT" 2>/dev/null |
+	sed -n 's/^openmpi_\(.*\)\.orig\.tar\.xz$/openmpi-\1/p' | head -n 1)
+if [ "$src" = "$OUT/upstream/" ] || [ ! -f "$src/configure" ]; then
 	echo "build-ompi: fetching Open MPI's Debian source package"
-	(cd "$OUT" && apt-get source -qq openmpi >"$OUT/apt-source.log" 2>&1) || {
+	(cd "$OUT" && apt-get source --download-only -qq openmpi \
+		>"$OUT/apt-source.log" 2>&1) || {
 		cat "$OUT/apt-source.log" >&2
 		fail "'apt-get source openmpi' failed" \
 			"(is a deb-src entry set? run 'make setup')"
 	}
-	src=$(find "$OUT" -maxdepth 1 -type d -name 'openmpi-*' | head -n 1)
-fi
-
-# Debian's patches change configure.ac and Makefile.am files: regenerate
-# the build system once, as debian/rules does.
-if [ ! -f "$src/.vgemini-autogen" ]; then
-	for t in autoconf automake libtoolize autom4te; do
-		command -v "$t" >/dev/null ||
-			fail "$t not found: install autoconf, automake and libtool"
-	done
-	echo "build-ompi: regenerating the build system" \
-		"(autogen.pl, log $OUT/autogen.log)"
-	(cd "$src/config" &&
-	 autom4te --language=m4sh opal_get_version.m4sh -o opal_get_version.sh &&
-	 cd .. && ./autogen.pl --force) >"$OUT/autogen.log" 2>&1 ||
-		step_failed autogen.pl "$OUT/autogen.log"
-	touch "$src/.vgemini-autogen"
+	tarball=$(ls "$OUT"/openmpi_*.orig.tar.xz | head -n 1)
+	rm -rf "$OUT/upstream"
+	mkdir -p "$OUT/upstream"
+	tar -C "$OUT/upstream" -xf "$tarball" ||
+		fail "cannot unpack $tarball"
+	src=$(find "$OUT/upstream" -maxdepth 1 -type d -name 'openmpi-*' |
+		head -n 1)
+	[ -f "$src/configure" ] || fail "$tarball has no configure script"
 fi
 
 args=(
@@ -84,10 +82,10 @@ args=(
 	--with-platform="$PLATFORM"
 	LDFLAGS="-Wl,-rpath,$LIB_OUT"
 )
-# Configure again when any of these change: the options, the platform
-# files, and what the pkg-config modules say.
+# Configure again when any of these change: the source, the options, the
+# platform files, and what the pkg-config modules say.
 key=$( {
-	printf '%s\n' "${args[@]}"
+	printf '%s\n' "$src" "${args[@]}"
 	cat "$PLATFORM" "$PLATFORM.conf"
 	for m in "${MODULES[@]}"; do
 		pkg-config --modversion --cflags --libs --static "$m"

@@ -101,6 +101,7 @@ stage fabric-link-retry 1800 "$REPO/scripts/tests/fabric-faults.py"
 stage jobs 1500 "$REPO/scripts/tests/jobs.py"
 stage host-programs 600 "$REPO/scripts/tests/host-programs.py"
 stage ugni-jobs 900 "$REPO/scripts/tests/ugni-jobs.py"
+stage mpi 1500 "$REPO/scripts/tests/mpi.py"
 stage soak 900 "$REPO/scripts/tests/soak.py" --seconds 30 --baseline 10
 
 echo "total time $(($(date +%s) - t0))s"

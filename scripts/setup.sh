@@ -15,7 +15,7 @@ PKGS=(
 	busybox-static cpio gzip kmod xz-utils zstd
 	socat strace
 	python3-sphinx perl	# make docs (and linux-source-6.1's kernel-doc)
-	autoconf automake libtool gfortran	# scripts/build-ompi.sh
+	gnuplot-nox		# make bench: the MPI curves (build/bench/mpi.png)
 )
 
 if [ "$(id -u)" -ne 0 ]; then

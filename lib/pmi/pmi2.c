@@ -61,10 +61,15 @@ PMI_EXPORT int PMI2_Finalize(void)
 	return PMI_Finalize();
 }
 
+/*
+ * PMI2's flag only says whether the whole job ends (vgemini always ends
+ * it).  Open MPI's Cray support (pmix/cray) passes its MPI_Abort error
+ * code there and has no other way to give it: a flag beyond the boolean
+ * values is the job's exit status, as MPI_Abort's caller expects.
+ */
 PMI_EXPORT int PMI2_Abort(int flag, const char msg[])
 {
-	(void)flag;
-	return PMI_Abort(1, msg);
+	return PMI_Abort(flag > 1 && flag < 256 ? flag : 1, msg);
 }
 
 PMI_EXPORT int PMI2_Job_GetId(char jobid[], int jobid_size)

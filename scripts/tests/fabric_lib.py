@@ -264,3 +264,36 @@ def by_rank(out, n):
             return None
         lines[int(m.group(1))].append(m.group(2))
     return lines
+
+
+def ranks_passed(out, n, prog):
+    """'' when each of the n ranks of a job's @out printed "PROG: rank R
+    of N: K checks passed" and no "not ok" line; else what is wrong."""
+    lines = by_rank(out, n)
+    if lines is None:
+        return "a line without a valid [rank] prefix"
+    for r in range(n):
+        if not any(re.fullmatch(rf"{re.escape(prog)}: rank {r} of {n}: "
+                                r"\d+ checks passed", ln) for ln in lines[r]):
+            return f"rank {r} did not pass"
+        bad = [ln for ln in lines[r] if ln.startswith("not ok")]
+        if bad:
+            return f"rank {r}: {bad[0]}"
+    return ""
+
+
+def run_job(*args, cwd=REPO, env=None, timeout=300):
+    """(exit status, stdout, stderr, seconds) of vgemini run --timeout
+    @timeout ARGS in @cwd, with @env added to this process's
+    environment."""
+    t0 = time.time()
+    try:
+        p = subprocess.run([VGEMINI, "run", "--timeout", str(timeout),
+                            *map(str, args)], cwd=cwd,
+                           env=dict(os.environ, **(env or {})),
+                           capture_output=True, text=True,
+                           timeout=timeout + 120, stdin=subprocess.DEVNULL)
+        rc, out, err = p.returncode, p.stdout, p.stderr
+    except subprocess.TimeoutExpired:
+        rc, out, err = 124, "", "vgemini run did not end"
+    return rc, out, err, time.time() - t0

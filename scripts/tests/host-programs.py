@@ -23,7 +23,6 @@ Always tears the fabric down and removes what it made.  Prints TAP.
 """
 
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -68,32 +67,12 @@ def build(tap):
 
 def run(*args, cwd=REPO, env=None):
     """(exit status, stdout, stderr, seconds) of vgemini run ARGS in
-    @cwd."""
-    t0 = time.time()
-    try:
-        p = subprocess.run([fl.VGEMINI, "run", "--timeout", str(JOB_TIMEOUT),
-                            *map(str, args)], cwd=cwd, env=env,
-                           capture_output=True, text=True,
-                           timeout=JOB_TIMEOUT + 120,
-                           stdin=subprocess.DEVNULL)
-        rc, out, err = p.returncode, p.stdout, p.stderr
-    except subprocess.TimeoutExpired:
-        rc, out, err = 124, "", "vgemini run did not end"
-    return rc, out, err, time.time() - t0
+    @cwd, with @env added to this process's environment."""
+    return fl.run_job(*args, cwd=cwd, env=env, timeout=JOB_TIMEOUT)
 
 
 def passed(out, n):
-    lines = fl.by_rank(out, n)
-    if lines is None:
-        return "a line without a valid [rank] prefix"
-    for r in range(n):
-        if not any(re.fullmatch(rf"{PROG}: rank {r} of {n}: \d+ checks "
-                                "passed", ln) for ln in lines[r]):
-            return f"rank {r} did not pass"
-        bad = [ln for ln in lines[r] if ln.startswith("not ok")]
-        if bad:
-            return f"rank {r}: {bad[0]}"
-    return ""
+    return fl.ranks_passed(out, n, PROG)
 
 
 def mounts(tap, share):
@@ -125,7 +104,7 @@ def shared_dir_job(tap, share):
                 '  echo "wrote into /usr"; exit 1\n'
                 'fi\n')
     os.chmod(script, 0o755)
-    env = dict(os.environ, HOSTPROG_TEST="from-the-caller")
+    env = {"HOSTPROG_TEST": "from-the-caller"}
     rc, out, err, t = run("-n", 8, "./rank.sh", cwd=share, env=env)
     lines = fl.by_rank(out, 8)
     sh = os.path.realpath("/bin/sh")

@@ -35,17 +35,7 @@ def run(*args, timeout=600):
 
 def passed(out, n):
     """'' when every rank of n printed its pass line and no failure."""
-    lines = fl.by_rank(out, n)
-    if lines is None:
-        return "a line without a valid [rank] prefix"
-    for r in range(n):
-        if not any(re.fullmatch(rf"pmi_test: rank {r} of {n}: \d+ checks "
-                                "passed", ln) for ln in lines[r]):
-            return f"rank {r} did not pass"
-        bad = [ln for ln in lines[r] if ln.startswith("not ok")]
-        if bad:
-            return f"rank {r}: {bad[0]}"
-    return ""
+    return fl.ranks_passed(out, n, PROG)
 
 
 def nothing_left(tap, what):

@@ -11,14 +11,18 @@
  *    and non-blocking (MPI_Isend/MPI_Irecv, several messages in flight),
  *    from buffers at odd offsets; each message's bytes depend on sender,
  *    receiver, size and round, and every byte is checked, as are the
- *    status's source, tag and count.
+ *    status's source, tag and count.  --distances D: the blocking part
+ *    only for k = 1 .. D, to save time (distance 1 alone crosses 1, 2
+ *    and 3 hops of a 2x2x2 torus, and the node itself with two ranks a
+ *    node); --max-size BYTES: no message larger than that.
  * 2. MPI_Barrier, MPI_Allreduce (sum, max, and of a large vector) and
  *    MPI_Alltoall (distinct blocks for every pair), checked exactly.
  * 3. --abort-rank R: rank R calls MPI_Abort(MPI_COMM_WORLD, 7) after the
  *    first barrier; the others wait in the next one.
  *
- * MPI_CHECK_TRACE set in the environment: each rank prints the size of
- * each non-blocking round as it starts it (to find where a job hangs).
+ * MPI_CHECK_TRACE set in the environment: each rank prints each blocking
+ * distance and each non-blocking size as it starts it, with the seconds
+ * since MPI_Init (to find where a job hangs or spends its time).
  *
  * Output: TAP-like "ok N - ..." / "not ok N - ..." lines, then
  * "mpi_check: rank R of N: K checks passed" or "... K checks failed".
@@ -36,8 +40,13 @@
 #define TAG_BASE	100
 
 static int rank, nranks, checks, failed;
+/* The blocking part's distances: 1 .. max_distance (--distances) */
+static int max_distance;
+/* The largest point-to-point message (--max-size) */
+static size_t max_size = MAX_SIZE;
 /* MPI_CHECK_TRACE set: each rank says which size it is at, to find a hang */
 static int trace;
+static double t_start;
 
 static void check(int ok, const char *what, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -110,11 +119,16 @@ static void check_status(const MPI_Status *st, int src, int tag,
 /* Blocking: every distance k, every size, Sendrecv and Send/Recv. */
 static void p2p_blocking(unsigned char *sbuf, unsigned char *rbuf)
 {
-	for (int k = 1; k < nranks; k++) {
+	for (int k = 1; k <= max_distance; k++) {
 		int to = (rank + k) % nranks, from = (rank - k + nranks) %
 						     nranks;
 		int bad = 0;
 
+		if (trace) {
+			printf("# %.1f s: blocking, distance %d\n",
+			       MPI_Wtime() - t_start, k);
+			fflush(stdout);
+		}
 		for (size_t s = 0; s < NSIZES; s++) {
 			size_t len = sizes[s];
 			int round = k * 64 + (int)s, tag = TAG_BASE + (int)s;
@@ -122,7 +136,7 @@ static void p2p_blocking(unsigned char *sbuf, unsigned char *rbuf)
 			long long w;
 
 			/* Big messages only for the first distance: time */
-			if (len > (1u << 20) && k > 1)
+			if ((len > (1u << 20) && k > 1) || len > max_size)
 				continue;
 			fill(sbuf + 1, rank, to, len, round);
 			memset(rbuf, 0xee, len + 2);
@@ -152,8 +166,8 @@ static void p2p_blocking(unsigned char *sbuf, unsigned char *rbuf)
 				bad++;
 			}
 		}
-		check(!bad, "blocking messages of every size, 0 B .. 16 MiB, "
-		      "distance %d: every byte", k);
+		check(!bad, "blocking messages of every size, 0 B .. %zu B, "
+		      "distance %d: every byte", max_size, k);
 	}
 }
 
@@ -170,8 +184,12 @@ static void p2p_nonblocking(unsigned char *sbuf, unsigned char *rbuf)
 		int n = len * MAX_INFLIGHT + 8 * MAX_INFLIGHT <=
 			MAX_SIZE + 64 ? MAX_INFLIGHT : 1;
 
+		if (len > max_size)
+			break;
+
 		if (trace) {
-			printf("# non-blocking: %d x %zu B\n", n, len);
+			printf("# %.1f s: non-blocking: %d x %zu B\n",
+			       MPI_Wtime() - t_start, n, len);
 			fflush(stdout);
 		}
 		for (int m = 0; m < n; m++) {
@@ -267,20 +285,28 @@ int main(int argc, char **argv)
 
 	MPI_Init(&argc, &argv);
 	trace = getenv("MPI_CHECK_TRACE") != NULL;
+	t_start = MPI_Wtime();
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &nranks);
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--abort-rank") && i + 1 < argc) {
 			abort_rank = atoi(argv[++i]);
+		} else if (!strcmp(argv[i], "--distances") && i + 1 < argc) {
+			max_distance = atoi(argv[++i]);
+		} else if (!strcmp(argv[i], "--max-size") && i + 1 < argc) {
+			max_size = strtoul(argv[++i], NULL, 0);
 		} else {
 			if (!rank)
 				fprintf(stderr, "usage: mpi_check "
+					"[--distances D] [--max-size BYTES] "
 					"[--abort-rank R]\n");
 			MPI_Finalize();
 			return 2;
 		}
 	}
 	check(nranks >= 2, "%d ranks", nranks);
+	if (max_distance < 1 || max_distance >= nranks)
+		max_distance = nranks - 1;
 
 	if (abort_rank >= 0) {
 		MPI_Barrier(MPI_COMM_WORLD);
@@ -303,6 +329,10 @@ int main(int argc, char **argv)
 	} else {
 		p2p_blocking(sbuf, rbuf);
 		p2p_nonblocking(sbuf, rbuf);
+	}
+	if (trace) {
+		printf("# %.1f s: collectives\n", MPI_Wtime() - t_start);
+		fflush(stdout);
 	}
 	collectives();
 	free(sbuf);

@@ -12,7 +12,12 @@
  * message are checked.
  *
  * Prints one line per size:  "size BYTES latency_us X bandwidth_MBps Y"
- * (rank 0), and exits 1 if a check failed.  Needs exactly 2 ranks (more
+ * (rank 0), and exits 1 if a check failed.
+ *
+ * --only BYTES --count K: exactly K round trips of BYTES, nothing else
+ * ("size BYTES round_trips K latency_us X"): what one message of that size
+ * costs the fabric, read from its counters around the job (K = 0 gives
+ * the job's own start and end).  Needs exactly 2 ranks (more
  * are allowed: they only wait in MPI_Finalize).
  */
 #include <mpi.h>
@@ -46,86 +51,130 @@ static void expect(const unsigned char *p, size_t len, unsigned char v)
 		bad++;
 }
 
-static double latency(unsigned char *s, unsigned char *r, size_t len)
+/* One round trip of @len bytes between ranks 0 and 1; round @i. */
+static void pingpong_round(unsigned char *s, unsigned char *r, size_t len,
+			   int i)
 {
-	int n = iters_for(len, 200, 40), warm = n / 10 + 1;
+	if (rank == 0) {
+		stamp(s, len, (unsigned char)i);
+		MPI_Send(s, (int)len, MPI_BYTE, 1, 1, MPI_COMM_WORLD);
+		MPI_Recv(r, (int)len, MPI_BYTE, 1, 1, MPI_COMM_WORLD,
+			 MPI_STATUS_IGNORE);
+		expect(r, len, (unsigned char)~i);
+	} else {
+		MPI_Recv(r, (int)len, MPI_BYTE, 0, 1, MPI_COMM_WORLD,
+			 MPI_STATUS_IGNORE);
+		expect(r, len, (unsigned char)i);
+		stamp(s, len, (unsigned char)~i);
+		MPI_Send(s, (int)len, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
+	}
+}
+
+/* A window of WINDOW messages from rank 0 to rank 1, then a 1-byte ack. */
+static void window_round(unsigned char *s, unsigned char *r, size_t len,
+			 int i)
+{
+	MPI_Request req[WINDOW];
+	unsigned char ack = 0;
+
+	if (rank == 0) {
+		stamp(s, len, (unsigned char)i);
+		for (int w = 0; w < WINDOW; w++)
+			MPI_Isend(s, (int)len, MPI_BYTE, 1, 2, MPI_COMM_WORLD,
+				  &req[w]);
+		MPI_Waitall(WINDOW, req, MPI_STATUSES_IGNORE);
+		MPI_Recv(&ack, 1, MPI_BYTE, 1, 3, MPI_COMM_WORLD,
+			 MPI_STATUS_IGNORE);
+	} else {
+		/* One receive buffer: the window's data overlap. */
+		for (int w = 0; w < WINDOW; w++)
+			MPI_Irecv(r, (int)len, MPI_BYTE, 0, 2, MPI_COMM_WORLD,
+				  &req[w]);
+		MPI_Waitall(WINDOW, req, MPI_STATUSES_IGNORE);
+		expect(r, len, (unsigned char)i);
+		MPI_Send(&ack, 1, MPI_BYTE, 0, 3, MPI_COMM_WORLD);
+	}
+}
+
+typedef void round_fn(unsigned char *s, unsigned char *r, size_t len,
+		      int i);
+
+/* Seconds that @n rounds of @fn take after @warm rounds not timed. */
+static double timed(round_fn *fn, unsigned char *s, unsigned char *r,
+		    size_t len, int n, int warm)
+{
 	double t0 = 0;
 
 	for (int i = 0; i < n + warm; i++) {
 		if (i == warm)
 			t0 = MPI_Wtime();
-		if (rank == 0) {
-			stamp(s, len, (unsigned char)i);
-			MPI_Send(s, (int)len, MPI_BYTE, 1, 1, MPI_COMM_WORLD);
-			MPI_Recv(r, (int)len, MPI_BYTE, 1, 1, MPI_COMM_WORLD,
-				 MPI_STATUS_IGNORE);
-			expect(r, len, (unsigned char)~i);
-		} else {
-			MPI_Recv(r, (int)len, MPI_BYTE, 0, 1, MPI_COMM_WORLD,
-				 MPI_STATUS_IGNORE);
-			expect(r, len, (unsigned char)i);
-			stamp(s, len, (unsigned char)~i);
-			MPI_Send(s, (int)len, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
-		}
+		fn(s, r, len, i);
 	}
-	return (MPI_Wtime() - t0) * 1e6 / n / 2;
+	return MPI_Wtime() - t0;
+}
+
+static double latency(unsigned char *s, unsigned char *r, size_t len)
+{
+	int n = iters_for(len, 200, 40);
+
+	return timed(pingpong_round, s, r, len, n, n / 10 + 1) * 1e6 / n / 2;
 }
 
 static double bandwidth(unsigned char *s, unsigned char *r, size_t len)
 {
-	int n = iters_for(len, 20, 6), warm = 2;
-	MPI_Request req[WINDOW];
-	unsigned char ack = 0;
-	double t0 = 0;
+	int n = iters_for(len, 20, 6);
 
-	for (int i = 0; i < n + warm; i++) {
-		if (i == warm)
-			t0 = MPI_Wtime();
-		if (rank == 0) {
-			stamp(s, len, (unsigned char)i);
-			for (int w = 0; w < WINDOW; w++)
-				MPI_Isend(s, (int)len, MPI_BYTE, 1, 2,
-					  MPI_COMM_WORLD, &req[w]);
-			MPI_Waitall(WINDOW, req, MPI_STATUSES_IGNORE);
-			MPI_Recv(&ack, 1, MPI_BYTE, 1, 3, MPI_COMM_WORLD,
-				 MPI_STATUS_IGNORE);
-		} else {
-			/* One receive buffer: the window's data overlap. */
-			for (int w = 0; w < WINDOW; w++)
-				MPI_Irecv(r, (int)len, MPI_BYTE, 0, 2,
-					  MPI_COMM_WORLD, &req[w]);
-			MPI_Waitall(WINDOW, req, MPI_STATUSES_IGNORE);
-			expect(r, len, (unsigned char)i);
-			MPI_Send(&ack, 1, MPI_BYTE, 0, 3, MPI_COMM_WORLD);
-		}
-	}
-	return (double)len * WINDOW * n / (MPI_Wtime() - t0) / 1e6;
+	return (double)len * WINDOW * n / timed(window_round, s, r, len, n, 2) /
+	       1e6;
+}
+
+static int usage(void)
+{
+	if (!rank)
+		fprintf(stderr, "usage: mpi_pingpong [--max BYTES | --only BYTES "
+			"--count K] (2 ranks)\n");
+	MPI_Finalize();
+	return 2;
 }
 
 int main(int argc, char **argv)
 {
-	size_t max = MAX_DEFAULT;
+	size_t max = MAX_DEFAULT, only = 0;
+	long count = -1;
 	unsigned char *s, *r;
 	int nranks;
 
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-	if (argc == 3 && !strcmp(argv[1], "--max"))
-		max = strtoul(argv[2], NULL, 0);
-	if (nranks < 2 || max < 1 || max > (1u << 30) ||
-	    (argc != 1 && argc != 3)) {
-		if (!rank)
-			fprintf(stderr, "usage: mpi_pingpong [--max BYTES] "
-				"(2 ranks)\n");
-		MPI_Finalize();
-		return 2;
+	for (int i = 1; i < argc; i++) {
+		if (i + 1 == argc)
+			return usage();
+		if (!strcmp(argv[i], "--max"))
+			max = strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--only"))
+			only = max = strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--count"))
+			count = strtol(argv[++i], NULL, 0);
+		else
+			return usage();
 	}
+	if (nranks < 2 || max < 1 || max > (1u << 30) ||
+	    (only && (count < 0 || count > 1000000)) || (!only && count >= 0))
+		return usage();
 	s = calloc(1, max);
 	r = calloc(1, max);
 	if (!s || !r)
 		MPI_Abort(MPI_COMM_WORLD, 3);
-	if (rank < 2) {
+	if (rank < 2 && only) {
+		/* Exactly @count round trips: a fabric's counters read around
+		 * the job show what one message of this size costs. */
+		double t = timed(pingpong_round, s, r, only, (int)count, 0);
+
+		if (!rank)
+			printf("size %zu round_trips %ld latency_us %.2f\n", only,
+			       count, count ? t * 1e6 / (double)count / 2 : 0.0);
+	} else if (rank < 2) {
 		for (size_t len = 1; len <= max; len *= 2) {
 			int before = bad;
 			double lat = latency(s, r, len);
@@ -142,10 +191,10 @@ int main(int argc, char **argv)
 				fflush(stdout);
 			}
 		}
-		if (bad)
-			fprintf(stderr, "mpi_pingpong: rank %d: %d messages "
-				"with wrong bytes\n", rank, bad);
 	}
+	if (rank < 2 && bad)
+		fprintf(stderr, "mpi_pingpong: rank %d: %d messages with wrong "
+			"bytes\n", rank, bad);
 	free(s);
 	free(r);
 	MPI_Finalize();

@@ -202,6 +202,10 @@ def main():
     ok(rc == 7 and "rank 1 (node 1) called PMI_Abort(7): pmi_test: abort "
        "requested" in err, f"PMI_Abort(7): run exits 7 ({t:.1f}s)",
        out + err)
+    rc, out, err, t = run("-n", 4, ASAN, "--pmi2", 1, "--abort-rank", 1)
+    ok(rc == 7 and "rank 1 (node 1) called PMI_Abort(7): pmi_test: abort "
+       "requested" in err, f"PMI2_Abort(7, ...), as Open MPI calls it: run "
+       f"exits 7 ({t:.1f}s)", out + err)
     rc, out, err, t = run("-n", 3, "--timeout", 2, ASAN, "--sleep", 4242)
     left = procs_with("--sleep 4242")
     ok(rc == 124 and "timed out after 2 s; still running: ranks 0-2" in err

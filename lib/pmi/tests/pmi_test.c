@@ -15,8 +15,9 @@
  *   --exit-rank R --exit-code C
  *                      after the checks' first barrier, rank R exits with
  *                      status C; the others go on into a barrier
- *   --abort-rank R     after that barrier, rank R calls PMI_Abort(7, ...);
- *                      the others go on into a barrier
+ *   --abort-rank R     after that barrier, rank R calls PMI_Abort(7, ...)
+ *                      (with --pmi2 1: PMI2_Abort(7, ...)); the others go
+ *                      on into a barrier
  *   --sleep S          after PMI_Init, sleep S seconds before the checks
  *   --pmi2 1           start with PMI2_Init and end with PMI2_Finalize, as
  *                      Open MPI's Cray support does (default: PMI_Init)
@@ -706,7 +707,11 @@ int main(int argc, char **argv)
 	if (rank == abort_rank) {
 		printf("pmi_test: rank %d calls PMI_Abort\n", rank);
 		fflush(stdout);
-		PMI_Abort(7, "pmi_test: abort requested");
+		/* PMI2: the error code as the flag, as Open MPI passes it */
+		if (use_pmi2)
+			PMI2_Abort(7, "pmi_test: abort requested");
+		else
+			PMI_Abort(7, "pmi_test: abort requested");
 		check(0, "PMI_Abort returned");
 		return 1;
 	}
