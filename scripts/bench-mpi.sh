@@ -81,7 +81,7 @@ set terminal png size 1200,480
 set output "$1"
 set multiplot layout 1,2 title "$2"
 set logscale x 2
-set format x "%.0s%cB"
+set format x "%.0b%BB"
 set xlabel "message size"
 set key top left
 set grid
@@ -109,7 +109,7 @@ echo "vgemini bench-mpi: the fabric's counters per round trip of each size (btl/
 	cat "$OUT/mpi-protocols.log"
 	fail "the protocol sweep failed"
 }
-column -t "$OUT/mpi-protocols.tsv"
+grep -v "^# " "$OUT/mpi-protocols.tsv" | column -t
 
 panels "$OUT/mpi-protocols.png" "Open MPI over btl/ugni: what one round trip costs the fabric, by message size" <<GP
 set ylabel "packets per round trip"

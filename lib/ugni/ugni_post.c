@@ -398,8 +398,15 @@ static void do_put(struct post *p)
 				n = 4;
 			else if (!(x & 1) && left >= 2)
 				n = 2;
-			if (!(++nstores % UGNI_FMA_CHECK_EVERY))
+			/*
+			 * At a line's start: the status read would send the
+			 * line the NIC is write-combining unfinished.
+			 */
+			if (++nstores >= UGNI_FMA_CHECK_EVERY &&
+			    !(x & (UGNI_WC_LINE - 1))) {
 				fma_room(f);
+				nstores = 0;
+			}
 			store(f->put, x, src + done, n);
 			x += n;
 			done += n;

@@ -64,6 +64,8 @@
 /* Requests in flight one descriptor allows itself (the ORB has 512). */
 #define UGNI_FMA_MAX_REQS	48
 #define UGNI_FMA_CHECK_EVERY	16
+/* The NIC merges a 64-byte line of stores to the PUT-WC window */
+#define UGNI_WC_LINE		64u
 
 /* A datagram posted without an id (uGNI's datagram_id -1) */
 #define UGNI_DGRAM_NO_ID	UINT64_MAX

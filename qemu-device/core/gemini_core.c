@@ -93,6 +93,8 @@ static enum gemini_access window_access(struct gemini_nic *nic,
 {
 	enum gemini_access r;
 
+	/* What reaches the NIC after a write-combined line sends it first. */
+	gemini_fma_wc_flush(nic);
 	if ((offset & ~7ull) == GEMINI_MMR_NL_NODE_ID) {
 		if (write)
 			return GEMINI_ACCESS_READ_ONLY;

@@ -257,6 +257,7 @@ enum gemini_access gemini_ctl_read(struct gemini_nic *nic, uint64_t offset,
 	uint32_t lo, hi = 0;
 	enum gemini_access r;
 
+	gemini_fma_wc_flush(nic);
 	*val = 0;
 	if (!gemini_access_size_ok(offset, size, GEMINI_BAR_CTL_SIZE))
 		return GEMINI_ACCESS_BAD_SIZE;
@@ -272,6 +273,7 @@ enum gemini_access gemini_ctl_write(struct gemini_nic *nic, uint64_t offset,
 {
 	enum gemini_access r;
 
+	gemini_fma_wc_flush(nic);
 	if (!gemini_access_size_ok(offset, size, GEMINI_BAR_CTL_SIZE))
 		return GEMINI_ACCESS_BAD_SIZE;
 	r = ctl_write32(nic, offset, (uint32_t)val);

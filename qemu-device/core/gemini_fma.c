@@ -195,7 +195,7 @@ static void fma_issue(struct gemini_nic *nic, unsigned int di,
 
 /* --- windows ------------------------------------------------------------ */
 
-enum win_kind { WIN_NONE, WIN_PUT, WIN_GET };
+enum win_kind { WIN_NONE, WIN_PUT, WIN_PUT_WC, WIN_GET };
 
 static enum win_kind win_decode(uint64_t off, unsigned int *di, uint64_t *x)
 {
@@ -204,11 +204,11 @@ static enum win_kind win_decode(uint64_t off, unsigned int *di, uint64_t *x)
 		unsigned int first, num;
 		enum win_kind kind;
 	} win[] = {
-		{ GEMINI_FMA_PUT_WC, 0, GEMINI_NUM_FMA, WIN_PUT },
+		{ GEMINI_FMA_PUT_WC, 0, GEMINI_NUM_FMA, WIN_PUT_WC },
 		{ GEMINI_FMA_PUT_UC, 0, GEMINI_NUM_FMA, WIN_PUT },
 		{ GEMINI_FMA_GET, 0, GEMINI_NUM_FMA, WIN_GET },
 		{ GEMINI_OS_FMA_PUT_WC, GEMINI_FMA_OS_FIRST, GEMINI_NUM_FMA_OS,
-		  WIN_PUT },
+		  WIN_PUT_WC },
 		{ GEMINI_OS_FMA_PUT_UC, GEMINI_FMA_OS_FIRST, GEMINI_NUM_FMA_OS,
 		  WIN_PUT },
 		{ GEMINI_OS_FMA_GET, GEMINI_FMA_OS_FIRST, GEMINI_NUM_FMA_OS,
@@ -276,13 +276,63 @@ static void amo_operands(struct gemini_pkt *pkt, const struct gemini_fma_desc *d
 		vgemini_put_le64(pkt->data + GEMINI_AMO_OPERAND_BYTES, d->scratch1);
 }
 
+/*
+ * Write combining.  A CPU merges its stores to a write-combining mapping
+ * into 64-byte lines before they reach the NIC, and the FMA makes one
+ * request of a line; QEMU hands the device each store alone.  So stores
+ * into a PUT-WC window that extend the open line (same descriptor, the
+ * next offset, the same 64-byte line) are merged into its request, which
+ * goes when the line is full, when anything else reaches the NIC (a
+ * store elsewhere, a register access: the sync that ends a post), or
+ * from gemini_nic_poll(), which the glue runs soon after a store that
+ * left a line open.  The PUT-UC windows send every store at once.
+ */
+#define WC_LINE		64u
+
+void gemini_fma_wc_flush(struct gemini_nic *nic)
+{
+	struct gemini_fma_wc *w = &nic->fma.wc;
+	struct gemini_pkt pkt;
+
+	if (!w->open)
+		return;
+	w->open = false;
+	pkt = w->pkt;
+	fma_issue(nic, w->di, &pkt, false, 0);
+}
+
+bool gemini_fma_wc_open(const struct gemini_nic *nic)
+{
+	return nic->fma.wc.open;
+}
+
+/* Does a store of @size at @x extend the open line of @di? */
+static bool wc_extends(const struct gemini_fma_wc *w, unsigned int di,
+		       uint64_t x, unsigned int size)
+{
+	return w->open && w->di == di && w->next == x &&
+	       (x + size - 1) / WC_LINE == (x - w->pkt.len) / WC_LINE;
+}
+
 static void put_store(struct gemini_nic *nic, unsigned int di, uint64_t x,
-		      unsigned int size, uint64_t val)
+		      unsigned int size, uint64_t val, bool wc)
 {
 	const struct gemini_fma_desc *d = &nic->fma.desc[di];
+	struct gemini_fma_wc *w = &nic->fma.wc;
 	struct gemini_pkt pkt = { 0 };
 	unsigned int cmd = d_cmd(d), op, i;
 
+	if (wc && wc_extends(w, di, x, size)) {
+		for (i = 0; i < size; i++)
+			w->pkt.data[w->pkt.len + i] = (uint8_t)(val >> (8 * i));
+		w->pkt.len = (uint8_t)(w->pkt.len + size);
+		w->next += size;
+		nic->fma.stats.wc_merged++;
+		if (w->next % WC_LINE == 0)
+			gemini_fma_wc_flush(nic);
+		return;
+	}
+	gemini_fma_wc_flush(nic);
 	if (!fma_prepare(nic, di, x, &pkt))
 		return;
 	if (cmd == GEMINI_FMA_CMD_PUT || cmd == GEMINI_FMA_CMD_PUT_MSG) {
@@ -290,6 +340,15 @@ static void put_store(struct gemini_nic *nic, unsigned int di, uint64_t x,
 		pkt.len = (uint8_t)size;
 		for (i = 0; i < size; i++)
 			pkt.data[i] = (uint8_t)(val >> (8 * i));
+		/* A line's first store opens it, unless it ends the line. */
+		if (wc && (x + size) % WC_LINE != 0 &&
+		    x / WC_LINE == (x + size - 1) / WC_LINE) {
+			w->open = true;
+			w->di = di;
+			w->next = x + size;
+			w->pkt = pkt;
+			return;
+		}
 	} else if (amo_code(cmd, &op) && op != GEMINI_AMO_CSWAP) {
 		amo_operands(&pkt, d, op, false);
 	} else {
@@ -374,14 +433,17 @@ enum gemini_access gemini_fma_window_store(struct gemini_nic *nic,
 	if ((size != 1 && size != 2 && size != 4 && size != 8) ||
 	    x + size > GEMINI_FMA_WINDOW_SIZE ||
 	    (kind == WIN_GET && size != 8)) {
+		gemini_fma_wc_flush(nic);
 		FMA_REFUSE(nic, di, GEMINI_FMA_FLAG_HT_REQ,
 			   GEMINI_STATUS_MALFORMED, FMA_STORE_SIZE, size, x);
 		return GEMINI_ACCESS_BAD_SIZE;
 	}
-	if (kind == WIN_PUT)
-		put_store(nic, di, x, size, val);
-	else
+	if (kind == WIN_GET) {
+		gemini_fma_wc_flush(nic);
 		get_store(nic, di, x, val);
+	} else {
+		put_store(nic, di, x, size, val, kind == WIN_PUT_WC);
+	}
 	return GEMINI_ACCESS_OK;
 }
 

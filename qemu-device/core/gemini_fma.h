@@ -93,6 +93,19 @@ struct gemini_fma_stats {
 	uint64_t completions;		/* sequences completed */
 	uint64_t local_events;
 	uint64_t local_lost;		/* local events the CQ did not take */
+	uint64_t wc_merged;		/* PUT-WC stores merged into a line */
+};
+
+/*
+ * The line a CPU's write-combining buffer is filling: ascending,
+ * contiguous stores of one descriptor into its PUT-WC window, within one
+ * 64-byte line, become one request (gemini_fma.c).
+ */
+struct gemini_fma_wc {
+	bool open;
+	unsigned int di;
+	uint64_t next;			/* window offset the next store extends */
+	struct gemini_pkt pkt;		/* the request, its data so far */
 };
 
 struct gemini_fma {
@@ -113,6 +126,7 @@ struct gemini_fma {
 	unsigned int ssid_next;
 	uint64_t next_timeout;		/* earliest deadline of an entry */
 	bool sync_retry;		/* a sync packet waits for an entry */
+	struct gemini_fma_wc wc;
 	struct gemini_fma_stats stats;
 };
 
@@ -131,6 +145,13 @@ bool gemini_fma_is_window(uint64_t off);
 bool gemini_fma_owns(uint64_t off);
 /* How many requests FMA has issued (gemini_window_store()). */
 uint64_t gemini_fma_issued(const struct gemini_nic *nic);
+/*
+ * Send the write-combined line, if one is open: before anything else
+ * reaches the NIC, and from gemini_nic_poll().
+ */
+void gemini_fma_wc_flush(struct gemini_nic *nic);
+/* Is a write-combined line open (the glue's poll must send it soon)? */
+bool gemini_fma_wc_open(const struct gemini_nic *nic);
 /* A store of @size (1, 2, 4 or 8) bytes into an FMA window. */
 enum gemini_access gemini_fma_window_store(struct gemini_nic *nic,
 					   uint64_t off, unsigned int size,

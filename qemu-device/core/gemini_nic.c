@@ -47,6 +47,8 @@ uint64_t gemini_nic_poll(struct gemini_nic *nic)
 	unsigned int rounds = 0;
 	bool armed = false;
 
+	/* A write-combined line left open goes now (gemini_fma.c). */
+	gemini_fma_wc_flush(nic);
 	/* Time pings out first, so that the next of a burst goes out now. */
 	gemini_diag_poll(nic, now, &deadline);
 	/* Bounded, so a flood cannot keep the caller here for ever. */

@@ -52,6 +52,7 @@ static void fma_stats_json(struct gemini_json *j,
 		{ "completions", f->completions },
 		{ "local_events", f->local_events },
 		{ "local_lost", f->local_lost }, { "paused", f->paused },
+		{ "wc_merged", f->wc_merged },
 	};
 	unsigned int i;
 

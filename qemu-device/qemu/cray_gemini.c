@@ -228,6 +228,9 @@ static void cray_gemini_bell(void *opaque)
 
 /* --- BARs --------------------------------------------------------------- */
 
+/* How long a write-combined line may wait for its next store */
+#define CRAY_GEMINI_WC_DRAIN_NS 20000
+
 static uint64_t cray_gemini_ctl_read(void *opaque, hwaddr addr, unsigned size)
 {
     CrayGeminiState *s = opaque;
@@ -302,6 +305,15 @@ static void cray_gemini_window_write(void *opaque, hwaddr addr, uint64_t val,
      */
     if (moved) {
         cray_gemini_poll(s);
+    } else if (gemini_fma_wc_open(&s->nic)) {
+        /*
+         * A write-combined line is open: the next store or the sync
+         * usually sends it; else the poll does, as a CPU drains its
+         * buffers (timer_mod_anticipate never puts a sooner one off).
+         */
+        timer_mod_anticipate(s->poll_timer,
+                             qemu_clock_get_ns(QEMU_CLOCK_REALTIME) +
+                             CRAY_GEMINI_WC_DRAIN_NS);
     }
 }
 

@@ -109,7 +109,8 @@ def sweep(args):
             print(f"mpi_lib: {size} B: " + " ".join(
                 f"{k} {per[k]:.1f}" for k in cols), flush=True)
     with open(args.out, "w") as f:
-        f.write("# size\t" + "\t".join(cols) + "\t(per round trip)\n")
+        f.write("# per round trip, less an empty job's\n")
+        f.write("#size\t" + "\t".join(cols) + "\n")
         for r in rows:
             f.write(f"{r[0]}\t" + "\t".join(f"{v:.2f}" for v in r[1:])
                     + "\n")

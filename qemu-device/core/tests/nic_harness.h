@@ -456,9 +456,21 @@ static inline uint64_t fma_status(struct gemini_nic *nic, unsigned int di)
 	return win_rd(nic, GEMINI_FMA_USER_PAGE(di) + GEMINI_FMA_QW_STATUS, 8);
 }
 
-/* A store of @size bytes at @x of descriptor @di's PUT window. */
+/*
+ * A store of @size bytes at @x of descriptor @di's uncached PUT window:
+ * one request per store (the write-combining window merges them).
+ */
 static inline void put8(struct gemini_nic *nic, unsigned int di, uint64_t x,
 			unsigned int size, uint64_t v)
+{
+	CHECK_EQ(gemini_window_write(nic, GEMINI_FMA_WINDOW(GEMINI_FMA_PUT_UC,
+							    di) + x, size, v),
+		 GEMINI_ACCESS_OK);
+}
+
+/* The same store into the write-combining PUT window. */
+static inline void put_wc(struct gemini_nic *nic, unsigned int di,
+			  uint64_t x, unsigned int size, uint64_t v)
 {
 	CHECK_EQ(gemini_window_write(nic, GEMINI_FMA_WINDOW(GEMINI_FMA_PUT_WC,
 							    di) + x, size, v),

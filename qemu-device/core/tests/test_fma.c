@@ -623,12 +623,20 @@ static void test_store_moved(void)
 	fma_base(src, DI, GEMINI_PE(1, 0), 0x1000);
 	CHECK(!stored(src, user_qw(DI, GEMINI_FMA_QW_SCRATCH0), 1));
 	CHECK(!stored(src, priv_qw(DI, GEMINI_FMA_QW_SCRATCH1), 2));
-	CHECK(stored(src, GEMINI_FMA_WINDOW(GEMINI_FMA_PUT_WC, DI), 0x42));
+	CHECK(stored(src, GEMINI_FMA_WINDOW(GEMINI_FMA_PUT_UC, DI), 0x42));
 	/* Its answer is not in yet: the sync only closes the sequence. */
 	CHECK(!stored(src, user_qw(DI, GEMINI_FMA_QW_SYNCCMP), sync));
 	run(f);
 	CHECK_EQ(mem_le64(&f->node[1], DOM_BASE + 0x1000), 0x42);
+	/* A write-combined store opens a line; the sync sends it. */
+	CHECK(!stored(src, GEMINI_FMA_WINDOW(GEMINI_FMA_PUT_WC, DI) + 8, 0x43));
+	CHECK(gemini_fma_wc_open(src));
+	CHECK(stored(src, user_qw(DI, GEMINI_FMA_QW_SYNCCMP), sync + 2));
+	CHECK(!gemini_fma_wc_open(src));
+	run(f);
+	CHECK_EQ(mem_le64(&f->node[1], DOM_BASE + 0x1008), 0x43);
 	CHECK_EVENT(next_event(f, 0, LCQ), GEMINI_CQE_SRC_SSID_SREQ, 0, 0x5);
+	CHECK_EVENT(next_event(f, 0, LCQ), GEMINI_CQE_SRC_SSID_SREQ, 0, 0x7);
 	/* A sync that sends (the remote event) moved. */
 	CHECK(stored(src, user_qw(DI, GEMINI_FMA_QW_SYNCCMP),
 		     (uint64_t)GEMINI_FMA_SYNC_REMOTE_EVENT <<
@@ -637,6 +645,68 @@ static void test_store_moved(void)
 	CHECK_EVENT(next_event(f, 1, RCQ), GEMINI_CQE_SRC_RMT_SREQ, 0, 0x6);
 	/* Another block's register: the glue polls, whatever it did. */
 	CHECK(stored(src, GEMINI_CQ_USER_PAGE(LCQ), 0));
+	CHECK_EQ(f->node[0].guest_errors, 0);
+	fab_free(f);
+}
+
+/*
+ * The write-combining window: contiguous stores within a 64-byte line
+ * make one request, sent when the line fills, when another store or
+ * register access comes, or on the poll; the data lands byte for byte.
+ */
+static void test_write_combining(void)
+{
+	struct fabric *f = fma_fabric(2, 1, 1);
+	struct gemini_nic *src = nic_of(f, 0);
+	struct node *tgt = &f->node[1];
+	uint64_t req0 = src->fma.stats.requests;
+	unsigned int i;
+
+	fma_cmd(src, DI, GEMINI_FMA_CMD_PUT, 0);
+	fma_base(src, DI, GEMINI_PE(1, 0), 0x2000);
+	/* A full line of 8-byte stores: one request of 64 bytes. */
+	for (i = 0; i < 8; i++)
+		put_wc(src, DI, 64 + 8 * i, 8, 0x1111111111111111ull * (i + 1));
+	CHECK(!gemini_fma_wc_open(src));
+	CHECK_EQ(src->fma.stats.requests - req0, 1);
+	CHECK_EQ(src->fma.stats.wc_merged, 7);
+	/* Byte, half and word stores merge too; a gap sends the line. */
+	put_wc(src, DI, 128, 1, 0xa1);
+	put_wc(src, DI, 129, 1, 0xa2);
+	put_wc(src, DI, 130, 2, 0xa4a3);
+	put_wc(src, DI, 132, 4, 0xa8a7a6a5);
+	CHECK_EQ(src->fma.stats.requests - req0, 1);
+	put_wc(src, DI, 144, 8, 0xb0);		/* not 136: a new line */
+	CHECK_EQ(src->fma.stats.requests - req0, 2);
+	CHECK(gemini_fma_wc_open(src));
+	/* The poll sends a line left open. */
+	gemini_nic_poll(src);
+	CHECK(!gemini_fma_wc_open(src));
+	CHECK_EQ(src->fma.stats.requests - req0, 3);
+	/* A store that would cross the line's end is its own request. */
+	put_wc(src, DI, 188, 8, 0xc0c0c0c0c0c0c0c0ull);
+	CHECK(!gemini_fma_wc_open(src));
+	CHECK_EQ(src->fma.stats.requests - req0, 4);
+	/* Another descriptor's store sends the open line first. */
+	fma_kernel(src, DI + 1, PTAG, 0);
+	fma_cmd(src, DI + 1, GEMINI_FMA_CMD_PUT, 0);
+	fma_base(src, DI + 1, GEMINI_PE(1, 0), 0x3000);
+	put_wc(src, DI, 256, 8, 0xd0);
+	put_wc(src, DI + 1, 264, 8, 0xe0);
+	CHECK_EQ(src->fma.stats.requests - req0, 5);
+	put8(src, DI + 1, 272, 8, 0xf0);	/* uncached: at once */
+	CHECK_EQ(src->fma.stats.requests - req0, 7);
+	run(f);
+	for (i = 0; i < 8; i++)
+		CHECK_EQ(mem_le64(tgt, DOM_BASE + 0x2040 + 8 * i),
+			 0x1111111111111111ull * (i + 1));
+	CHECK_EQ(mem_le64(tgt, DOM_BASE + 0x2080), 0xa8a7a6a5a4a3a2a1ull);
+	CHECK_EQ(mem_le64(tgt, DOM_BASE + 0x2090), 0xb0);
+	CHECK_EQ(mem_le64(tgt, DOM_BASE + 0x20bc), 0xc0c0c0c0c0c0c0c0ull);
+	CHECK_EQ(mem_le64(tgt, DOM_BASE + 0x2100), 0xd0);
+	CHECK_EQ(mem_le64(tgt, DOM_BASE + 0x3108), 0xe0);
+	CHECK_EQ(mem_le64(tgt, DOM_BASE + 0x3110), 0xf0);
+	CHECK_EQ(src->fma.stats.refused, 0);
 	CHECK_EQ(f->node[0].guest_errors, 0);
 	fab_free(f);
 }
@@ -1369,6 +1439,8 @@ static const struct tap_test tests[] = {
 	{ "sync-complete: local and remote events, flag, CQ write",
 	  test_sync_remote },
 	{ "a store says whether it left work for the poll", test_store_moved },
+	{ "the write-combining window merges a line's stores",
+	  test_write_combining },
 	{ "wrong ptag: PROTECTION, target untouched, errors always report",
 	  test_protection },
 	{ "NTT translation and NPES group violations", test_ntt },
