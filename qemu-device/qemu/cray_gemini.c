@@ -192,15 +192,30 @@ static const struct gemini_ops cray_gemini_core_ops = {
 
 /* --- Router work -------------------------------------------------------- */
 
+/*
+ * Arm the poll timer to fire by @deadline.  A timer that already fires by
+ * then is left alone, and one no longer wanted is left to fire once for
+ * nothing: moving a timer earlier from a vCPU wakes the main loop (an
+ * eventfd write), which then takes the BQL from that vCPU (a futex wake).
+ * Re-armed on every post, that was two system calls and a wake-up per
+ * post, the most costly part of a silent PUT (the fast-path issue's
+ * profile).
+ */
+static void cray_gemini_arm(CrayGeminiState *s, uint64_t deadline)
+{
+    if (!timer_pending(s->poll_timer) ||
+        timer_expire_time_ns(s->poll_timer) > deadline) {
+        timer_mod(s->poll_timer, deadline);
+    }
+}
+
 /* Run the core until it has nothing to do; re-arm for its next deadline. */
 static void cray_gemini_poll(CrayGeminiState *s)
 {
     uint64_t deadline = gemini_nic_poll(&s->nic);
 
-    if (deadline == UINT64_MAX) {
-        timer_del(s->poll_timer);
-    } else {
-        timer_mod(s->poll_timer, deadline);
+    if (deadline != UINT64_MAX) {
+        cray_gemini_arm(s, deadline);
     }
 }
 
@@ -228,8 +243,14 @@ static void cray_gemini_bell(void *opaque)
 
 /* --- BARs --------------------------------------------------------------- */
 
-/* How long a write-combined line may wait for its next store */
-#define CRAY_GEMINI_WC_DRAIN_NS 20000
+/*
+ * How long a write-combined line may wait for its next store: the poll
+ * timer is armed this far ahead, unless it fires within twice that
+ * anyway.  Software that needs its stores out at once ends them with a
+ * NIC access (libugni's sync), as on a CPU it fences; the drain is for
+ * the rest, and arming it less often keeps it off the main loop.
+ */
+#define CRAY_GEMINI_WC_DRAIN_NS 100000
 
 static uint64_t cray_gemini_ctl_read(void *opaque, hwaddr addr, unsigned size)
 {
@@ -309,11 +330,15 @@ static void cray_gemini_window_write(void *opaque, hwaddr addr, uint64_t val,
         /*
          * A write-combined line is open: the next store or the sync
          * usually sends it; else the poll does, as a CPU drains its
-         * buffers (timer_mod_anticipate never puts a sooner one off).
+         * buffers.  A timer firing soon enough anyway is left alone.
          */
-        timer_mod_anticipate(s->poll_timer,
-                             qemu_clock_get_ns(QEMU_CLOCK_REALTIME) +
-                             CRAY_GEMINI_WC_DRAIN_NS);
+        int64_t now = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
+
+        if (!timer_pending(s->poll_timer) ||
+            timer_expire_time_ns(s->poll_timer) >
+            now + 2 * CRAY_GEMINI_WC_DRAIN_NS) {
+            timer_mod(s->poll_timer, now + CRAY_GEMINI_WC_DRAIN_NS);
+        }
     }
 }
 
