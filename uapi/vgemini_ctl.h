@@ -15,7 +15,7 @@
 #define VGEMINI_CTL_H
 
 #define VGEMINI_CTL_MAGIC_VALUE		0x4d454756u	/* "VGEM" */
-#define VGEMINI_CTL_VERSION_VALUE	2u
+#define VGEMINI_CTL_VERSION_VALUE	3u
 
 /* Identity and place (read-only, 32-bit) */
 #define VGEMINI_CTL_MAGIC		0x000
@@ -97,6 +97,21 @@ enum vgemini_port_state {
  */
 #define VGEMINI_CTL_ROUTE_GEN		0x060	/* RO 32: table generation, 0 = none */
 #define VGEMINI_CTL_FABRIC_STATE	0x064	/* RO 32: enum vgemini_fabric_state */
+/*
+ * RO 32: routing tables loaded, quiesces and resumes since the device
+ * started (a reset keeps it, as it keeps the table); each raises LINK_IRQ
+ */
+#define VGEMINI_CTL_FABRIC_CHANGES	0x068
+
+/*
+ * Reachability (read-only, since version 3): bit n % 32 of word n / 32 is
+ * set while the loaded routing table has a route from this NIC to node n
+ * (this node included); all clear without a table.  The supervisor routes
+ * no packet towards a node it cannot reach, so a node whose links are all
+ * down reads clear everywhere once the tables avoiding it are loaded.
+ */
+#define VGEMINI_CTL_REACH		0x2000	/* RO 32 x VGEMINI_CTL_REACH_WORDS */
+#define VGEMINI_CTL_REACH_WORDS		2048	/* GEMINI_MAX_NODES / 32 */
 
 /**
  * enum vgemini_fabric_state - the router's state (VGEMINI_CTL_FABRIC_STATE)

@@ -129,6 +129,11 @@ static void set_state(struct gemini_nic *nic, unsigned int port,
 	p->changes++;
 	if (nic->ops->port_changed)
 		nic->ops->port_changed(nic->opaque, port, state, peer);
+	gemini_port_link_irq(nic);
+}
+
+void gemini_port_link_irq(struct gemini_nic *nic)
+{
 	if (nic->link_irq != VGEMINI_IRQ_NONE &&
 	    nic->link_irq < nic->cfg.num_vectors)
 		nic->ops->raise_irq(nic->opaque, nic->link_irq);

@@ -129,6 +129,9 @@ const char *gemini_port_state_name(enum vgemini_port_state state);
 /* LINK_IRQ, the ports' blocks and their counters. */
 extern const struct gemini_ctl_table gemini_port_ctl_table;
 
+/* Raise LINK_IRQ if the guest asked for it: a port or the fabric changed. */
+void gemini_port_link_irq(struct gemini_nic *nic);
+
 /* --- Link channels (gemini_lcb.c) --- */
 
 /* Room to send one more packet on @port's channel @chan? */

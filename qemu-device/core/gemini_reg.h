@@ -89,7 +89,7 @@ struct gemini_ctl_reg {
 	uint16_t offset;
 	uint8_t size;
 	uint8_t access;
-	uint8_t count;
+	uint16_t count;
 	uint16_t stride;
 	const char *name;
 	size_t field;

@@ -15,6 +15,7 @@
  * gemini_nic_poll() (gemini_nic.c) calls gemini_router_forward() on each
  * of its rounds; the JSON of the counters is in gemini_stats.c.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,13 @@
 #include "vgemini_crc32.h"
 
 /* --- Routing tables ----------------------------------------------------- */
+
+/* A table loaded, a quiesce or a resume: counted, and the guest told. */
+static void fabric_changed(struct gemini_nic *nic)
+{
+	nic->router.changes++;
+	gemini_port_link_irq(nic);
+}
 
 int gemini_router_load(struct gemini_nic *nic, const void *img, size_t len,
 		       char *err, size_t errlen)
@@ -119,12 +127,16 @@ int gemini_router_load(struct gemini_nic *nic, const void *img, size_t len,
 	free(nic->router.table);
 	nic->router.table = table;
 	nic->router.generation = gen;
+	fabric_changed(nic);
 	return 0;
 }
 
 void gemini_router_quiesce(struct gemini_nic *nic, bool quiesce)
 {
+	if (nic->router.quiesced == quiesce)
+		return;
 	nic->router.quiesced = quiesce;
+	fabric_changed(nic);
 }
 
 void gemini_router_fini(struct gemini_nic *nic)
@@ -442,10 +454,33 @@ static uint64_t ctl_fabric_state(const struct gemini_nic *nic, unsigned int i)
 	return gemini_fabric_state(nic);
 }
 
+/* REACH word @i: nodes 32i .. 32i + 31, computed from the table at read. */
+static uint64_t ctl_reach(const struct gemini_nic *nic, unsigned int i)
+{
+	uint32_t word = 0, node, bit;
+
+	for (bit = 0; bit < 32; bit++) {
+		node = i * 32 + bit;
+		if (node >= nic->num_nodes)
+			break;
+		if (gemini_router_first_hop(nic, node) != VGEMINI_ROUTE_NONE)
+			word |= 1u << bit;
+	}
+	return word;
+}
+
+static_assert(VGEMINI_CTL_REACH_WORDS * 32 == GEMINI_MAX_NODES,
+	      "REACH: a bit for every node");
+
 static const struct gemini_ctl_reg router_regs[] = {
 	{ GEMINI_CTL(ROUTE_GEN, 4, RO),
 	  GEMINI_CTL_FIELD(router.generation) },
 	{ GEMINI_CTL(FABRIC_STATE, 4, RO), .read = ctl_fabric_state },
+	{ GEMINI_CTL(FABRIC_CHANGES, 4, RO),
+	  GEMINI_CTL_FIELD(router.changes) },
+	{ .offset = VGEMINI_CTL_REACH, .name = "REACH", .size = 4,
+	  .access = GEMINI_CTL_RO, .count = VGEMINI_CTL_REACH_WORDS,
+	  .stride = 4, .read = ctl_reach },
 };
 
 const struct gemini_ctl_table gemini_router_ctl_table =

@@ -34,6 +34,7 @@ struct gemini_pktq {
 struct gemini_router {
 	uint8_t *table;			/* entries of the loaded image */
 	uint32_t generation;
+	uint32_t changes;		/* FABRIC_CHANGES */
 	bool quiesced;
 	/* Input buffers: from each port's link channels, from the NIC */
 	struct gemini_pktq in[GEMINI_NUM_TORUS_PORTS][VGEMINI_LINK_CHANS];

@@ -2192,6 +2192,65 @@ static void test_no_busy_poll(void)
 	fab_free(f);
 }
 
+/*
+ * REACH and FABRIC_CHANGES: what a driver needs to report nodes going and
+ * coming (the RCA events of kernel clients).
+ */
+static void test_reach(void)
+{
+	struct fabric *f = fab_new(3, 2, 1);
+	struct gemini_nic *a = nic_of(f, 0);
+	struct node *na = &f->node[0];
+	unsigned int port, w;
+	char err[128];
+	uint32_t all = (1u << 6) - 1;
+
+	fab_ticks(f, 3);
+	/* No table: nobody reachable, not even this node. */
+	CHECK_EQ(rd(a, VGEMINI_CTL_VERSION, 4), 3);
+	CHECK_EQ(rd(a, VGEMINI_CTL_FABRIC_CHANGES, 4), 0);
+	for (w = 0; w < VGEMINI_CTL_REACH_WORDS; w += 511)
+		CHECK_EQ(rd(a, VGEMINI_CTL_REACH + 4 * w, 4), 0);
+	CHECK_EQ(gemini_ctl_write(a, VGEMINI_CTL_REACH, 4, 1),
+		 GEMINI_ACCESS_READ_ONLY);
+	CHECK_EQ(gemini_ctl_write(a, VGEMINI_CTL_FABRIC_CHANGES, 4, 1),
+		 GEMINI_ACCESS_READ_ONLY);
+	/* Past the last word: no register. */
+	CHECK_EQ(gemini_ctl_read(a, VGEMINI_CTL_REACH +
+				 4 * VGEMINI_CTL_REACH_WORDS, 4,
+				 &(uint64_t){ 0 }), GEMINI_ACCESS_UNKNOWN);
+
+	/* Quiesce, load, resume: three changes, each an interrupt. */
+	wr(a, VGEMINI_CTL_LINK_IRQ, 4, 3);
+	na->nirq = 0;
+	fab_load(f);
+	CHECK_EQ(rd(a, VGEMINI_CTL_FABRIC_CHANGES, 4), 3);
+	CHECK_EQ(na->nirq, 3);
+	CHECK_EQ(na->irqs[2], 3);
+	CHECK_EQ(rd(a, VGEMINI_CTL_REACH, 4), all);
+	CHECK_EQ(rd(a, VGEMINI_CTL_REACH + 4, 4), 0);
+	CHECK_EQ(rd(a, VGEMINI_CTL_REACH, 8), all);
+	/* A second quiesce is no change. */
+	gemini_router_quiesce(a, false);
+	CHECK_EQ(rd(a, VGEMINI_CTL_FABRIC_CHANGES, 4), 3);
+
+	/* Node 4 loses every link: tables avoiding it leave it out. */
+	for (port = 0; port < GEMINI_NUM_TORUS_PORTS; port++)
+		if (torus_link_ok(&f->t, 4, port))
+			CHECK_EQ(torus_fail_link(&f->t, 4, port, err), 0);
+	fab_load(f);
+	CHECK_EQ(rd(a, VGEMINI_CTL_FABRIC_CHANGES, 4), 6);
+	CHECK_EQ(rd(a, VGEMINI_CTL_REACH, 4), all & ~(1u << 4));
+	CHECK_EQ(rd(nic_of(f, 1), VGEMINI_CTL_REACH, 4), all & ~(1u << 4));
+	/* It still reaches itself, and nobody else. */
+	CHECK_EQ(rd(nic_of(f, 4), VGEMINI_CTL_REACH, 4), 1u << 4);
+	/* A guest reset keeps the table and the count. */
+	gemini_nic_reset(a);
+	CHECK_EQ(rd(a, VGEMINI_CTL_FABRIC_CHANGES, 4), 6);
+	CHECK_EQ(rd(a, VGEMINI_CTL_REACH, 4), all & ~(1u << 4));
+	fab_free(f);
+}
+
 /* ---------------------------------------------------------------------- */
 
 static const struct tap_test tests[] = {
@@ -2212,6 +2271,7 @@ static const struct tap_test tests[] = {
 	  test_retrain_any_epoch },
 	{ "no busy polling while a peer does not acknowledge",
 	  test_no_busy_poll },
+	{ "reachability and fabric changes", test_reach },
 };
 
 int main(void)
