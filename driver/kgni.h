@@ -176,11 +176,12 @@ struct kgni_port_cache {
  * @mmr: BAR2 from GEMINI_MMR_MRT to the last CQ descriptor; NULL if removed
  * @fma_priv: the FMA descriptors' privileged pages; NULL if removed
  * @dp_lock: serialises the data path: @jobs, the allocation maps, every
- *           file's objects and the programming of MDDs, CQs, FMAs and the
- *           BTE's rings
+ *           domain's objects and the programming of MDDs, CQs, FMAs and
+ *           the BTE's rings
  * @jobs: the allowed (ptag, cookie) pairs
  * @job_gen: the last &struct kgni_job.gen given
- * @files: every open &struct kgni_file, for revoking a released job's
+ * @doms: every &struct kgni_dom (that of each open file), for revoking a
+ *        released job's
  * @mdd_map: MDHs in use
  * @cq_map: CQs in use (CQ 0 is never given out)
  * @fma_map: general FMA descriptors in use
@@ -198,7 +199,7 @@ struct kgni_port_cache {
  *             points into it); NULL when the BTE is not set up
  * @bte_stopped: remove has reset the channels: no more posts
  * @bte_rr: the channel the next post that may go anywhere tries first
- * @bte_home_next: the home channel of the next file opened
+ * @bte_home_next: the home channel of the next domain set up
  * @dg: the datagram service (kgni_dgram.c); NULL when not set up
  * @dg_work: reads its RX ring and its TX ends; scheduled by their
  *           interrupts
@@ -239,7 +240,7 @@ struct kgni_dev {
 	struct mutex dp_lock;		/* see above */
 	struct kgni_job jobs[KGNI_MAX_JOBS];
 	u32 job_gen;
-	struct list_head files;
+	struct list_head doms;
 	DECLARE_BITMAP(mdd_map, GEMINI_NUM_MDD);
 	DECLARE_BITMAP(cq_map, GEMINI_NUM_CQ);
 	DECLARE_BITMAP(fma_map, GEMINI_NUM_FMA);
@@ -263,29 +264,30 @@ struct kgni_dev {
 };
 
 /**
- * struct kgni_file - one open file of /dev/kgniN; owns its objects
- * @kdev: the device
- * @file: its struct file
- * @node: in &kgni_dev.files
- * @attached: the file has a CDM
+ * struct kgni_dom - a domain of the data path: the owner of objects
+ * @file: the struct file of the open file whose domain it is; NULL for a
+ *        kernel domain
+ * @kernel: a kernel client's domain (none yet: always false)
+ * @node: in &kgni_dev.doms
+ * @attached: the domain has a CDM
  * @revoked: its job was released: the data path is closed to it
  * @job: index of its job in &kgni_dev.jobs, if attached
  * @job_gen: that job's generation
- * @ncq: CQs of the file
+ * @ncq: CQs of the domain
  * @ptag: the CDM's protection tag
  * @cookie: the CDM's cookie
  * @inst_id: the CDM's instance id
- * @mems: struct kgni_mem of the file
- * @cqs: struct kgni_cq of the file
- * @fmas: struct kgni_fma of the file
- * @bte_posts: RDMA posts of the file the kernel has not taken back yet
+ * @mems: struct kgni_mem of the domain
+ * @cqs: struct kgni_cq of the domain
+ * @fmas: struct kgni_fma of the domain
+ * @bte_posts: RDMA posts of the domain the kernel has not taken back yet
  * @bte_home: its BTE channel for KGNI_RDMA_SINGLE_CHANNEL posts
  *
- * Everything but @kdev is protected by @kdev->dp_lock.
+ * Everything is protected by the device's dp_lock.
  */
-struct kgni_file {
-	struct kgni_dev *kdev;
+struct kgni_dom {
 	struct file *file;
+	bool kernel;
 	struct list_head node;
 	bool attached;
 	bool revoked;
@@ -300,6 +302,18 @@ struct kgni_file {
 	struct list_head fmas;
 	unsigned int bte_posts;
 	unsigned int bte_home;
+};
+
+/**
+ * struct kgni_file - one open file of /dev/kgniN
+ * @kdev: the device
+ * @dom: its domain, which owns its objects
+ *
+ * @dom is protected by @kdev->dp_lock.
+ */
+struct kgni_file {
+	struct kgni_dev *kdev;
+	struct kgni_dom dom;
 };
 
 /**
@@ -402,7 +416,7 @@ int kgni_ioctl_fma_free(struct kgni_ucmd *ucmd);
 int kgni_bte_map(struct kgni_dev *kdev);
 void kgni_bte_stop(struct kgni_dev *kdev);
 void kgni_bte_unmap(struct kgni_dev *kdev);
-void kgni_bte_file_init(struct kgni_dev *kdev, struct kgni_file *kfile);
+void kgni_bte_dom_init(struct kgni_dev *kdev, struct kgni_dom *dom);
 int kgni_ioctl_rdma_post(struct kgni_ucmd *ucmd);
 
 /* kgni_dgram.c */

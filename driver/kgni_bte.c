@@ -77,17 +77,17 @@ enum kgni_bte_state {
 
 /**
  * struct kgni_bte_slot - what the kernel knows of one TX descriptor
- * @kfile: the file that posted it, while POSTED
+ * @dom: the domain that posted it, while POSTED
  * @cq: its CQ: POSTED, counted in @cq->users; ORPHAN, a reference held so
  *      that the CQ's number is not given out before the transfer ends
  * @mdh: the local MDD the transfer uses
  * @state: enum kgni_bte_state: FREE (the kernel may write the slot),
- *         POSTED (a transfer not taken back yet), ORPHAN (its file was
- *         released before the transfer ended)
+ *         POSTED (a transfer not taken back yet), ORPHAN (its domain
+ *         was torn down before the transfer ended)
  * @holds_mdh: ORPHAN: it keeps @mdh's number from being given out
  */
 struct kgni_bte_slot {
-	struct kgni_file *kfile;
+	struct kgni_dom *dom;
 	struct kgni_cq *cq;
 	u16 mdh;
 	u8 state;
@@ -168,7 +168,7 @@ static void kgni_bte_release(struct kgni_dev *kdev, struct kgni_bte_slot *s)
 {
 	if (s->state == KGNI_BTE_POSTED) {
 		s->cq->users--;
-		s->kfile->bte_posts--;
+		s->dom->bte_posts--;
 	} else if (s->state == KGNI_BTE_ORPHAN) {
 		if (s->holds_mdh)
 			kgni_bte_pass_mdh(kdev, s);
@@ -226,13 +226,13 @@ void kgni_bte_reclaim(struct kgni_dev *kdev)
 }
 
 /**
- * kgni_bte_drain() - wait for a file's transfers before its CQs go
+ * kgni_bte_drain() - wait for a domain's transfers before its CQs go
  * @kdev: the device
- * @kfile: the file being torn down; its registrations are gone already,
- *         so that its transfers fail at their next request
+ * @dom: the domain being torn down; its registrations are gone already,
+ *       so that its transfers fail at their next request
  * @live: the device may be touched
  *
- * Waits until none of the file's transfers is running, for at most the
+ * Waits until none of the domain's transfers is running, for at most the
  * BTE's timeout and a second.  Each one still running then becomes an
  * orphan that keeps its CQ's number (and its local MDD's, if free) from
  * being given out until it ends, as a stuck FMA descriptor keeps its
@@ -241,7 +241,7 @@ void kgni_bte_reclaim(struct kgni_dev *kdev)
  *
  * Context: dp_lock held.
  */
-void kgni_bte_drain(struct kgni_dev *kdev, struct kgni_file *kfile,
+void kgni_bte_drain(struct kgni_dev *kdev, struct kgni_dom *dom,
 		    bool live)
 {
 	unsigned long deadline = jiffies +
@@ -249,24 +249,24 @@ void kgni_bte_drain(struct kgni_dev *kdev, struct kgni_file *kfile,
 	struct kgni_bte_slot *s;
 	unsigned int i;
 
-	if (!kfile->bte_posts || !kdev->bte_slots)
+	if (!dom->bte_posts || !kdev->bte_slots)
 		return;
 	live = live && !kdev->bte_stopped;
 	while (live) {
 		kgni_bte_reclaim(kdev);
-		if (!kfile->bte_posts || time_after(jiffies, deadline))
+		if (!dom->bte_posts || time_after(jiffies, deadline))
 			break;
 		usleep_range(200, 2000);
 	}
-	if (!kfile->bte_posts)
+	if (!dom->bte_posts)
 		return;
 	if (live)
 		dev_warn(&kdev->pdev->dev,
 			 "%u BTE transfers of a released file still running after %u ms: their CQ and MDD numbers are held until they end\n",
-			 kfile->bte_posts, KGNI_BTE_TIMEOUT_MS + 1000);
+			 dom->bte_posts, KGNI_BTE_TIMEOUT_MS + 1000);
 	for (i = 0; i < GEMINI_NUM_BTE_TX; i++) {
 		s = &kdev->bte_slots[i];
-		if (s->state != KGNI_BTE_POSTED || s->kfile != kfile)
+		if (s->state != KGNI_BTE_POSTED || s->dom != dom)
 			continue;
 		if (!live) {
 			kgni_bte_release(kdev, s);
@@ -274,10 +274,10 @@ void kgni_bte_drain(struct kgni_dev *kdev, struct kgni_file *kfile,
 		}
 		refcount_inc(&s->cq->ref);
 		s->cq->users--;
-		kfile->bte_posts--;
-		s->kfile = NULL;
+		dom->bte_posts--;
+		s->dom = NULL;
 		s->state = KGNI_BTE_ORPHAN;
-		/* Freed with the file's registrations just before */
+		/* Freed with the domain's registrations just before */
 		s->holds_mdh = !test_and_set_bit(s->mdh, kdev->mdd_map);
 	}
 }
@@ -419,17 +419,17 @@ void kgni_bte_unmap(struct kgni_dev *kdev)
 }
 
 /**
- * kgni_bte_file_init() - give a new file its home channel
+ * kgni_bte_dom_init() - give a new domain its home channel
  * @kdev: the device
- * @kfile: the file, being opened
+ * @dom: the domain, being set up (a file's, at open)
  *
- * Files take the user channels in turn.
+ * Domains take the user channels in turn.
  *
  * Context: dp_lock held.
  */
-void kgni_bte_file_init(struct kgni_dev *kdev, struct kgni_file *kfile)
+void kgni_bte_dom_init(struct kgni_dev *kdev, struct kgni_dom *dom)
 {
-	kfile->bte_home = kdev->bte_home_next;
+	dom->bte_home = kdev->bte_home_next;
 	kdev->bte_home_next = (kdev->bte_home_next + 1) % KGNI_BTE_USER_CHANS;
 }
 
@@ -490,13 +490,13 @@ static int kgni_rdma_check(const struct kgni_rdma_post *cmd, u64 *rem_off)
 }
 
 /* The channel of a post, a slot free there; -ENOSPC if full. */
-static int kgni_bte_pick(struct kgni_dev *kdev, struct kgni_file *kfile,
+static int kgni_bte_pick(struct kgni_dev *kdev, struct kgni_dom *dom,
 			 bool single)
 {
 	unsigned int i, vc;
 
 	for (i = 0; i < (single ? 1 : KGNI_BTE_USER_CHANS); i++) {
-		vc = single ? kfile->bte_home :
+		vc = single ? dom->bte_home :
 			      (kdev->bte_rr + i) % KGNI_BTE_USER_CHANS;
 		if (kgni_bte_full(&kdev->bte[vc]))
 			kgni_bte_chan_reclaim(kdev, vc);
@@ -570,7 +570,7 @@ static u64 kgni_rdma_mode1(const struct kgni_rdma_post *cmd)
 int kgni_ioctl_rdma_post(struct kgni_ucmd *ucmd)
 {
 	struct kgni_rdma_post *cmd = ucmd->cmd;
-	struct kgni_file *kfile = ucmd->kfile;
+	struct kgni_dom *dom = &ucmd->kfile->dom;
 	struct kgni_dev *kdev = ucmd->kdev;
 	u64 qw[GEMINI_BTE_TX_DESC_QWORDS];
 	u64 rem_off, loc_off, size;
@@ -585,15 +585,15 @@ int kgni_ioctl_rdma_post(struct kgni_ucmd *ucmd)
 		return ret;
 
 	mutex_lock(&kdev->dp_lock);
-	ret = kgni_file_usable(kfile);
+	ret = kgni_dom_usable(dom);
 	if (ret)
 		goto out;
 	if (!kdev->bte_slots || kdev->bte_stopped) {
 		ret = -ENODEV;
 		goto out;
 	}
-	cq = kgni_cq_find(kfile, cmd->cq_id);
-	mem = kgni_mem_find(kfile, cmd->local_mem_hndl);
+	cq = kgni_cq_find(dom, cmd->cq_id);
+	mem = kgni_mem_find(dom, cmd->local_mem_hndl);
 	ret = -EINVAL;
 	if (!cq || !mem || cmd->local_addr < mem->va)
 		goto out;
@@ -606,11 +606,11 @@ int kgni_ioctl_rdma_post(struct kgni_ucmd *ucmd)
 	    kgni_mh_flags(cmd->remote_mem_hndl) & GEMINI_MH_FLAG_READONLY)
 		goto out;
 	ret = -ENOSPC;
-	if (kfile->bte_posts >= KGNI_RDMA_MAX_POSTS)
+	if (dom->bte_posts >= KGNI_RDMA_MAX_POSTS)
 		kgni_bte_reclaim(kdev);
-	if (kfile->bte_posts >= KGNI_RDMA_MAX_POSTS)
+	if (dom->bte_posts >= KGNI_RDMA_MAX_POSTS)
 		goto out;
-	vc = kgni_bte_pick(kdev, kfile, cmd->flags & KGNI_RDMA_SINGLE_CHANNEL);
+	vc = kgni_bte_pick(kdev, dom, cmd->flags & KGNI_RDMA_SINGLE_CHANNEL);
 	if (vc < 0)
 		goto out;
 
@@ -622,8 +622,8 @@ int kgni_ioctl_rdma_post(struct kgni_ucmd *ucmd)
 		((u64)(GEMINI_BTE_IRQ_ENABLE | GEMINI_BTE_IRQ_DELAY_ENABLE) <<
 		 GEMINI_BTE_MODE2_SHIFT);
 	qw[2] = ((u64)cq->id << GEMINI_BTE_SRC_CQ_SHIFT) |
-		((u64)kfile->ptag << GEMINI_BTE_DEST_PTAG_SHIFT) |
-		((u64)kfile->ptag << GEMINI_BTE_SRC_PTAG_SHIFT) |
+		((u64)dom->ptag << GEMINI_BTE_DEST_PTAG_SHIFT) |
+		((u64)dom->ptag << GEMINI_BTE_SRC_PTAG_SHIFT) |
 		(cmd->length << GEMINI_BTE_LEN_SHIFT);
 	qw[3] = (loc_off << GEMINI_BTE_SRC_OFF_SHIFT) |
 		((u64)mem->mdh << GEMINI_BTE_SRC_MDH_SHIFT) |
@@ -635,12 +635,12 @@ int kgni_ioctl_rdma_post(struct kgni_ucmd *ucmd)
 
 	s = &kdev->bte[vc].slot[idx];
 	s->state = KGNI_BTE_POSTED;
-	s->kfile = kfile;
+	s->dom = dom;
 	s->cq = cq;
 	s->mdh = mem->mdh;
 	s->holds_mdh = false;
 	cq->users++;
-	kfile->bte_posts++;
+	dom->bte_posts++;
 	cmd->channel = vc;
 	cmd->slot = kdev->bte[vc].base + idx;
 	mutex_unlock(&kdev->dp_lock);

@@ -38,18 +38,18 @@ void kgni_cq_write(struct kgni_dev *kdev, u32 cq, u64 base, u64 qw2,
 }
 
 /**
- * kgni_cq_find() - a CQ of the file; CQ 0 is nobody's
- * @kfile: the file
+ * kgni_cq_find() - a CQ of the domain; CQ 0 is nobody's
+ * @dom: the domain
  * @id: the CQ number
  *
  * Context: dp_lock held.
  * Return: the CQ, or NULL.
  */
-struct kgni_cq *kgni_cq_find(struct kgni_file *kfile, u32 id)
+struct kgni_cq *kgni_cq_find(struct kgni_dom *dom, u32 id)
 {
 	struct kgni_cq *cq;
 
-	list_for_each_entry(cq, &kfile->cqs, node)
+	list_for_each_entry(cq, &dom->cqs, node)
 		if (cq->id == id)
 			return cq;
 	return NULL;
@@ -82,9 +82,9 @@ void kgni_cq_put(struct kgni_cq *cq)
 }
 
 /**
- * kgni_cq_free() - destroy a CQ of the file
+ * kgni_cq_free() - destroy a CQ of the domain
  * @kdev: the device
- * @kfile: the file
+ * @dom: the domain
  * @cq: the CQ; no descriptor, registration or RDMA post names it any more
  * @live: the device may be touched: the descriptor is disabled
  *
@@ -93,12 +93,12 @@ void kgni_cq_put(struct kgni_cq *cq)
  *
  * Context: dp_lock held.
  */
-void kgni_cq_free(struct kgni_dev *kdev, struct kgni_file *kfile,
+void kgni_cq_free(struct kgni_dev *kdev, struct kgni_dom *dom,
 		  struct kgni_cq *cq, bool live)
 {
-	kgni_zap(kfile->file, kgni_map_offset(KGNI_MAP_CQ_RING, cq->id),
+	kgni_zap(dom->file, kgni_map_offset(KGNI_MAP_CQ_RING, cq->id),
 		 cq->ring_size);
-	kgni_zap(kfile->file, kgni_map_offset(KGNI_MAP_CQ_USER, cq->id),
+	kgni_zap(dom->file, kgni_map_offset(KGNI_MAP_CQ_USER, cq->id),
 		 PAGE_SIZE);
 	if (live) {
 		kgni_cq_write(kdev, cq->id, 0, 0, 0);
@@ -106,9 +106,9 @@ void kgni_cq_free(struct kgni_dev *kdev, struct kgni_file *kfile,
 		readq(kgni_mmr(kdev, GEMINI_MMR_CQ_DESC_ENTRY(cq->id)) + 8);
 	}
 	list_del(&cq->node);
-	kfile->ncq--;
-	if (kfile->attached)
-		kdev->jobs[kfile->job].ncq--;
+	dom->ncq--;
+	if (dom->attached)
+		kdev->jobs[dom->job].ncq--;
 	/* A waiter sees it dead and lets go of it. */
 	WRITE_ONCE(cq->dead, true);
 	if (cq->blocking)
@@ -128,7 +128,7 @@ void kgni_cq_free(struct kgni_dev *kdev, struct kgni_file *kfile,
 int kgni_ioctl_cq_create(struct kgni_ucmd *ucmd)
 {
 	struct kgni_cq_create *cmd = ucmd->cmd;
-	struct kgni_file *kfile = ucmd->kfile;
+	struct kgni_dom *dom = &ucmd->kfile->dom;
 	struct kgni_dev *kdev = ucmd->kdev;
 	u64 qw2, qw3_flags = 0;
 	unsigned long lock_limit;
@@ -171,11 +171,11 @@ int kgni_ioctl_cq_create(struct kgni_ucmd *ucmd)
 	}
 
 	mutex_lock(&kdev->dp_lock);
-	ret = kgni_file_usable(kfile);
+	ret = kgni_dom_usable(dom);
 	if (ret)
 		goto err_unlock;
-	if (kfile->ncq >= KGNI_MAX_CQS_PER_FILE ||
-	    kdev->jobs[kfile->job].ncq >= KGNI_MAX_CQS_PER_JOB) {
+	if (dom->ncq >= KGNI_MAX_CQS_PER_FILE ||
+	    kdev->jobs[dom->job].ncq >= KGNI_MAX_CQS_PER_JOB) {
 		ret = -EDQUOT;
 		goto err_unlock;
 	}
@@ -186,8 +186,8 @@ int kgni_ioctl_cq_create(struct kgni_ucmd *ucmd)
 	}
 	set_bit(id, kdev->cq_map);
 	cq->id = id;
-	kfile->ncq++;
-	kdev->jobs[kfile->job].ncq++;
+	dom->ncq++;
+	kdev->jobs[dom->job].ncq++;
 	qw2 = ((u64)(cq->entries - 1) << GEMINI_CQ_MAX_INDEX_SHIFT) |
 	      GEMINI_CQ_ENABLE;
 	if (cq->blocking) {
@@ -197,7 +197,7 @@ int kgni_ioctl_cq_create(struct kgni_ucmd *ucmd)
 		qw3_flags = GEMINI_CQ_IRQ_REQ;
 	}
 	kgni_cq_write(kdev, id, cq->dma & GEMINI_CQ_BASE_MASK, qw2, qw3_flags);
-	list_add_tail(&cq->node, &kfile->cqs);
+	list_add_tail(&cq->node, &dom->cqs);
 	cmd->cq_id = id;
 	cmd->ring_offset = kgni_map_offset(KGNI_MAP_CQ_RING, id);
 	cmd->ring_size = cq->ring_size;
@@ -229,7 +229,7 @@ err_unaccount:
 int kgni_ioctl_cq_destroy(struct kgni_ucmd *ucmd)
 {
 	struct kgni_cq_destroy *cmd = ucmd->cmd;
-	struct kgni_file *kfile = ucmd->kfile;
+	struct kgni_dom *dom = &ucmd->kfile->dom;
 	struct kgni_dev *kdev = ucmd->kdev;
 	struct kgni_cq *cq;
 	int ret = 0;
@@ -237,20 +237,20 @@ int kgni_ioctl_cq_destroy(struct kgni_ucmd *ucmd)
 	if (cmd->flags || cmd->reserved)
 		return -EINVAL;
 	mutex_lock(&kdev->dp_lock);
-	cq = kgni_cq_find(kfile, cmd->cq_id);
+	cq = kgni_cq_find(dom, cmd->cq_id);
 	/* Posts that have ended hold it until their slots are taken back. */
 	if (cq && cq->users)
 		kgni_bte_reclaim(kdev);
-	if (kfile->revoked)
+	if (dom->revoked)
 		ret = -ENOLINK;
 	else if (!cq)
 		ret = -EINVAL;
-	else if (cq->users > kgni_mem_cq_refs(kfile, cq))
+	else if (cq->users > kgni_mem_cq_refs(dom, cq))
 		ret = -EBUSY;
 	else
-		kgni_mem_cq_detach(kdev, kfile, cq);
+		kgni_mem_cq_detach(kdev, dom, cq);
 	if (!ret)
-		kgni_cq_free(kdev, kfile, cq, true);
+		kgni_cq_free(kdev, dom, cq, true);
 	mutex_unlock(&kdev->dp_lock);
 	return ret;
 }
@@ -284,7 +284,7 @@ static bool kgni_cq_wait_done(struct kgni_dev *kdev, struct kgni_cq *cq)
 int kgni_ioctl_cq_wait(struct kgni_ucmd *ucmd)
 {
 	struct kgni_cq_wait *cmd = ucmd->cmd;
-	struct kgni_file *kfile = ucmd->kfile;
+	struct kgni_dom *dom = &ucmd->kfile->dom;
 	struct kgni_dev *kdev = ucmd->kdev;
 	struct kgni_cq *cq;
 	long left;
@@ -293,10 +293,10 @@ int kgni_ioctl_cq_wait(struct kgni_ucmd *ucmd)
 	if (cmd->flags)
 		return -EINVAL;
 	mutex_lock(&kdev->dp_lock);
-	cq = kgni_cq_find(kfile, cmd->cq_id);
+	cq = kgni_cq_find(dom, cmd->cq_id);
 	if (!cq || !cq->blocking) {
 		mutex_unlock(&kdev->dp_lock);
-		return kfile->revoked ? -ENOLINK : -EINVAL;
+		return dom->revoked ? -ENOLINK : -EINVAL;
 	}
 	/* Destruction may free the CQ meanwhile; the structure stays ours. */
 	refcount_inc(&cq->ref);

@@ -99,7 +99,7 @@ struct kgni_dg_in {
 /**
  * struct kgni_dg - a posted datagram
  * @node: in the device's list of posts
- * @kfile: its file
+ * @dom: its domain
  * @key: the endpoint key it was posted with
  * @id: its datagram id (~0: none)
  * @bound: only @peer_pe and @peer_inst match
@@ -117,7 +117,7 @@ struct kgni_dg_in {
  */
 struct kgni_dg {
 	struct list_head node;
-	struct kgni_file *kfile;
+	struct kgni_dom *dom;
 	u64 key;
 	u64 id;
 	bool bound;
@@ -156,7 +156,7 @@ struct kgni_dg_out {
 
 /**
  * struct kgni_dgrams - the device's datagram state (kdev->dg)
- * @posts: every pending or uncollected post of every file
+ * @posts: every pending or uncollected post of every domain
  * @queued: REQs that matched nothing yet
  * @nqueued: their number
  * @backlog: messages waiting for a TX slot (struct kgni_dg_out)
@@ -305,10 +305,10 @@ static void kgni_dg_msg_of(struct kgni_dev *kdev, const struct kgni_dg *p,
 {
 	memset(m, 0, offsetof(struct kgni_dg_in, data));
 	m->type = type;
-	m->ptag = p->kfile->ptag;
-	m->cookie = p->kfile->cookie;
+	m->ptag = p->dom->ptag;
+	m->cookie = p->dom->cookie;
 	m->src_pe = kdev->dg->pe;
-	m->src_inst = p->kfile->inst_id;
+	m->src_inst = p->dom->inst_id;
 	m->dst_inst = dst_inst;
 	m->len = type == KGNI_DG_CANCEL ? 0 : p->len;
 	memcpy(m->data, p->data, m->len);
@@ -350,10 +350,10 @@ static void kgni_dg_answer(struct kgni_dev *kdev, struct kgni_dg *p,
 static bool kgni_dg_accepts(struct kgni_dev *kdev, const struct kgni_dg *p,
 			    const struct kgni_dg_in *m)
 {
-	const struct kgni_file *f = p->kfile;
+	const struct kgni_dom *dom = p->dom;
 
-	if (p->state != KGNI_DGRAM_PENDING || f->ptag != m->ptag ||
-	    f->cookie != m->cookie || f->inst_id != m->dst_inst)
+	if (p->state != KGNI_DGRAM_PENDING || dom->ptag != m->ptag ||
+	    dom->cookie != m->cookie || dom->inst_id != m->dst_inst)
 		return false;
 	if (p->bound && (p->peer_pe != m->src_pe || p->peer_inst != m->src_inst))
 		return false;
@@ -426,7 +426,7 @@ static void kgni_dg_on_req(struct kgni_dev *kdev, const struct kgni_dg_in *m)
 		 * other waits for that answer.
 		 */
 		if (hit->bound && hit->req_sent &&
-		    kgni_dg_cmp(dg->pe, hit->kfile->inst_id, hit->xid,
+		    kgni_dg_cmp(dg->pe, hit->dom->inst_id, hit->xid,
 				m->src_pe, m->src_inst, m->xid) > 0)
 			return;
 		kgni_dg_answer(kdev, hit, m);
@@ -457,8 +457,8 @@ static void kgni_dg_on_reply(struct kgni_dev *kdev, const struct kgni_dg_in *m)
 		if (p->state == KGNI_DGRAM_PENDING && p->req_sent &&
 		    p->xid == m->xid && p->peer_pe == m->src_pe &&
 		    p->peer_inst == m->src_inst &&
-		    p->kfile->inst_id == m->dst_inst &&
-		    p->kfile->cookie == m->cookie) {
+		    p->dom->inst_id == m->dst_inst &&
+		    p->dom->cookie == m->cookie) {
 			kgni_dg_complete(kdev, p, m);
 			return;
 		}
@@ -736,15 +736,15 @@ void kgni_dg_fini(struct kgni_dev *kdev)
 }
 
 /**
- * kgni_dg_file_release() - drop a file's datagrams
+ * kgni_dg_dom_release() - drop a domain's datagrams
  * @kdev: the device
- * @kfile: the file, being torn down
+ * @dom: the domain, being torn down
  *
  * A pending one whose REQ went out is cancelled at its peer.
  *
  * Context: dp_lock held.
  */
-void kgni_dg_file_release(struct kgni_dev *kdev, struct kgni_file *kfile)
+void kgni_dg_dom_release(struct kgni_dev *kdev, struct kgni_dom *dom)
 {
 	struct kgni_dg *p, *next;
 	struct kgni_dg_in m;
@@ -752,7 +752,7 @@ void kgni_dg_file_release(struct kgni_dev *kdev, struct kgni_file *kfile)
 	if (!kdev->dg)
 		return;
 	list_for_each_entry_safe(p, next, &kdev->dg->posts, node) {
-		if (p->kfile != kfile)
+		if (p->dom != dom)
 			continue;
 		if (p->state == KGNI_DGRAM_PENDING && p->req_sent) {
 			kgni_dg_msg_of(kdev, p, KGNI_DG_CANCEL, p->peer_inst,
@@ -768,9 +768,9 @@ void kgni_dg_file_release(struct kgni_dev *kdev, struct kgni_file *kfile)
 
 /* Ioctls */
 
-/* The file's datagram named by @key, or by @id if @by_id; NULL if none. */
+/* The domain's datagram named by @key, or by @id if @by_id; NULL if none. */
 static struct kgni_dg *kgni_dg_find(struct kgni_dev *kdev,
-				    struct kgni_file *kfile, bool by_id,
+				    struct kgni_dom *dom, bool by_id,
 				    u64 key, u64 id)
 {
 	struct kgni_dg *p;
@@ -778,7 +778,7 @@ static struct kgni_dg *kgni_dg_find(struct kgni_dev *kdev,
 	if (by_id && id == ~0ull)
 		return NULL;
 	list_for_each_entry(p, &kdev->dg->posts, node)
-		if (p->kfile == kfile && (by_id ? p->id == id : p->key == key))
+		if (p->dom == dom && (by_id ? p->id == id : p->key == key))
 			return p;
 	return NULL;
 }
@@ -808,7 +808,7 @@ static struct kgni_dg_req *kgni_dg_dequeue(struct kgni_dev *kdev,
 int kgni_ioctl_dgram_post(struct kgni_ucmd *ucmd)
 {
 	struct kgni_dgram_post *cmd = ucmd->cmd;
-	struct kgni_file *kfile = ucmd->kfile;
+	struct kgni_dom *dom = &ucmd->kfile->dom;
 	struct kgni_dev *kdev = ucmd->kdev;
 	struct kgni_dg *p, *o;
 	unsigned int mine = 0;
@@ -836,19 +836,19 @@ int kgni_ioctl_dgram_post(struct kgni_ucmd *ucmd)
 	p->peer_pe = cmd->peer_pe;
 	p->peer_inst = cmd->peer_inst;
 	p->state = KGNI_DGRAM_PENDING;
-	p->kfile = kfile;
+	p->dom = dom;
 
 	mutex_lock(&kdev->dp_lock);
-	ret = kgni_file_usable(kfile);
+	ret = kgni_dom_usable(dom);
 	if (!ret && (!kdev->dg || kdev->dg->stopped))
 		ret = -ENODEV;
 	if (ret)
 		goto err;
 	ret = -EBUSY;
-	if (kgni_dg_find(kdev, kfile, false, cmd->ep_key, 0))
+	if (kgni_dg_find(kdev, dom, false, cmd->ep_key, 0))
 		goto err;
 	list_for_each_entry(o, &kdev->dg->posts, node)
-		mine += o->kfile == kfile;
+		mine += o->dom == dom;
 	ret = -ENOSPC;
 	if (mine >= KGNI_DGRAM_MAX_POSTS)
 		goto err;
@@ -918,7 +918,7 @@ static long kgni_dg_timeout(u32 ms)
 int kgni_ioctl_dgram_test(struct kgni_ucmd *ucmd)
 {
 	struct kgni_dgram_test *cmd = ucmd->cmd;
-	struct kgni_file *kfile = ucmd->kfile;
+	struct kgni_dom *dom = &ucmd->kfile->dom;
 	struct kgni_dev *kdev = ucmd->kdev;
 	bool by_id = cmd->flags & KGNI_DGRAM_BY_ID;
 	long left = kgni_dg_timeout(cmd->timeout_ms);
@@ -933,7 +933,7 @@ int kgni_ioctl_dgram_test(struct kgni_ucmd *ucmd)
 	for (;;) {
 		mutex_lock(&kdev->dp_lock);
 		ret = kdev->dg ? 0 : -ENODEV;
-		p = ret ? NULL : kgni_dg_find(kdev, kfile, by_id, cmd->ep_key,
+		p = ret ? NULL : kgni_dg_find(kdev, dom, by_id, cmd->ep_key,
 					      cmd->id);
 		if (!ret && !p)
 			ret = -ENOENT;
@@ -981,7 +981,7 @@ int kgni_ioctl_dgram_test(struct kgni_ucmd *ucmd)
 int kgni_ioctl_dgram_probe(struct kgni_ucmd *ucmd)
 {
 	struct kgni_dgram_probe *cmd = ucmd->cmd;
-	struct kgni_file *kfile = ucmd->kfile;
+	struct kgni_dom *dom = &ucmd->kfile->dom;
 	struct kgni_dev *kdev = ucmd->kdev;
 	long left = kgni_dg_timeout(cmd->timeout_ms);
 	struct kgni_dg *p, *first;
@@ -997,7 +997,7 @@ int kgni_ioctl_dgram_probe(struct kgni_ucmd *ucmd)
 			return -ENODEV;
 		}
 		list_for_each_entry(p, &kdev->dg->posts, node)
-			if (p->kfile == kfile &&
+			if (p->dom == dom &&
 			    p->state != KGNI_DGRAM_PENDING &&
 			    (!first || p->ended < first->ended))
 				first = p;
@@ -1043,8 +1043,8 @@ int kgni_ioctl_dgram_cancel(struct kgni_ucmd *ucmd)
 		ret = -ENODEV;
 		goto out;
 	}
-	p = kgni_dg_find(kdev, ucmd->kfile, cmd->flags & KGNI_DGRAM_BY_ID,
-			 cmd->ep_key, cmd->id);
+	p = kgni_dg_find(kdev, &ucmd->kfile->dom,
+			 cmd->flags & KGNI_DGRAM_BY_ID, cmd->ep_key, cmd->id);
 	if (!p || p->state != KGNI_DGRAM_PENDING)
 		goto out;
 	if (p->req_sent) {

@@ -12,7 +12,7 @@
  *
  * What the data path's files share:
  *   kgni_job.c   jobs and CDMs: who may attach, revoking a released
- *                job's files, undoing a file's objects
+ *                job's domains, undoing a domain's objects
  *   kgni_mem.c   the NIC's tables and the GART; memory registration
  *   kgni_cq.c    completion queues and the blocking waits on them
  *   kgni_fma.c   FMA descriptors
@@ -51,7 +51,7 @@ static inline u64 kgni_map_offset(enum kgni_map_kind kind, u32 id)
 
 /**
  * struct kgni_mem - a registration
- * @node: in the file's list
+ * @node: in its domain's list
  * @mdh: its MDD
  * @gart_first: its first GART entry; page i is entry @gart_first + i
  *              (unless @mrt_count)
@@ -85,17 +85,17 @@ struct kgni_mem {
 
 /**
  * struct kgni_cq - a completion queue
- * @node: in the file's list
+ * @node: in its domain's list
  * @id: the device's CQ number
  * @entries: ring entries
  * @ring: the ring, kernel address
  * @dma: the ring, device address
  * @ring_size: bytes allocated for the ring (whole pages)
- * @users: FMA descriptors, registrations and RDMA posts of the file that
- *         name it (a post until the kernel takes its slot back)
+ * @users: FMA descriptors, registrations and RDMA posts of the domain
+ *         that name it (a post until the kernel takes its slot back)
  * @blocking: made with KGNI_CQ_BLOCKING: its events interrupt
  * @dead: destroyed; only waiters and mappings still hold the structure
- * @ref: the file's list holds one, each KGNI_IOC_CQ_WAIT and each mapping
+ * @ref: the domain's list holds one, each KGNI_IOC_CQ_WAIT and each mapping
  *       one; the last frees the ring and gives the number back
  * @kdev: the device
  * @mm: the mm whose RLIMIT_MEMLOCK the ring is charged to
@@ -117,10 +117,10 @@ struct kgni_cq {
 
 /**
  * struct kgni_fma - a general FMA descriptor
- * @node: in the file's list
+ * @node: in its domain's list
  * @id: the descriptor, 0 to GEMINI_NUM_FMA - 1
  * @cq: its cq_hndl
- * @ref: the file's list holds one, each mapping one; the last gives the
+ * @ref: the domain's list holds one, each mapping one; the last gives the
  *       number back, unless @stuck
  * @stuck: it did not go idle after being disabled: never handed out again
  * @kdev: the device
@@ -146,28 +146,28 @@ static inline void __iomem *kgni_mmr(struct kgni_dev *kdev, u64 off)
  */
 
 /* kgni_job.c */
-int kgni_file_usable(const struct kgni_file *kfile);
+int kgni_dom_usable(const struct kgni_dom *dom);
 
 /* kgni_mem.c */
 void kgni_mem_free(struct kgni_dev *kdev, struct kgni_mem *mem, bool live);
-unsigned int kgni_mem_cq_refs(struct kgni_file *kfile, struct kgni_cq *cq);
-void kgni_mem_cq_detach(struct kgni_dev *kdev, struct kgni_file *kfile,
+unsigned int kgni_mem_cq_refs(struct kgni_dom *dom, struct kgni_cq *cq);
+void kgni_mem_cq_detach(struct kgni_dev *kdev, struct kgni_dom *dom,
 			struct kgni_cq *cq);
-struct kgni_mem *kgni_mem_find(struct kgni_file *kfile, const u64 h[2]);
+struct kgni_mem *kgni_mem_find(struct kgni_dom *dom, const u64 h[2]);
 
 /* kgni_cq.c */
 void kgni_cq_write(struct kgni_dev *kdev, u32 cq, u64 base, u64 qw2,
 		   u64 qw3_flags);
-struct kgni_cq *kgni_cq_find(struct kgni_file *kfile, u32 id);
+struct kgni_cq *kgni_cq_find(struct kgni_dom *dom, u32 id);
 void kgni_cq_put(struct kgni_cq *cq);
-void kgni_cq_free(struct kgni_dev *kdev, struct kgni_file *kfile,
+void kgni_cq_free(struct kgni_dev *kdev, struct kgni_dom *dom,
 		  struct kgni_cq *cq, bool live);
 
 /* kgni_fma.c */
 void kgni_fma_program(struct kgni_dev *kdev, u32 d, u64 qw3, u64 mode2);
-struct kgni_fma *kgni_fma_find(struct kgni_file *kfile, u32 id);
+struct kgni_fma *kgni_fma_find(struct kgni_dom *dom, u32 id);
 void kgni_fma_put(struct kgni_fma *fma);
-void kgni_fmas_free_all(struct kgni_dev *kdev, struct kgni_file *kfile,
+void kgni_fmas_free_all(struct kgni_dev *kdev, struct kgni_dom *dom,
 			bool live);
 
 /* kgni_bte.c */
@@ -182,14 +182,14 @@ bool kgni_bte_full(const struct kgni_bte_chan *ch);
 unsigned int kgni_bte_ring(struct kgni_dev *kdev, unsigned int vc,
 			   const u64 *qw);
 void kgni_bte_reclaim(struct kgni_dev *kdev);
-void kgni_bte_drain(struct kgni_dev *kdev, struct kgni_file *kfile,
+void kgni_bte_drain(struct kgni_dev *kdev, struct kgni_dom *dom,
 		    bool live);
 
 /* kgni_dgram.c */
 int kgni_dg_init(struct kgni_dev *kdev);
 void kgni_dg_stop(struct kgni_dev *kdev);
 void kgni_dg_fini(struct kgni_dev *kdev);
-void kgni_dg_file_release(struct kgni_dev *kdev, struct kgni_file *kfile);
+void kgni_dg_dom_release(struct kgni_dev *kdev, struct kgni_dom *dom);
 
 /* kgni_mmap.c */
 void kgni_zap(struct file *file, u64 off, u64 len);

@@ -50,18 +50,18 @@ void kgni_fma_program(struct kgni_dev *kdev, u32 d, u64 qw3, u64 mode2)
 }
 
 /**
- * kgni_fma_find() - an FMA descriptor of the file
- * @kfile: the file
+ * kgni_fma_find() - an FMA descriptor of the domain
+ * @dom: the domain
  * @id: the descriptor
  *
  * Context: dp_lock held.
  * Return: the descriptor, or NULL.
  */
-struct kgni_fma *kgni_fma_find(struct kgni_file *kfile, u32 id)
+struct kgni_fma *kgni_fma_find(struct kgni_dom *dom, u32 id)
 {
 	struct kgni_fma *fma;
 
-	list_for_each_entry(fma, &kfile->fmas, node)
+	list_for_each_entry(fma, &dom->fmas, node)
 		if (fma->id == id)
 			return fma;
 	return NULL;
@@ -99,7 +99,7 @@ static unsigned int kgni_fma_ssids(struct kgni_dev *kdev, u32 d)
  * descriptor within GEMINI_FMA_TIMEOUT_MS; one still busy after that is
  * never given out again.
  */
-static void kgni_fmas_free(struct kgni_dev *kdev, struct kgni_file *kfile,
+static void kgni_fmas_free(struct kgni_dev *kdev, struct kgni_dom *dom,
 			   struct kgni_fma **fma, unsigned int n, bool live)
 {
 	static const enum kgni_map_kind win[] = {
@@ -110,11 +110,11 @@ static void kgni_fmas_free(struct kgni_dev *kdev, struct kgni_file *kfile,
 	unsigned int i, k, busy;
 
 	for (i = 0; i < n; i++) {
-		kgni_zap(kfile->file,
+		kgni_zap(dom->file,
 			 kgni_map_offset(KGNI_MAP_FMA_USER, fma[i]->id),
 			 PAGE_SIZE);
 		for (k = 0; k < ARRAY_SIZE(win); k++)
-			kgni_zap(kfile->file,
+			kgni_zap(dom->file,
 				 kgni_map_offset(win[k], fma[i]->id),
 				 KGNI_FMA_MAP_SIZE);
 		if (live)
@@ -142,15 +142,15 @@ static void kgni_fmas_free(struct kgni_dev *kdev, struct kgni_file *kfile,
 }
 
 /**
- * kgni_fmas_free_all() - free every FMA descriptor of a file
+ * kgni_fmas_free_all() - free every FMA descriptor of a domain
  * @kdev: the device
- * @kfile: the file
+ * @dom: the domain
  * @live: the device may be touched: the descriptors are disabled and
  *        waited for
  *
  * Context: dp_lock held.
  */
-void kgni_fmas_free_all(struct kgni_dev *kdev, struct kgni_file *kfile,
+void kgni_fmas_free_all(struct kgni_dev *kdev, struct kgni_dom *dom,
 			bool live)
 {
 	struct kgni_fma *batch[16], *fma;
@@ -158,13 +158,13 @@ void kgni_fmas_free_all(struct kgni_dev *kdev, struct kgni_file *kfile,
 
 	do {
 		n = 0;
-		list_for_each_entry(fma, &kfile->fmas, node) {
+		list_for_each_entry(fma, &dom->fmas, node) {
 			batch[n++] = fma;
 			if (n == ARRAY_SIZE(batch))
 				break;
 		}
 		if (n)
-			kgni_fmas_free(kdev, kfile, batch, n, live);
+			kgni_fmas_free(kdev, dom, batch, n, live);
 	} while (n);
 }
 
@@ -179,7 +179,7 @@ void kgni_fmas_free_all(struct kgni_dev *kdev, struct kgni_file *kfile,
 int kgni_ioctl_fma_alloc(struct kgni_ucmd *ucmd)
 {
 	struct kgni_fma_alloc *cmd = ucmd->cmd;
-	struct kgni_file *kfile = ucmd->kfile;
+	struct kgni_dom *dom = &ucmd->kfile->dom;
 	struct kgni_dev *kdev = ucmd->kdev;
 	struct kgni_fma *fma;
 	struct kgni_cq *cq;
@@ -198,10 +198,10 @@ int kgni_ioctl_fma_alloc(struct kgni_ucmd *ucmd)
 	refcount_set(&fma->ref, 1);
 	fma->kdev = kdev;
 	mutex_lock(&kdev->dp_lock);
-	ret = kgni_file_usable(kfile);
+	ret = kgni_dom_usable(dom);
 	if (ret)
 		goto err_unlock;
-	cq = kgni_cq_find(kfile, cmd->cq_id);
+	cq = kgni_cq_find(dom, cmd->cq_id);
 	if (!cq) {
 		ret = -EINVAL;
 		goto err_unlock;
@@ -216,10 +216,10 @@ int kgni_ioctl_fma_alloc(struct kgni_ucmd *ucmd)
 	fma->cq = cq;
 	cq->users++;
 	qw3 = ((u64)cq->id << GEMINI_FMA_CQH_SHIFT) |
-	      ((u64)kfile->ptag << GEMINI_FMA_SRC_PTAG_SHIFT) |
-	      ((u64)kfile->ptag << GEMINI_FMA_DEST_PTAG_SHIFT);
+	      ((u64)dom->ptag << GEMINI_FMA_SRC_PTAG_SHIFT) |
+	      ((u64)dom->ptag << GEMINI_FMA_DEST_PTAG_SHIFT);
 	kgni_fma_program(kdev, d, qw3, GEMINI_FMA_MODE2_FMA_ENABLE);
-	list_add_tail(&fma->node, &kfile->fmas);
+	list_add_tail(&fma->node, &dom->fmas);
 	cmd->fma_id = d;
 	cmd->user_offset = kgni_map_offset(KGNI_MAP_FMA_USER, d);
 	cmd->put_wc_offset = kgni_map_offset(KGNI_MAP_FMA_PUT_WC, d);
@@ -245,7 +245,7 @@ err_unlock:
 int kgni_ioctl_fma_free(struct kgni_ucmd *ucmd)
 {
 	struct kgni_fma_free *cmd = ucmd->cmd;
-	struct kgni_file *kfile = ucmd->kfile;
+	struct kgni_dom *dom = &ucmd->kfile->dom;
 	struct kgni_dev *kdev = ucmd->kdev;
 	struct kgni_fma *fma;
 	int ret = -EINVAL;
@@ -253,11 +253,11 @@ int kgni_ioctl_fma_free(struct kgni_ucmd *ucmd)
 	if (cmd->flags || cmd->reserved)
 		return -EINVAL;
 	mutex_lock(&kdev->dp_lock);
-	if (kfile->revoked)
+	if (dom->revoked)
 		ret = -ENOLINK;
-	list_for_each_entry(fma, &kfile->fmas, node) {
+	list_for_each_entry(fma, &dom->fmas, node) {
 		if (fma->id == cmd->fma_id) {
-			kgni_fmas_free(kdev, kfile, &fma, 1, true);
+			kgni_fmas_free(kdev, dom, &fma, 1, true);
 			ret = 0;
 			break;
 		}

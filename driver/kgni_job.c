@@ -2,8 +2,9 @@
 /*
  * kgni: jobs and CDMs (KGNI_IOC_JOB_CONFIGURE, KGNI_IOC_CDM_ATTACH).
  *
- * Every object belongs to the file that made it and is undone when the
- * file is released or its job is (a released job's files are revoked):
+ * Every object belongs to the domain that made it (an open file's) and
+ * is undone when the file is released or its job is (a released job's
+ * domains are revoked):
  * the device entry is reset first (so that a later owner starts clean and
  * the device stops using the memory), then the memory is unpinned or
  * freed.
@@ -19,23 +20,23 @@
 #include "kgni_dp.h"
 
 /*
- * Undo every object of @kfile (dp_lock held): descriptors and
+ * Undo every object of @dom (dp_lock held): descriptors and
  * registrations before the CQs they name; RDMA posts, which the invalid
  * registrations make fail at once, waited for before the CQs too.
  */
-static void kgni_file_teardown(struct kgni_dev *kdev, struct kgni_file *kfile,
-			       bool live)
+static void kgni_dom_teardown(struct kgni_dev *kdev, struct kgni_dom *dom,
+			      bool live)
 {
 	struct kgni_mem *mem, *mem_next;
 	struct kgni_cq *cq, *cq_next;
 
-	kgni_fmas_free_all(kdev, kfile, live);
-	list_for_each_entry_safe(mem, mem_next, &kfile->mems, node)
+	kgni_fmas_free_all(kdev, dom, live);
+	list_for_each_entry_safe(mem, mem_next, &dom->mems, node)
 		kgni_mem_free(kdev, mem, live);
-	kgni_bte_drain(kdev, kfile, live);
-	kgni_dg_file_release(kdev, kfile);
-	list_for_each_entry_safe(cq, cq_next, &kfile->cqs, node)
-		kgni_cq_free(kdev, kfile, cq, live);
+	kgni_bte_drain(kdev, dom, live);
+	kgni_dg_dom_release(kdev, dom);
+	list_for_each_entry_safe(cq, cq_next, &dom->cqs, node)
+		kgni_cq_free(kdev, dom, cq, live);
 }
 
 /**
@@ -54,8 +55,8 @@ void kgni_file_release(struct kgni_file *kfile, struct file *file)
 	down_read(&kdev->ctl_rwsem);
 	live = !READ_ONCE(kdev->gone);
 	mutex_lock(&kdev->dp_lock);
-	kgni_file_teardown(kdev, kfile, live);
-	list_del(&kfile->node);
+	kgni_dom_teardown(kdev, &kfile->dom, live);
+	list_del(&kfile->dom.node);
 	mutex_unlock(&kdev->dp_lock);
 	up_read(&kdev->ctl_rwsem);
 }
@@ -113,17 +114,17 @@ void kgni_dp_free_jobs(struct kgni_dev *kdev)
 }
 
 /**
- * kgni_file_usable() - what the data path allows a file
- * @kfile: the file
+ * kgni_dom_usable() - what the data path allows a domain
+ * @dom: the domain
  *
  * Context: dp_lock held.
  * Return: 0, -EPERM without a CDM, -ENOLINK once its job was released.
  */
-int kgni_file_usable(const struct kgni_file *kfile)
+int kgni_dom_usable(const struct kgni_dom *dom)
 {
-	if (kfile->revoked)
+	if (dom->revoked)
 		return -ENOLINK;
-	return kfile->attached ? 0 : -EPERM;
+	return dom->attached ? 0 : -EPERM;
 }
 
 /* Jobs and CDMs */
@@ -132,15 +133,15 @@ int kgni_file_usable(const struct kgni_file *kfile)
 static void kgni_job_revoke(struct kgni_dev *kdev, int i)
 {
 	struct kgni_job *job = &kdev->jobs[i];
-	struct kgni_file *kfile;
+	struct kgni_dom *dom;
 	bool live = !READ_ONCE(kdev->gone);
 
-	list_for_each_entry(kfile, &kdev->files, node) {
-		if (!kfile->attached || kfile->revoked || kfile->job != i ||
-		    kfile->job_gen != job->gen)
+	list_for_each_entry(dom, &kdev->doms, node) {
+		if (!dom->attached || dom->revoked || dom->job != i ||
+		    dom->job_gen != job->gen)
 			continue;
-		kgni_file_teardown(kdev, kfile, live);
-		kfile->revoked = true;
+		kgni_dom_teardown(kdev, dom, live);
+		dom->revoked = true;
 	}
 	cgroup_put(job->cgrp);
 	job->cgrp = NULL;
@@ -244,7 +245,7 @@ static bool kgni_job_member(const struct kgni_job *job)
 int kgni_ioctl_cdm_attach(struct kgni_ucmd *ucmd)
 {
 	struct kgni_cdm_attach *cmd = ucmd->cmd;
-	struct kgni_file *kfile = ucmd->kfile;
+	struct kgni_dom *dom = &ucmd->kfile->dom;
 	struct kgni_dev *kdev = ucmd->kdev;
 	int i, ret = -EPERM;
 
@@ -254,8 +255,8 @@ int kgni_ioctl_cdm_attach(struct kgni_ucmd *ucmd)
 		return -EINVAL;
 
 	mutex_lock(&kdev->dp_lock);
-	if (kfile->attached) {
-		ret = kfile->revoked ? -ENOLINK : -EBUSY;
+	if (dom->attached) {
+		ret = dom->revoked ? -ENOLINK : -EBUSY;
 		goto out;
 	}
 	for (i = 0; i < KGNI_MAX_JOBS; i++) {
@@ -266,12 +267,12 @@ int kgni_ioctl_cdm_attach(struct kgni_ucmd *ucmd)
 	/* Not told apart from a pair no job has: no probing for pairs. */
 	if (i == KGNI_MAX_JOBS || !kgni_job_member(&kdev->jobs[i]))
 		goto out;
-	kfile->attached = true;
-	kfile->job = i;
-	kfile->job_gen = kdev->jobs[i].gen;
-	kfile->ptag = cmd->ptag;
-	kfile->cookie = cmd->cookie;
-	kfile->inst_id = cmd->inst_id;
+	dom->attached = true;
+	dom->job = i;
+	dom->job_gen = kdev->jobs[i].gen;
+	dom->ptag = cmd->ptag;
+	dom->cookie = cmd->cookie;
+	dom->inst_id = cmd->inst_id;
 	ret = 0;
 out:
 	mutex_unlock(&kdev->dp_lock);

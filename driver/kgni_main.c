@@ -53,14 +53,14 @@ static int kgni_open(struct inode *inode, struct file *file)
 	if (!kfile)
 		return -ENOMEM;
 	kfile->kdev = kdev;
-	INIT_LIST_HEAD(&kfile->mems);
-	INIT_LIST_HEAD(&kfile->cqs);
-	INIT_LIST_HEAD(&kfile->fmas);
-	kfile->file = file;
+	INIT_LIST_HEAD(&kfile->dom.mems);
+	INIT_LIST_HEAD(&kfile->dom.cqs);
+	INIT_LIST_HEAD(&kfile->dom.fmas);
+	kfile->dom.file = file;
 	get_device(&kdev->dev);
 	mutex_lock(&kdev->dp_lock);
-	list_add_tail(&kfile->node, &kdev->files);
-	kgni_bte_file_init(kdev, kfile);
+	list_add_tail(&kfile->dom.node, &kdev->doms);
+	kgni_bte_dom_init(kdev, &kfile->dom);
 	mutex_unlock(&kdev->dp_lock);
 	file->private_data = kfile;
 	return nonseekable_open(inode, file);
@@ -127,7 +127,7 @@ struct kgni_dev *kgni_dev_alloc(struct pci_dev *pdev)
 	init_waitqueue_head(&kdev->dg_wq);
 	INIT_DELAYED_WORK(&kdev->dg_work, kgni_dg_work);
 	mutex_init(&kdev->dp_lock);
-	INIT_LIST_HEAD(&kdev->files);
+	INIT_LIST_HEAD(&kdev->doms);
 
 	device_initialize(&kdev->dev);
 	kdev->dev.class = &kgni_class;

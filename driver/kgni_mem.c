@@ -249,18 +249,18 @@ void kgni_dp_unmap(struct kgni_dev *kdev)
 }
 
 /**
- * kgni_mem_cq_refs() - how many of a file's registrations send @cq events
- * @kfile: the file
+ * kgni_mem_cq_refs() - how many of a domain's registrations send @cq events
+ * @dom: the domain
  * @cq: one of its CQs
  *
  * Context: dp_lock held.
  */
-unsigned int kgni_mem_cq_refs(struct kgni_file *kfile, struct kgni_cq *cq)
+unsigned int kgni_mem_cq_refs(struct kgni_dom *dom, struct kgni_cq *cq)
 {
 	struct kgni_mem *mem;
 	unsigned int n = 0;
 
-	list_for_each_entry(mem, &kfile->mems, node)
+	list_for_each_entry(mem, &dom->mems, node)
 		n += mem->cq == cq;
 	return n;
 }
@@ -268,7 +268,7 @@ unsigned int kgni_mem_cq_refs(struct kgni_file *kfile, struct kgni_cq *cq)
 /**
  * kgni_mem_cq_detach() - no more remote events into @cq
  * @kdev: the device, live
- * @kfile: the file
+ * @dom: the domain
  * @cq: one of its CQs, about to be destroyed
  *
  * The registrations stay usable; their MDDs name no CQ from now on.  One
@@ -279,12 +279,12 @@ unsigned int kgni_mem_cq_refs(struct kgni_file *kfile, struct kgni_cq *cq)
  *
  * Context: dp_lock held.
  */
-void kgni_mem_cq_detach(struct kgni_dev *kdev, struct kgni_file *kfile,
+void kgni_mem_cq_detach(struct kgni_dev *kdev, struct kgni_dom *dom,
 			struct kgni_cq *cq)
 {
 	struct kgni_mem *mem;
 
-	list_for_each_entry(mem, &kfile->mems, node) {
+	list_for_each_entry(mem, &dom->mems, node) {
 		void __iomem *p;
 
 		if (mem->cq != cq)
@@ -487,14 +487,14 @@ static unsigned long kgni_seg_pages(const struct kgni_mem_segment *seg)
  * and @flags allow it, else through one run of GART entries) and give
  * them one MDD whose offsets count from handle VA @va; the handle into
  * @hndl.  The
- * registration belongs to the file from then on.
+ * registration belongs to the file's domain from then on.
  */
 static int kgni_mem_create(struct kgni_ucmd *ucmd, u32 flags, u32 cq_id,
 			   const struct kgni_mem_segment *segs,
 			   unsigned int nsegs, unsigned long npages, u64 va,
 			   u64 hndl[2])
 {
-	struct kgni_file *kfile = ucmd->kfile;
+	struct kgni_dom *dom = &ucmd->kfile->dom;
 	struct kgni_dev *kdev = ucmd->kdev;
 	bool writable = !(flags & KGNI_MEM_READONLY);
 	unsigned long lock_limit, done = 0;
@@ -509,8 +509,8 @@ static int kgni_mem_create(struct kgni_ucmd *ucmd, u32 flags, u32 cq_id,
 
 	/* Checked again below, when it is taken: it may go meanwhile. */
 	mutex_lock(&kdev->dp_lock);
-	ret = kgni_file_usable(kfile);
-	if (!ret && cq_id && !kgni_cq_find(kfile, cq_id))
+	ret = kgni_dom_usable(dom);
+	if (!ret && cq_id && !kgni_cq_find(dom, cq_id))
 		ret = -EINVAL;
 	mutex_unlock(&kdev->dp_lock);
 	if (ret)
@@ -552,11 +552,11 @@ static int kgni_mem_create(struct kgni_ucmd *ucmd, u32 flags, u32 cq_id,
 
 	mutex_lock(&kdev->dp_lock);
 	/* The job may have been released while the pages were pinned. */
-	ret = kgni_file_usable(kfile);
+	ret = kgni_dom_usable(dom);
 	if (ret)
 		goto err_unlock;
 	if (cq_id) {
-		cq = kgni_cq_find(kfile, cq_id);
+		cq = kgni_cq_find(dom, cq_id);
 		if (!cq) {
 			ret = -EINVAL;
 			goto err_unlock;
@@ -580,7 +580,7 @@ static int kgni_mem_create(struct kgni_ucmd *ucmd, u32 flags, u32 cq_id,
 					    base + mem->npages * PAGE_SIZE - 1,
 					    0);
 	kgni_mdd_write(kdev, mdh,
-		       GEMINI_MDD_QW1(kfile->ptag, base, mem->mrt_count),
+		       GEMINI_MDD_QW1(dom->ptag, base, mem->mrt_count),
 		       GEMINI_MDD_QW2(modes,
 				      base + mem->npages * PAGE_SIZE - 1,
 				      cq ? cq->id : 0));
@@ -595,7 +595,7 @@ static int kgni_mem_create(struct kgni_ucmd *ucmd, u32 flags, u32 cq_id,
 			GEMINI_MH_FLAGS_SHIFT);
 	mem->hndl[1] |= (u64)gemini_mh_crc(mem->hndl[0], mem->hndl[1]) <<
 			GEMINI_MH_CRC_SHIFT;
-	list_add_tail(&mem->node, &kfile->mems);
+	list_add_tail(&mem->node, &dom->mems);
 	hndl[0] = mem->hndl[0];
 	hndl[1] = mem->hndl[1];
 	mutex_unlock(&kdev->dp_lock);
@@ -719,18 +719,18 @@ int kgni_ioctl_mem_register_segments(struct kgni_ucmd *ucmd)
 }
 
 /**
- * kgni_mem_find() - a registration of the file, by its handle
- * @kfile: the file
+ * kgni_mem_find() - a registration of the domain, by its handle
+ * @dom: the domain
  * @h: the handle
  *
  * Context: dp_lock held.
  * Return: the registration, or NULL.
  */
-struct kgni_mem *kgni_mem_find(struct kgni_file *kfile, const u64 h[2])
+struct kgni_mem *kgni_mem_find(struct kgni_dom *dom, const u64 h[2])
 {
 	struct kgni_mem *mem;
 
-	list_for_each_entry(mem, &kfile->mems, node)
+	list_for_each_entry(mem, &dom->mems, node)
 		if (mem->hndl[0] == h[0] && mem->hndl[1] == h[1])
 			return mem;
 	return NULL;
@@ -746,7 +746,7 @@ struct kgni_mem *kgni_mem_find(struct kgni_file *kfile, const u64 h[2])
 int kgni_ioctl_mem_deregister(struct kgni_ucmd *ucmd)
 {
 	struct kgni_mem_deregister *cmd = ucmd->cmd;
-	struct kgni_file *kfile = ucmd->kfile;
+	struct kgni_dom *dom = &ucmd->kfile->dom;
 	struct kgni_dev *kdev = ucmd->kdev;
 	struct kgni_mem *mem;
 	u64 h[2];
@@ -760,9 +760,9 @@ int kgni_ioctl_mem_deregister(struct kgni_ucmd *ucmd)
 		return -EINVAL;
 
 	mutex_lock(&kdev->dp_lock);
-	if (kfile->revoked)
+	if (dom->revoked)
 		ret = -ENOLINK;
-	mem = kgni_mem_find(kfile, cmd->mem_hndl);
+	mem = kgni_mem_find(dom, cmd->mem_hndl);
 	if (mem) {
 		kgni_mem_free(kdev, mem, true);
 		ret = 0;

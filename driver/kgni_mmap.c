@@ -71,6 +71,7 @@ static const struct vm_operations_struct kgni_fma_vm_ops = {
 static int kgni_mmap_locked(struct kgni_file *kfile,
 			    struct vm_area_struct *vma)
 {
+	struct kgni_dom *dom = &kfile->dom;
 	struct kgni_dev *kdev = kfile->kdev;
 	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
 	u64 len = vma->vm_end - vma->vm_start;
@@ -86,12 +87,12 @@ static int kgni_mmap_locked(struct kgni_file *kfile,
 
 	if (!(vma->vm_flags & VM_SHARED))
 		return -EINVAL;
-	if (kfile->revoked)
+	if (dom->revoked)
 		return -ENOLINK;
 
 	switch (kind) {
 	case KGNI_MAP_CQ_RING:
-		cq = kgni_cq_find(kfile, id);
+		cq = kgni_cq_find(dom, id);
 		if (!cq || rel >= cq->ring_size || len > cq->ring_size - rel)
 			return -EINVAL;
 		/*
@@ -107,14 +108,14 @@ static int kgni_mmap_locked(struct kgni_file *kfile,
 		vma->vm_pgoff = pgoff;
 		goto out;
 	case KGNI_MAP_CQ_USER:
-		cq = kgni_cq_find(kfile, id);
+		cq = kgni_cq_find(dom, id);
 		if (!cq)
 			return -EINVAL;
 		bar_off = GEMINI_CQ_USER_PAGE(id);
 		size = PAGE_SIZE;
 		break;
 	case KGNI_MAP_FMA_USER:
-		fma = kgni_fma_find(kfile, id);
+		fma = kgni_fma_find(dom, id);
 		if (!fma)
 			return -EINVAL;
 		bar_off = GEMINI_FMA_USER_PAGE(id);
@@ -123,7 +124,7 @@ static int kgni_mmap_locked(struct kgni_file *kfile,
 	case KGNI_MAP_FMA_PUT_WC:
 	case KGNI_MAP_FMA_PUT_UC:
 	case KGNI_MAP_FMA_GET:
-		fma = kgni_fma_find(kfile, id);
+		fma = kgni_fma_find(dom, id);
 		if (!fma)
 			return -EINVAL;
 		bar_off = GEMINI_FMA_WINDOW(kind == KGNI_MAP_FMA_PUT_WC ?
