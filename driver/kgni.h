@@ -162,8 +162,12 @@ struct kgni_port_cache {
  * @vec: the vectors
  * @test_vector: vector the self-test waits for, or -1
  * @test_done: completed when @test_vector fires
- * @link_work: logs port state changes after a link-change interrupt
+ * @link_work: logs port state changes after a link-change interrupt,
+ *             and nodes lost or found after a fabric change
  * @port: port states as last logged by @link_work
+ * @fabric_changes: VGEMINI_CTL_FABRIC_CHANGES as @link_work last read it
+ * @reach_known: @reach holds the nodes a routing table reached
+ * @reach: those nodes, as last logged by @link_work (kgni_fabric.c)
  * @ctl_rwsem: held for reading by every ioctl while it uses the device,
  *             taken for writing by remove to wait for them
  * @gone: set by remove; ioctls that see it fail with -ENODEV
@@ -225,6 +229,9 @@ struct kgni_dev {
 
 	struct work_struct link_work;
 	struct kgni_port_cache port[GEMINI_NUM_TORUS_PORTS];
+	u32 fabric_changes;
+	bool reach_known;
+	DECLARE_BITMAP(reach, GEMINI_MAX_NODES);
 
 	struct rw_semaphore ctl_rwsem;
 	bool gone;
@@ -369,6 +376,12 @@ void kgni_pci_unregister(void);
 /* kgni_selftest.c */
 int kgni_selftest_identity(struct kgni_dev *kdev);
 int kgni_selftest(struct kgni_dev *kdev);
+
+/* kgni_fabric.c */
+unsigned int kgni_num_nodes(struct kgni_dev *kdev);
+unsigned int kgni_fabric_read_reach(struct kgni_dev *kdev, unsigned long *map);
+void kgni_fabric_changed(struct kgni_dev *kdev);
+void kgni_fabric_init(struct kgni_dev *kdev);
 
 /* kgni_port.c */
 const char *kgni_port_name(unsigned int port);

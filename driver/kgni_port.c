@@ -3,8 +3,9 @@
  * kgni: router ports and the link-change interrupt.
  *
  * The device raises the vector written to VGEMINI_CTL_LINK_IRQ whenever a
- * torus port changes state.  The handler only schedules link_work, which
- * reads every port and logs those that differ from what it logged last.
+ * torus port changes state or the fabric does (kgni_fabric.c).  The
+ * handler only schedules link_work, which reads every port and logs those
+ * that differ from what it logged last, then looks at the fabric.
  */
 #include "kgni.h"
 
@@ -88,6 +89,7 @@ static void kgni_link_work(struct work_struct *work)
 		kgni_port_log(kdev, port, &now);
 		kdev->port[port] = now;
 	}
+	kgni_fabric_changed(kdev);
 }
 
 /* Before the vectors exist: the ports as they are now, not logged. */
@@ -98,6 +100,7 @@ void kgni_link_init(struct kgni_dev *kdev)
 	INIT_WORK(&kdev->link_work, kgni_link_work);
 	for (port = 0; port < GEMINI_NUM_TORUS_PORTS; port++)
 		kgni_port_read(kdev, port, &kdev->port[port]);
+	kgni_fabric_init(kdev);
 }
 
 /* Route link changes to the last vector; log what changed since init. */

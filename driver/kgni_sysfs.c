@@ -9,6 +9,8 @@
  *   /sys/class/gni/kgniN/dims         "X Y Z"
  *   /sys/class/gni/kgniN/route_gen    routing table generation, decimal
  *   /sys/class/gni/kgniN/fabric_state "no-table", "running" or "quiesced"
+ *   /sys/class/gni/kgniN/reachable    nodes the routing table reaches,
+ *                                     a list such as "0-5,7" ("" if none)
  *   /sys/class/gni/kgniN/counters     one line per counter block
  *   /sys/class/gni/kgniN/ports/<p>_{state,peer,expected,changes}
  *
@@ -110,6 +112,23 @@ static ssize_t fabric_state_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(fabric_state);
 
+/* The nodes the loaded table reaches, as a list: "0-5,7" (page-sized). */
+static ssize_t reachable_show(struct device *dev,
+			      struct device_attribute *attr, char *buf)
+{
+	unsigned long *map = bitmap_zalloc(GEMINI_MAX_NODES, GFP_KERNEL);
+	unsigned int n;
+	ssize_t ret;
+
+	if (!map)
+		return -ENOMEM;
+	n = kgni_fabric_read_reach(to_kgni_dev(dev), map);
+	ret = sysfs_emit(buf, "%*pbl\n", n, map);
+	bitmap_free(map);
+	return ret;
+}
+static DEVICE_ATTR_RO(reachable);
+
 static ssize_t counters_show(struct device *dev,
 			     struct device_attribute *attr, char *buf)
 {
@@ -124,6 +143,7 @@ static struct attribute *kgni_dev_attrs[] = {
 	&dev_attr_dims.attr,
 	&dev_attr_route_gen.attr,
 	&dev_attr_fabric_state.attr,
+	&dev_attr_reachable.attr,
 	&dev_attr_counters.attr,
 	NULL
 };

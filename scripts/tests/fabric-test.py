@@ -63,6 +63,78 @@ def pe_str(c, dims):
     return "0x%x" % (node_id(c, dims) << 2)
 
 
+def reachable(nodes):
+    """Each node's /sys/class/gni/kgni0/reachable."""
+    return {n: vg("exec", str(n), "--", "cat",
+                  "/sys/class/gni/kgni0/reachable", timeout=60)[1].strip()
+            for n in nodes}
+
+
+def wait_reachable(want, limit):
+    """Wait until each node n of @want reads want[n]; seconds taken or None."""
+    t0 = time.time()
+    seen = {}
+    while time.time() - t0 < limit:
+        seen = reachable(want)
+        if seen == want:
+            return time.time() - t0, seen
+        time.sleep(1)
+    return None, seen
+
+
+def dmesg_lines(n, word):
+    """Node n's kernel log lines that contain @word."""
+    out = vg("exec", str(n), "--", "dmesg", timeout=60)[1]
+    return [line for line in out.splitlines() if word in line]
+
+
+def node_list(ids):
+    """The kernel's bitmap list format: "0-5,7"."""
+    ids = sorted(ids)
+    parts, i = [], 0
+    while i < len(ids):
+        j = i
+        while j + 1 < len(ids) and ids[j + 1] == ids[j] + 1:
+            j += 1
+        parts.append(str(ids[i]) if i == j else f"{ids[i]}-{ids[j]}")
+        i = j + 1
+    return ",".join(parts)
+
+
+def isolate(total):
+    """Node total-1 loses all six links, then gets them back: every node's
+    kgni reports it unreachable, then reachable again (REACH, LINK_IRQ)."""
+    last = total - 1
+    rest = list(range(last))
+    for p in PORTS:
+        vg("fault", str(last), p, "down=1", timeout=120)
+    took, seen = wait_reachable(
+        {**{n: node_list(rest) for n in rest}, last: str(last)}, 60)
+    tap(took is not None,
+        f"node {last} with every link down: unreachable from the others, "
+        f"which it cannot reach ({'never' if took is None else '%.1fs' % took})",
+        json.dumps(seen))
+    for p in PORTS:
+        vg("fault", str(last), p, "none", timeout=120)
+    took, seen = wait_reachable({n: node_list(range(total))
+                                 for n in range(total)}, 60)
+    tap(took is not None,
+        f"its links back: every node reaches every node again "
+        f"({'never' if took is None else '%.1fs' % took})", json.dumps(seen))
+    bad = []
+    for n in rest:
+        lines = dmesg_lines(n, "reachable")
+        if [x.split(": ", 1)[-1] for x in lines] != [
+                f"nodes {last} unreachable", f"nodes {last} reachable again"]:
+            bad.append(f"node {n}: {lines}")
+    lines = dmesg_lines(last, "reachable")
+    if [x.split(": ", 1)[-1] for x in lines] != [
+            f"nodes {node_list(rest)} unreachable",
+            f"nodes {node_list(rest)} reachable again"]:
+        bad.append(f"node {last}: {lines}")
+    tap(not bad, "each node logged the loss and the return once", "\n".join(bad))
+
+
 def main():
     dims = [int(v) for v in sys.argv[1].split("x")]
     total = dims[0] * dims[1] * dims[2]
@@ -94,6 +166,8 @@ def main():
     tap(len(st["nodes"]) == total and up == 6 * total,
         f"{total} nodes, {up} of {6 * total} ports up with the right "
         "neighbours", "\n".join(bad[:20]))
+
+    isolate(total)
 
     # Kill one node; its neighbours must see their ports to it go down
     # within 10 s, and nothing else may change.
@@ -142,6 +216,21 @@ def main():
                 wrong.append(f"node {n} {p}: {node['ports'][p]}, want {want}")
     tap(not wrong, "the other nodes run on, their other ports stay up",
         "\n".join(wrong[:20]))
+
+    # The supervisor reroutes around the dead node; every other node's
+    # kgni sees it unreachable and logs it once.
+    took, seen = wait_reachable({n: node_list(range(1, total))
+                                 for n in range(1, total)},
+                                60 - (time.time() - killed))
+    tap(took is not None,
+        f"after the reroute node 0 is unreachable from every other node "
+        f"({'never' if took is None else '%.1fs' % (time.time() - killed)})",
+        json.dumps(seen))
+    bad = [n for n in range(1, total)
+           if len([x for x in dmesg_lines(n, "reachable")
+                   if x.endswith("nodes 0 unreachable")]) != 1]
+    tap(not bad, "each of them logged 'nodes 0 unreachable' once",
+        f"nodes {bad}")
 
     rc, out, err = vg("exec", "all", "--", "true", timeout=300)
     tap(rc != 0, "exec all fails for the dead node, not silently",

@@ -366,7 +366,7 @@ static void check_trace(struct __test_metadata *_metadata,
 
 TEST_F_TIMEOUT(fabric, sysfs_fabric, 90)
 {
-	char buf[64];
+	char buf[64], want[32];
 	unsigned long gen;
 
 	if (self->absent)
@@ -383,6 +383,14 @@ TEST_F_TIMEOUT(fabric, sysfs_fabric, 90)
 	ASSERT_EQ(0, kgni_read_attr("route_gen", buf, sizeof(buf)));
 	ASSERT_TRUE(kgni_parse_uint(buf, &gen));
 	EXPECT_LT(0ul, gen) TH_LOG("running with routing table generation 0");
+
+	/* Every link up: the table reaches every node, this one included. */
+	if (self->nodes == 1)
+		snprintf(want, sizeof(want), "0");
+	else
+		snprintf(want, sizeof(want), "0-%u", self->nodes - 1);
+	ASSERT_EQ(0, kgni_read_attr("reachable", buf, sizeof(buf)));
+	EXPECT_STREQ(want, buf);
 }
 
 /* --- diagnostic ping -------------------------------------------------------- */

@@ -2198,11 +2198,12 @@ static void test_no_busy_poll(void)
  */
 static void test_reach(void)
 {
-	struct fabric *f = fab_new(3, 2, 1);
+	static const unsigned int dims[3] = { 3, 2, 1 };
+	struct fabric *f = fab_new(dims[0], dims[1], dims[2]);
 	struct gemini_nic *a = nic_of(f, 0);
 	struct node *na = &f->node[0];
 	unsigned int port, w;
-	char err[128];
+	char err[ROUTES_ERR_LEN];
 	uint32_t all = (1u << 6) - 1;
 
 	fab_ticks(f, 3);
@@ -2248,6 +2249,14 @@ static void test_reach(void)
 	gemini_nic_reset(a);
 	CHECK_EQ(rd(a, VGEMINI_CTL_FABRIC_CHANGES, 4), 6);
 	CHECK_EQ(rd(a, VGEMINI_CTL_REACH, 4), all & ~(1u << 4));
+
+	/* Its links back: a table reaching it sets its bit again. */
+	torus_free(&f->t);
+	CHECK_EQ(torus_init(&f->t, dims, err), 0);
+	fab_load(f);
+	CHECK_EQ(rd(a, VGEMINI_CTL_FABRIC_CHANGES, 4), 9);
+	CHECK_EQ(rd(a, VGEMINI_CTL_REACH, 4), all);
+	CHECK_EQ(rd(nic_of(f, 4), VGEMINI_CTL_REACH, 4), all);
 	fab_free(f);
 }
 
