@@ -453,13 +453,12 @@ static unsigned int kgni_mh_flags(const u64 h[2])
  * The checks that need nothing but the request; the remote offset into
  * *@rem_off.
  */
-static int kgni_rdma_check(const struct kgni_rdma_post *cmd, u64 *rem_off)
+static int kgni_rdma_check(const struct kgni_rdma_req *cmd, u64 *rem_off)
 {
 	const u64 *rh = cmd->remote_mem_hndl;
 	u64 va;
 
-	if (cmd->flags & ~KGNI_RDMA_FLAGS || cmd->reserved || cmd->channel ||
-	    cmd->slot)
+	if (cmd->flags & ~KGNI_RDMA_FLAGS)
 		return -EINVAL;
 	/* uGNI: FENCE only in a BTE single-channel domain */
 	if ((cmd->flags & KGNI_RDMA_FENCE) &&
@@ -535,7 +534,7 @@ unsigned int kgni_bte_ring(struct kgni_dev *kdev, unsigned int vc,
 }
 
 /* mode1 of a post: Cray's recipe */
-static u64 kgni_rdma_mode1(const struct kgni_rdma_post *cmd)
+static u64 kgni_rdma_mode1(const struct kgni_rdma_req *cmd)
 {
 	u64 m = cmd->type == KGNI_RDMA_PUT ? GEMINI_BTE_PUT : GEMINI_BTE_GET;
 
@@ -558,20 +557,27 @@ static u64 kgni_rdma_mode1(const struct kgni_rdma_post *cmd)
 }
 
 /**
- * kgni_ioctl_rdma_post() - KGNI_IOC_RDMA_POST
- * @ucmd: the call; @ucmd->cmd is a struct kgni_rdma_post
+ * kgni_rdma_post() - post an RDMA transfer of the domain on the BTE
+ * @kdev: the device
+ * @dom: the domain
+ * @cmd: the request
+ * @channel: the BTE channel it went to
+ * @slot: its TX descriptor
  *
- * Return: 0 with the channel and slot written back, -EINVAL, -EPERM
- * without a CDM, -ENOLINK once its job was released, -EACCES for a
- * transfer into read-only memory, -ENOSPC with the ring full or the
- * file's KGNI_RDMA_MAX_POSTS in flight, -ENODEV once remove has reset the
- * BTE, or -EFAULT (the transfer was posted).
+ * The slot is the domain's, and keeps its CQ busy, until the kernel takes
+ * it back after the transfer has ended.
+ *
+ * Context: process context, may sleep; ctl_rwsem held for reading with
+ * the device alive; takes dp_lock.
+ * Return: 0, -EINVAL for a bad request or a CQ or local registration
+ * that is not the domain's, -EPERM without a CDM, -ENOLINK once the
+ * domain's job was released, -EACCES for a transfer into read-only
+ * memory, -ENOSPC with the ring full or the domain's KGNI_RDMA_MAX_POSTS
+ * in flight, -ENODEV once remove has reset the BTE.
  */
-int kgni_ioctl_rdma_post(struct kgni_ucmd *ucmd)
+int kgni_rdma_post(struct kgni_dev *kdev, struct kgni_dom *dom,
+		   const struct kgni_rdma_req *cmd, u32 *channel, u32 *slot)
 {
-	struct kgni_rdma_post *cmd = ucmd->cmd;
-	struct kgni_dom *dom = &ucmd->kfile->dom;
-	struct kgni_dev *kdev = ucmd->kdev;
 	u64 qw[GEMINI_BTE_TX_DESC_QWORDS];
 	u64 rem_off, loc_off, size;
 	struct kgni_bte_slot *s;
@@ -641,13 +647,52 @@ int kgni_ioctl_rdma_post(struct kgni_ucmd *ucmd)
 	s->holds_mdh = false;
 	cq->users++;
 	dom->bte_posts++;
-	cmd->channel = vc;
-	cmd->slot = kdev->bte[vc].base + idx;
+	*channel = vc;
+	*slot = kdev->bte[vc].base + idx;
 	mutex_unlock(&kdev->dp_lock);
-	/* On EFAULT here the transfer runs all the same. */
-	return kgni_ucmd_respond(ucmd, sizeof(*cmd));
+	return 0;
 
 out:
 	mutex_unlock(&kdev->dp_lock);
 	return ret;
+}
+
+/**
+ * kgni_ioctl_rdma_post() - KGNI_IOC_RDMA_POST
+ * @ucmd: the call; @ucmd->cmd is a struct kgni_rdma_post
+ *
+ * Return: 0 with the channel and slot written back, -EINVAL for reserved,
+ * channel or slot not 0, an errno of kgni_rdma_post(), or -EFAULT (the
+ * transfer was posted).
+ */
+int kgni_ioctl_rdma_post(struct kgni_ucmd *ucmd)
+{
+	struct kgni_rdma_post *cmd = ucmd->cmd;
+	const struct kgni_rdma_req req = {
+		.flags = cmd->flags,
+		.type = cmd->type,
+		.events = cmd->events,
+		.remote_pe = cmd->remote_pe,
+		.cq_id = cmd->cq_id,
+		.dlvr_mode = cmd->dlvr_mode,
+		.local_addr = cmd->local_addr,
+		.local_mem_hndl = { cmd->local_mem_hndl[0],
+				    cmd->local_mem_hndl[1] },
+		.remote_addr = cmd->remote_addr,
+		.remote_mem_hndl = { cmd->remote_mem_hndl[0],
+				     cmd->remote_mem_hndl[1] },
+		.length = cmd->length,
+		.local_data = cmd->local_data,
+		.global_data = cmd->global_data,
+	};
+	int ret;
+
+	if (cmd->reserved || cmd->channel || cmd->slot)
+		return -EINVAL;
+	ret = kgni_rdma_post(ucmd->kdev, &ucmd->kfile->dom, &req,
+			     &cmd->channel, &cmd->slot);
+	if (ret)
+		return ret;
+	/* On EFAULT here the transfer runs all the same. */
+	return kgni_ucmd_respond(ucmd, sizeof(*cmd));
 }

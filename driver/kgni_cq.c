@@ -117,19 +117,25 @@ void kgni_cq_free(struct kgni_dev *kdev, struct kgni_dom *dom,
 }
 
 /**
- * kgni_ioctl_cq_create() - KGNI_IOC_CQ_CREATE
- * @ucmd: the call; @ucmd->cmd is a struct kgni_cq_create
+ * kgni_cq_create() - make a CQ of the domain
+ * @kdev: the device
+ * @dom: the domain
+ * @entries: ring entries, 2 to KGNI_CQ_MAX_ENTRIES
+ * @flags: 0, or KGNI_CQ_BLOCKING for a CQ whose events interrupt
+ * @cq_id: the CQ's number
+ * @ring_size: bytes of its ring (whole pages)
  *
- * Return: 0 with the CQ's number and mmap offsets written back, -EINVAL,
- * -EPERM without a CDM, -ENOLINK once its job was released, -ENOMEM
- * (RLIMIT_MEMLOCK too), -EDQUOT past the file's or the job's CQs, -ENOSPC
- * without a free CQ, or -EFAULT.
+ * The ring is charged to the RLIMIT_MEMLOCK of the calling process.
+ *
+ * Context: process context, may sleep; ctl_rwsem held for reading with
+ * the device alive; takes dp_lock.
+ * Return: 0, -EINVAL, -EPERM without a CDM, -ENOLINK once the domain's
+ * job was released, -ENOMEM (RLIMIT_MEMLOCK too), -EDQUOT past the
+ * domain's or the job's CQs, -ENOSPC without a free CQ.
  */
-int kgni_ioctl_cq_create(struct kgni_ucmd *ucmd)
+int kgni_cq_create(struct kgni_dev *kdev, struct kgni_dom *dom, u32 entries,
+		   u32 flags, u32 *cq_id, size_t *ring_size)
 {
-	struct kgni_cq_create *cmd = ucmd->cmd;
-	struct kgni_dom *dom = &ucmd->kfile->dom;
-	struct kgni_dev *kdev = ucmd->kdev;
 	u64 qw2, qw3_flags = 0;
 	unsigned long lock_limit;
 	struct kgni_cq *cq;
@@ -137,21 +143,20 @@ int kgni_ioctl_cq_create(struct kgni_ucmd *ucmd)
 	int ret;
 	u32 id;
 
-	if (cmd->flags & ~KGNI_CQ_BLOCKING || cmd->cq_id || cmd->ring_offset ||
-	    cmd->ring_size || cmd->user_offset)
+	if (flags & ~KGNI_CQ_BLOCKING)
 		return -EINVAL;
-	if (cmd->entries < GEMINI_CQ_MIN_MAX_INDEX + 1 ||
-	    cmd->entries > KGNI_CQ_MAX_ENTRIES)
+	if (entries < GEMINI_CQ_MIN_MAX_INDEX + 1 ||
+	    entries > KGNI_CQ_MAX_ENTRIES)
 		return -EINVAL;
 
 	cq = kzalloc(sizeof(*cq), GFP_KERNEL);
 	if (!cq)
 		return -ENOMEM;
 	cq->kdev = kdev;
-	cq->entries = cmd->entries;
-	cq->blocking = cmd->flags & KGNI_CQ_BLOCKING;
+	cq->entries = entries;
+	cq->blocking = flags & KGNI_CQ_BLOCKING;
 	refcount_set(&cq->ref, 1);
-	cq->ring_size = PAGE_ALIGN((size_t)cmd->entries * GEMINI_CQ_ENTRY_BYTES);
+	cq->ring_size = PAGE_ALIGN((size_t)entries * GEMINI_CQ_ENTRY_BYTES);
 
 	/* The ring is pinned kernel memory: charged as registrations are. */
 	cq->mm = current->mm;
@@ -198,12 +203,11 @@ int kgni_ioctl_cq_create(struct kgni_ucmd *ucmd)
 	}
 	kgni_cq_write(kdev, id, cq->dma & GEMINI_CQ_BASE_MASK, qw2, qw3_flags);
 	list_add_tail(&cq->node, &dom->cqs);
-	cmd->cq_id = id;
-	cmd->ring_offset = kgni_map_offset(KGNI_MAP_CQ_RING, id);
-	cmd->ring_size = cq->ring_size;
-	cmd->user_offset = kgni_map_offset(KGNI_MAP_CQ_USER, id);
+	/* Not read from @cq once unlocked: it may be destroyed at once. */
+	*cq_id = id;
+	*ring_size = cq->ring_size;
 	mutex_unlock(&kdev->dp_lock);
-	return kgni_ucmd_respond(ucmd, sizeof(*cmd));
+	return 0;
 
 err_unlock:
 	mutex_unlock(&kdev->dp_lock);
@@ -216,28 +220,53 @@ err_unaccount:
 }
 
 /**
- * kgni_ioctl_cq_destroy() - KGNI_IOC_CQ_DESTROY
- * @ucmd: the call; @ucmd->cmd is a struct kgni_cq_destroy
+ * kgni_ioctl_cq_create() - KGNI_IOC_CQ_CREATE
+ * @ucmd: the call; @ucmd->cmd is a struct kgni_cq_create
+ *
+ * Return: 0 with the CQ's number and mmap offsets written back, an errno
+ * of kgni_cq_create(), -EINVAL for an out field that is not 0, or -EFAULT.
+ */
+int kgni_ioctl_cq_create(struct kgni_ucmd *ucmd)
+{
+	struct kgni_cq_create *cmd = ucmd->cmd;
+	size_t ring_size;
+	int ret;
+
+	if (cmd->cq_id || cmd->ring_offset || cmd->ring_size ||
+	    cmd->user_offset)
+		return -EINVAL;
+	ret = kgni_cq_create(ucmd->kdev, &ucmd->kfile->dom, cmd->entries,
+			     cmd->flags, &cmd->cq_id, &ring_size);
+	if (ret)
+		return ret;
+	cmd->ring_offset = kgni_map_offset(KGNI_MAP_CQ_RING, cmd->cq_id);
+	cmd->ring_size = ring_size;
+	cmd->user_offset = kgni_map_offset(KGNI_MAP_CQ_USER, cmd->cq_id);
+	return kgni_ucmd_respond(ucmd, sizeof(*cmd));
+}
+
+/**
+ * kgni_cq_destroy() - destroy a CQ of the domain
+ * @kdev: the device
+ * @dom: the domain
+ * @cq_id: the CQ's number
  *
  * Registrations that name the CQ for their remote events are detached
  * from it (their MDDs name no CQ from then on, kgni_mem_cq_detach()).
  *
- * Return: 0, -EINVAL for a CQ that is not the file's, -EBUSY for one that
- * a descriptor or running RDMA post names, -ENOLINK once its job was
- * released.
+ * Context: process context, may sleep; ctl_rwsem held for reading with
+ * the device alive; takes dp_lock.
+ * Return: 0, -EINVAL for a CQ that is not the domain's, -EBUSY for one
+ * that a descriptor or running RDMA post names, -ENOLINK once the
+ * domain's job was released.
  */
-int kgni_ioctl_cq_destroy(struct kgni_ucmd *ucmd)
+int kgni_cq_destroy(struct kgni_dev *kdev, struct kgni_dom *dom, u32 cq_id)
 {
-	struct kgni_cq_destroy *cmd = ucmd->cmd;
-	struct kgni_dom *dom = &ucmd->kfile->dom;
-	struct kgni_dev *kdev = ucmd->kdev;
 	struct kgni_cq *cq;
 	int ret = 0;
 
-	if (cmd->flags || cmd->reserved)
-		return -EINVAL;
 	mutex_lock(&kdev->dp_lock);
-	cq = kgni_cq_find(dom, cmd->cq_id);
+	cq = kgni_cq_find(dom, cq_id);
 	/* Posts that have ended hold it until their slots are taken back. */
 	if (cq && cq->users)
 		kgni_bte_reclaim(kdev);
@@ -253,6 +282,22 @@ int kgni_ioctl_cq_destroy(struct kgni_ucmd *ucmd)
 		kgni_cq_free(kdev, dom, cq, true);
 	mutex_unlock(&kdev->dp_lock);
 	return ret;
+}
+
+/**
+ * kgni_ioctl_cq_destroy() - KGNI_IOC_CQ_DESTROY
+ * @ucmd: the call; @ucmd->cmd is a struct kgni_cq_destroy
+ *
+ * Return: 0, -EINVAL for flags or reserved not 0, or an errno of
+ * kgni_cq_destroy().
+ */
+int kgni_ioctl_cq_destroy(struct kgni_ucmd *ucmd)
+{
+	struct kgni_cq_destroy *cmd = ucmd->cmd;
+
+	if (cmd->flags || cmd->reserved)
+		return -EINVAL;
+	return kgni_cq_destroy(ucmd->kdev, &ucmd->kfile->dom, cmd->cq_id);
 }
 
 /*

@@ -800,41 +800,50 @@ static struct kgni_dg_req *kgni_dg_dequeue(struct kgni_dev *kdev,
 }
 
 /**
- * kgni_ioctl_dgram_post() - KGNI_IOC_DGRAM_POST
- * @ucmd: the call; @ucmd->cmd is a struct kgni_dgram_post
+ * kgni_dg_post() - post a datagram of the domain's CDM
+ * @kdev: the device
+ * @dom: the domain
+ * @key: the caller's name for its endpoint: at most one datagram per key
+ *       until it is collected
+ * @id: the caller's datagram id, or ~0 for none
+ * @bound: only (@peer_pe, @peer_inst) matches, and the datagram is sent
+ *         there at once; else a wildcard
+ * @peer_pe: @bound: the peer's PE
+ * @peer_inst: @bound: the peer's inst_id
+ * @data: the data to send
+ * @len: its bytes, 0 to KGNI_DGRAM_MAX_DATA
+ * @buf_size: bytes of the peer's data the caller will take
  *
- * Return: 0, or an errno of the kernel-doc of struct kgni_dgram_post.
+ * Context: process context, may sleep; ctl_rwsem held for reading with
+ * the device alive; takes dp_lock.
+ * Return: 0, -EMSGSIZE past KGNI_DGRAM_MAX_DATA, -ENOMEM, -EPERM without
+ * a CDM, -ENOLINK once the domain's job was released, -ENODEV without
+ * the datagram service, -EBUSY while @key has a datagram not collected,
+ * -ENOSPC past the domain's KGNI_DGRAM_MAX_POSTS.
  */
-int kgni_ioctl_dgram_post(struct kgni_ucmd *ucmd)
+int kgni_dg_post(struct kgni_dev *kdev, struct kgni_dom *dom, u64 key,
+		 u64 id, bool bound, u32 peer_pe, u32 peer_inst,
+		 const void *data, u16 len, u16 buf_size)
 {
-	struct kgni_dgram_post *cmd = ucmd->cmd;
-	struct kgni_dom *dom = &ucmd->kfile->dom;
-	struct kgni_dev *kdev = ucmd->kdev;
 	struct kgni_dg *p, *o;
 	unsigned int mine = 0;
 	struct kgni_dg_req *q;
 	struct kgni_dg_in m;
 	int ret;
 
-	if (cmd->flags & ~KGNI_DGRAM_BOUND || cmd->reserved)
-		return -EINVAL;
-	if (cmd->data_len > KGNI_DGRAM_MAX_DATA)
+	if (len > KGNI_DGRAM_MAX_DATA)
 		return -EMSGSIZE;
 	p = kzalloc(sizeof(*p), GFP_KERNEL);
 	if (!p)
 		return -ENOMEM;
-	if (copy_from_user(p->data, u64_to_user_ptr(cmd->data),
-			   cmd->data_len)) {
-		kfree(p);
-		return -EFAULT;
-	}
-	p->len = cmd->data_len;
-	p->buf_size = cmd->buf_size;
-	p->key = cmd->ep_key;
-	p->id = cmd->id;
-	p->bound = cmd->flags & KGNI_DGRAM_BOUND;
-	p->peer_pe = cmd->peer_pe;
-	p->peer_inst = cmd->peer_inst;
+	memcpy(p->data, data, len);
+	p->len = len;
+	p->buf_size = buf_size;
+	p->key = key;
+	p->id = id;
+	p->bound = bound;
+	p->peer_pe = peer_pe;
+	p->peer_inst = peer_inst;
 	p->state = KGNI_DGRAM_PENDING;
 	p->dom = dom;
 
@@ -845,7 +854,7 @@ int kgni_ioctl_dgram_post(struct kgni_ucmd *ucmd)
 	if (ret)
 		goto err;
 	ret = -EBUSY;
-	if (kgni_dg_find(kdev, dom, false, cmd->ep_key, 0))
+	if (kgni_dg_find(kdev, dom, false, key, 0))
 		goto err;
 	list_for_each_entry(o, &kdev->dg->posts, node)
 		mine += o->dom == dom;
@@ -872,6 +881,29 @@ err:
 	mutex_unlock(&kdev->dp_lock);
 	kfree(p);
 	return ret;
+}
+
+/**
+ * kgni_ioctl_dgram_post() - KGNI_IOC_DGRAM_POST
+ * @ucmd: the call; @ucmd->cmd is a struct kgni_dgram_post
+ *
+ * Return: 0, or an errno of the kernel-doc of struct kgni_dgram_post.
+ */
+int kgni_ioctl_dgram_post(struct kgni_ucmd *ucmd)
+{
+	struct kgni_dgram_post *cmd = ucmd->cmd;
+	u8 data[KGNI_DGRAM_MAX_DATA];
+
+	if (cmd->flags & ~KGNI_DGRAM_BOUND || cmd->reserved)
+		return -EINVAL;
+	if (cmd->data_len > KGNI_DGRAM_MAX_DATA)
+		return -EMSGSIZE;
+	if (copy_from_user(data, u64_to_user_ptr(cmd->data), cmd->data_len))
+		return -EFAULT;
+	return kgni_dg_post(ucmd->kdev, &ucmd->kfile->dom, cmd->ep_key,
+			    cmd->id, cmd->flags & KGNI_DGRAM_BOUND,
+			    cmd->peer_pe, cmd->peer_inst, data, cmd->data_len,
+			    cmd->buf_size);
 }
 
 static bool kgni_dg_changed(struct kgni_dev *kdev, u64 seen)
@@ -909,35 +941,59 @@ static long kgni_dg_timeout(u32 ms)
 					  (long)msecs_to_jiffies(ms);
 }
 
-/**
- * kgni_ioctl_dgram_test() - KGNI_IOC_DGRAM_TEST
- * @ucmd: the call; @ucmd->cmd is a struct kgni_dgram_test
- *
- * Return: 0, or an errno of the kernel-doc of struct kgni_dgram_test.
- */
-int kgni_ioctl_dgram_test(struct kgni_ucmd *ucmd)
+/* What a test or probe tells of datagram @p (dp_lock held) */
+static void kgni_dg_result_of(const struct kgni_dg *p,
+			      struct kgni_dg_result *res)
 {
-	struct kgni_dgram_test *cmd = ucmd->cmd;
-	struct kgni_dom *dom = &ucmd->kfile->dom;
-	struct kgni_dev *kdev = ucmd->kdev;
-	bool by_id = cmd->flags & KGNI_DGRAM_BY_ID;
-	long left = kgni_dg_timeout(cmd->timeout_ms);
-	u8 recv[KGNI_DGRAM_MAX_DATA];
+	bool done = p->state == KGNI_DGRAM_COMPLETED;
+
+	res->state = p->state;
+	res->key = p->key;
+	res->id = p->id;
+	res->remote_pe = done ? p->remote_pe : 0;
+	res->remote_inst = done ? p->remote_inst : 0;
+	res->recv_len = done ? p->recv_len : 0;
+	res->copied = 0;
+}
+
+/**
+ * kgni_dg_test() - the state of a datagram of the domain; collect it if ended
+ * @kdev: the device
+ * @dom: the domain
+ * @by_id: name the datagram by @id, else by @key
+ * @key: as posted
+ * @id: as posted (@by_id; ~0 names none)
+ * @timeout_ms: 0 to look at once, else wait up to this long for the
+ *              datagram to end (KGNI_DGRAM_FOREVER: no limit)
+ * @res: its state; COMPLETED: its peer and the length of the peer's data
+ * @buf: room for KGNI_DGRAM_MAX_DATA bytes; COMPLETED: the first
+ *       @res->copied bytes of the peer's data (at most the post's
+ *       buf_size)
+ *
+ * A datagram that has ended (COMPLETED, TIMEOUT, TERMINATED) is collected:
+ * its key is free again.
+ *
+ * Context: process context, may sleep (dropping dp_lock while it waits);
+ * ctl_rwsem held for reading with the device alive; takes dp_lock.
+ * Return: 0, -ENOENT if there is no such datagram, -ETIMEDOUT when the
+ * wait ran out (the datagram is still PENDING), -EINTR, -ENODEV without
+ * the datagram service or once remove has begun.
+ */
+int kgni_dg_test(struct kgni_dev *kdev, struct kgni_dom *dom, bool by_id,
+		 u64 key, u64 id, u32 timeout_ms, struct kgni_dg_result *res,
+		 void *buf)
+{
+	long left = kgni_dg_timeout(timeout_ms);
 	struct kgni_dg *p;
-	size_t n = 0;
 	int ret;
 
-	if (cmd->flags & ~KGNI_DGRAM_BY_ID || cmd->reserved ||
-	    cmd->reserved16)
-		return -EINVAL;
 	for (;;) {
 		mutex_lock(&kdev->dp_lock);
 		ret = kdev->dg ? 0 : -ENODEV;
-		p = ret ? NULL : kgni_dg_find(kdev, dom, by_id, cmd->ep_key,
-					      cmd->id);
+		p = ret ? NULL : kgni_dg_find(kdev, dom, by_id, key, id);
 		if (!ret && !p)
 			ret = -ENOENT;
-		if (ret || p->state != KGNI_DGRAM_PENDING || !cmd->timeout_ms ||
+		if (ret || p->state != KGNI_DGRAM_PENDING || !timeout_ms ||
 		    !left)
 			break;
 		ret = kgni_dg_unlock_wait(kdev, &left);
@@ -948,16 +1004,10 @@ int kgni_ioctl_dgram_test(struct kgni_ucmd *ucmd)
 		mutex_unlock(&kdev->dp_lock);
 		return ret;
 	}
-	cmd->state = p->state;
-	cmd->remote_pe = 0;
-	cmd->remote_inst = 0;
-	cmd->recv_len = 0;
+	kgni_dg_result_of(p, res);
 	if (p->state == KGNI_DGRAM_COMPLETED) {
-		cmd->remote_pe = p->remote_pe;
-		cmd->remote_inst = p->remote_inst;
-		cmd->recv_len = p->recv_len;
-		n = min(p->recv_len, p->buf_size);
-		memcpy(recv, p->recv, n);
+		res->copied = min(p->recv_len, p->buf_size);
+		memcpy(buf, p->recv, res->copied);
 	}
 	if (p->state != KGNI_DGRAM_PENDING) {
 		/* Collected */
@@ -965,30 +1015,65 @@ int kgni_ioctl_dgram_test(struct kgni_ucmd *ucmd)
 		kfree(p);
 	}
 	mutex_unlock(&kdev->dp_lock);
-	if (cmd->state == KGNI_DGRAM_PENDING && cmd->timeout_ms)
+	if (res->state == KGNI_DGRAM_PENDING && timeout_ms)
 		return -ETIMEDOUT;
-	if (n && copy_to_user(u64_to_user_ptr(cmd->buf), recv, n))
+	return 0;
+}
+
+/**
+ * kgni_ioctl_dgram_test() - KGNI_IOC_DGRAM_TEST
+ * @ucmd: the call; @ucmd->cmd is a struct kgni_dgram_test
+ *
+ * Return: 0, or an errno of the kernel-doc of struct kgni_dgram_test.
+ */
+int kgni_ioctl_dgram_test(struct kgni_ucmd *ucmd)
+{
+	struct kgni_dgram_test *cmd = ucmd->cmd;
+	u8 recv[KGNI_DGRAM_MAX_DATA];
+	struct kgni_dg_result res;
+	int ret;
+
+	if (cmd->flags & ~KGNI_DGRAM_BY_ID || cmd->reserved ||
+	    cmd->reserved16)
+		return -EINVAL;
+	ret = kgni_dg_test(ucmd->kdev, &ucmd->kfile->dom,
+			   cmd->flags & KGNI_DGRAM_BY_ID, cmd->ep_key, cmd->id,
+			   cmd->timeout_ms, &res, recv);
+	if (ret)
+		return ret;
+	if (res.copied &&
+	    copy_to_user(u64_to_user_ptr(cmd->buf), recv, res.copied))
 		return -EFAULT;
+	cmd->state = res.state;
+	cmd->remote_pe = res.remote_pe;
+	cmd->remote_inst = res.remote_inst;
+	cmd->recv_len = res.recv_len;
 	return kgni_ucmd_respond(ucmd, sizeof(*cmd));
 }
 
 /**
- * kgni_ioctl_dgram_probe() - KGNI_IOC_DGRAM_PROBE
- * @ucmd: the call; @ucmd->cmd is a struct kgni_dgram_probe
+ * kgni_dg_probe() - the domain's first datagram that has ended
+ * @kdev: the device
+ * @dom: the domain
+ * @timeout_ms: as for kgni_dg_test()
+ * @res: its state, key and id; COMPLETED: its peer and the length of the
+ *       peer's data
  *
- * Return: 0, or an errno of the kernel-doc of struct kgni_dgram_probe.
+ * The first in the order they ended of those not collected yet; it stays
+ * until kgni_dg_test() collects it.
+ *
+ * Context: process context, may sleep (dropping dp_lock while it waits);
+ * ctl_rwsem held for reading with the device alive; takes dp_lock.
+ * Return: 0, -ENOENT if there is none, -ETIMEDOUT when the wait ran out,
+ * -EINTR, -ENODEV without the datagram service or once remove has begun.
  */
-int kgni_ioctl_dgram_probe(struct kgni_ucmd *ucmd)
+int kgni_dg_probe(struct kgni_dev *kdev, struct kgni_dom *dom,
+		  u32 timeout_ms, struct kgni_dg_result *res)
 {
-	struct kgni_dgram_probe *cmd = ucmd->cmd;
-	struct kgni_dom *dom = &ucmd->kfile->dom;
-	struct kgni_dev *kdev = ucmd->kdev;
-	long left = kgni_dg_timeout(cmd->timeout_ms);
+	long left = kgni_dg_timeout(timeout_ms);
 	struct kgni_dg *p, *first;
 	int ret;
 
-	if (cmd->flags)
-		return -EINVAL;
 	for (;;) {
 		first = NULL;
 		mutex_lock(&kdev->dp_lock);
@@ -1001,7 +1086,7 @@ int kgni_ioctl_dgram_probe(struct kgni_ucmd *ucmd)
 			    p->state != KGNI_DGRAM_PENDING &&
 			    (!first || p->ended < first->ended))
 				first = p;
-		if (first || !cmd->timeout_ms || !left)
+		if (first || !timeout_ms || !left)
 			break;
 		ret = kgni_dg_unlock_wait(kdev, &left);
 		if (ret)
@@ -1009,42 +1094,68 @@ int kgni_ioctl_dgram_probe(struct kgni_ucmd *ucmd)
 	}
 	if (!first) {
 		mutex_unlock(&kdev->dp_lock);
-		return cmd->timeout_ms ? -ETIMEDOUT : -ENOENT;
+		return timeout_ms ? -ETIMEDOUT : -ENOENT;
 	}
-	cmd->state = first->state;
-	cmd->ep_key = first->key;
-	cmd->id = first->id;
-	cmd->remote_pe = first->state == KGNI_DGRAM_COMPLETED ?
-			 first->remote_pe : 0;
-	cmd->remote_inst = first->state == KGNI_DGRAM_COMPLETED ?
-			   first->remote_inst : 0;
+	kgni_dg_result_of(first, res);
 	mutex_unlock(&kdev->dp_lock);
+	return 0;
+}
+
+/**
+ * kgni_ioctl_dgram_probe() - KGNI_IOC_DGRAM_PROBE
+ * @ucmd: the call; @ucmd->cmd is a struct kgni_dgram_probe
+ *
+ * Return: 0, or an errno of the kernel-doc of struct kgni_dgram_probe.
+ */
+int kgni_ioctl_dgram_probe(struct kgni_ucmd *ucmd)
+{
+	struct kgni_dgram_probe *cmd = ucmd->cmd;
+	struct kgni_dg_result res;
+	int ret;
+
+	if (cmd->flags)
+		return -EINVAL;
+	ret = kgni_dg_probe(ucmd->kdev, &ucmd->kfile->dom, cmd->timeout_ms,
+			    &res);
+	if (ret)
+		return ret;
+	cmd->state = res.state;
+	cmd->ep_key = res.key;
+	cmd->id = res.id;
+	cmd->remote_pe = res.remote_pe;
+	cmd->remote_inst = res.remote_inst;
 	return kgni_ucmd_respond(ucmd, sizeof(*cmd));
 }
 
 /**
- * kgni_ioctl_dgram_cancel() - KGNI_IOC_DGRAM_CANCEL
- * @ucmd: the call; @ucmd->cmd is a struct kgni_dgram_cancel
+ * kgni_dg_cancel() - cancel a pending datagram of the domain
+ * @kdev: the device
+ * @dom: the domain
+ * @by_id: name the datagram by @id, else by @key
+ * @key: as posted
+ * @id: as posted (@by_id; ~0 names none)
  *
- * Return: 0, -EINVAL, -ENOENT if no such datagram is pending, -ENODEV.
+ * It ends TERMINATED, to be collected by kgni_dg_test(); a REQ it sent is
+ * cancelled at its peer.
+ *
+ * Context: process context, may sleep; ctl_rwsem held for reading with
+ * the device alive; takes dp_lock.
+ * Return: 0, -ENOENT if no such datagram is pending, -ENODEV without the
+ * datagram service.
  */
-int kgni_ioctl_dgram_cancel(struct kgni_ucmd *ucmd)
+int kgni_dg_cancel(struct kgni_dev *kdev, struct kgni_dom *dom, bool by_id,
+		   u64 key, u64 id)
 {
-	struct kgni_dgram_cancel *cmd = ucmd->cmd;
-	struct kgni_dev *kdev = ucmd->kdev;
 	struct kgni_dg_in m;
 	struct kgni_dg *p;
 	int ret = -ENOENT;
 
-	if (cmd->flags & ~KGNI_DGRAM_BY_ID)
-		return -EINVAL;
 	mutex_lock(&kdev->dp_lock);
 	if (!kdev->dg) {
 		ret = -ENODEV;
 		goto out;
 	}
-	p = kgni_dg_find(kdev, &ucmd->kfile->dom,
-			 cmd->flags & KGNI_DGRAM_BY_ID, cmd->ep_key, cmd->id);
+	p = kgni_dg_find(kdev, dom, by_id, key, id);
 	if (!p || p->state != KGNI_DGRAM_PENDING)
 		goto out;
 	if (p->req_sent) {
@@ -1057,4 +1168,21 @@ int kgni_ioctl_dgram_cancel(struct kgni_ucmd *ucmd)
 out:
 	mutex_unlock(&kdev->dp_lock);
 	return ret;
+}
+
+/**
+ * kgni_ioctl_dgram_cancel() - KGNI_IOC_DGRAM_CANCEL
+ * @ucmd: the call; @ucmd->cmd is a struct kgni_dgram_cancel
+ *
+ * Return: 0, -EINVAL, or an errno of kgni_dg_cancel().
+ */
+int kgni_ioctl_dgram_cancel(struct kgni_ucmd *ucmd)
+{
+	struct kgni_dgram_cancel *cmd = ucmd->cmd;
+
+	if (cmd->flags & ~KGNI_DGRAM_BY_ID)
+		return -EINVAL;
+	return kgni_dg_cancel(ucmd->kdev, &ucmd->kfile->dom,
+			      cmd->flags & KGNI_DGRAM_BY_ID, cmd->ep_key,
+			      cmd->id);
 }

@@ -134,6 +134,62 @@ struct kgni_fma {
 	struct kgni_dev *kdev;
 };
 
+/**
+ * struct kgni_rdma_req - an RDMA post's request (kgni_rdma_post())
+ * @flags: KGNI_RDMA_FENCE, KGNI_RDMA_SINGLE_CHANNEL
+ * @type: KGNI_RDMA_PUT or KGNI_RDMA_GET
+ * @events: KGNI_RDMA_EV_* bits
+ * @remote_pe: physical PE of the target
+ * @cq_id: a CQ of the domain, for the local and global events
+ * @dlvr_mode: KGNI_RDMA_DLVR_* bits
+ * @local_addr: address of the local buffer in the terms of @local_mem_hndl
+ * @local_mem_hndl: a registration of the domain
+ * @remote_addr: address at the target in the terms of @remote_mem_hndl
+ * @remote_mem_hndl: a registration at the target
+ * @length: bytes, 1 to KGNI_RDMA_MAX_LENGTH
+ * @local_data: the local event's data
+ * @global_data: the global and remote events' data
+ *
+ * The fields of struct kgni_rdma_post, whose kernel-doc tells more.
+ */
+struct kgni_rdma_req {
+	u32 flags;
+	u32 type;
+	u32 events;
+	u32 remote_pe;
+	u32 cq_id;
+	u32 dlvr_mode;
+	u64 local_addr;
+	u64 local_mem_hndl[2];
+	u64 remote_addr;
+	u64 remote_mem_hndl[2];
+	u64 length;
+	u64 local_data;
+	u64 global_data;
+};
+
+/**
+ * struct kgni_dg_result - a datagram as kgni_dg_test() and kgni_dg_probe()
+ *                         tell it
+ * @state: KGNI_DGRAM_*
+ * @key: its endpoint key
+ * @id: its datagram id
+ * @remote_pe: COMPLETED: the peer's PE, else 0
+ * @remote_inst: COMPLETED: the peer's inst_id, else 0
+ * @recv_len: COMPLETED: bytes the peer sent, else 0
+ * @copied: bytes of them kgni_dg_test() copied out (at most the post's
+ *          buffer size)
+ */
+struct kgni_dg_result {
+	u32 state;
+	u64 key;
+	u64 id;
+	u32 remote_pe;
+	u32 remote_inst;
+	u16 recv_len;
+	u16 copied;
+};
+
 /* MMIO of the tables; the caller holds ctl_rwsem and the device is alive */
 static inline void __iomem *kgni_mmr(struct kgni_dev *kdev, u64 off)
 {
@@ -145,6 +201,15 @@ static inline void __iomem *kgni_mmr(struct kgni_dev *kdev, u64 off)
  * dp_lock held; @live: the device may be touched
  */
 
+/*
+ * The cores of the data path's ioctls (kgni_mem_create(), kgni_cq_create(),
+ * kgni_fma_alloc(), kgni_rdma_post(), kgni_dg_post() and the others
+ * declared after them) take a domain and kernel types; the ioctls copy in
+ * and out around them.  Process context, may sleep, ctl_rwsem held for
+ * reading with the device alive; they take dp_lock.  0 or an errno, as
+ * their kernel-doc says.
+ */
+
 /* kgni_job.c */
 int kgni_dom_usable(const struct kgni_dom *dom);
 
@@ -154,6 +219,11 @@ unsigned int kgni_mem_cq_refs(struct kgni_dom *dom, struct kgni_cq *cq);
 void kgni_mem_cq_detach(struct kgni_dev *kdev, struct kgni_dom *dom,
 			struct kgni_cq *cq);
 struct kgni_mem *kgni_mem_find(struct kgni_dom *dom, const u64 h[2]);
+int kgni_mem_create(struct kgni_dev *kdev, struct kgni_dom *dom, u32 flags,
+		    u32 cq_id, struct page **pages, unsigned long npages,
+		    u64 va, struct mm_struct *mm, u64 hndl[2]);
+int kgni_mem_deregister(struct kgni_dev *kdev, struct kgni_dom *dom,
+			const u64 hndl[2]);
 
 /* kgni_cq.c */
 void kgni_cq_write(struct kgni_dev *kdev, u32 cq, u64 base, u64 qw2,
@@ -162,6 +232,9 @@ struct kgni_cq *kgni_cq_find(struct kgni_dom *dom, u32 id);
 void kgni_cq_put(struct kgni_cq *cq);
 void kgni_cq_free(struct kgni_dev *kdev, struct kgni_dom *dom,
 		  struct kgni_cq *cq, bool live);
+int kgni_cq_create(struct kgni_dev *kdev, struct kgni_dom *dom, u32 entries,
+		   u32 flags, u32 *cq_id, size_t *ring_size);
+int kgni_cq_destroy(struct kgni_dev *kdev, struct kgni_dom *dom, u32 cq_id);
 
 /* kgni_fma.c */
 void kgni_fma_program(struct kgni_dev *kdev, u32 d, u64 qw3, u64 mode2);
@@ -169,6 +242,9 @@ struct kgni_fma *kgni_fma_find(struct kgni_dom *dom, u32 id);
 void kgni_fma_put(struct kgni_fma *fma);
 void kgni_fmas_free_all(struct kgni_dev *kdev, struct kgni_dom *dom,
 			bool live);
+int kgni_fma_alloc(struct kgni_dev *kdev, struct kgni_dom *dom, u32 cq_id,
+		   u32 *fma_id);
+int kgni_fma_free(struct kgni_dev *kdev, struct kgni_dom *dom, u32 fma_id);
 
 /* kgni_bte.c */
 /* The kernel's BTE channel, and its interrupts (RX, then TX) */
@@ -184,12 +260,24 @@ unsigned int kgni_bte_ring(struct kgni_dev *kdev, unsigned int vc,
 void kgni_bte_reclaim(struct kgni_dev *kdev);
 void kgni_bte_drain(struct kgni_dev *kdev, struct kgni_dom *dom,
 		    bool live);
+int kgni_rdma_post(struct kgni_dev *kdev, struct kgni_dom *dom,
+		   const struct kgni_rdma_req *cmd, u32 *channel, u32 *slot);
 
 /* kgni_dgram.c */
 int kgni_dg_init(struct kgni_dev *kdev);
 void kgni_dg_stop(struct kgni_dev *kdev);
 void kgni_dg_fini(struct kgni_dev *kdev);
 void kgni_dg_dom_release(struct kgni_dev *kdev, struct kgni_dom *dom);
+int kgni_dg_post(struct kgni_dev *kdev, struct kgni_dom *dom, u64 key,
+		 u64 id, bool bound, u32 peer_pe, u32 peer_inst,
+		 const void *data, u16 len, u16 buf_size);
+int kgni_dg_test(struct kgni_dev *kdev, struct kgni_dom *dom, bool by_id,
+		 u64 key, u64 id, u32 timeout_ms, struct kgni_dg_result *res,
+		 void *buf);
+int kgni_dg_probe(struct kgni_dev *kdev, struct kgni_dom *dom,
+		  u32 timeout_ms, struct kgni_dg_result *res);
+int kgni_dg_cancel(struct kgni_dev *kdev, struct kgni_dom *dom, bool by_id,
+		   u64 key, u64 id);
 
 /* kgni_mmap.c */
 void kgni_zap(struct file *file, u64 off, u64 len);

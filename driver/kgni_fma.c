@@ -169,28 +169,29 @@ void kgni_fmas_free_all(struct kgni_dev *kdev, struct kgni_dom *dom,
 }
 
 /**
- * kgni_ioctl_fma_alloc() - KGNI_IOC_FMA_ALLOC
- * @ucmd: the call; @ucmd->cmd is a struct kgni_fma_alloc
+ * kgni_fma_alloc() - take an FMA descriptor for the domain
+ * @kdev: the device
+ * @dom: the domain
+ * @cq_id: a CQ of the domain, the descriptor's cq_hndl
+ * @fma_id: the descriptor
  *
- * Return: 0 with the descriptor's number and mmap offsets written back,
- * -EINVAL, -EPERM without a CDM, -ENOLINK once its job was released,
- * -ENOMEM, -ENOSPC without a free descriptor, or -EFAULT.
+ * Its privileged fields are programmed: the domain's ptag, @cq_id, FMA
+ * enable.
+ *
+ * Context: process context, may sleep; ctl_rwsem held for reading with
+ * the device alive; takes dp_lock.
+ * Return: 0, -EINVAL for a CQ that is not the domain's, -EPERM without a
+ * CDM, -ENOLINK once the domain's job was released, -ENOMEM, -ENOSPC
+ * without a free descriptor.
  */
-int kgni_ioctl_fma_alloc(struct kgni_ucmd *ucmd)
+int kgni_fma_alloc(struct kgni_dev *kdev, struct kgni_dom *dom, u32 cq_id,
+		   u32 *fma_id)
 {
-	struct kgni_fma_alloc *cmd = ucmd->cmd;
-	struct kgni_dom *dom = &ucmd->kfile->dom;
-	struct kgni_dev *kdev = ucmd->kdev;
 	struct kgni_fma *fma;
 	struct kgni_cq *cq;
 	int ret = 0;
 	u64 qw3;
 	u32 d;
-
-	if (cmd->flags || cmd->fma_id || cmd->user_offset ||
-	    cmd->put_wc_offset || cmd->put_uc_offset || cmd->get_offset ||
-	    cmd->window_size)
-		return -EINVAL;
 
 	fma = kzalloc(sizeof(*fma), GFP_KERNEL);
 	if (!fma)
@@ -201,7 +202,7 @@ int kgni_ioctl_fma_alloc(struct kgni_ucmd *ucmd)
 	ret = kgni_dom_usable(dom);
 	if (ret)
 		goto err_unlock;
-	cq = kgni_cq_find(dom, cmd->cq_id);
+	cq = kgni_cq_find(dom, cq_id);
 	if (!cq) {
 		ret = -EINVAL;
 		goto err_unlock;
@@ -220,14 +221,9 @@ int kgni_ioctl_fma_alloc(struct kgni_ucmd *ucmd)
 	      ((u64)dom->ptag << GEMINI_FMA_DEST_PTAG_SHIFT);
 	kgni_fma_program(kdev, d, qw3, GEMINI_FMA_MODE2_FMA_ENABLE);
 	list_add_tail(&fma->node, &dom->fmas);
-	cmd->fma_id = d;
-	cmd->user_offset = kgni_map_offset(KGNI_MAP_FMA_USER, d);
-	cmd->put_wc_offset = kgni_map_offset(KGNI_MAP_FMA_PUT_WC, d);
-	cmd->put_uc_offset = kgni_map_offset(KGNI_MAP_FMA_PUT_UC, d);
-	cmd->get_offset = kgni_map_offset(KGNI_MAP_FMA_GET, d);
-	cmd->window_size = KGNI_FMA_MAP_SIZE;
+	*fma_id = d;
 	mutex_unlock(&kdev->dp_lock);
-	return kgni_ucmd_respond(ucmd, sizeof(*cmd));
+	return 0;
 
 err_unlock:
 	mutex_unlock(&kdev->dp_lock);
@@ -236,27 +232,59 @@ err_unlock:
 }
 
 /**
- * kgni_ioctl_fma_free() - KGNI_IOC_FMA_FREE
- * @ucmd: the call; @ucmd->cmd is a struct kgni_fma_free
+ * kgni_ioctl_fma_alloc() - KGNI_IOC_FMA_ALLOC
+ * @ucmd: the call; @ucmd->cmd is a struct kgni_fma_alloc
  *
- * Return: 0, -EINVAL for a descriptor that is not the file's, -ENOLINK
- * once its job was released.
+ * Return: 0 with the descriptor's number and mmap offsets written back,
+ * -EINVAL for flags or an out field not 0, an errno of kgni_fma_alloc(),
+ * or -EFAULT.
  */
-int kgni_ioctl_fma_free(struct kgni_ucmd *ucmd)
+int kgni_ioctl_fma_alloc(struct kgni_ucmd *ucmd)
 {
-	struct kgni_fma_free *cmd = ucmd->cmd;
-	struct kgni_dom *dom = &ucmd->kfile->dom;
-	struct kgni_dev *kdev = ucmd->kdev;
+	struct kgni_fma_alloc *cmd = ucmd->cmd;
+	int ret;
+	u32 d;
+
+	if (cmd->flags || cmd->fma_id || cmd->user_offset ||
+	    cmd->put_wc_offset || cmd->put_uc_offset || cmd->get_offset ||
+	    cmd->window_size)
+		return -EINVAL;
+	ret = kgni_fma_alloc(ucmd->kdev, &ucmd->kfile->dom, cmd->cq_id, &d);
+	if (ret)
+		return ret;
+	cmd->fma_id = d;
+	cmd->user_offset = kgni_map_offset(KGNI_MAP_FMA_USER, d);
+	cmd->put_wc_offset = kgni_map_offset(KGNI_MAP_FMA_PUT_WC, d);
+	cmd->put_uc_offset = kgni_map_offset(KGNI_MAP_FMA_PUT_UC, d);
+	cmd->get_offset = kgni_map_offset(KGNI_MAP_FMA_GET, d);
+	cmd->window_size = KGNI_FMA_MAP_SIZE;
+	return kgni_ucmd_respond(ucmd, sizeof(*cmd));
+}
+
+/**
+ * kgni_fma_free() - free an FMA descriptor of the domain
+ * @kdev: the device
+ * @dom: the domain
+ * @fma_id: the descriptor
+ *
+ * Its mappings are removed, and it is disabled and waited for as at a
+ * domain's teardown (kgni_fmas_free_all()).
+ *
+ * Context: process context, may sleep; ctl_rwsem held for reading with
+ * the device alive; takes dp_lock.
+ * Return: 0, -EINVAL for a descriptor that is not the domain's, -ENOLINK
+ * once the domain's job was released.
+ */
+int kgni_fma_free(struct kgni_dev *kdev, struct kgni_dom *dom, u32 fma_id)
+{
 	struct kgni_fma *fma;
 	int ret = -EINVAL;
 
-	if (cmd->flags || cmd->reserved)
-		return -EINVAL;
 	mutex_lock(&kdev->dp_lock);
 	if (dom->revoked)
 		ret = -ENOLINK;
 	list_for_each_entry(fma, &dom->fmas, node) {
-		if (fma->id == cmd->fma_id) {
+		if (fma->id == fma_id) {
 			kgni_fmas_free(kdev, dom, &fma, 1, true);
 			ret = 0;
 			break;
@@ -264,4 +292,20 @@ int kgni_ioctl_fma_free(struct kgni_ucmd *ucmd)
 	}
 	mutex_unlock(&kdev->dp_lock);
 	return ret;
+}
+
+/**
+ * kgni_ioctl_fma_free() - KGNI_IOC_FMA_FREE
+ * @ucmd: the call; @ucmd->cmd is a struct kgni_fma_free
+ *
+ * Return: 0, -EINVAL for flags or reserved not 0, or an errno of
+ * kgni_fma_free().
+ */
+int kgni_ioctl_fma_free(struct kgni_ucmd *ucmd)
+{
+	struct kgni_fma_free *cmd = ucmd->cmd;
+
+	if (cmd->flags || cmd->reserved)
+		return -EINVAL;
+	return kgni_fma_free(ucmd->kdev, &ucmd->kfile->dom, cmd->fma_id);
 }

@@ -297,6 +297,19 @@ void kgni_mem_cq_detach(struct kgni_dev *kdev, struct kgni_dom *dom,
 	}
 }
 
+/*
+ * Give back user pages kgni_mem_pin_user() took: unpin them (@dirty: the
+ * network may have written them), uncharge them and drop @mm.
+ */
+static void kgni_mem_unpin_user(struct page **pages, unsigned long npages,
+				struct mm_struct *mm, bool dirty)
+{
+	unpin_user_pages_dirty_lock(pages, npages, dirty);
+	atomic64_sub(npages, &mm->pinned_vm);
+	mmdrop(mm);
+	kvfree(pages);
+}
+
 /**
  * kgni_mem_free() - undo a registration
  * @kdev: the device
@@ -332,10 +345,7 @@ void kgni_mem_free(struct kgni_dev *kdev, struct kgni_mem *mem, bool live)
 	clear_bit(mem->mdh, kdev->mdd_map);
 	if (mem->cq)
 		mem->cq->users--;
-	unpin_user_pages_dirty_lock(mem->pages, mem->npages, true);
-	atomic64_sub(mem->npages, &mem->mm->pinned_vm);
-	mmdrop(mem->mm);
-	kvfree(mem->pages);
+	kgni_mem_unpin_user(mem->pages, mem->npages, mem->mm, true);
 	list_del(&mem->node);
 	kfree(mem);
 }
@@ -482,39 +492,93 @@ static unsigned long kgni_seg_pages(const struct kgni_mem_segment *seg)
 }
 
 /*
- * Pin the pages of @nsegs checked segments (@npages in all) one after the
- * other, map them (through the MRT if they are one buffer of huge pages
- * and @flags allow it, else through one run of GART entries) and give
- * them one MDD whose offsets count from handle VA @va; the handle into
- * @hndl.  The
- * registration belongs to the file's domain from then on.
+ * The user page source: pin the pages of @nsegs checked segments (@npages
+ * in all) one after the other into a new array *@pages, charged to the
+ * caller's RLIMIT_MEMLOCK (as drivers/infiniband/core/umem.c counts it),
+ * its mm into *@mm, referenced; all or none.
  */
-static int kgni_mem_create(struct kgni_ucmd *ucmd, u32 flags, u32 cq_id,
-			   const struct kgni_mem_segment *segs,
-			   unsigned int nsegs, unsigned long npages, u64 va,
-			   u64 hndl[2])
+static int kgni_mem_pin_user(const struct kgni_mem_segment *segs,
+			     unsigned int nsegs, unsigned long npages,
+			     bool writable, struct page ***pages,
+			     struct mm_struct **mm)
 {
-	struct kgni_dom *dom = &ucmd->kfile->dom;
-	struct kgni_dev *kdev = ucmd->kdev;
-	bool writable = !(flags & KGNI_MEM_READONLY);
+	struct mm_struct *cur = current->mm;
 	unsigned long lock_limit, done = 0;
+	struct page **p;
+	unsigned int k;
+	s64 pinned;
+	int ret;
+
+	p = kvcalloc(npages, sizeof(*p), GFP_KERNEL);
+	if (!p)
+		return -ENOMEM;
+	mmgrab(cur);
+	lock_limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	pinned = atomic64_add_return(npages, &cur->pinned_vm);
+	if (pinned > lock_limit && !capable(CAP_IPC_LOCK)) {
+		ret = -ENOMEM;
+		goto err_unpin;
+	}
+	for (k = 0; k < nsegs; k++) {
+		unsigned long n = kgni_seg_pages(&segs[k]);
+
+		ret = kgni_pin(segs[k].addr & PAGE_MASK, n, writable, p + done);
+		if (ret)
+			goto err_unpin;
+		done += n;
+	}
+	*pages = p;
+	*mm = cur;
+	return 0;
+
+err_unpin:
+	unpin_user_pages(p, done);
+	atomic64_sub(npages, &cur->pinned_vm);
+	mmdrop(cur);
+	kvfree(p);
+	return ret;
+}
+
+/**
+ * kgni_mem_create() - register pages as a memory domain of the domain
+ * @kdev: the device
+ * @dom: the domain
+ * @flags: KGNI_MEM_READONLY for pages the network may only read;
+ *         KGNI_MEM_USE_GART to map them through the GART even if the MRT
+ *         could
+ * @cq_id: 0, or a CQ of the domain for the remote events
+ * @pages: the pages, in the order of the MDD's offsets (kvmalloc'ed)
+ * @npages: how many, 1 to KGNI_MEM_MAX_PAGES
+ * @va: the handle's VA (page-aligned): offsets into the MDD count from it,
+ *      and the MRT maps the pages only if every 2 MiB piece of the VA
+ *      range lies in one huge page, at the offset it has there
+ * @mm: where the pages come from: user pages pinned and charged to @mm's
+ *      RLIMIT_MEMLOCK, @mm referenced (kgni_mem_pin_user(), the only page
+ *      source yet)
+ * @hndl: the memory handle
+ *
+ * The pages are mapped (through the MRT if it can, else one run of GART
+ * entries) and given one MDD of the domain's ptag.  On success the
+ * registration owns @pages, their pins and charge and the reference on
+ * @mm, until kgni_mem_free(); on failure the caller keeps them.
+ *
+ * Context: process context, may sleep; ctl_rwsem held for reading with
+ * the device alive; takes dp_lock.
+ * Return: 0, -EPERM without a CDM, -ENOLINK once the domain's job was
+ * released, -EINVAL for a CQ that is not the domain's, -ENOMEM, -ENOSPC
+ * without a free MDD or run of MRT or GART entries.
+ */
+int kgni_mem_create(struct kgni_dev *kdev, struct kgni_dom *dom, u32 flags,
+		    u32 cq_id, struct page **pages, unsigned long npages,
+		    u64 va, struct mm_struct *mm, u64 hndl[2])
+{
+	bool writable = !(flags & KGNI_MEM_READONLY);
 	struct kgni_cq *cq = NULL;
 	u32 mrt_pages = 0;
 	struct kgni_mem *mem;
 	u64 base, modes;
-	unsigned int k;
-	s64 pinned;
 	int ret;
 	u32 mdh;
-
-	/* Checked again below, when it is taken: it may go meanwhile. */
-	mutex_lock(&kdev->dp_lock);
-	ret = kgni_dom_usable(dom);
-	if (!ret && cq_id && !kgni_cq_find(dom, cq_id))
-		ret = -EINVAL;
-	mutex_unlock(&kdev->dp_lock);
-	if (ret)
-		return ret;
 
 	mem = kzalloc(sizeof(*mem), GFP_KERNEL);
 	if (!mem)
@@ -522,32 +586,9 @@ static int kgni_mem_create(struct kgni_ucmd *ucmd, u32 flags, u32 cq_id,
 	mem->va = va;
 	mem->npages = npages;
 	mem->readonly = !writable;
-	mem->pages = kvcalloc(mem->npages, sizeof(*mem->pages), GFP_KERNEL);
-	if (!mem->pages) {
-		ret = -ENOMEM;
-		goto err_free;
-	}
-
-	/* RLIMIT_MEMLOCK, as drivers/infiniband/core/umem.c counts it */
-	mem->mm = current->mm;
-	mmgrab(mem->mm);
-	lock_limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
-	pinned = atomic64_add_return(mem->npages, &mem->mm->pinned_vm);
-	if (pinned > lock_limit && !capable(CAP_IPC_LOCK)) {
-		ret = -ENOMEM;
-		goto err_unaccount;
-	}
-
-	for (k = 0; k < nsegs; k++) {
-		unsigned long n = kgni_seg_pages(&segs[k]);
-
-		ret = kgni_pin(segs[k].addr & PAGE_MASK, n, writable,
-			       mem->pages + done);
-		if (ret)
-			goto err_unpin;
-		done += n;
-	}
-	if (nsegs == 1 && !(flags & KGNI_MEM_USE_GART))
+	mem->pages = pages;
+	mem->mm = mm;
+	if (!(flags & KGNI_MEM_USE_GART))
 		mrt_pages = kgni_mrt_pages(mem->pages, npages, va);
 
 	mutex_lock(&kdev->dp_lock);
@@ -603,14 +644,48 @@ static int kgni_mem_create(struct kgni_ucmd *ucmd, u32 flags, u32 cq_id,
 
 err_unlock:
 	mutex_unlock(&kdev->dp_lock);
-err_unpin:
-	unpin_user_pages(mem->pages, done);
-err_unaccount:
-	atomic64_sub(mem->npages, &mem->mm->pinned_vm);
-	mmdrop(mem->mm);
-	kvfree(mem->pages);
-err_free:
 	kfree(mem);
+	return ret;
+}
+
+/*
+ * The user side of kgni_mem_create(): after a first look at the domain
+ * and the CQ, pin the pages of @nsegs checked segments (@npages in all)
+ * with kgni_mem_pin_user(), register them from handle VA @va, and give
+ * them back if that fails; the handle into @hndl.
+ */
+static int kgni_mem_register_user(struct kgni_ucmd *ucmd, u32 flags,
+				  u32 cq_id,
+				  const struct kgni_mem_segment *segs,
+				  unsigned int nsegs, unsigned long npages,
+				  u64 va, u64 hndl[2])
+{
+	struct kgni_dom *dom = &ucmd->kfile->dom;
+	struct kgni_dev *kdev = ucmd->kdev;
+	struct mm_struct *mm;
+	struct page **pages;
+	int ret;
+
+	/* Checked again by kgni_mem_create(): it may go meanwhile. */
+	mutex_lock(&kdev->dp_lock);
+	ret = kgni_dom_usable(dom);
+	if (!ret && cq_id && !kgni_cq_find(dom, cq_id))
+		ret = -EINVAL;
+	mutex_unlock(&kdev->dp_lock);
+	if (ret)
+		return ret;
+
+	ret = kgni_mem_pin_user(segs, nsegs, npages,
+				!(flags & KGNI_MEM_READONLY), &pages, &mm);
+	if (ret)
+		return ret;
+	/* Segments are mapped through the GART, but for one alone. */
+	if (nsegs > 1)
+		flags |= KGNI_MEM_USE_GART;
+	ret = kgni_mem_create(kdev, dom, flags, cq_id, pages, npages, va, mm,
+			      hndl);
+	if (ret)
+		kgni_mem_unpin_user(pages, npages, mm, false);
 	return ret;
 }
 
@@ -638,9 +713,9 @@ int kgni_ioctl_mem_register(struct kgni_ucmd *ucmd)
 		return -EINVAL;
 	if (kgni_seg_pages(&seg) > KGNI_MEM_MAX_PAGES)
 		return -EINVAL;
-	ret = kgni_mem_create(ucmd, cmd->flags, cmd->cq_id, &seg, 1,
-			      kgni_seg_pages(&seg), cmd->addr & PAGE_MASK,
-			      cmd->mem_hndl);
+	ret = kgni_mem_register_user(ucmd, cmd->flags, cmd->cq_id, &seg, 1,
+				     kgni_seg_pages(&seg), cmd->addr & PAGE_MASK,
+				     cmd->mem_hndl);
 	if (ret)
 		return ret;
 	/*
@@ -709,8 +784,9 @@ int kgni_ioctl_mem_register_segments(struct kgni_ucmd *ucmd)
 	if (!ret)
 		ret = kgni_segs_check(segs, cmd->nsegs, &npages);
 	if (!ret)
-		ret = kgni_mem_create(ucmd, cmd->flags, cmd->cq_id, segs,
-				      cmd->nsegs, npages, 0, cmd->mem_hndl);
+		ret = kgni_mem_register_user(ucmd, cmd->flags, cmd->cq_id,
+					     segs, cmd->nsegs, npages, 0,
+					     cmd->mem_hndl);
 	kvfree(segs);
 	if (ret)
 		return ret;
@@ -737,36 +813,56 @@ struct kgni_mem *kgni_mem_find(struct kgni_dom *dom, const u64 h[2])
 }
 
 /**
- * kgni_ioctl_mem_deregister() - KGNI_IOC_MEM_DEREGISTER
- * @ucmd: the call; @ucmd->cmd is a struct kgni_mem_deregister
+ * kgni_mem_deregister() - undo a registration of the domain
+ * @kdev: the device
+ * @dom: the domain
+ * @hndl: its memory handle
  *
- * Return: 0, -EINVAL for a handle that is not one of the file's, -ENOLINK
- * once its job was released.
+ * The MDD is invalidated and read back, its MRT or GART entries cleared,
+ * and the pages given back to their source.
+ *
+ * Context: process context, may sleep; ctl_rwsem held for reading with
+ * the device alive; takes dp_lock.
+ * Return: 0, -EINVAL for a handle with a bad CRC or that is not one of
+ * the domain's, -ENOLINK once the domain's job was released.
  */
-int kgni_ioctl_mem_deregister(struct kgni_ucmd *ucmd)
+int kgni_mem_deregister(struct kgni_dev *kdev, struct kgni_dom *dom,
+			const u64 hndl[2])
 {
-	struct kgni_mem_deregister *cmd = ucmd->cmd;
-	struct kgni_dom *dom = &ucmd->kfile->dom;
-	struct kgni_dev *kdev = ucmd->kdev;
 	struct kgni_mem *mem;
 	u64 h[2];
 	int ret = -EINVAL;
 
-	if (cmd->flags)
-		return -EINVAL;
-	h[0] = cmd->mem_hndl[0];
-	h[1] = cmd->mem_hndl[1] & ~(0xffull << GEMINI_MH_CRC_SHIFT);
-	if (gemini_mh_crc(h[0], h[1]) != cmd->mem_hndl[1] >> GEMINI_MH_CRC_SHIFT)
+	h[0] = hndl[0];
+	h[1] = hndl[1] & ~(0xffull << GEMINI_MH_CRC_SHIFT);
+	if (gemini_mh_crc(h[0], h[1]) != hndl[1] >> GEMINI_MH_CRC_SHIFT)
 		return -EINVAL;
 
 	mutex_lock(&kdev->dp_lock);
 	if (dom->revoked)
 		ret = -ENOLINK;
-	mem = kgni_mem_find(dom, cmd->mem_hndl);
+	mem = kgni_mem_find(dom, hndl);
 	if (mem) {
 		kgni_mem_free(kdev, mem, true);
 		ret = 0;
 	}
 	mutex_unlock(&kdev->dp_lock);
 	return ret;
+}
+
+/**
+ * kgni_ioctl_mem_deregister() - KGNI_IOC_MEM_DEREGISTER
+ * @ucmd: the call; @ucmd->cmd is a struct kgni_mem_deregister
+ *
+ * Return: 0, -EINVAL for flags not 0, or an errno of
+ * kgni_mem_deregister().
+ */
+int kgni_ioctl_mem_deregister(struct kgni_ucmd *ucmd)
+{
+	struct kgni_mem_deregister *cmd = ucmd->cmd;
+
+	if (cmd->flags)
+		return -EINVAL;
+	return kgni_mem_deregister(ucmd->kdev, &ucmd->kfile->dom,
+				   cmd->mem_hndl);
 }
