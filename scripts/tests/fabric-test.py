@@ -20,6 +20,8 @@ sys.path.insert(0, os.path.join(REPO, "scripts"))
 # The launcher's port keys ("xp" ...) in the device's order, from their one
 # source (uapi/vgemini_names.h)
 from vgemini_launcher.torus import PORTS  # noqa: E402
+# The kernel's bitmap list format: "0-5,7"
+from vgemini_launcher.pmi import rank_ranges as node_list  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
 from tap import Tap  # noqa: E402
@@ -86,19 +88,6 @@ def dmesg_lines(n, word):
     """Node n's kernel log lines that contain @word."""
     out = vg("exec", str(n), "--", "dmesg", timeout=60)[1]
     return [line for line in out.splitlines() if word in line]
-
-
-def node_list(ids):
-    """The kernel's bitmap list format: "0-5,7"."""
-    ids = sorted(ids)
-    parts, i = [], 0
-    while i < len(ids):
-        j = i
-        while j + 1 < len(ids) and ids[j + 1] == ids[j] + 1:
-            j += 1
-        parts.append(str(ids[i]) if i == j else f"{ids[i]}-{ids[j]}")
-        i = j + 1
-    return ",".join(parts)
 
 
 def isolate(total):
