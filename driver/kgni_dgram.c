@@ -15,13 +15,20 @@
  * which completes the sender's post.  A REQ that matches nothing waits
  * in a queue for a later post (a datagram that arrives before the local
  * post).  Two bound posts to each other both send a REQ; the one of the
- * lower (PE, inst_id, xid) answers and the other drops the REQ it got,
- * so that each side completes exactly once.  A REPLY also names the
- * replier's own REQ, which the target then forgets (it may still arrive),
- * and a cancelled post whose REQ was sent sends a CANCEL that removes it
- * from the target's queue.  A REQ or REPLY the BTE cannot deliver (the
- * node is down or unreachable: the transfer times out) ends its post
- * with TIMEOUT; one refused for want of an RX buffer is sent again.
+ * lower (PE, inst_id, xid) answers, so that each side completes exactly
+ * once.  A REPLY also names the replier's own REQ, which the target then
+ * forgets (it may still arrive).  The REQ the higher one got waits in
+ * its queue until that REPLY retires it, so that a later post still
+ * finds it if the higher one is cancelled.
+ *
+ * A cancelled post whose REQ was sent sends a CANCEL and waits: the
+ * target removes the REQ from its queue and answers CANCEL_ACK, saying
+ * whether it had answered the REQ already.  The post ends TERMINATED on
+ * an ACK that says no, or COMPLETED by the REPLY (which travels ahead of
+ * the ACK), so that both sides agree on whether the exchange happened.
+ * A REQ or REPLY the BTE cannot deliver (the node is down or
+ * unreachable: the transfer times out) ends its post with TIMEOUT (a
+ * CANCEL: TERMINATED); one refused for want of an RX buffer is sent again.
  *
  * All of it runs under dp_lock; waiters sleep on dg_wq.
  */
@@ -42,7 +49,7 @@
 
 /* Queued REQs and remembered retired ones, per device */
 #define KGNI_DG_MAX_QUEUED	1024
-#define KGNI_DG_TOMBSTONES	256
+#define KGNI_DG_TOMBSTONES	1024
 
 /* A message refused for want of an RX buffer is sent again, this often. */
 #define KGNI_DG_MAX_RETRIES	200
@@ -53,6 +60,7 @@ enum kgni_dg_type {
 	KGNI_DG_REQ = 1,
 	KGNI_DG_REPLY = 2,
 	KGNI_DG_CANCEL = 3,
+	KGNI_DG_CANCEL_ACK = 4,
 };
 
 /**
@@ -65,8 +73,10 @@ enum kgni_dg_type {
  * @src_inst: the sender's inst_id
  * @dst_inst: the inst_id it is for
  * @cookie: the sender's cookie
- * @xid: REQ, CANCEL: the sender's post; REPLY: the REQ it answers
- * @xid2: REPLY: the replier's own REQ, now retired, or 0
+ * @xid: REQ, CANCEL: the sender's post; REPLY, CANCEL_ACK: the REQ it
+ *       answers
+ * @xid2: REPLY: the replier's own REQ, now retired, or 0; CANCEL_ACK: 1
+ *        if the REQ had been answered (its REPLY went ahead), else 0
  * @data: the datagram's data
  */
 struct kgni_dg_msg {
@@ -106,6 +116,8 @@ struct kgni_dg_in {
  * @state: KGNI_DGRAM_*
  * @xid: its number on this node (never 0)
  * @req_sent: a REQ went to the peer
+ * @cancelling: cancelled, its CANCEL sent: it matches nothing and ends
+ *              on the CANCEL_ACK, or with the REPLY that went ahead of it
  * @ended: when it ended, in the device's order (for PROBE)
  * @len: bytes of @data
  * @recv_len: bytes of @recv
@@ -125,6 +137,7 @@ struct kgni_dg {
 	u32 state;
 	u64 xid;
 	bool req_sent;
+	bool cancelling;
 	u64 ended;
 	u16 len, recv_len, buf_size;
 	u32 remote_pe, remote_inst;
@@ -162,7 +175,7 @@ struct kgni_dg_out {
  * @backlog: messages waiting for a TX slot (struct kgni_dg_out)
  * @pe: this node's PE
  * @stopped: remove has begun: nothing is sent any more
- * @tomb: REQs retired or cancelled: (PE, xid), a ring
+ * @tomb: REQs retired, cancelled or answered: (PE, xid), a ring
  * @tomb_next: the next place in @tomb
  * @tx: the TX channel's slots
  * @tx_buf: a KGNI_DG_BUF buffer per TX slot
@@ -182,7 +195,7 @@ struct kgni_dgrams {
 	struct list_head backlog;
 	u32 pe;
 	bool stopped;
-	struct { u32 pe; u64 xid; } tomb[KGNI_DG_TOMBSTONES];
+	struct { u32 pe; bool answered; u64 xid; } tomb[KGNI_DG_TOMBSTONES];
 	unsigned int tomb_next;
 	struct kgni_dg_tx tx[GEMINI_NUM_BTE_TX];
 	void *tx_buf;
@@ -206,7 +219,7 @@ static bool kgni_dg_decode(const void *buf, size_t n, struct kgni_dg_in *m)
 	m->type = w->type;
 	m->ptag = w->ptag;
 	m->len = le16_to_cpu(w->len);
-	if (m->type < KGNI_DG_REQ || m->type > KGNI_DG_CANCEL ||
+	if (m->type < KGNI_DG_REQ || m->type > KGNI_DG_CANCEL_ACK ||
 	    m->len > KGNI_DGRAM_MAX_DATA || n < KGNI_DG_HDR + m->len)
 		return false;
 	m->src_pe = le32_to_cpu(w->src_pe);
@@ -310,7 +323,7 @@ static void kgni_dg_msg_of(struct kgni_dev *kdev, const struct kgni_dg *p,
 	m->src_pe = kdev->dg->pe;
 	m->src_inst = p->dom->inst_id;
 	m->dst_inst = dst_inst;
-	m->len = type == KGNI_DG_CANCEL ? 0 : p->len;
+	m->len = type == KGNI_DG_REQ || type == KGNI_DG_REPLY ? p->len : 0;
 	memcpy(m->data, p->data, m->len);
 }
 
@@ -333,12 +346,34 @@ static void kgni_dg_complete(struct kgni_dev *kdev, struct kgni_dg *p,
 	kgni_dg_end(kdev, p, KGNI_DGRAM_COMPLETED);
 }
 
+/* The tombstone of REQ (@pe, @xid), or -1 */
+static int kgni_dg_tomb_find(struct kgni_dgrams *dg, u32 pe, u64 xid)
+{
+	unsigned int i;
+
+	for (i = 0; i < KGNI_DG_TOMBSTONES; i++)
+		if (dg->tomb[i].xid == xid && dg->tomb[i].pe == pe)
+			return i;
+	return -1;
+}
+
+static void kgni_dg_tomb_add(struct kgni_dgrams *dg, u32 pe, u64 xid,
+			     bool answered)
+{
+	dg->tomb[dg->tomb_next].pe = pe;
+	dg->tomb[dg->tomb_next].xid = xid;
+	dg->tomb[dg->tomb_next].answered = answered;
+	dg->tomb_next = (dg->tomb_next + 1) % KGNI_DG_TOMBSTONES;
+}
+
 /* Answer REQ @m with post @p's data; @p completes with @m's. */
 static void kgni_dg_answer(struct kgni_dev *kdev, struct kgni_dg *p,
 			   const struct kgni_dg_in *m)
 {
 	struct kgni_dg_in r;
 
+	/* A CANCEL that comes after this must not undo it. */
+	kgni_dg_tomb_add(kdev->dg, m->src_pe, m->xid, true);
 	kgni_dg_complete(kdev, p, m);
 	kgni_dg_msg_of(kdev, p, KGNI_DG_REPLY, m->src_inst, &r);
 	r.xid = m->xid;
@@ -352,23 +387,14 @@ static bool kgni_dg_accepts(struct kgni_dev *kdev, const struct kgni_dg *p,
 {
 	const struct kgni_dom *dom = p->dom;
 
-	if (p->state != KGNI_DGRAM_PENDING || dom->ptag != m->ptag ||
+	if (p->state != KGNI_DGRAM_PENDING || p->cancelling ||
+	    dom->ptag != m->ptag ||
 	    dom->cookie != m->cookie || dom->inst_id != m->dst_inst)
 		return false;
 	if (p->bound && (p->peer_pe != m->src_pe || p->peer_inst != m->src_inst))
 		return false;
 	/* Not its own REQ, to itself */
 	return !(m->src_pe == kdev->dg->pe && m->xid == p->xid);
-}
-
-static bool kgni_dg_retired(struct kgni_dgrams *dg, u32 pe, u64 xid)
-{
-	unsigned int i;
-
-	for (i = 0; i < KGNI_DG_TOMBSTONES; i++)
-		if (dg->tomb[i].xid == xid && dg->tomb[i].pe == pe)
-			return true;
-	return false;
 }
 
 /* Forget REQ (@pe, @xid): out of the queue, and refused if it comes. */
@@ -383,9 +409,7 @@ static void kgni_dg_retire(struct kgni_dgrams *dg, u32 pe, u64 xid)
 			kfree(q);
 		}
 	}
-	dg->tomb[dg->tomb_next].pe = pe;
-	dg->tomb[dg->tomb_next].xid = xid;
-	dg->tomb_next = (dg->tomb_next + 1) % KGNI_DG_TOMBSTONES;
+	kgni_dg_tomb_add(dg, pe, xid, false);
 }
 
 /* -1, 0 or 1 as (pe, inst, xid) of @a is below, equal to or above @b's */
@@ -407,7 +431,7 @@ static void kgni_dg_on_req(struct kgni_dev *kdev, const struct kgni_dg_in *m)
 	struct kgni_dg *p, *hit = NULL;
 	struct kgni_dg_req *q;
 
-	if (kgni_dg_retired(dg, m->src_pe, m->xid))
+	if (kgni_dg_tomb_find(dg, m->src_pe, m->xid) >= 0)
 		return;
 	/* A post bound to the sender first, else a wildcard */
 	list_for_each_entry(p, &dg->posts, node) {
@@ -420,15 +444,13 @@ static void kgni_dg_on_req(struct kgni_dev *kdev, const struct kgni_dg_in *m)
 		if (!hit)
 			hit = p;
 	}
-	if (hit) {
-		/*
-		 * Both sent a REQ: the lower (PE, inst_id, xid) answers, the
-		 * other waits for that answer.
-		 */
-		if (hit->bound && hit->req_sent &&
-		    kgni_dg_cmp(dg->pe, hit->dom->inst_id, hit->xid,
-				m->src_pe, m->src_inst, m->xid) > 0)
-			return;
+	/*
+	 * Both sent a REQ: the lower (PE, inst_id, xid) answers; the other
+	 * keeps the REQ it got queued until the REPLY retires it.
+	 */
+	if (hit && !(hit->bound && hit->req_sent &&
+		     kgni_dg_cmp(dg->pe, hit->dom->inst_id, hit->xid,
+				 m->src_pe, m->src_inst, m->xid) > 0)) {
 		kgni_dg_answer(kdev, hit, m);
 		return;
 	}
@@ -465,6 +487,51 @@ static void kgni_dg_on_reply(struct kgni_dev *kdev, const struct kgni_dg_in *m)
 	}
 }
 
+/* Drop the REQ @m cancels, unless it was answered; say which. */
+static void kgni_dg_on_cancel(struct kgni_dev *kdev,
+			      const struct kgni_dg_in *m)
+{
+	struct kgni_dgrams *dg = kdev->dg;
+	struct kgni_dg_in a;
+	int t = kgni_dg_tomb_find(dg, m->src_pe, m->xid);
+
+	if (t < 0 || !dg->tomb[t].answered)
+		kgni_dg_retire(dg, m->src_pe, m->xid);
+	memset(&a, 0, offsetof(struct kgni_dg_in, data));
+	a.type = KGNI_DG_CANCEL_ACK;
+	a.ptag = m->ptag;
+	a.cookie = m->cookie;
+	a.src_pe = dg->pe;
+	a.src_inst = m->dst_inst;
+	a.dst_inst = m->src_inst;
+	a.xid = m->xid;
+	a.xid2 = t >= 0 && dg->tomb[t].answered;
+	kgni_dg_send(kdev, m->src_pe, &a, 0);
+}
+
+/* The cancelling post whose REQ (this node's @xid) went to @pe, or NULL */
+static struct kgni_dg *kgni_dg_cancelling(struct kgni_dev *kdev, u32 pe,
+					  u64 xid)
+{
+	struct kgni_dg *p;
+
+	list_for_each_entry(p, &kdev->dg->posts, node)
+		if (p->state == KGNI_DGRAM_PENDING && p->cancelling &&
+		    p->xid == xid && p->peer_pe == pe)
+			return p;
+	return NULL;
+}
+
+static void kgni_dg_on_cancel_ack(struct kgni_dev *kdev,
+				  const struct kgni_dg_in *m)
+{
+	struct kgni_dg *p = kgni_dg_cancelling(kdev, m->src_pe, m->xid);
+
+	/* Answered: the REPLY completes it (it went first unless refused). */
+	if (p && !m->xid2)
+		kgni_dg_end(kdev, p, KGNI_DGRAM_TERMINATED);
+}
+
 static void kgni_dg_receive(struct kgni_dev *kdev, const struct kgni_dg_in *m)
 {
 	switch (m->type) {
@@ -475,23 +542,30 @@ static void kgni_dg_receive(struct kgni_dev *kdev, const struct kgni_dg_in *m)
 		kgni_dg_on_reply(kdev, m);
 		break;
 	case KGNI_DG_CANCEL:
-		kgni_dg_retire(kdev->dg, m->src_pe, m->xid);
+		kgni_dg_on_cancel(kdev, m);
+		break;
+	case KGNI_DG_CANCEL_ACK:
+		kgni_dg_on_cancel_ack(kdev, m);
 		break;
 	}
 }
 
-/* A message the BTE could not deliver: its post times out. */
+/*
+ * A message the BTE could not deliver: its post times out, or, being
+ * cancelled, ends TERMINATED.
+ */
 static void kgni_dg_undelivered(struct kgni_dev *kdev,
 				const struct kgni_dg_tx *t)
 {
 	struct kgni_dg *p;
 
-	if (t->m.type != KGNI_DG_REQ)
+	if (t->m.type != KGNI_DG_REQ && t->m.type != KGNI_DG_CANCEL)
 		return;
 	list_for_each_entry(p, &kdev->dg->posts, node) {
 		if (p->state == KGNI_DGRAM_PENDING && p->req_sent &&
-		    p->xid == t->m.xid) {
-			kgni_dg_end(kdev, p, KGNI_DGRAM_TIMEOUT);
+		    p->xid == t->m.xid && p->peer_pe == t->pe) {
+			kgni_dg_end(kdev, p, p->cancelling ?
+				    KGNI_DGRAM_TERMINATED : KGNI_DGRAM_TIMEOUT);
 			return;
 		}
 	}
@@ -754,7 +828,8 @@ void kgni_dg_dom_release(struct kgni_dev *kdev, struct kgni_dom *dom)
 	list_for_each_entry_safe(p, next, &kdev->dg->posts, node) {
 		if (p->dom != dom)
 			continue;
-		if (p->state == KGNI_DGRAM_PENDING && p->req_sent) {
+		if (p->state == KGNI_DGRAM_PENDING && p->req_sent &&
+		    !p->cancelling) {
 			kgni_dg_msg_of(kdev, p, KGNI_DG_CANCEL, p->peer_inst,
 				       &m);
 			m.xid = p->xid;
@@ -1135,13 +1210,15 @@ int kgni_ioctl_dgram_probe(struct kgni_ucmd *ucmd)
  * @key: as posted
  * @id: as posted (@by_id; ~0 names none)
  *
- * It ends TERMINATED, to be collected by kgni_dg_test(); a REQ it sent is
- * cancelled at its peer.
+ * It ends TERMINATED, to be collected by kgni_dg_test().  If it sent a
+ * REQ, it ends once its peer has dropped the REQ (TERMINATED), or with
+ * the peer's data (COMPLETED) if the peer had matched the REQ already:
+ * until then a test sees it PENDING.
  *
  * Context: process context, may sleep; ctl_rwsem held for reading with
  * the device alive; takes dp_lock.
- * Return: 0, -ENOENT if no such datagram is pending, -ENODEV without the
- * datagram service.
+ * Return: 0, -ENOENT if no such datagram is pending or it was cancelled
+ * already, -ENODEV without the datagram service.
  */
 int kgni_dg_cancel(struct kgni_dev *kdev, struct kgni_dom *dom, bool by_id,
 		   u64 key, u64 id)
@@ -1156,15 +1233,18 @@ int kgni_dg_cancel(struct kgni_dev *kdev, struct kgni_dom *dom, bool by_id,
 		goto out;
 	}
 	p = kgni_dg_find(kdev, dom, by_id, key, id);
-	if (!p || p->state != KGNI_DGRAM_PENDING)
+	if (!p || p->state != KGNI_DGRAM_PENDING || p->cancelling)
 		goto out;
-	if (p->req_sent) {
-		kgni_dg_msg_of(kdev, p, KGNI_DG_CANCEL, p->peer_inst, &m);
-		m.xid = p->xid;
-		kgni_dg_send(kdev, p->peer_pe, &m, 0);
-	}
-	kgni_dg_end(kdev, p, KGNI_DGRAM_TERMINATED);
 	ret = 0;
+	if (!p->req_sent || kdev->dg->stopped) {
+		kgni_dg_end(kdev, p, KGNI_DGRAM_TERMINATED);
+		goto out;
+	}
+	/* To itself, the ACK comes back at once and ends it. */
+	p->cancelling = true;
+	kgni_dg_msg_of(kdev, p, KGNI_DG_CANCEL, p->peer_inst, &m);
+	m.xid = p->xid;
+	kgni_dg_send(kdev, p->peer_pe, &m, 0);
 out:
 	mutex_unlock(&kdev->dp_lock);
 	return ret;

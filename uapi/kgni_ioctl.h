@@ -852,9 +852,12 @@ struct kgni_dgram_probe {
  * @ep_key: in
  * @id: in (BY_ID)
  *
- * Ends a pending datagram as TERMINATED (the peer forgets it too); it is
- * then collected with KGNI_IOC_DGRAM_TEST.  ENOENT if no such datagram is
- * pending.
+ * Cancels a pending datagram; it is then collected with
+ * KGNI_IOC_DGRAM_TEST.  One that sent nothing ends TERMINATED at once.
+ * One that went to its peer ends when the peer's node has answered:
+ * TERMINATED once the peer dropped it, or COMPLETED if a post of the peer
+ * had matched it already (both sides then agree); until then it is
+ * PENDING.  ENOENT if no such datagram is pending or it was cancelled.
  */
 struct kgni_dgram_cancel {
 	__u32 size;

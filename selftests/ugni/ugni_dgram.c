@@ -34,8 +34,8 @@
  *     GNI_EpPostDataWait: COMPLETED with each other's data.
  *  5. Cancel, and 6. a short wait: one rank of a pair posts to its peer,
  *     which posts nothing: PENDING; GNI_EpPostDataCancelById: SUCCESS,
- *     and again: NO_MATCH; GNI_EpPostDataTestById: TERMINATED, and again:
- *     NO_MATCH.  Then the peer, which forgot the cancelled datagram,
+ *     and again: NO_MATCH; GNI_EpPostDataWaitById: TERMINATED (once the
+ *     peer dropped it), and a test: NO_MATCH.  Then the peer, which forgot the cancelled datagram,
  *     posts to the first rank, which posts nothing: a wait of 500 ms
  *     ends in GNI_RC_TIMEOUT after 500 ms; cancelled and collected.  Each
  *     rank of the pair does each part once.
@@ -53,6 +53,10 @@
  *     endpoint and a wait of 0 ms (GNI_RC_INVALID_PARAM).
  * 11. GNI_EpDestroy of an endpoint whose datagram is pending takes it
  *     along: nothing is left to probe at the end.
+ * 12. A cancel racing the peer's post, 16 rounds: the even rank of a pair
+ *     posts, a barrier, then it cancels while its peer posts; either both
+ *     complete with each other's data or neither does (the cancel ends
+ *     TERMINATED, the peer's wait times out and is cancelled).
  */
 #include "ugni_job.h"
 
@@ -412,9 +416,10 @@ static void cancel_mine(void)
 	rc = GNI_EpPostDataCancelById(job.ep[peer], id);
 	check(rc == GNI_RC_NO_MATCH, "cancel: GNI_EpPostDataCancelById again: "
 	      "%s (want GNI_RC_NO_MATCH)", rc_str(rc));
-	rc = GNI_EpPostDataTestById(job.ep[peer], id, &st, &ra, &rid);
+	/* It ends once the peer has dropped it. */
+	rc = GNI_EpPostDataWaitById(job.ep[peer], id, WAIT_MS, &st, &ra, &rid);
 	check(rc == GNI_RC_SUCCESS && st == GNI_POST_TERMINATED,
-	      "cancel: GNI_EpPostDataTestById after: %s, %s (want "
+	      "cancel: GNI_EpPostDataWaitById after: %s, %s (want "
 	      "TERMINATED)", rc_str(rc), state_str(st));
 	rc = GNI_EpPostDataTestById(job.ep[peer], id, &st, &ra, &rid);
 	check(rc == GNI_RC_NO_MATCH, "cancel: collected: "
@@ -434,7 +439,6 @@ static void wait_short(void)
 	double t0, ms;
 
 	/* the peer's cancelled datagram is forgotten: nothing matches this */
-	usleep(SETTLE_US);
 	rc = GNI_EpPostDataWId(job.ep[peer], &out, sizeof(out), &in,
 			       sizeof(in), id);
 	t0 = now();
@@ -487,12 +491,6 @@ static void to_myself(void)
 
 	memset(&bin, 0, sizeof(bin));
 	memset(&win, 0, sizeof(win));
-	/*
-	 * The datagram my peer cancelled in 6 may still wait here until its
-	 * CANCEL arrives, and would match my wildcard (Documentation/ugni.rst,
-	 * "Datagrams": a known defect of the cancel).
-	 */
-	usleep(SETTLE_US);
 	wrc = GNI_EpCreate(job.nic, NULL, &wep);
 	if (!check(wrc == GNI_RC_SUCCESS, "GNI_EpCreate of a wildcard "
 		   "endpoint: %s", rc_str(wrc)))
@@ -557,7 +555,8 @@ static void wrong_inst(void)
 		      rc_str(rc), state_str(st));
 		rc = GNI_EpPostDataCancelById(ep, id);
 		if (rc == GNI_RC_SUCCESS)
-			rc = GNI_EpPostDataTestById(ep, id, &st, &ra, &rid);
+			rc = GNI_EpPostDataWaitById(ep, id, WAIT_MS, &st, &ra,
+						    &rid);
 		check(rc == GNI_RC_SUCCESS && st == GNI_POST_TERMINATED,
 		      "then cancelled: %s, %s", rc_str(rc), state_str(st));
 	}
@@ -669,6 +668,88 @@ static void refusals(void)
 	barrier();
 }
 
+/* 12: one round; 1 if my datagram completed with my peer's data, else 0 */
+static int cancel_race_round(int k)
+{
+	const uint64_t id = ID(12, k);
+	gni_post_state_t st = GNI_POST_PENDING;
+	struct msg out = msg_of(peer, 1200 + k), in;
+	uint32_t ra = 0, rid = 0;
+	gni_return_t rc;
+	int even = job.rank < peer;
+
+	memset(&in, 0, sizeof(in));
+	if (even) {
+		rc = GNI_EpPostDataWId(job.ep[peer], &out, sizeof(out), &in,
+				       sizeof(in), id);
+		check(rc == GNI_RC_SUCCESS, "cancel race %d: post: %s", k,
+		      rc_str(rc));
+	}
+	barrier();
+	if (even) {
+		rc = GNI_EpPostDataCancelById(job.ep[peer], id);
+		if (rc == GNI_RC_SUCCESS || rc == GNI_RC_NO_MATCH)
+			rc = GNI_EpPostDataWaitById(job.ep[peer], id, WAIT_MS,
+						    &st, &ra, &rid);
+	} else {
+		rc = GNI_EpPostDataWId(job.ep[peer], &out, sizeof(out), &in,
+				       sizeof(in), id);
+		if (rc == GNI_RC_SUCCESS)
+			rc = GNI_EpPostDataWaitById(job.ep[peer], id, 300,
+						    &st, &ra, &rid);
+		if (rc == GNI_RC_TIMEOUT) {
+			GNI_EpPostDataCancelById(job.ep[peer], id);
+			rc = GNI_EpPostDataWaitById(job.ep[peer], id, WAIT_MS,
+						    &st, &ra, &rid);
+		}
+	}
+	if (!check(rc == GNI_RC_SUCCESS && (st == GNI_POST_COMPLETED ||
+					    st == GNI_POST_TERMINATED),
+		   "cancel race %d: %s, %s (want COMPLETED or TERMINATED)",
+		   k, rc_str(rc), state_str(st))) {
+		drop(job.ep[peer]);
+		return -1;
+	}
+	if (st == GNI_POST_COMPLETED &&
+	    !check(msg_is(&in, peer, job.rank) && in.seq == 1200u + k,
+		   "cancel race %d: completed with rank %d's data", k, peer))
+		return -1;
+	return st == GNI_POST_COMPLETED;
+}
+
+/* 12: both sides of every round agree */
+static void cancel_race(void)
+{
+	int k, mine, both = 0, neither = 0, bad = 0;
+	int *all = calloc(job.size, sizeof(*all));
+
+	if (!all)
+		job_bail("no memory");
+	for (k = 0; k < 16; k++) {
+		mine = 0;
+		if (peer < 0)
+			barrier();	/* the round's */
+		else
+			mine = cancel_race_round(k);
+		allgather(&mine, all, sizeof(mine));
+		if (peer < 0)
+			continue;
+		if (mine < 0 || all[peer] < 0 || mine != all[peer])
+			bad++;
+		else if (mine)
+			both++;
+		else
+			neither++;
+	}
+	if (peer < 0)
+		skip("cancel race: no peer");
+	else
+		check(!bad, "a cancel racing its peer's post, 16 rounds: both "
+		      "sides agree (%d completed on both, %d on neither, %d "
+		      "disagree)", both, neither, bad);
+	free(all);
+}
+
 int main(void)
 {
 	uint32_t ra, rid;
@@ -694,6 +775,7 @@ int main(void)
 	wrong_inst();
 	too_small();
 	refusals();
+	cancel_race();
 
 	rc = GNI_PostDataProbe(job.nic, &ra, &rid);
 	check(rc == GNI_RC_NO_MATCH, "no datagram of mine left to probe at "
