@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * gni_pub.h - the uGNI user-level API of vgemini's libugni.
+ * gni_pub.h - the uGNI user-level API of vgemini's libugni, and the kGNI
+ * kernel API of kgni.ko (the __KERNEL__ part at the end).
  *
- * Written for vgemini from the API facts in the project's uGNI
- * specification (names, values, layouts and parameter order that uGNI
- * programs written for a Cray Gemini system compile against).  Programs
- * include it unmodified: pkg-config --cflags cray-ugni.
+ * Written for vgemini from the API facts in the project's uGNI and kGNI
+ * specifications (names, values, layouts and parameter order that uGNI
+ * programs and kernel clients written for a Cray Gemini system compile
+ * against).  Programs include it unmodified: pkg-config --cflags
+ * cray-ugni; kernel modules: pkg-config --cflags cray-gni cray-gni-headers.
  *
  * Layouts are for LP64 with natural alignment.  Every function returns a
  * gni_return_t unless its prototype says otherwise.  Documentation/ugni.rst
@@ -1054,6 +1056,179 @@ gni_return_t GNI_GetBIConfig(IN uint32_t device_id, OUT gni_bi_desc_t *desc);
 gni_return_t GNI_BISyncWait(IN uint32_t device_id, OUT uint32_t timeout);
 
 #endif /* !__KERNEL__ */
+
+#ifdef __KERNEL__
+/* --- The kernel API (kgni.ko) ---------------------------------------------------- */
+
+/*
+ * Kernel clients (Lustre's gnilnd, ipogif) include this same header with
+ * __KERNEL__ defined: pkg-config --cflags cray-gni cray-gni-headers, and
+ * KBUILD_EXTRA_SYMBOLS=$(pkg-config --variable=symvers cray-gni).  The
+ * entry points are kgni.ko's exports, in snake case; the handles are those
+ * of the user API.  Documentation/kernel-api.rst lists which functions
+ * this release of kgni exports, their contexts and their return codes.
+ */
+
+#define GNI_ERRNO_FUNC_STR_LEN		100
+
+/* What the first failing kernel API call on a CPU recorded (gni_get_errno) */
+typedef struct gni_errno {
+	uint8_t valid;
+	char func[GNI_ERRNO_FUNC_STR_LEN];
+	int lineno;
+	int errno;
+	uint64_t data1;
+	uint64_t data2;
+	uint64_t data3;
+	uint64_t data4;
+} gni_errno_t;
+
+/* A kernel CQ's event handler: interrupt context */
+typedef void gni_cq_event_hndlr_f(IN uint32_t device_id, IN uint64_t data);
+
+/* Communication domains, NICs, quiesce, errno */
+gni_return_t gni_cdm_create(IN uint32_t inst_id, IN uint8_t ptag,
+			    IN uint32_t cookie, IN uint32_t modes,
+			    OUT gni_cdm_handle_t *cdm_hndl);
+gni_return_t gni_cdm_destroy(IN gni_cdm_handle_t cdm_hndl);
+gni_return_t gni_cdm_get_nic_address(IN uint32_t device_id,
+				     OUT uint32_t *address,
+				     OUT uint32_t *cpu_id);
+gni_return_t gni_cdm_attach(IN gni_cdm_handle_t cdm_hndl,
+			    IN uint32_t device_id, OUT uint32_t *local_addr,
+			    OUT gni_nic_handle_t *nic_hndl);
+gni_return_t gni_set_quiesce_callback(IN gni_nic_handle_t nic_hndl,
+				      IN void (*qsce_func)(gni_nic_handle_t,
+							   uint64_t));
+uint32_t gni_get_quiesce_status(IN gni_nic_handle_t nic_hndl);
+gni_return_t gni_get_errno(IN gni_nic_handle_t nic_hndl,
+			   OUT gni_errno_t *errno_ptr);
+
+/* Endpoints and datagrams */
+gni_return_t gni_ep_create(IN gni_nic_handle_t nic_hndl,
+			   IN gni_cq_handle_t src_cq_hndl,
+			   OUT gni_ep_handle_t *ep_hndl);
+gni_return_t gni_ep_set_eventdata(IN gni_ep_handle_t ep_hndl,
+				  IN uint32_t local_event,
+				  IN uint32_t remote_event);
+gni_return_t gni_ep_bind(IN gni_ep_handle_t ep_hndl, IN uint32_t remote_addr,
+			 IN uint32_t remote_id);
+gni_return_t gni_ep_unbind(IN gni_ep_handle_t ep_hndl);
+gni_return_t gni_ep_destroy(IN gni_ep_handle_t ep_hndl);
+gni_return_t gni_ep_postdata(IN gni_ep_handle_t ep_hndl, IN void *in_data,
+			     IN uint16_t data_len, IN void *out_buf,
+			     IN uint16_t buf_size);
+gni_return_t gni_ep_postdata_w_id(IN gni_ep_handle_t ep_hndl,
+				  IN void *in_data, IN uint16_t data_len,
+				  IN void *out_buf, IN uint16_t buf_size,
+				  IN uint64_t datagram_id);
+gni_return_t gni_ep_postdata_test(IN gni_ep_handle_t ep_hndl,
+				  OUT gni_post_state_t *post_state,
+				  OUT uint32_t *remote_addr,
+				  OUT uint32_t *remote_id);
+gni_return_t gni_ep_postdata_test_by_id(IN gni_ep_handle_t ep_hndl,
+					IN uint64_t datagram_id,
+					OUT gni_post_state_t *post_state,
+					OUT uint32_t *remote_addr,
+					OUT uint32_t *remote_id);
+gni_return_t gni_ep_postdata_wait(IN gni_ep_handle_t ep_hndl,
+				  IN uint32_t timeout,
+				  OUT gni_post_state_t *post_state,
+				  OUT uint32_t *remote_addr,
+				  OUT uint32_t *remote_id);
+gni_return_t gni_postdata_probe(IN gni_nic_handle_t nic_hndl,
+				OUT uint32_t *remote_addr,
+				OUT uint32_t *remote_id);
+gni_return_t gni_postdata_probe_by_id(IN gni_nic_handle_t nic_hndl,
+				      OUT uint64_t *datagram_id);
+gni_return_t gni_postdata_probe_wait_by_id(IN gni_nic_handle_t nic_hndl,
+					   IN uint32_t timeout,
+					   OUT uint64_t *datagram_id);
+gni_return_t gni_ep_postdata_cancel(IN gni_ep_handle_t ep_hndl);
+gni_return_t gni_ep_postdata_cancel_by_id(IN gni_ep_handle_t ep_hndl,
+					  IN uint64_t datagram_id);
+
+/* Memory */
+gni_return_t gni_mem_register(IN gni_nic_handle_t nic_hndl,
+			      IN uint64_t address, IN uint64_t length,
+			      IN gni_cq_handle_t dst_cq_hndl,
+			      IN uint32_t flags,
+			      OUT gni_mem_handle_t *mem_hndl);
+gni_return_t gni_mem_register_segments(IN gni_nic_handle_t nic_hndl,
+				       IN gni_mem_segment_t *mem_segments,
+				       IN uint32_t segments_cnt,
+				       IN gni_cq_handle_t dst_cq_hndl,
+				       IN uint32_t flags,
+				       OUT gni_mem_handle_t *mem_hndl);
+gni_return_t gni_mem_deregister(IN gni_nic_handle_t nic_hndl,
+				IN gni_mem_handle_t *mem_hndl,
+				IN int hold_timeout);
+gni_return_t gni_mem_mdd_release(IN gni_nic_handle_t nic_hndl,
+				 IN gni_mem_handle_t *mem_hndl);
+
+/* Completion queues: interrupt-driven, no wait calls */
+gni_return_t gni_cq_create(IN gni_nic_handle_t nic_hndl,
+			   IN uint32_t entry_count, IN uint32_t delay_index,
+			   IN gni_cq_event_hndlr_f *event_handler,
+			   IN uint64_t usr_event_data,
+			   OUT gni_cq_handle_t *cq_hndl);
+gni_return_t gni_cq_destroy(IN gni_cq_handle_t cq_hndl);
+gni_return_t gni_cq_get_event(IN gni_cq_handle_t cq_hndl,
+			      OUT gni_cq_entry_t *event_data);
+gni_return_t gni_cq_error_str(IN gni_cq_entry_t entry, OUT void *buffer,
+			      IN uint32_t len);
+gni_return_t gni_cq_error_recoverable(IN gni_cq_entry_t entry,
+				      OUT uint32_t *recoverable);
+
+/* Posting transactions */
+gni_return_t gni_post_rdma(IN gni_ep_handle_t ep_hndl,
+			   IN gni_post_descriptor_t *post_descr);
+gni_return_t gni_post_fma(IN gni_ep_handle_t ep_hndl,
+			  IN gni_post_descriptor_t *post_descr);
+gni_return_t gni_get_completed(IN gni_cq_handle_t cq_hndl,
+			       IN gni_cq_entry_t event_data,
+			       OUT gni_post_descriptor_t **post_descr);
+
+/* Short messages (no tagged variants in the kernel) */
+gni_return_t gni_smsg_buff_size_needed(IN gni_smsg_attr_t *smsg_attr,
+				       OUT unsigned int *size);
+gni_return_t gni_smsg_init(IN gni_ep_handle_t ep_hndl,
+			   IN gni_smsg_attr_t *local_smsg_attr,
+			   IN gni_smsg_attr_t *remote_smsg_attr);
+gni_return_t gni_smsg_set_delivery_mode(IN gni_nic_handle_t nic_handle,
+					IN uint16_t dlvr_mode);
+gni_return_t gni_smsg_send(IN gni_ep_handle_t ep_hndl, IN void *header,
+			   IN uint32_t header_length, IN void *data,
+			   IN uint32_t data_length, IN uint32_t msg_id);
+gni_return_t gni_smsg_getnext(IN gni_ep_handle_t ep_hndl, OUT void **header);
+gni_return_t gni_smsg_release(IN gni_ep_handle_t ep_hndl);
+gni_return_t gni_smsg_set_max_retrans(IN gni_nic_handle_t nic_handle,
+				      IN uint16_t max_retrans);
+
+/* Error subscription (EEQ_size 0: callbacks only) */
+gni_return_t gni_subscribe_errors(IN gni_nic_handle_t nic_handle,
+				  IN gni_error_mask_t mask,
+				  IN uint32_t EEQ_size,
+				  IN void (*EQ_new_event)(gni_err_handle_t),
+				  IN void (*app_crit_err)(gni_err_handle_t),
+				  OUT gni_err_handle_t *err_handle);
+gni_return_t gni_release_errors(IN gni_err_handle_t err_handle);
+gni_return_t gni_get_error_mask(IN gni_err_handle_t err_handle,
+				OUT gni_error_mask_t *mask);
+gni_return_t gni_set_error_mask(IN gni_err_handle_t err_handle,
+				IN gni_error_mask_t mask_in,
+				IN gni_error_mask_t *mask_out);
+gni_return_t gni_get_error_event(IN gni_err_handle_t err_handle,
+				 IN gni_error_event_t *event);
+gni_return_t gni_wait_error_events(IN gni_err_handle_t err_handle,
+				   IN gni_error_event_t *events,
+				   IN uint32_t events_size,
+				   IN uint32_t timeout,
+				   OUT uint32_t *num_events);
+gni_return_t gni_set_error_ptag(IN gni_err_handle_t err_handle,
+				IN uint8_t ptag);
+
+#endif /* __KERNEL__ */
 
 #ifdef __cplusplus
 }
