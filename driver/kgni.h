@@ -18,7 +18,9 @@
  *   kgni_fma.c       FMA descriptors
  *   kgni_bte.c       the BTE's channels and RDMA posts
  *   kgni_mmap.c      mmap of the data path's objects, the mappings' lifetime
- * The data path's files share kgni_dp.h besides.
+ *   kgni_kdom.c      the kernel API's domains and NICs, errno, quiesce
+ * The data path's files share kgni_dp.h besides, and the kernel API's
+ * kgni_kapi.h.
  */
 #ifndef KGNI_H
 #define KGNI_H
@@ -29,9 +31,11 @@
 #include <linux/device.h>
 #include <linux/interrupt.h>
 #include <linux/io.h>
+#include <linux/ktime.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
 #include <linux/rwsem.h>
+#include <linux/spinlock.h>
 #include <linux/version.h>
 #include <linux/workqueue.h>
 #include <linux/wait.h>
@@ -98,17 +102,21 @@ struct kgni_bte_chan {
 };
 
 /**
- * struct kgni_job - a (ptag, cookie) pair a job set-up allowed
+ * struct kgni_job - a (ptag, cookie) pair a job set-up allowed, or that a
+ *                   kernel client's CDM holds
  * @used: the slot holds a pair
+ * @kernel: a kernel slot: held by one kernel domain (gni_cdm_attach()),
+ *          never attached to by a file nor released by a job set-up
  * @ptag: protection tag
  * @cookie: cookie
  * @gen: tells this job from earlier ones of the slot (never 0)
- * @uid: the user whose processes may attach
- * @cgrp: the cgroup (v2) they must be in, referenced
- * @ncq: CQs the job's files hold on this NIC
+ * @uid: the user whose processes may attach (INVALID_UID: kernel slot)
+ * @cgrp: the cgroup (v2) they must be in, referenced (NULL: kernel slot)
+ * @ncq: CQs the job's domains hold on this NIC
  */
 struct kgni_job {
 	bool used;
+	bool kernel;
 	u8 ptag;
 	u32 cookie;
 	u32 gen;
@@ -168,6 +176,13 @@ struct kgni_port_cache {
  * @fabric_changes: VGEMINI_CTL_FABRIC_CHANGES as @link_work last read it
  * @reach_known: @reach holds the nodes a routing table reached
  * @reach: those nodes, as last logged by @link_work (kgni_fabric.c)
+ * @quiesced: VGEMINI_CTL_FABRIC_STATE read QUIESCED when @link_work last
+ *            read it (gni_get_quiesce_status() reads it in any context)
+ * @quiesce_start: when @link_work first saw that quiesce
+ * @kapi_lock: protects @kapi_nics and their quiesce callbacks, which are
+ *             called under it
+ * @kapi_nics: the kernel API's NICs attached to this device
+ *             (&struct gni_nic, kgni_kdom.c)
  * @ctl_rwsem: held for reading by every ioctl while it uses the device,
  *             taken for writing by remove to wait for them
  * @gone: set by remove; ioctls that see it fail with -ENODEV
@@ -184,8 +199,8 @@ struct kgni_port_cache {
  *           the BTE's rings
  * @jobs: the allowed (ptag, cookie) pairs
  * @job_gen: the last &struct kgni_job.gen given
- * @doms: every &struct kgni_dom (that of each open file), for revoking a
- *        released job's
+ * @doms: every &struct kgni_dom (that of each open file and each kernel
+ *        NIC), for revoking a released job's
  * @mdd_map: MDHs in use
  * @cq_map: CQs in use (CQ 0 is never given out)
  * @fma_map: general FMA descriptors in use
@@ -232,6 +247,10 @@ struct kgni_dev {
 	u32 fabric_changes;
 	bool reach_known;
 	DECLARE_BITMAP(reach, GEMINI_MAX_NODES);
+	bool quiesced;
+	ktime_t quiesce_start;
+	spinlock_t kapi_lock;		/* see above */
+	struct list_head kapi_nics;
 
 	struct rw_semaphore ctl_rwsem;
 	bool gone;
@@ -274,7 +293,8 @@ struct kgni_dev {
  * struct kgni_dom - a domain of the data path: the owner of objects
  * @file: the struct file of the open file whose domain it is; NULL for a
  *        kernel domain
- * @kernel: a kernel client's domain (none yet: always false)
+ * @kernel: a kernel client's domain (that of a &struct gni_nic): attached
+ *          to a kernel job slot, in no file's lists
  * @node: in &kgni_dev.doms
  * @attached: the domain has a CDM
  * @revoked: its job was released: the data path is closed to it
@@ -366,6 +386,7 @@ static inline u32 kgni_port_rd(struct kgni_dev *kdev, unsigned int port,
 /* kgni_main.c */
 extern const u32 kgni_driver_version;
 struct kgni_dev *kgni_dev_alloc(struct pci_dev *pdev);
+struct kgni_dev *kgni_dev_get(u32 minor);
 int kgni_dev_add(struct kgni_dev *kdev);
 void kgni_dev_del(struct kgni_dev *kdev);
 
@@ -401,6 +422,11 @@ int kgni_ucmd_respond(struct kgni_ucmd *ucmd, size_t len);
 void kgni_ioctl_shutdown(struct kgni_dev *kdev);
 
 /* kgni_job.c */
+void kgni_dom_add(struct kgni_dev *kdev, struct kgni_dom *dom,
+		  struct file *file);
+void kgni_dom_release(struct kgni_dev *kdev, struct kgni_dom *dom);
+int kgni_job_attach_kernel(struct kgni_dev *kdev, struct kgni_dom *dom,
+			   u8 ptag, u32 cookie, u32 inst_id);
 void kgni_file_release(struct kgni_file *kfile, struct file *file);
 void kgni_dp_free_jobs(struct kgni_dev *kdev);
 int kgni_proc_job_init(void);
@@ -447,6 +473,10 @@ int kgni_mmap(struct file *file, struct vm_area_struct *vma);
 void kgni_diag_start(struct kgni_dev *kdev);
 void kgni_diag_stop(struct kgni_dev *kdev);
 int kgni_ioctl_diag_ping(struct kgni_ucmd *ucmd);
+
+/* kgni_kdom.c */
+void kgni_kapi_dev_init(struct kgni_dev *kdev);
+void kgni_kapi_quiesce_end(struct kgni_dev *kdev, u64 msecs);
 
 /* kgni_counters.c */
 int kgni_ioctl_counter_read(struct kgni_ucmd *ucmd);

@@ -11,6 +11,12 @@
  * it back when it returns: these are the node-down and node-up events that
  * kernel clients are to get through RCA (Documentation/plans/
  * kernel-clients.md).  The first table is the baseline, not logged.
+ *
+ * It also reads VGEMINI_CTL_FABRIC_STATE: gni_get_quiesce_status() is 1
+ * from the change that finds the fabric quiesced to the one that finds it
+ * running again, which calls the kernel NICs' quiesce callbacks with the
+ * quiesce's length (kgni_kapi_quiesce_end()).  A quiesce that begins and
+ * ends before the work reads the state is not seen.
  */
 #include "kgni.h"
 
@@ -57,8 +63,26 @@ static void kgni_fabric_log(struct kgni_dev *kdev, const unsigned long *a,
 		dev_info(&kdev->pdev->dev, "nodes %*pbl %s\n", n, tmp, what);
 }
 
+/* A quiesce begun or ended since the work last looked? */
+static void kgni_fabric_quiesce(struct kgni_dev *kdev)
+{
+	bool quiesced = kgni_rd(kdev, VGEMINI_CTL_FABRIC_STATE) ==
+			VGEMINI_FABRIC_QUIESCED;
+	ktime_t now = ktime_get();
+
+	if (quiesced == kdev->quiesced)
+		return;
+	WRITE_ONCE(kdev->quiesced, quiesced);
+	if (quiesced)
+		kdev->quiesce_start = now;
+	else
+		kgni_kapi_quiesce_end(kdev, ktime_ms_delta(now,
+							   kdev->quiesce_start));
+}
+
 /**
- * kgni_fabric_changed() - after a link-change interrupt: a new table?
+ * kgni_fabric_changed() - after a link-change interrupt: a new table, a
+ *                         quiesce?
  * @kdev: the device
  *
  * Context: link_work (process context, one at a time).
@@ -71,6 +95,7 @@ void kgni_fabric_changed(struct kgni_dev *kdev)
 
 	if (changes == kdev->fabric_changes)
 		return;
+	kgni_fabric_quiesce(kdev);
 	now = bitmap_zalloc(GEMINI_MAX_NODES, GFP_KERNEL);
 	tmp = bitmap_zalloc(GEMINI_MAX_NODES, GFP_KERNEL);
 	if (!now || !tmp)

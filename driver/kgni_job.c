@@ -1,22 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * kgni: jobs and CDMs (KGNI_IOC_JOB_CONFIGURE, KGNI_IOC_CDM_ATTACH).
+ * kgni: jobs and CDMs (KGNI_IOC_JOB_CONFIGURE, KGNI_IOC_CDM_ATTACH), and
+ * the kernel API's job slots.
  *
- * Every object belongs to the domain that made it (an open file's) and
- * is undone when the file is released or its job is (a released job's
- * domains are revoked):
+ * Every object belongs to the domain that made it (an open file's, or a
+ * kernel client's NIC's) and is undone when the file is released, the
+ * kernel client destroys its CDM, or its job is released (a released
+ * job's domains are revoked):
  * the device entry is reset first (so that a later owner starts clean and
  * the device stops using the memory), then the memory is unpinned or
  * freed.
  *
  * Who may attach: a job set-up names the user and the cgroup of the job's
  * ranks; knowing (ptag, cookie) is not enough (Documentation/jobs.rst).
+ *
+ * Ptags are partitioned (Documentation/kernel-api.rst): jobs get uGNI's
+ * user ptags, GNI_PTAG_USER_START to GNI_PTAG_USER_END; a kernel client's
+ * CDM takes a kernel slot in the same table for any ptag no job has
+ * (gni_cdm_attach()), which no file may attach to and no job set-up may
+ * release, and whose ptag no job set-up may take.
  */
 #include <linux/capability.h>
 #include <linux/cgroup.h>
 #include <linux/cred.h>
 #include <linux/proc_fs.h>
 
+#include "gni_pub.h"
 #include "kgni_dp.h"
 
 /*
@@ -40,25 +49,65 @@ static void kgni_dom_teardown(struct kgni_dev *kdev, struct kgni_dom *dom,
 }
 
 /**
- * kgni_file_release() - undo every object of a file
- * @kfile: the file being released
- * @file: its struct file
+ * kgni_dom_add() - set up a domain and list it in the device's
+ * @kdev: the device
+ * @dom: the domain, zeroed
+ * @file: the open file whose domain it is, or NULL for a kernel domain
  *
- * No mapping of the file is left (each holds the file).  After remove the
- * device is not touched; the memory is still unpinned and freed.
+ * Context: process context; takes dp_lock.
  */
-void kgni_file_release(struct kgni_file *kfile, struct file *file)
+void kgni_dom_add(struct kgni_dev *kdev, struct kgni_dom *dom,
+		  struct file *file)
 {
-	struct kgni_dev *kdev = kfile->kdev;
+	INIT_LIST_HEAD(&dom->mems);
+	INIT_LIST_HEAD(&dom->cqs);
+	INIT_LIST_HEAD(&dom->fmas);
+	dom->file = file;
+	dom->kernel = !file;
+	mutex_lock(&kdev->dp_lock);
+	list_add_tail(&dom->node, &kdev->doms);
+	kgni_bte_dom_init(kdev, dom);
+	mutex_unlock(&kdev->dp_lock);
+}
+
+/**
+ * kgni_dom_release() - undo every object of a domain and unlist it
+ * @kdev: the device
+ * @dom: the domain: a released file's, or a kernel domain whose CDM is
+ *       being destroyed (whose kernel job slot is freed)
+ *
+ * No mapping of a file's domain is left (each holds the file).  After
+ * remove the device is not touched; the memory is still unpinned and
+ * freed.
+ *
+ * Context: process context, may sleep; takes ctl_rwsem and dp_lock.
+ */
+void kgni_dom_release(struct kgni_dev *kdev, struct kgni_dom *dom)
+{
 	bool live;
 
 	down_read(&kdev->ctl_rwsem);
 	live = !READ_ONCE(kdev->gone);
 	mutex_lock(&kdev->dp_lock);
-	kgni_dom_teardown(kdev, &kfile->dom, live);
-	list_del(&kfile->dom.node);
+	kgni_dom_teardown(kdev, dom, live);
+	if (dom->kernel && dom->attached) {
+		kdev->jobs[dom->job].used = false;
+		kdev->jobs[dom->job].kernel = false;
+		dom->attached = false;
+	}
+	list_del(&dom->node);
 	mutex_unlock(&kdev->dp_lock);
 	up_read(&kdev->ctl_rwsem);
+}
+
+/**
+ * kgni_file_release() - undo every object of a file
+ * @kfile: the file being released
+ * @file: its struct file
+ */
+void kgni_file_release(struct kgni_file *kfile, struct file *file)
+{
+	kgni_dom_release(kfile->kdev, &kfile->dom);
 }
 
 /*
@@ -109,7 +158,7 @@ void kgni_dp_free_jobs(struct kgni_dev *kdev)
 	int i;
 
 	for (i = 0; i < KGNI_MAX_JOBS; i++)
-		if (kdev->jobs[i].used)
+		if (kdev->jobs[i].used && kdev->jobs[i].cgrp)
 			cgroup_put(kdev->jobs[i].cgrp);
 }
 
@@ -148,6 +197,81 @@ static void kgni_job_revoke(struct kgni_dev *kdev, int i)
 	job->used = false;
 }
 
+/* Is @ptag one that jobs may have (uGNI's user ptags)? */
+static bool kgni_ptag_is_user(u32 ptag)
+{
+	return ptag >= GNI_PTAG_USER_START && ptag <= GNI_PTAG_USER_END;
+}
+
+/**
+ * struct kgni_job_scan - what the job table holds for a (ptag, cookie)
+ * @pair: the slot holding the pair, or NULL
+ * @free: the first free slot, or NULL
+ * @kernel_ptag: a kernel slot has the ptag
+ * @user_ptag: a job's slot has the ptag
+ */
+struct kgni_job_scan {
+	struct kgni_job *pair;
+	struct kgni_job *free;
+	bool kernel_ptag;
+	bool user_ptag;
+};
+
+/* Look the job table over for (@ptag, @cookie); dp_lock held. */
+static void kgni_job_scan(struct kgni_dev *kdev, u32 ptag, u32 cookie,
+			  struct kgni_job_scan *scan)
+{
+	struct kgni_job *job;
+
+	memset(scan, 0, sizeof(*scan));
+	for (job = kdev->jobs; job < kdev->jobs + KGNI_MAX_JOBS; job++) {
+		if (!job->used) {
+			if (!scan->free)
+				scan->free = job;
+			continue;
+		}
+		if (job->ptag != ptag)
+			continue;
+		if (job->kernel)
+			scan->kernel_ptag = true;
+		else
+			scan->user_ptag = true;
+		if (job->cookie == cookie && !scan->pair)
+			scan->pair = job;
+	}
+}
+
+/*
+ * Give free slot @job to (@ptag, @cookie): a job's, for @uid in @cgrp
+ * (the slot takes the reference), or a kernel slot if @cgrp is NULL.
+ * dp_lock held.
+ */
+static void kgni_job_take(struct kgni_dev *kdev, struct kgni_job *job,
+			  u8 ptag, u32 cookie, kuid_t uid, struct cgroup *cgrp)
+{
+	job->kernel = !cgrp;
+	job->ptag = ptag;
+	job->cookie = cookie;
+	job->uid = uid;
+	job->cgrp = cgrp;
+	job->ncq = 0;
+	/* Never 0 */
+	job->gen = ++kdev->job_gen ? kdev->job_gen : ++kdev->job_gen;
+	job->used = true;
+}
+
+/* Attach @dom to the pair of slot @job, as instance @inst_id (dp_lock held) */
+static void kgni_dom_attach(struct kgni_dev *kdev, struct kgni_dom *dom,
+			    struct kgni_job *job, u32 inst_id)
+{
+	dom->attached = true;
+	dom->job = job - kdev->jobs;
+	dom->job_gen = job->gen;
+	dom->ptag = job->ptag;
+	dom->cookie = job->cookie;
+	dom->inst_id = inst_id;
+}
+
 /**
  * kgni_ioctl_job_configure() - KGNI_IOC_JOB_CONFIGURE
  * @ucmd: the call; @ucmd->cmd is a struct kgni_job_configure
@@ -155,24 +279,26 @@ static void kgni_job_revoke(struct kgni_dev *kdev, int i)
  * Allows a (ptag, cookie) pair to a user and a cgroup, or releases it and
  * revokes every attachment to it.
  *
- * Return: 0, -EPERM without CAP_SYS_ADMIN, -EINVAL, -EBADF for a bad
- * cgroup fd, -EBUSY for a pair already allowed, -ENOSPC with every job
- * slot in use.
+ * Return: 0, -EPERM without CAP_SYS_ADMIN or to release a kernel client's
+ * pair, -EINVAL (a ptag outside GNI_PTAG_USER_START to GNI_PTAG_USER_END
+ * among others), -EBADF for a bad cgroup fd, -EBUSY for a pair already
+ * allowed or a ptag a kernel client holds, -ENOSPC with every job slot in
+ * use.
  */
 int kgni_ioctl_job_configure(struct kgni_ucmd *ucmd)
 {
 	struct kgni_job_configure *cmd = ucmd->cmd;
 	struct kgni_dev *kdev = ucmd->kdev;
-	struct kgni_job *job, *free = NULL;
+	struct kgni_job_scan scan;
 	struct cgroup *cgrp = NULL;
 	kuid_t uid = INVALID_UID;
-	int i, ret = 0;
+	int ret = 0;
 
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
 	if (cmd->flags & ~KGNI_JOB_RELEASE || cmd->reserved || cmd->reserved2)
 		return -EINVAL;
-	if (cmd->ptag == 0 || cmd->ptag >= GEMINI_NUM_PTAG)
+	if (!kgni_ptag_is_user(cmd->ptag))
 		return -EINVAL;
 	if (!(cmd->flags & KGNI_JOB_RELEASE)) {
 		uid = make_kuid(current_user_ns(), cmd->uid);
@@ -184,32 +310,19 @@ int kgni_ioctl_job_configure(struct kgni_ucmd *ucmd)
 	}
 
 	mutex_lock(&kdev->dp_lock);
-	for (i = 0; i < KGNI_MAX_JOBS; i++) {
-		job = &kdev->jobs[i];
-		if (!job->used) {
-			if (!free)
-				free = job;
-			continue;
-		}
-		if (job->ptag == cmd->ptag && job->cookie == cmd->cookie)
-			break;
-	}
+	kgni_job_scan(kdev, cmd->ptag, cmd->cookie, &scan);
 	if (cmd->flags & KGNI_JOB_RELEASE) {
-		if (i < KGNI_MAX_JOBS)
-			kgni_job_revoke(kdev, i);
-		else
+		if (!scan.pair)
 			ret = -EINVAL;
-	} else if (i < KGNI_MAX_JOBS) {
-		/* Its ranks are bound already: no second binding. */
+		else if (scan.pair->kernel)
+			ret = -EPERM;
+		else
+			kgni_job_revoke(kdev, scan.pair - kdev->jobs);
+	} else if (scan.pair || scan.kernel_ptag) {
+		/* Its ranks are bound already, or the kernel has the ptag. */
 		ret = -EBUSY;
-	} else if (free) {
-		free->ptag = cmd->ptag;
-		free->cookie = cmd->cookie;
-		free->uid = uid;
-		free->cgrp = cgrp;
-		free->ncq = 0;
-		free->gen = ++kdev->job_gen ? kdev->job_gen : ++kdev->job_gen;
-		free->used = true;
+	} else if (scan.free) {
+		kgni_job_take(kdev, scan.free, cmd->ptag, cmd->cookie, uid, cgrp);
 		cgrp = NULL;
 	} else {
 		ret = -ENOSPC;
@@ -217,6 +330,41 @@ int kgni_ioctl_job_configure(struct kgni_ucmd *ucmd)
 	mutex_unlock(&kdev->dp_lock);
 	if (cgrp)
 		cgroup_put(cgrp);
+	return ret;
+}
+
+/**
+ * kgni_job_attach_kernel() - attach a kernel domain to a kernel job slot
+ * @kdev: the device
+ * @dom: a kernel domain, zeroed (kgni_dom_add() lists it afterwards)
+ * @ptag: its CDM's ptag, 1 to 254
+ * @cookie: its CDM's cookie
+ * @inst_id: its CDM's instance id
+ *
+ * Takes a slot of its own in @kdev->jobs, marked kernel: no file may
+ * attach to it, no job set-up release it or take its ptag.
+ * kgni_dom_release() gives the slot back.
+ *
+ * Context: process context; takes dp_lock.
+ * Return: 0, -EBUSY if a job has @ptag, -ENOSPC with every slot in use.
+ */
+int kgni_job_attach_kernel(struct kgni_dev *kdev, struct kgni_dom *dom,
+			   u8 ptag, u32 cookie, u32 inst_id)
+{
+	struct kgni_job_scan scan;
+	int ret = 0;
+
+	mutex_lock(&kdev->dp_lock);
+	kgni_job_scan(kdev, ptag, cookie, &scan);
+	if (scan.user_ptag) {
+		ret = -EBUSY;
+	} else if (!scan.free) {
+		ret = -ENOSPC;
+	} else {
+		kgni_job_take(kdev, scan.free, ptag, cookie, INVALID_UID, NULL);
+		kgni_dom_attach(kdev, dom, scan.free, inst_id);
+	}
+	mutex_unlock(&kdev->dp_lock);
 	return ret;
 }
 
@@ -239,15 +387,16 @@ static bool kgni_job_member(const struct kgni_job *job)
  * @ucmd: the call; @ucmd->cmd is a struct kgni_cdm_attach
  *
  * Return: 0, -EINVAL, -EPERM unless the caller is one of the ranks of a
- * job with that pair, -EBUSY for a file attached already, -ENOLINK for
- * one whose job was released, or -EFAULT.
+ * job with that pair (a kernel client's pair is none), -EBUSY for a file
+ * attached already, -ENOLINK for one whose job was released, or -EFAULT.
  */
 int kgni_ioctl_cdm_attach(struct kgni_ucmd *ucmd)
 {
 	struct kgni_cdm_attach *cmd = ucmd->cmd;
 	struct kgni_dom *dom = &ucmd->kfile->dom;
 	struct kgni_dev *kdev = ucmd->kdev;
-	int i, ret = -EPERM;
+	struct kgni_job_scan scan;
+	int ret = -EPERM;
 
 	if (cmd->flags)
 		return -EINVAL;
@@ -259,20 +408,11 @@ int kgni_ioctl_cdm_attach(struct kgni_ucmd *ucmd)
 		ret = dom->revoked ? -ENOLINK : -EBUSY;
 		goto out;
 	}
-	for (i = 0; i < KGNI_MAX_JOBS; i++) {
-		if (kdev->jobs[i].used && kdev->jobs[i].ptag == cmd->ptag &&
-		    kdev->jobs[i].cookie == cmd->cookie)
-			break;
-	}
+	kgni_job_scan(kdev, cmd->ptag, cmd->cookie, &scan);
 	/* Not told apart from a pair no job has: no probing for pairs. */
-	if (i == KGNI_MAX_JOBS || !kgni_job_member(&kdev->jobs[i]))
+	if (!scan.pair || scan.pair->kernel || !kgni_job_member(scan.pair))
 		goto out;
-	dom->attached = true;
-	dom->job = i;
-	dom->job_gen = kdev->jobs[i].gen;
-	dom->ptag = cmd->ptag;
-	dom->cookie = cmd->cookie;
-	dom->inst_id = cmd->inst_id;
+	kgni_dom_attach(kdev, dom, scan.pair, cmd->inst_id);
 	ret = 0;
 out:
 	mutex_unlock(&kdev->dp_lock);

@@ -26,6 +26,10 @@ MODULE_PARM_DESC(kgni_major, "Major number of /dev/kgniN (default 0: dynamic)");
 static dev_t kgni_devt;
 static DEFINE_IDA(kgni_ida);
 
+/* The devices that have /dev/kgniN, by N, for the kernel API */
+static struct kgni_dev *kgni_devs[KGNI_MAX_DEVICES];
+static DEFINE_MUTEX(kgni_devs_lock);	/* protects kgni_devs */
+
 /*
  * As on a Cray system, any user may open /dev/kgniN: what a process may do
  * on the network is decided per protection tag, not by the device node.
@@ -53,15 +57,8 @@ static int kgni_open(struct inode *inode, struct file *file)
 	if (!kfile)
 		return -ENOMEM;
 	kfile->kdev = kdev;
-	INIT_LIST_HEAD(&kfile->dom.mems);
-	INIT_LIST_HEAD(&kfile->dom.cqs);
-	INIT_LIST_HEAD(&kfile->dom.fmas);
-	kfile->dom.file = file;
 	get_device(&kdev->dev);
-	mutex_lock(&kdev->dp_lock);
-	list_add_tail(&kfile->dom.node, &kdev->doms);
-	kgni_bte_dom_init(kdev, &kfile->dom);
-	mutex_unlock(&kdev->dp_lock);
+	kgni_dom_add(kdev, &kfile->dom, file);
 	file->private_data = kfile;
 	return nonseekable_open(inode, file);
 }
@@ -128,6 +125,7 @@ struct kgni_dev *kgni_dev_alloc(struct pci_dev *pdev)
 	INIT_DELAYED_WORK(&kdev->dg_work, kgni_dg_work);
 	mutex_init(&kdev->dp_lock);
 	INIT_LIST_HEAD(&kdev->doms);
+	kgni_kapi_dev_init(kdev);
 
 	device_initialize(&kdev->dev);
 	kdev->dev.class = &kgni_class;
@@ -146,16 +144,55 @@ struct kgni_dev *kgni_dev_alloc(struct pci_dev *pdev)
 	return kdev;
 }
 
-/* Make /dev/kgniN and /sys/class/gni/kgniN appear. */
+/*
+ * Make /dev/kgniN and /sys/class/gni/kgniN appear, and the device
+ * kgni_dev_get()'s.
+ */
 int kgni_dev_add(struct kgni_dev *kdev)
 {
-	return cdev_device_add(&kdev->cdev, &kdev->dev);
+	int ret = cdev_device_add(&kdev->cdev, &kdev->dev);
+
+	if (ret)
+		return ret;
+	mutex_lock(&kgni_devs_lock);
+	kgni_devs[kdev->minor] = kdev;
+	mutex_unlock(&kgni_devs_lock);
+	return 0;
 }
 
 /* Remove them; returns once no sysfs read is in progress. */
 void kgni_dev_del(struct kgni_dev *kdev)
 {
+	mutex_lock(&kgni_devs_lock);
+	kgni_devs[kdev->minor] = NULL;
+	mutex_unlock(&kgni_devs_lock);
 	cdev_device_del(&kdev->cdev, &kdev->dev);
+}
+
+/**
+ * kgni_dev_get() - the device kgniN, referenced
+ * @minor: N
+ *
+ * The caller drops the reference with put_device(&kdev->dev).  The device
+ * may be removed meanwhile: its ctl_rwsem and gone say so, as for an open
+ * file's ioctls.
+ *
+ * Context: process context; takes a mutex.
+ * Return: the device, or NULL if there is no kgniN (or it is being
+ * removed).
+ */
+struct kgni_dev *kgni_dev_get(u32 minor)
+{
+	struct kgni_dev *kdev;
+
+	if (minor >= KGNI_MAX_DEVICES)
+		return NULL;
+	mutex_lock(&kgni_devs_lock);
+	kdev = kgni_devs[minor];
+	if (kdev)
+		get_device(&kdev->dev);
+	mutex_unlock(&kgni_devs_lock);
+	return kdev;
 }
 
 static int __init kgni_init(void)

@@ -337,7 +337,9 @@ struct kgni_counter_snapshot {
  * @size: in: sizeof(struct kgni_job_configure)
  * @flags: in: 0 to allow (@ptag, @cookie) on this NIC, KGNI_JOB_RELEASE
  *         to withdraw it
- * @ptag: in: protection tag, 1 to 255 (the device refuses ptag 0)
+ * @ptag: in: protection tag, 3 to 253: uGNI's user ptags
+ *        (GNI_PTAG_USER_START to GNI_PTAG_USER_END of gni_pub.h); the
+ *        others are the kernel's (Documentation/kernel-api.rst)
  * @cookie: in: the job's cookie
  * @uid: in (allow): the only user id (in the caller's user namespace)
  *       whose processes may attach
@@ -349,10 +351,13 @@ struct kgni_counter_snapshot {
  * @reserved: in: 0
  * @reserved2: in: 0
  *
- * The launcher's job set-up; needs CAP_SYS_ADMIN (else EPERM).  Allowing
- * a pair already allowed is EBUSY; ENOSPC when the NIC's table of
- * KGNI_MAX_JOBS pairs is full; EBADF when @cgroup_fd is no cgroup v2
- * directory; releasing a pair not allowed is EINVAL.  Releasing revokes
+ * The launcher's job set-up; needs CAP_SYS_ADMIN (else EPERM).  A @ptag
+ * outside 3 to 253 is EINVAL.  Allowing a pair already allowed is EBUSY,
+ * and so is allowing a ptag that a kernel client's CDM holds (whatever
+ * the cookie); ENOSPC when the NIC's table of KGNI_MAX_JOBS pairs (kernel
+ * clients' included) is full; EBADF when @cgroup_fd is no cgroup v2
+ * directory; releasing a pair not allowed is EINVAL, a kernel client's
+ * pair EPERM.  Releasing revokes
  * every attachment to the pair: those files' FMA descriptors stop, their
  * registrations become invalid, and their data-path ioctls fail with
  * ENOLINK from then on.
@@ -381,8 +386,9 @@ struct kgni_job_configure {
  *
  * Attaches the file to the communication domain (@ptag, @cookie,
  * @inst_id): the MDDs and FMA descriptors the file makes carry @ptag.
- * EPERM unless KGNI_IOC_JOB_CONFIGURE allowed (@ptag, @cookie); EBUSY if
- * the file is attached already.  A file attaches once, for its life.
+ * EPERM unless KGNI_IOC_JOB_CONFIGURE allowed (@ptag, @cookie) (a kernel
+ * client's pair is none); EBUSY if the file is attached already.  A file
+ * attaches once, for its life.
  */
 struct kgni_cdm_attach {
 	__u32 size;

@@ -13,7 +13,8 @@
  *    the short, long and NULL cases;
  *  - KGNI_IOC_MEM_REGISTER of the first version's size (before @cq_id)
  *    is accepted, one byte less is not;
- *  - reserved fields, ids out of range, ids of no object and of another
+ *  - reserved fields, ids out of range (KGNI_IOC_JOB_CONFIGURE's ptags
+ *    outside 3 to 253 among them), ids of no object and of another
  *    file's objects, embedded user pointers that cannot be used;
  *  - KGNI_IOC_CQ_WAIT: polled CQ, time-out, signal, CQ destroyed while
  *    waiting;
@@ -665,8 +666,15 @@ TEST_F(abi, reserved_ranges_and_ids)
 	dp.reserved = 0x80000000u;
 	EXPECT_EQ(-EINVAL, xioctl(self->fd, KGNI_IOC_DIAG_PING, &dp));
 
-	/* ranges */
+	/* ranges; jobs get only uGNI's user ptags, 3 to 253 */
 	EXPECT_EQ(-EINVAL, job_configure(self->fd, 0, 0xffffffffu, 1));
+	EXPECT_EQ(-EINVAL, job_configure(self->fd, 0, 256, 1));
+	EXPECT_EQ(-EINVAL, job_configure(self->fd, 0, 0, 1));
+	EXPECT_EQ(-EINVAL, job_configure(self->fd, 0, 1, 1));
+	EXPECT_EQ(-EINVAL, job_configure(self->fd, 0, 2, 1));
+	EXPECT_EQ(-EINVAL, job_configure(self->fd, 0, 254, 1));
+	EXPECT_EQ(-EINVAL, job_configure(self->fd, 0, 255, 1));
+	EXPECT_EQ(-EINVAL, job_configure(self->fd, KGNI_JOB_RELEASE, 1, 1));
 	memset(&at, 0, sizeof(at));
 	at.size = sizeof(at);
 	at.ptag = 256;

@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * kgni: the kernel API, the gni_* functions of gni_pub.h's __KERNEL__ part
+ * that kernel clients (Lustre's gnilnd, ipogif) call
+ * (Documentation/kernel-api.rst).
+ *
+ * A client's handles are the structures below, each starting with its
+ * type tag (the Cray driver's values), so that every function can refuse
+ * a NULL handle or a handle of another type with GNI_RC_INVALID_PARAM
+ * instead of crashing (a destroyed handle's tag is cleared before it is
+ * freed, which catches most uses after destruction, not all).  A kernel NIC owns a kernel
+ * domain (&struct kgni_dom with no file), whose objects the data path's
+ * cores make as they make an open file's.
+ *
+ * Every exported function returns through kgni_kapi_ret(), which checks
+ * the code against the function's list below (the only codes a client
+ * such as gnilnd accepts: any other would make it LBUG) and records a
+ * failure for gni_get_errno().
+ *
+ * The files of the kernel API:
+ *   kgni_kdom.c  CDMs and NICs (kernel job slots and domains), errno,
+ *                quiesce status and callbacks
+ */
+#ifndef KGNI_KAPI_H
+#define KGNI_KAPI_H
+
+#include <linux/bits.h>
+#include <linux/list.h>
+
+#include "gni_pub.h"
+#include "kgni_dp.h"
+
+/* Handle type tags: the first member of each handle */
+#define KGNI_TAG_CDM		0xABCD0000u
+#define KGNI_TAG_NIC		0xABCD0001u
+#define KGNI_TAG_EP		0xABCD0002u
+#define KGNI_TAG_CHNL		0xABCD0003u
+#define KGNI_TAG_CQ		0xABCD0004u
+#define KGNI_TAG_ERR		0xABCD0005u
+#define KGNI_TAG_MSGQ		0xABCD0006u
+#define KGNI_TAG_INVALID	0u	/* written into a handle freed */
+
+/**
+ * struct gni_cdm - a kernel communication domain (gni_cdm_create())
+ * @tag: KGNI_TAG_CDM
+ * @inst_id: instance id
+ * @ptag: protection tag, 1 to 254
+ * @cookie: cookie
+ * @modes: GNI_CDM_MODE_* flags
+ * @nic: its NIC once attached, else NULL
+ *
+ * @nic is protected by kgni_kdom.c's mutex.
+ */
+struct gni_cdm {
+	u32 tag;
+	u32 inst_id;
+	u8 ptag;
+	u32 cookie;
+	u32 modes;
+	struct gni_nic *nic;
+};
+
+/**
+ * struct gni_nic - a kernel CDM attached to a device (gni_cdm_attach())
+ * @tag: KGNI_TAG_NIC
+ * @cdm: its CDM
+ * @kdev: the device, referenced
+ * @dom: its domain: kernel, attached to a kernel job slot, in
+ *       &kgni_dev.doms
+ * @pe: the device's PE
+ * @node: in &kgni_dev.kapi_nics
+ * @qsce_func: its quiesce callback, or NULL
+ *
+ * @node and @qsce_func are protected by &kgni_dev.kapi_lock.
+ */
+struct gni_nic {
+	u32 tag;
+	struct gni_cdm *cdm;
+	struct kgni_dev *kdev;
+	struct kgni_dom dom;
+	u32 pe;
+	struct list_head node;
+	void (*qsce_func)(gni_nic_handle_t nic, u64 msecs);
+};
+
+/*
+ * The return-code contract: the codes each function may return, kgni
+ * section 3 of the project's kGNI specification, which are all gnilnd
+ * accepts (functions outside section 3: vgemini's choice, marked).
+ * kgni_kapi_ret(fn, ...) checks against KGNI_RCS_fn.
+ */
+#define KGNI_RC(code)	BIT(GNI_RC_##code)
+
+/* Domain and NIC */
+#define KGNI_RCS_gni_cdm_create \
+	(KGNI_RC(SUCCESS) | KGNI_RC(ERROR_RESOURCE) | KGNI_RC(INVALID_PARAM))
+#define KGNI_RCS_gni_cdm_attach \
+	(KGNI_RC(SUCCESS) | KGNI_RC(NO_MATCH) | KGNI_RC(INVALID_PARAM) | \
+	 KGNI_RC(ERROR_RESOURCE) | KGNI_RC(INVALID_STATE))
+#define KGNI_RCS_gni_cdm_destroy \
+	(KGNI_RC(SUCCESS) | KGNI_RC(INVALID_PARAM))
+#define KGNI_RCS_gni_subscribe_errors \
+	(KGNI_RC(SUCCESS) | KGNI_RC(INVALID_PARAM) | KGNI_RC(ERROR_RESOURCE))
+#define KGNI_RCS_gni_release_errors \
+	(KGNI_RC(SUCCESS) | KGNI_RC(INVALID_PARAM) | KGNI_RC(NOT_DONE))
+#define KGNI_RCS_gni_set_quiesce_callback \
+	(KGNI_RC(SUCCESS) | KGNI_RC(INVALID_STATE) | KGNI_RC(INVALID_PARAM))
+/* vgemini: as GNI_CdmGetNicAddress */
+#define KGNI_RCS_gni_cdm_get_nic_address \
+	(KGNI_RC(SUCCESS) | KGNI_RC(INVALID_PARAM) | KGNI_RC(NO_MATCH))
+/* vgemini: kgni section 4 gives INVALID_STATE for "nothing new" */
+#define KGNI_RCS_gni_get_errno \
+	(KGNI_RC(SUCCESS) | KGNI_RC(INVALID_STATE) | KGNI_RC(INVALID_PARAM))
+/*
+ * gni_get_quiesce_status() returns 0 or 1, never a code; vgemini: a bad
+ * handle reads 0 and is recorded as INVALID_PARAM.
+ */
+#define KGNI_RCS_gni_get_quiesce_status	(KGNI_RC(INVALID_PARAM))
+
+/* Completion queues */
+#define KGNI_RCS_gni_cq_create \
+	(KGNI_RC(SUCCESS) | KGNI_RC(INVALID_PARAM) | KGNI_RC(ERROR_RESOURCE))
+#define KGNI_RCS_gni_cq_destroy \
+	(KGNI_RC(SUCCESS) | KGNI_RC(INVALID_PARAM) | KGNI_RC(ERROR_RESOURCE))
+/* ERROR_RESOURCE only with GNI_CQ_OVERRUN() of the event */
+#define KGNI_RCS_gni_cq_get_event \
+	(KGNI_RC(SUCCESS) | KGNI_RC(NOT_DONE) | KGNI_RC(TRANSACTION_ERROR) | \
+	 KGNI_RC(ERROR_RESOURCE) | KGNI_RC(INVALID_PARAM))
+#define KGNI_RCS_gni_get_completed \
+	(KGNI_RC(SUCCESS) | KGNI_RC(TRANSACTION_ERROR) | \
+	 KGNI_RC(DESCRIPTOR_ERROR) | KGNI_RC(INVALID_PARAM))
+#define KGNI_RCS_gni_cq_error_str \
+	(KGNI_RC(SUCCESS) | KGNI_RC(SIZE_ERROR) | KGNI_RC(INVALID_PARAM))
+#define KGNI_RCS_gni_cq_error_recoverable \
+	(KGNI_RC(SUCCESS) | KGNI_RC(INVALID_STATE) | KGNI_RC(INVALID_PARAM))
+
+/* Short messages (gnilnd ignores gni_smsg_buff_size_needed's code) */
+#define KGNI_RCS_gni_smsg_buff_size_needed \
+	(KGNI_RC(SUCCESS) | KGNI_RC(INVALID_PARAM))
+#define KGNI_RCS_gni_smsg_init \
+	(KGNI_RC(SUCCESS) | KGNI_RC(NOT_DONE) | KGNI_RC(INVALID_PARAM) | \
+	 KGNI_RC(INVALID_STATE) | KGNI_RC(ERROR_RESOURCE))
+#define KGNI_RCS_gni_smsg_send \
+	(KGNI_RC(SUCCESS) | KGNI_RC(NOT_DONE) | KGNI_RC(INVALID_PARAM) | \
+	 KGNI_RC(ERROR_RESOURCE))
+#define KGNI_RCS_gni_smsg_getnext \
+	(KGNI_RC(SUCCESS) | KGNI_RC(NOT_DONE) | KGNI_RC(INVALID_STATE) | \
+	 KGNI_RC(INVALID_PARAM))
+#define KGNI_RCS_gni_smsg_release \
+	(KGNI_RC(SUCCESS) | KGNI_RC(NOT_DONE) | KGNI_RC(INVALID_PARAM))
+
+/* Endpoints and datagrams */
+#define KGNI_RCS_gni_ep_create \
+	(KGNI_RC(SUCCESS) | KGNI_RC(INVALID_PARAM) | KGNI_RC(ERROR_NOMEM))
+#define KGNI_RCS_gni_ep_bind \
+	(KGNI_RC(SUCCESS) | KGNI_RC(NOT_DONE) | KGNI_RC(INVALID_PARAM))
+#define KGNI_RCS_gni_ep_set_eventdata \
+	(KGNI_RC(SUCCESS) | KGNI_RC(INVALID_PARAM))
+#define KGNI_RCS_gni_ep_unbind \
+	(KGNI_RC(SUCCESS) | KGNI_RC(NOT_DONE) | KGNI_RC(INVALID_PARAM))
+#define KGNI_RCS_gni_ep_destroy \
+	(KGNI_RC(SUCCESS) | KGNI_RC(INVALID_PARAM))
+#define KGNI_RCS_gni_ep_postdata_w_id \
+	(KGNI_RC(SUCCESS) | KGNI_RC(ERROR_NOMEM) | KGNI_RC(ERROR_RESOURCE) | \
+	 KGNI_RC(INVALID_PARAM) | KGNI_RC(SIZE_ERROR))
+#define KGNI_RCS_gni_ep_postdata_test_by_id \
+	(KGNI_RC(SUCCESS) | KGNI_RC(NO_MATCH) | KGNI_RC(SIZE_ERROR) | \
+	 KGNI_RC(INVALID_PARAM) | KGNI_RC(ERROR_NOMEM))
+#define KGNI_RCS_gni_ep_postdata_cancel_by_id \
+	(KGNI_RC(SUCCESS) | KGNI_RC(NO_MATCH) | KGNI_RC(INVALID_PARAM))
+#define KGNI_RCS_gni_postdata_probe_by_id \
+	(KGNI_RC(SUCCESS) | KGNI_RC(NO_MATCH) | KGNI_RC(INVALID_PARAM))
+#define KGNI_RCS_gni_postdata_probe_wait_by_id \
+	(KGNI_RC(SUCCESS) | KGNI_RC(TIMEOUT) | KGNI_RC(INVALID_PARAM))
+
+/* RDMA and memory */
+#define KGNI_RCS_gni_post_rdma \
+	(KGNI_RC(SUCCESS) | KGNI_RC(ALIGNMENT_ERROR) | \
+	 KGNI_RC(INVALID_PARAM) | KGNI_RC(ERROR_RESOURCE))
+#define KGNI_RCS_gni_mem_register \
+	(KGNI_RC(SUCCESS) | KGNI_RC(ERROR_RESOURCE) | KGNI_RC(INVALID_PARAM))
+#define KGNI_RCS_gni_mem_register_segments \
+	(KGNI_RC(SUCCESS) | KGNI_RC(ERROR_RESOURCE) | KGNI_RC(INVALID_PARAM))
+#define KGNI_RCS_gni_mem_deregister \
+	(KGNI_RC(SUCCESS) | KGNI_RC(INVALID_PARAM))
+#define KGNI_RCS_gni_mem_mdd_release \
+	(KGNI_RC(SUCCESS) | KGNI_RC(NO_MATCH))
+
+gni_return_t kgni_kapi_end(const char *func, u32 codes, gni_return_t rc,
+			   int err, u64 data, int line);
+
+/**
+ * kgni_kapi_ret() - what an exported function returns, through the
+ *                   contract check and the errno record
+ * @fn: the function, e.g. gni_cdm_create (its KGNI_RCS_ list)
+ * @rc: the code it returns
+ * @err: the errno of a failure (its cause as the kernel would say it), or 0
+ * @data: a value that tells more (data1 of gni_errno_t), or 0
+ *
+ * A code outside @fn's list is a kgni bug: WARN_ONCE, returned anyway.
+ * Any code but SUCCESS and NOT_DONE is a failure, recorded with
+ * __LINE__ in this CPU's gni_errno_t if that holds nothing unread.
+ */
+#define kgni_kapi_ret(fn, rc, err, data) \
+	kgni_kapi_end(#fn, KGNI_RCS_##fn, rc, err, data, __LINE__)
+
+#endif /* KGNI_KAPI_H */
