@@ -32,7 +32,7 @@ REPO  := $(CURDIR)
 BUILD := $(REPO)/build
 
 .PHONY: all setup check demo bench bench-mpi bench-scale soak docs clean
-.PHONY: build qemu test-core module selftests image firmware ompi
+.PHONY: build qemu test-core module kgni-sdk ktest selftests image firmware ompi
 
 all: setup
 	@$(MAKE) --no-print-directory build
@@ -76,7 +76,7 @@ docs:
 KVER  ?= $(shell scripts/kver.sh)
 KDIR  ?= /usr/src/linux-headers-$(KVER)
 
-build: qemu module selftests lib image core-tests firmware ethhub
+build: qemu module ktest selftests lib image core-tests firmware ethhub
 
 qemu:
 	@scripts/build-qemu.sh
@@ -87,19 +87,23 @@ qemu:
 ompi: lib
 	@scripts/build-ompi.sh
 
+# kgni.ko, then what out-of-tree kernel clients build against (kgni-sdk).
 module:
 	@test -n "$(KVER)" || { echo "no linux-headers-amd64: run 'make setup'" >&2; exit 1; }
 	@echo "module: kgni.ko for $(KVER)"
+	@mkdir -p $(BUILD)
 	@$(MAKE) --no-print-directory -C $(KDIR) M=$(REPO) modules >$(BUILD)/module.log 2>&1 || \
 		{ cat $(BUILD)/module.log >&2; exit 1; }
 	@! grep -i 'warning' $(BUILD)/module.log >&2 || { echo "module: warnings" >&2; exit 1; }
+	@$(MAKE) --no-print-directory -s kgni-sdk
 
 selftests:
 	@$(MAKE) --no-print-directory -C selftests O=$(BUILD)/selftests
 
-image: module selftests lib
-	@KGNI_KO=$(REPO)/driver/kgni.ko SELFTESTS_DIR=$(BUILD)/selftests \
-		LIB_GUEST=$(LIB_OUT)/guest scripts/build-image.sh
+image: module ktest selftests lib
+	@KGNI_KO=$(REPO)/driver/kgni.ko KTEST_KO=$(KTEST_OUT)/kgni_ktest.ko \
+		SELFTESTS_DIR=$(BUILD)/selftests LIB_GUEST=$(LIB_OUT)/guest \
+		scripts/build-image.sh
 
 # Host unit tests of the device core, under ASan and UBSan.
 CORE_SRC := $(wildcard qemu-device/core/*.c)
@@ -186,6 +190,42 @@ include firmware/firmware.mk
 include lib/lib.mk
 
 firmware: $(FIRMWARE_BINS)
+
+# What out-of-tree kernel clients of kgni build against
+# (Documentation/kernel-api.rst, "Building a client"): $(KGNI_OUT)/include
+# with a copy of gni_pub.h, kgni's $(KGNI_OUT)/Module.symvers, and the
+# pkg-config module cray-gni (its Cflags and its variable symvers) beside
+# cray-gni-headers in $(LIB_OUT)/pkgconfig.  `make module` makes them.
+KGNI_OUT := $(BUILD)/kgni
+KGNI_SDK := $(KGNI_OUT)/include/gni_pub.h $(KGNI_OUT)/Module.symvers \
+	$(LIB_OUT)/pkgconfig/cray-gni.pc
+kgni-sdk: $(KGNI_SDK)
+
+$(KGNI_OUT)/include/gni_pub.h: $(UGNI_DIR)/gni_pub.h
+	@mkdir -p $(@D)
+	cp $< $@
+
+$(KGNI_OUT)/Module.symvers: $(REPO)/Module.symvers
+	@mkdir -p $(@D)
+	cp $< $@
+
+$(LIB_OUT)/pkgconfig/cray-gni.pc: $(REPO)/driver/cray-gni.pc.in
+	@mkdir -p $(@D)
+	sed -e 's|@PREFIX@|$(KGNI_OUT)|' -e 's|@VERSION@|$(UGNI_VERSION)|' $< >$@
+
+# kgni_ktest.ko, the kernel API's test client (selftests/kgni/ktest/), built
+# as any client is, through pkg-config, into $(KTEST_OUT); the image carries
+# it, kapi_test loads it.
+KTEST_OUT := $(BUILD)/ktest
+KTEST_SRC := $(addprefix selftests/kgni/ktest/,Kbuild Makefile kgni_ktest.c)
+ktest: module $(LIB_OUT)/pkgconfig/cray-gni-headers.pc
+	@echo "ktest: kgni_ktest.ko for $(KVER)"
+	@mkdir -p $(KTEST_OUT)
+	@cp -p $(KTEST_SRC) $(KTEST_OUT)/
+	@PKG_CONFIG_PATH=$(LIB_OUT)/pkgconfig $(MAKE) --no-print-directory \
+		-C $(KTEST_OUT) KDIR=$(KDIR) >$(BUILD)/ktest.log 2>&1 || \
+		{ cat $(BUILD)/ktest.log >&2; exit 1; }
+	@! grep -i 'warning' $(BUILD)/ktest.log >&2 || { echo "ktest: warnings" >&2; exit 1; }
 
 # The Ethernet hub of "vgemini up --net" (a host program; the launcher
 # also builds it, with the same flags, when it is missing or stale).

@@ -3,8 +3,9 @@
 #
 # Build the vgemini guest image: build/image/vmlinuz and build/image/initrd.img
 # (a gzip'd cpio initramfs with busybox, /init, the command agent, kgni-job,
-# the baseline tools of guest/bench/, kgni.ko, the selftests, the job programs
-# of lib/ and the few kernel modules the guest needs).
+# the baseline tools of guest/bench/, kgni.ko, the kernel API's test client
+# kgni_ktest.ko, the selftests, the job programs of lib/ and the few kernel
+# modules the guest needs).
 #
 # The kernel is Debian's own, the same version as the installed
 # linux-headers-amd64 (which the module is built against).  Its package is
@@ -12,15 +13,18 @@
 # on the host.
 #
 # Usage: scripts/build-image.sh [--kgni FILE | --no-kgni]
+#            [--ktest FILE | --no-ktest]
 #            [--selftests DIR | --no-selftests] [--lib DIR | --no-lib]
 #            [--extra SRC:/DST]... [--force]
-# Environment (same meaning): KGNI_KO, SELFTESTS_DIR, LIB_GUEST (each may
-# be "none"), EXTRA_FILES (space separated SRC:/DST pairs), IMAGE_DIR
-# (default build/image).  Without --kgni/KGNI_KO, driver/kgni.ko is used if
-# it exists; without --selftests/SELFTESTS_DIR, build/selftests is used if
-# it exists; without --lib/LIB_GUEST, build/lib/guest (a tree made by
-# lib/lib.mk, copied onto the image's root: usr/bin/pmi_test) is used if it
-# exists.
+# Environment (same meaning): KGNI_KO, KTEST_KO, SELFTESTS_DIR, LIB_GUEST
+# (each may be "none"), EXTRA_FILES (space separated SRC:/DST pairs),
+# IMAGE_DIR (default build/image).  Without --kgni/KGNI_KO, driver/kgni.ko
+# is used if it exists; without --ktest/KTEST_KO, build/ktest/kgni_ktest.ko
+# (made by `make ktest`; installed as /lib/modules/kgni_ktest.ko, loaded
+# only by the selftest kapi_test) is used if it exists; without
+# --selftests/SELFTESTS_DIR, build/selftests is used if it exists; without
+# --lib/LIB_GUEST, build/lib/guest (a tree made by lib/lib.mk, copied onto
+# the image's root: usr/bin/pmi_test) is used if it exists.
 #
 # The image is rebuilt only when an input changed (a hash of every input is
 # kept in IMAGE_DIR/.stamp).  Dynamically linked programs get the shared
@@ -31,6 +35,7 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO"
 
 KGNI_KO=${KGNI_KO-}
+KTEST_KO=${KTEST_KO-}
 SELFTESTS_DIR=${SELFTESTS_DIR-}
 LIB_GUEST=${LIB_GUEST-}
 EXTRA_FILES=${EXTRA_FILES-}
@@ -44,6 +49,9 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--kgni) KGNI_KO=${2:?--kgni needs a file}; shift 2 ;;
 	--kgni=*) KGNI_KO=${1#*=}; shift ;;
+	--ktest) KTEST_KO=${2:?--ktest needs a file}; shift 2 ;;
+	--ktest=*) KTEST_KO=${1#*=}; shift ;;
+	--no-ktest) KTEST_KO=none; shift ;;
 	--selftests) SELFTESTS_DIR=${2:?--selftests needs a directory}; shift 2 ;;
 	--selftests=*) SELFTESTS_DIR=${1#*=}; shift ;;
 	--lib) LIB_GUEST=${2:?--lib needs a directory}; shift 2 ;;
@@ -54,7 +62,7 @@ while [ $# -gt 0 ]; do
 	--no-kgni) KGNI_KO=none; shift ;;
 	--no-selftests) SELFTESTS_DIR=none; shift ;;
 	--force) FORCE=1; shift ;;
-	-h|--help) sed -n '3,27p' "$REPO/scripts/build-image.sh" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,31p' "$REPO/scripts/build-image.sh" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown argument '$1' (see --help)" ;;
 	esac
 done
@@ -65,6 +73,13 @@ if [ "$KGNI_KO" = none ]; then
 elif [ -z "$KGNI_KO" ]; then
 	kgni_explicit=0
 	[ -f driver/kgni.ko ] && KGNI_KO=driver/kgni.ko
+fi
+ktest_explicit=1
+if [ "$KTEST_KO" = none ]; then
+	KTEST_KO=
+elif [ -z "$KTEST_KO" ]; then
+	ktest_explicit=0
+	[ -f build/ktest/kgni_ktest.ko ] && KTEST_KO=build/ktest/kgni_ktest.ko
 fi
 st_explicit=1
 if [ "$SELFTESTS_DIR" = none ]; then
@@ -85,6 +100,9 @@ if [ -n "$LIB_GUEST" ] && [ ! -d "$LIB_GUEST" ]; then
 fi
 if [ -n "$KGNI_KO" ] && [ ! -f "$KGNI_KO" ]; then
 	die "kgni module '$KGNI_KO' not found"
+fi
+if [ -n "$KTEST_KO" ] && [ ! -f "$KTEST_KO" ]; then
+	die "kgni_ktest module '$KTEST_KO' not found"
 fi
 if [ -n "$SELFTESTS_DIR" ] && [ ! -d "$SELFTESTS_DIR" ]; then
 	die "selftests directory '$SELFTESTS_DIR' not found"
@@ -144,11 +162,11 @@ if [ ! -e "$KROOT/.unpacked" ] || [ "$deb" -nt "$KROOT/.unpacked" ] ||
 	unpack
 fi
 
-if [ -n "$KGNI_KO" ]; then
-	vm=$(modinfo -F vermagic "$KGNI_KO" 2>/dev/null | awk '{print $1}')
+for ko in ${KGNI_KO:+"$KGNI_KO"} ${KTEST_KO:+"$KTEST_KO"}; do
+	vm=$(modinfo -F vermagic "$ko" 2>/dev/null | awk '{print $1}')
 	[ "$vm" = "$KVER" ] ||
-		die "$KGNI_KO is built for '${vm:-?}', the guest kernel is $KVER"
-fi
+		die "$ko is built for '${vm:-?}', the guest kernel is $KVER"
+done
 
 # --- Up to date? -----------------------------------------------------------
 GUEST=guest
@@ -164,6 +182,7 @@ hash_inputs() {
 			uapi/vgemini_agent.h uapi/vgemini_le.h "$BUSYBOX" \
 			"${BENCH_SRC[@]}"
 		[ -n "$KGNI_KO" ] && sha256sum "$KGNI_KO"
+		[ -n "$KTEST_KO" ] && echo ktest && sha256sum "$KTEST_KO"
 		if [ -n "$SELFTESTS_DIR" ]; then
 			(cd "$SELFTESTS_DIR" && find . -type f -print0 | sort -z |
 				xargs -0r sha256sum)
@@ -287,6 +306,13 @@ if [ -n "$KGNI_KO" ]; then
 	say "kgni: $KGNI_KO"
 elif [ "$kgni_explicit" = 0 ]; then
 	say "kgni: none (driver/kgni.ko not built; the image has no kgni module)"
+fi
+# Not loaded at boot: selftests/kgni/kapi_test.c loads and unloads it.
+if [ -n "$KTEST_KO" ]; then
+	cp "$KTEST_KO" "$ROOT/lib/modules/kgni_ktest.ko"
+	say "ktest: $KTEST_KO"
+elif [ "$ktest_explicit" = 0 ]; then
+	say "ktest: none (build/ktest/kgni_ktest.ko not built: make ktest)"
 fi
 if [ -n "$SELFTESTS_DIR" ]; then
 	cp -a "$SELFTESTS_DIR"/. "$ROOT/selftests/"

@@ -6,6 +6,10 @@
 #   scripts/style.sh
 #
 #   driver/             the kernel's scripts/checkpatch.pl --strict
+#   selftests/kgni/ktest/, scripts/tests/kernel-build/
+#                       kernel clients of kgni built out of tree: the
+#                       same, and they include no header of kgni's but
+#                       <gni_pub.h> (what any client can do, they do)
 #   qemu-device/core/   the same, with the checks that only make sense
 #                       inside a kernel ignored (CORE_IGNORE below); and
 #                       so is testlib/, the C tests' TAP harness
@@ -69,12 +73,16 @@ command -v perl >/dev/null || fail "no perl"
 why=$("$REPO/scripts/linux-source-files.sh" "$TOOLS" "${TOOL_FILES[@]}" 2>&1) ||
 	fail "$why"
 
-# The files, as "kind path" (kind: kernel, core, corelist, coretest or qemu); kgni.mod.c is
-# written by the kernel's build.
+# The files, as "kind path" (kind: kernel, client, core, corelist, coretest
+# or qemu); kgni.mod.c is written by the kernel's build.
 files=()
 for f in "$REPO"/driver/*.[ch]; do
 	case $f in *.mod.c) continue ;; esac
 	files+=("kernel ${f#"$REPO"/}")
+done
+for f in "$REPO"/selftests/kgni/ktest/*.c "$REPO"/scripts/tests/kernel-build/*.c; do
+	case $f in *.mod.c) continue ;; esac
+	files+=("client ${f#"$REPO"/}")
 done
 for f in "$REPO"/qemu-device/core/*.[ch]; do
 	case $f in
@@ -98,6 +106,13 @@ done
 # the checker could not run.
 check() {
 	case $1 in
+	client)
+		# Quoted includes and kgni's or the device's headers are the
+		# driver's own: a client has gni_pub.h only.
+		grep -nE '^#[[:space:]]*include[[:space:]]*("|<[^>]*(kgni|gemini))' \
+			"$REPO/$2" | sed 's/^/not a client'"'"'s header: /'
+		check kernel "$2"
+		;;
 	kernel | core | corelist | coretest)
 		local ignore=$IGNORE
 		[ "$1" = core ] && ignore=$CORE_IGNORE
@@ -141,6 +156,7 @@ for kf in "${files[@]}"; do
 	kind=${kf%% *} f=${kf#* }
 	what="checkpatch --strict"
 	[ "$kind" = qemu ] && what="QEMU's checkpatch"
+	[ "$kind" = client ] && what="checkpatch --strict, gni_pub.h alone,"
 	out=$(check "$kind" "$f")
 	if [ $? -eq 0 ] && [ -z "$out" ]; then
 		echo "ok $n - $what $f"

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * kgni_sigcheck: every function of the kernel API that kgni.ko exports,
+ * assigned to a pointer of its exact type as the project's kGNI
+ * specification gives it (sections 3 and 4; gni_cdm_get_nic_address() is
+ * vgemini's, typed as GNI_CdmGetNicAddress).  In the kernel uint32_t is
+ * u32, uint8_t u8 and uint64_t u64: the same types.
+ *
+ * The kernel-build stage (scripts/tests/kernel-build.py) builds it with
+ * -Werror through pkg-config, as a client is built: a prototype of
+ * gni_pub.h that differs from the spec fails to compile, a function
+ * kgni.ko does not export fails modpost.  The stage also checks that the
+ * functions named here are exactly the gni_* of kgni's Module.symvers,
+ * and that KGNI_SIGCHECK_BREAK (one parameter type changed) fails.
+ * Never loaded.
+ */
+#include <linux/build_bug.h>
+#include <linux/compiler.h>
+#include <linux/module.h>
+#include <linux/stddef.h>
+#include <linux/types.h>
+
+#include <gni_pub.h>
+
+/* The kernel-only declarations (kgni section 1) */
+static_assert(GNI_ERRNO_FUNC_STR_LEN == 100);
+#define KGNI_SIGCHECK_ERRNO	((gni_errno_t *)NULL)
+static_assert(__same_type(KGNI_SIGCHECK_ERRNO->valid, u8));
+static_assert(__same_type(KGNI_SIGCHECK_ERRNO->func, char[100]));
+static_assert(__same_type(KGNI_SIGCHECK_ERRNO->lineno, int));
+static_assert(__same_type(KGNI_SIGCHECK_ERRNO->errno, int));
+static_assert(__same_type(KGNI_SIGCHECK_ERRNO->data1, u64));
+static_assert(__same_type(KGNI_SIGCHECK_ERRNO->data2, u64));
+static_assert(__same_type(KGNI_SIGCHECK_ERRNO->data3, u64));
+static_assert(__same_type(KGNI_SIGCHECK_ERRNO->data4, u64));
+static_assert(offsetof(gni_errno_t, func) == 1);
+static_assert(offsetof(gni_errno_t, lineno) == 104);
+static_assert(offsetof(gni_errno_t, errno) == 108);
+static_assert(offsetof(gni_errno_t, data1) == 112);
+static_assert(offsetof(gni_errno_t, data4) == 136);
+static_assert(sizeof(gni_errno_t) == 144);
+static_assert(__same_type(gni_cq_event_hndlr_f *, void (*)(u32, u64)));
+
+#ifdef KGNI_SIGCHECK_BREAK
+#define KGNI_SIGCHECK_PTAG_T	u32
+#else
+#define KGNI_SIGCHECK_PTAG_T	u8
+#endif
+
+/* Domain and NIC (kgni section 3.1) */
+static gni_return_t (*const sig_gni_cdm_create)(u32 inst_id,
+						KGNI_SIGCHECK_PTAG_T ptag,
+						u32 cookie, u32 modes,
+						gni_cdm_handle_t *cdm_hndl)
+	__used = gni_cdm_create;
+static gni_return_t (*const sig_gni_cdm_attach)(gni_cdm_handle_t cdm_hndl,
+						u32 device_id,
+						u32 *local_addr,
+						gni_nic_handle_t *nic_hndl)
+	__used = gni_cdm_attach;
+static gni_return_t (*const sig_gni_cdm_destroy)(gni_cdm_handle_t cdm_hndl)
+	__used = gni_cdm_destroy;
+static gni_return_t (*const sig_gni_set_quiesce_callback)
+	(gni_nic_handle_t nic_hndl,
+	 void (*qsce_func)(gni_nic_handle_t, u64))
+	__used = gni_set_quiesce_callback;
+static u32 (*const sig_gni_get_quiesce_status)(gni_nic_handle_t nic_hndl)
+	__used = gni_get_quiesce_status;
+
+/* kgni section 4 */
+static gni_return_t (*const sig_gni_get_errno)(gni_nic_handle_t nic_hndl,
+					       gni_errno_t *errno_ptr)
+	__used = gni_get_errno;
+
+/* vgemini's, as GNI_CdmGetNicAddress */
+static gni_return_t (*const sig_gni_cdm_get_nic_address)(u32 device_id,
+							 u32 *address,
+							 u32 *cpu_id)
+	__used = gni_cdm_get_nic_address;
+
+MODULE_DESCRIPTION("Signature check of kgni's kernel API");
+MODULE_LICENSE("GPL");
