@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Helpers shared by the kgni selftests: finding the Gemini, reading and
- * parsing /sys/class/gni, the torus arithmetic, the kernel log.
+ * parsing /sys/class/gni, the torus arithmetic, the kernel log, loading
+ * and unloading modules.
  *
  * Every fixture's set-up starts with kgni_fixture_setup(), which calls
  * kgni_require_device(): a machine without a Gemini SKIPs, a Gemini that
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -243,10 +245,12 @@ static inline int kgni_kmsg_open(bool at_end)
 }
 
 /*
- * Next record's text in @buf (the "prio,seq,time,flags;" prefix removed);
- * false at the end of the log.
+ * Next record's text in @buf (the "prio,seq,time,flags;" prefix removed)
+ * and its level (syslog's: 3 is an error) in @level if not NULL; false at
+ * the end of the log.
  */
-static inline bool kgni_kmsg_next(int fd, char *buf, size_t size)
+static inline bool kgni_kmsg_next_level(int fd, char *buf, size_t size,
+					unsigned int *level)
 {
 	char rec[8192];
 	ssize_t n;
@@ -259,12 +263,19 @@ static inline bool kgni_kmsg_next(int fd, char *buf, size_t size)
 		if (n <= 0)
 			return false;
 		rec[n] = '\0';
+		if (level)
+			*level = strtoul(rec, NULL, 10) & 7;
 		text = strchr(rec, ';');
 		text = text ? text + 1 : rec;
 		text[strcspn(text, "\n")] = '\0';
 		kgni_copy(buf, size, text);
 		return true;
 	}
+}
+
+static inline bool kgni_kmsg_next(int fd, char *buf, size_t size)
+{
+	return kgni_kmsg_next_level(fd, buf, size, NULL);
 }
 
 /* A kernel splat: a BUG, a WARN, an oops, a sanitizer report. */
@@ -377,6 +388,25 @@ static inline double kgni_now(void)
 #define KGNI_PCI_DRIVER		"/sys/bus/pci/drivers/kgni"
 /* How long a node or file may take to appear or go */
 #define KGNI_APPEAR_TIMEOUT_S	10
+
+/* Load the module in file @path; 0 or -errno (finit_module). */
+static inline int kgni_insmod(const char *path)
+{
+	int fd, ret;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = syscall(__NR_finit_module, fd, "", 0) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+/* Unload module @name without waiting; 0 or -errno (delete_module). */
+static inline int kgni_rmmod(const char *name)
+{
+	return syscall(__NR_delete_module, name, O_NONBLOCK) ? -errno : 0;
+}
 
 /* Write @text into sysfs file @path; false on a short write. */
 static inline bool kgni_write_file(const char *path, const char *text)

@@ -8,8 +8,6 @@
  * The module file is /lib/modules/kgni.ko, or $KGNI_MODULE.
  */
 #define _GNU_SOURCE
-#include <sys/syscall.h>
-
 #include "kgni_test.h"
 
 #define RELOADS			3
@@ -61,19 +59,7 @@ static int snapshot_take(struct snapshot *s)
 
 static int rmmod_kgni(void)
 {
-	return syscall(__NR_delete_module, "kgni", O_NONBLOCK) ? -errno : 0;
-}
-
-static int insmod_kgni(const char *path)
-{
-	int fd, ret;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ret = syscall(__NR_finit_module, fd, "", 0) ? -errno : 0;
-	close(fd);
-	return ret;
+	return kgni_rmmod("kgni");
 }
 
 /* Wait until @path exists (@present) or is gone (!@present). */
@@ -113,7 +99,7 @@ FIXTURE_TEARDOWN(reload)
 	if (self->absent)
 		return;
 	if (!kgni_exists(KGNI_MODULE_SYSFS))
-		insmod_kgni(self->module);
+		kgni_insmod(self->module);
 	if (self->kmsg >= 0)
 		close(self->kmsg);
 }
@@ -188,7 +174,7 @@ TEST_F_TIMEOUT(reload, cycles, 120)
 			TH_LOG("reload %u: delete_module: %s", i, strerror(-ret));
 		check_unloaded(_metadata, self->pci);
 
-		ret = insmod_kgni(self->module);
+		ret = kgni_insmod(self->module);
 		ASSERT_EQ(0, ret)
 			TH_LOG("reload %u: finit_module %s: %s", i,
 			       self->module, strerror(-ret));
