@@ -15,9 +15,13 @@
 
 #include "kgni.h"
 
-/* Read by Lustre's gnilnd with symbol_get() to choose its locking mode. */
+/*
+ * Read by Lustre's gnilnd with symbol_get() to choose its locking mode.
+ * _GPL because symbol_get() refuses any other export on Linux 6.1.52 on
+ * ("modules: only allow symbol_get of EXPORT_SYMBOL_GPL modules").
+ */
 const u32 kgni_driver_version = KGNI_DRV_VERSION;
-EXPORT_SYMBOL(kgni_driver_version);
+EXPORT_SYMBOL_GPL(kgni_driver_version);
 
 static unsigned int kgni_major;
 module_param(kgni_major, uint, 0444);

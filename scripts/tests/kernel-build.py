@@ -119,9 +119,10 @@ def main():
     exports = symvers_exports(symvers)
     gni = {s: k for s, k in exports.items() if s.startswith("gni_")}
     tap.ok(gni and all(k == "EXPORT_SYMBOL" for k in gni.values()) and
-           exports.get("kgni_driver_version") == "EXPORT_SYMBOL",
-           f"Module.symvers: kgni_driver_version and {len(gni)} gni_* "
-           "functions, each EXPORT_SYMBOL", repr(exports))
+           exports.get("kgni_driver_version") == "EXPORT_SYMBOL_GPL",
+           f"Module.symvers: {len(gni)} gni_* functions, each "
+           "EXPORT_SYMBOL, and kgni_driver_version EXPORT_SYMBOL_GPL "
+           "(symbol_get() takes no other)", repr(exports))
     with open(os.path.join(MODS_SRC, "kgni_sigcheck.c")) as f:
         checked = set(re.findall(r"__used = (gni_\w+);", f.read()))
     tap.ok(checked == set(gni),
