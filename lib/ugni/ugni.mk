@@ -24,7 +24,8 @@ UGNI_VERSION := 1.0.0
 UGNI_SONAME := libugni.so.1
 UGNI_HDR := $(UGNI_DIR)/gni_pub.h $(UGNI_DIR)/ugni_priv.h \
 	$(REPO)/uapi/gemini_nic.h $(REPO)/uapi/gemini_hw.h \
-	$(REPO)/uapi/kgni_ioctl.h $(REPO)/uapi/gemini_mh.h
+	$(REPO)/uapi/kgni_ioctl.h $(REPO)/uapi/gemini_mh.h \
+	$(REPO)/uapi/gni_wire.h
 UGNI_SRC := $(UGNI_DIR)/ugni_info.c $(UGNI_DIR)/ugni_nic.c \
 	$(UGNI_DIR)/ugni_cq.c $(UGNI_DIR)/ugni_mem.c $(UGNI_DIR)/ugni_post.c \
 	$(UGNI_DIR)/ugni_dgram.c $(UGNI_DIR)/ugni_smsg.c $(UGNI_DIR)/ugni_msgq.c \

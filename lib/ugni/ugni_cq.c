@@ -145,23 +145,6 @@ UGNI_EXPORT gni_return_t GNI_CqDestroy(gni_cq_handle_t cq_hndl)
 	return GNI_RC_SUCCESS;
 }
 
-static unsigned int cqe_source(uint64_t e)
-{
-	return (unsigned int)(e >> GEMINI_CQE_SOURCE_SHIFT &
-			      GEMINI_CQE_SOURCE_MASK);
-}
-
-/*
- * An event of the initiator: the FMA's (SSID sources; SSID_DREQ also
- * names a BTE SEND's miss) or the BTE's.  The others are remote events.
- */
-static bool cqe_local(uint64_t e)
-{
-	unsigned int s = cqe_source(e);
-
-	return s >= GEMINI_CQE_SRC_SSID_SREQ && s <= GEMINI_CQE_SRC_BTE;
-}
-
 static gni_return_t cq_take(struct gni_cq *cq, gni_cq_entry_t *out,
 			    bool consume)
 {
@@ -178,7 +161,7 @@ again:
 	tries = 0;
 	pthread_mutex_lock(&cq->lock);
 	e = __atomic_load_n(&cq->ring[cq->rd], __ATOMIC_ACQUIRE);
-	if (!cqe_source(e)) {
+	if (!ugni_cqe_source(e)) {
 		pthread_mutex_unlock(&cq->lock);
 		return GNI_RC_NOT_DONE;
 	}
@@ -198,11 +181,13 @@ again:
 	 * SMSG send's, its msg_id (the same bits), and its tid goes back:
 	 * nobody calls GNI_GetCompleted for it.
 	 */
-	tid = e >> UGNI_CQE_TID_SHIFT & UGNI_CQE_TID_MASK;
-	if (cqe_local(e) && tid != UGNI_TID_NONE) {
+	tid = ugni_cqe_tid(e);
+	if (ugni_cqe_local(e) && tid != UGNI_TID_NONE) {
 		pthread_mutex_lock(&nic->lock);
 		if (nic->req[tid].used) {
-			gni_cq_set_inst_id(&e, nic->req[tid].local_event);
+			ugni_cqe_set_field(&e, UGNI_CQE_ID_SHIFT,
+					   UGNI_CQE_ID_MASK,
+					   nic->req[tid].local_event);
 			if (nic->req[tid].smsg_seq) {
 				smsg_ep = nic->req[tid].ep;
 				seq = nic->req[tid].smsg_seq;
@@ -221,9 +206,9 @@ again:
 			goto again;
 		if (msgq_tx && ugni_msgq_event(nic, msgq_tx, &e))
 			goto again;
-	} else if (cqe_local(e) &&
-		   (gni_cq_get_type(e) == GNI_CQ_EVENT_TYPE_SMSG ||
-		    gni_cq_get_type(e) == GNI_CQ_EVENT_TYPE_MSGQ)) {
+	} else if (ugni_cqe_local(e) &&
+		   (ugni_cqe_type(e) == GNI_CQ_EVENT_TYPE_SMSG ||
+		    ugni_cqe_type(e) == GNI_CQ_EVENT_TYPE_MSGQ)) {
 		/*
 		 * A credit return or a read of the count (SMSG, MSGQ) that
 		 * failed: the next one makes up for it.
@@ -419,9 +404,8 @@ UGNI_EXPORT gni_return_t GNI_GetCompleted(gni_cq_handle_t cq_hndl,
 					  gni_post_descriptor_t **post_descr)
 {
 	const uint16_t ev = GNI_CQMODE_LOCAL_EVENT | GNI_CQMODE_GLOBAL_EVENT;
-	uint64_t tid = event_data >> UGNI_CQE_TID_SHIFT & UGNI_CQE_TID_MASK;
-	uint64_t status = event_data >> GEMINI_CQE_STATUS_SHIFT &
-			  GEMINI_CQE_STATUS_MASK;
+	uint64_t tid = ugni_cqe_tid(event_data);
+	uint64_t status = ugni_cqe_status(event_data);
 	struct gni_nic *nic;
 	struct ugni_req *r;
 	gni_post_descriptor_t *d;
@@ -430,8 +414,8 @@ UGNI_EXPORT gni_return_t GNI_GetCompleted(gni_cq_handle_t cq_hndl,
 
 	if (!cq_hndl || !post_descr)
 		return GNI_RC_INVALID_PARAM;
-	if (!cqe_local(event_data) ||
-	    gni_cq_get_type(event_data) != GNI_CQ_EVENT_TYPE_POST ||
+	if (!ugni_cqe_local(event_data) ||
+	    ugni_cqe_type(event_data) != GNI_CQ_EVENT_TYPE_POST ||
 	    tid == UGNI_TID_NONE) {
 		/* An event without a post: a silent post's error, SMSG... */
 		*post_descr = NULL;

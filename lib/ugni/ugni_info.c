@@ -36,20 +36,7 @@ UGNI_EXPORT const char *gni_statistic_str[] = {
 	[GNI_STAT_SMSG_RETRANS_STALL] = "GNI_STAT_SMSG_RETRANS_STALL",
 };
 
-/* --- CQ entry accessors --------------------------------------------------- */
-
-static uint64_t cqe_field(gni_cq_entry_t e, unsigned shift, uint64_t mask)
-{
-	return (e >> shift) & mask;
-}
-
-static void cqe_set(gni_cq_entry_t *e, unsigned shift, uint64_t mask,
-		    uint64_t v)
-{
-	if (!e)
-		return;
-	*e = (*e & ~(mask << shift)) | ((v & mask) << shift);
-}
+/* --- CQ entry accessors (uapi/gni_wire.h) -------------------------------- */
 
 UGNI_EXPORT uint64_t gni_cq_get_data(gni_cq_entry_t e)
 {
@@ -58,12 +45,12 @@ UGNI_EXPORT uint64_t gni_cq_get_data(gni_cq_entry_t e)
 
 UGNI_EXPORT uint64_t gni_cq_get_source(gni_cq_entry_t e)
 {
-	return cqe_field(e, GEMINI_CQE_SOURCE_SHIFT, GEMINI_CQE_SOURCE_MASK);
+	return ugni_cqe_source(e);
 }
 
 UGNI_EXPORT uint64_t gni_cq_get_status(gni_cq_entry_t e)
 {
-	return cqe_field(e, GEMINI_CQE_STATUS_SHIFT, GEMINI_CQE_STATUS_MASK);
+	return ugni_cqe_status(e);
 }
 
 UGNI_EXPORT uint64_t gni_cq_overrun(gni_cq_entry_t e)
@@ -73,27 +60,27 @@ UGNI_EXPORT uint64_t gni_cq_overrun(gni_cq_entry_t e)
 
 UGNI_EXPORT uint64_t gni_cq_get_inst_id(gni_cq_entry_t e)
 {
-	return cqe_field(e, UGNI_CQE_ID_SHIFT, UGNI_CQE_ID_MASK);
+	return ugni_cqe_id(e);
 }
 
 UGNI_EXPORT uint64_t gni_cq_get_rem_inst_id(gni_cq_entry_t e)
 {
-	return cqe_field(e, UGNI_CQE_ID_SHIFT, UGNI_CQE_ID_MASK);
+	return ugni_cqe_id(e);
 }
 
 UGNI_EXPORT uint64_t gni_cq_get_msg_id(gni_cq_entry_t e)
 {
-	return cqe_field(e, UGNI_CQE_ID_SHIFT, UGNI_CQE_ID_MASK);
+	return ugni_cqe_id(e);
 }
 
 UGNI_EXPORT uint64_t gni_cq_get_tid(gni_cq_entry_t e)
 {
-	return cqe_field(e, UGNI_CQE_TID_SHIFT, UGNI_CQE_TID_MASK);
+	return ugni_cqe_tid(e);
 }
 
 UGNI_EXPORT uint64_t gni_cq_get_type(gni_cq_entry_t e)
 {
-	return cqe_field(e, UGNI_CQE_TYPE_SHIFT, UGNI_CQE_TYPE_MASK);
+	return ugni_cqe_type(e);
 }
 
 /* Aries-only fields: Gemini entries do not have them. */
@@ -163,6 +150,14 @@ UGNI_EXPORT unsigned gni_cq_bte_enq_status(gni_cq_entry_t e)
 	return 0;
 }
 
+/* The setters ignore a NULL entry. */
+static void cqe_set(gni_cq_entry_t *e, unsigned int shift, uint64_t mask,
+		    uint64_t v)
+{
+	if (e)
+		ugni_cqe_set_field(e, shift, mask, v);
+}
+
 UGNI_EXPORT void gni_cq_set_inst_id(gni_cq_entry_t *e, uint64_t v)
 {
 	cqe_set(e, UGNI_CQE_ID_SHIFT, UGNI_CQE_ID_MASK, v);
@@ -193,73 +188,48 @@ UGNI_EXPORT void gni_cq_clr_status(gni_cq_entry_t *e)
 	cqe_set(e, GEMINI_CQE_STATUS_SHIFT, GEMINI_CQE_STATUS_MASK, 0);
 }
 
-/* --- CQ errors (gemini-hw.md §8.3, §8.4) ------------------------------------ */
+/* --- CQ errors (gemini-hw.md §8.3, §8.4; uapi/gni_wire.h) --------------- */
+
+/* Designated initialisers from the lists of gni_wire.h */
+#define SOURCE_NAME(source, name) \
+	[source] = name,
+#define STATUS_NAME(status, name) \
+	[status] = name,
+#define STATUS_BY_SOURCE(status, n0, n1, n2, n3, n4, n5, n6, n7) \
+	[status] = { n0, n1, n2, n3, n4, n5, n6, n7 },
+#define RECOVERABLE(source, row) \
+	[(source) - 1] = row,
 
 static const char *const cqe_source_name[8] = {
-	"SOURCE_NOT_DONE", "SOURCE_SSID_SREQ", "SOURCE_SSID_DREQ",
-	"SOURCE_SSID_SRSP", "SOURCE_BTE", "SOURCE_RMT_SREQ",
-	"SOURCE_RMT_DREQ", "SOURCE_RMT_SRSP",
+	UGNI_CQE_SOURCE_LIST(SOURCE_NAME)
 };
 
-/* Status names; codes 2, 0xC, 0xD, 0xE, 0xF depend on the source. */
 static const char *const cqe_status_name[16] = {
-	[0x0] = "OKAY",
-	[0x1] = "MISROUTED_PKT",
-	[0x3] = "INV_CMD",
-	[0x4] = "MALFORMED_PKT",
-	[0x5] = "UNCORRECTABLE_TRANSLATION_ERR",
-	[0x6] = "VMDH_INV",
-	[0x7] = "MDD_INV",
-	[0x8] = "PROTECTION_VIOLATION",
-	[0x9] = "MEM_BOUNDS_ERR",
-	[0xA] = "WRITE_PERMISSION_ERR",
-	[0xB] = "REQUEST_TIMEOUT",
+	UGNI_CQE_STATUS_LIST(STATUS_NAME)
 };
 
-#define UNDEF "UNDEFINED_ERR"
-/* [status - 0xC or special row][source]; source 0 has no meaning. */
-static const char *const cqe_status2_name[8] = {
-	UNDEF, "UNCORRECTABLE_ERR", "UNCORRECTABLE_RMT_ERR", UNDEF,
-	"UNCORRECTABLE_ERR", "UNCORRECTABLE_ERR", "UNCORRECTABLE_RMT_ERR",
-	UNDEF,
+/* By [status][source], for the statuses whose name depends on the source */
+static const char *const cqe_status_source_name[16][8] = {
+	UGNI_CQE_STATUS_BY_SOURCE_LIST(STATUS_BY_SOURCE)
 };
 
-static const char *const cqe_status_hi_name[4][8] = {
-	[0] = {	/* 0xC */
-		UNDEF, "UNCORRECTABLE_SSIDSTATE_ERR", "RX_DESC_VC_INV",
-		"UNCORRECTABLE_SSIDSTATE_ERR", UNDEF,
-		"UNCORRECTABLE_SSIDSTATE_ERR", "RX_DESC_VC_INV",
-		"UNCORRECTABLE_SSIDSTATE_ERR",
-	},
-	[1] = {	/* 0xD */
-		UNDEF, "HT_DATA_ERR", "HT_DATA_ERR", "STALE_SSID",
-		"HT_DATA_ERR", "HT_DATA_ERR", "HT_DATA_ERR", "STALE_SSID",
-	},
-	[2] = {	/* 0xE */
-		UNDEF, "NPES_VIOLATION", "BTE_SEND_MISS_ERR", "PROTOCOL_ERR",
-		"NPES_VIOLATION", "NPES_VIOLATION", "BTE_SEND_MISS_ERR",
-		"PROTOCOL_ERR",
-	},
-	[3] = {	/* 0xF */
-		UNDEF, UNDEF, "RX_BUF_OVERRUN or CQ_ERR", UNDEF, UNDEF, UNDEF,
-		"RX_BUF_OVERRUN or CQ_ERR", UNDEF,
-	},
+/* By [source - 1], a character per status 1..F */
+static const char cqe_recoverable[7][16] = {
+	UGNI_CQE_RECOVERABLE_LIST(RECOVERABLE)
 };
 
-static const char *cqe_status_str(unsigned status, unsigned source)
+static const char *cqe_status_str(unsigned int status, unsigned int source)
 {
-	if (status == 0x2)
-		return cqe_status2_name[source];
-	if (status >= 0xC)
-		return cqe_status_hi_name[status - 0xC][source];
+	if (cqe_status_source_name[status][0])
+		return cqe_status_source_name[status][source];
 	return cqe_status_name[status];
 }
 
 UGNI_EXPORT gni_return_t GNI_CqErrorStr(gni_cq_entry_t entry, void *buffer,
 					uint32_t len)
 {
-	unsigned status = gni_cq_get_status(entry);
-	unsigned source = gni_cq_get_source(entry);
+	unsigned int status = ugni_cqe_status(entry);
+	unsigned int source = ugni_cqe_source(entry);
 	char text[96];
 	int n;
 
@@ -273,26 +243,11 @@ UGNI_EXPORT gni_return_t GNI_CqErrorStr(gni_cq_entry_t entry, void *buffer,
 	return GNI_RC_SUCCESS;
 }
 
-/*
- * Recoverability by [source - 1]: one character per status 1..F:
- * 'R' recoverable, 'U' unrecoverable, '-' undefined.
- */
-static const char cqe_recoverable[7][16] = {
-	/* 123456789ABCDEF */
-	"-UUUUUUUURRURU-",	/* 1 SSID_SREQ */
-	"URUUUUUUUURURRU",	/* 2 SSID_DREQ */
-	"--UUUUUUUURURU-",	/* 3 SSID_SRSP */
-	"-UUUUUUUURR-RU-",	/* 4 BTE */
-	"-RUUUUUUURRURU-",	/* 5 RMT_SREQ */
-	"URUUUUUUUURURRU",	/* 6 RMT_DREQ */
-	"---UUUUUUURU-R-",	/* 7 RMT_SRSP */
-};
-
 UGNI_EXPORT gni_return_t GNI_CqErrorRecoverable(gni_cq_entry_t entry,
 						uint32_t *recoverable)
 {
-	unsigned status = gni_cq_get_status(entry);
-	unsigned source = gni_cq_get_source(entry);
+	unsigned int status = ugni_cqe_status(entry);
+	unsigned int source = ugni_cqe_source(entry);
 	char c;
 
 	if (!recoverable)

@@ -711,8 +711,7 @@ static void tx_put(struct msgq_tx *tx)
 			  GEMINI_FMA_SYNC_WITH_FLAG |
 			  GEMINI_FMA_SYNC_REMOTE_EVENT |
 			  GEMINI_FMA_SYNC_LOCAL_EVENT,
-			  GNI_CQ_EVENT_TYPE_MSGQ << UGNI_CQE_TYPE_SHIFT |
-			  (uint64_t)tx->tid << UGNI_CQE_TID_SHIFT, 0);
+			  ugni_cqe_data(GNI_CQ_EVENT_TYPE_MSGQ, 0, tx->tid), 0);
 }
 
 /*
@@ -874,10 +873,8 @@ UGNI_EXPORT gni_return_t GNI_MsgqSend(gni_msgq_handle_t msgq_hndl,
 				      (uint64_t)((uint8_t *)&r->released -
 						 q->base),
 				      GNI_MEMHNDL_GET_MDH(q->mdh), r->off, r->mdh,
-				      GNI_CQ_EVENT_TYPE_MSGQ <<
-				      UGNI_CQE_TYPE_SHIFT |
-				      (uint64_t)UGNI_TID_NONE <<
-				      UGNI_CQE_TID_SHIFT, 0);
+				      ugni_cqe_data(GNI_CQ_EVENT_TYPE_MSGQ, 0,
+						    UGNI_TID_NONE), 0);
 		free(tx);
 		return GNI_RC_NOT_DONE;
 	}

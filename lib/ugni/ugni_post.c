@@ -313,17 +313,14 @@ static uint64_t post_begin(struct post *p)
 			return UINT64_MAX;
 		tid = (uint64_t)t;
 	}
-	return (uint64_t)GNI_CQ_EVENT_TYPE_POST << UGNI_CQE_TYPE_SHIFT |
-	       (uint64_t)p->ep->remote_event << UGNI_CQE_ID_SHIFT |
-	       tid << UGNI_CQE_TID_SHIFT;
+	return ugni_cqe_data(GNI_CQ_EVENT_TYPE_POST, p->ep->remote_event, tid);
 }
 
 /* Undo post_begin() for a post that was not made. */
 static void post_abort(struct post *p, uint64_t data)
 {
 	struct gni_nic *nic = p->ep->nic;
-	uint32_t tid = (uint32_t)(data >> UGNI_CQE_TID_SHIFT &
-				  UGNI_CQE_TID_MASK);
+	uint32_t tid = (uint32_t)ugni_cqe_tid(data);
 
 	if (tid == UGNI_TID_NONE)
 		return;

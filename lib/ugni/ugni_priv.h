@@ -2,22 +2,13 @@
 /*
  * libugni internals.  The CQ entry's hardware fields (overrun, status,
  * source, 56-bit data) come from uapi/gemini_nic.h; the software fields
- * inside the data are vgemini's choice (ugni-api.md §10.3 proposal):
- *
- *   55..54  event type (GNI_CQ_EVENT_TYPE_*)
- *   53..49  reserved for library flags
- *   48      UGNI_CQE_LOCAL_FLAG: the LOCAL event of an RDMA post (its
- *           GLOBAL and remote events have it clear)
- *   47..16  inst_id (POST/SMSG/MSGQ remote and local events) or msg_id
- *   15..0   tid: the request index GNI_GetCompleted looks up
- *   47..0   CQ-write events: the low 48 bits of cqwrite_value
- *
- * A post's event data (FMA: the sync-complete data; RDMA: the BTE's
- * user_data, and its src_cq_data, the same with UGNI_CQE_LOCAL_FLAG)
- * carries the sender's remote_event in the inst_id bits, because the
- * same data goes into the remote event; the local event gets the
- * endpoint's local_event there when GNI_CqGetEvent hands it out (looked
- * up by tid).
+ * inside the data (event type, inst_id or msg_id, tid), the SMSG mailbox
+ * and the CQ error names are uapi/gni_wire.h's, which kGNI's kernel API
+ * shares.  A post's event data (FMA: the sync-complete data; RDMA: the
+ * BTE's user_data, and its src_cq_data, the same with
+ * UGNI_CQE_LOCAL_FLAG) carries the sender's remote_event in the inst_id
+ * bits; the local event gets the endpoint's local_event there when
+ * GNI_CqGetEvent hands it out (looked up by tid).
  *
  * Objects (Documentation/ugni.rst "Implementation"):
  *   gni_cdm   what GNI_CdmCreate recorded; attached once, to one NIC;
@@ -41,21 +32,12 @@
 #include "gemini_mh.h"
 #include "gemini_nic.h"
 #include "gni_pub.h"
+#include "gni_wire.h"
 
 #define UGNI_EXPORT __attribute__((visibility("default")))
 
-#define UGNI_CQE_TYPE_SHIFT	54
-#define UGNI_CQE_TYPE_MASK	0x3ull
-#define UGNI_CQE_ID_SHIFT	16	/* inst_id, rem_inst_id, msg_id */
-#define UGNI_CQE_ID_MASK	0xffffffffull
-#define UGNI_CQE_TID_SHIFT	0
-#define UGNI_CQE_TID_MASK	0xffffull
-#define UGNI_CQWRITE_MASK	0xffffffffffffull	/* 48 bits */
-#define UGNI_CQE_LOCAL_FLAG	(1ull << 48)
-
 /* Request table: tids 0..UGNI_MAX_REQS - 1; UGNI_TID_NONE has no post. */
-#define UGNI_MAX_REQS		0xffffu
-#define UGNI_TID_NONE		0xffffu
+#define UGNI_MAX_REQS		UGNI_TID_NONE
 
 #define UGNI_PAGE		4096
 

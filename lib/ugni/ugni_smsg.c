@@ -1,28 +1,11 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * Short messages (SMSG): mailboxes in registered memory, written by the
- * peer with FMA PUTs; no system call on send or receive.
+ * peer with FMA PUTs; no system call on send or receive.  The mailbox
+ * format is uapi/gni_wire.h's (ugni-api.md §17.6 leaves it to the
+ * library).
  *
- * The mailbox format is the library's (ugni-api.md §17.6): the mailbox a
- * side gives its peer (its smsg_attr: msg_buffer + mbox_offset, in the
- * registration mem_hndl) is
- *
- *   bytes 0..7    the credit word: how many of this side's own messages
- *                 the peer has released, written by the peer
- *   bytes 8..15   how many of the peer's messages this side released
- *                 (the peer may read it: see below)
- *   bytes 64..    mbox_maxcredit slots of UGNI_SMSG_SLOT(msg_maxsize)
- *                 bytes, one per message in flight to this side
- *
- * and a slot holds
- *
- *   word 0        the flag: seq << 32 | tag << 8 | UGNI_SMSG_MAGIC, 0 or
- *                 an older seq while the message is not all there
- *   word 1        header_length | data_length << 32
- *   bytes 16..    the header, then the data
- *
- * Message seq (1, 2, ...) goes into slot (seq - 1) % mbox_maxcredit of
- * the peer's mailbox.  A send is one FMA sequence: a PUT of words 1.. and
+ * A send is one FMA sequence: a PUT of words 1.. and
  * the payload, then the flag (GEMINI_FMA_SYNC_WITH_FLAG: the device sends
  * it once every PUT of the sequence is answered, so a flag never shows
  * before its message), then the remote event (type SMSG, inst_id = the
@@ -53,14 +36,6 @@
 
 #include "ugni_priv.h"
 
-#define UGNI_SMSG_MAGIC		0x5aull
-#define UGNI_SMSG_HDR		16u	/* flag and lengths */
-#define UGNI_SMSG_CREDIT_LINE	64u
-#define UGNI_SMSG_SLOT(maxsize) \
-	(((uint32_t)(maxsize) + UGNI_SMSG_HDR + 63u) & ~63u)
-/* Most messages a mailbox holds, and the largest message */
-#define UGNI_SMSG_MAX_CREDIT	65535u
-#define UGNI_SMSG_MAX_SIZE	(1u << 20)
 #define UGNI_SMSG_PULL_EVERY	256u
 
 static bool attr_ok(const gni_smsg_attr_t *a)
@@ -73,8 +48,7 @@ static bool attr_ok(const gni_smsg_attr_t *a)
 
 static uint32_t mbox_size(const gni_smsg_attr_t *a)
 {
-	return UGNI_SMSG_CREDIT_LINE +
-	       (uint32_t)a->mbox_maxcredit * UGNI_SMSG_SLOT(a->msg_maxsize);
+	return ugni_smsg_mbox_size(a->mbox_maxcredit, a->msg_maxsize);
 }
 
 UGNI_EXPORT gni_return_t GNI_SmsgBufferSizeNeeded(gni_smsg_attr_t *smsg_attr,
@@ -241,21 +215,19 @@ static uint64_t credit_word(const struct ugni_smsg *s)
 static void smsg_put(struct gni_ep *ep, struct ugni_smsg *s, uint64_t seq,
 		     uint32_t tid)
 {
-	uint32_t slot = (uint32_t)((seq - 1) % s->tx_slots);
+	uint32_t slot = ugni_smsg_slot(seq, s->tx_slots);
 	const uint8_t *img = s->copies + (size_t)slot * s->slot;
-	uint64_t at = s->roff + UGNI_SMSG_CREDIT_LINE + (uint64_t)slot * s->slot;
+	uint64_t at = s->roff + ugni_smsg_slot_offset(slot, s->slot);
 	uint64_t flag, len, data;
 	unsigned int sync = GEMINI_FMA_SYNC_WITH_FLAG |
 			    GEMINI_FMA_SYNC_REMOTE_EVENT;
 
 	memcpy(&flag, img, 8);
 	memcpy(&len, img + 8, 8);
-	len = UGNI_SMSG_HDR - 8 + (len & 0xffffffffu) + (len >> 32);
+	len = ugni_smsg_put_length(len);
 	if (tid != UGNI_TID_NONE)
 		sync |= GEMINI_FMA_SYNC_LOCAL_EVENT;
-	data = GNI_CQ_EVENT_TYPE_SMSG << UGNI_CQE_TYPE_SHIFT |
-	       (uint64_t)ep->remote_event << UGNI_CQE_ID_SHIFT |
-	       (uint64_t)tid << UGNI_CQE_TID_SHIFT;
+	data = ugni_cqe_data(GNI_CQ_EVENT_TYPE_SMSG, ep->remote_event, tid);
 	ugni_fma_put_flag(ep, img + 8, len, at + 8, s->rem_mdh, at, flag,
 			  sync, data, ep->nic->smsg_dlvr_mode);
 }
@@ -290,12 +262,13 @@ static gni_return_t smsg_send(gni_ep_handle_t ep_hndl, void *header,
 	if (s->sent - credit_word(s) >= s->tx_slots) {
 		/* Now and then read the count: its PUT may have been lost. */
 		if (++s->starved % UGNI_SMSG_PULL_EVERY == 0)
-			ugni_fma_get8(ep, s->loff, s->loc_mdh, s->roff + 8,
+			ugni_fma_get8(ep, s->loff + UGNI_SMSG_CREDIT_OFF,
+				      s->loc_mdh,
+				      s->roff + UGNI_SMSG_RELEASED_OFF,
 				      s->rem_mdh,
-				      GNI_CQ_EVENT_TYPE_SMSG <<
-				      UGNI_CQE_TYPE_SHIFT |
-				      (uint64_t)UGNI_TID_NONE <<
-				      UGNI_CQE_TID_SHIFT, nic->smsg_dlvr_mode);
+				      ugni_cqe_data(GNI_CQ_EVENT_TYPE_SMSG, 0,
+						    UGNI_TID_NONE),
+				      nic->smsg_dlvr_mode);
 		pthread_mutex_unlock(&s->lock);
 		ugni_stat(nic, GNI_STAT_SMSG_MBOX_CREDITS_STALL);
 		return GNI_RC_NOT_DONE;
@@ -317,11 +290,11 @@ static gni_return_t smsg_send(gni_ep_handle_t ep_hndl, void *header,
 		}
 	}
 	seq = ++s->sent;
-	slot = (uint32_t)((seq - 1) % s->tx_slots);
+	slot = ugni_smsg_slot(seq, s->tx_slots);
 	img = s->copies + (size_t)slot * s->slot;
-	word = seq << 32 | (uint64_t)tag << 8 | UGNI_SMSG_MAGIC;
+	word = ugni_smsg_flag(seq, tag);
 	memcpy(img, &word, 8);
-	word = header_length | (uint64_t)data_length << 32;
+	word = ugni_smsg_lengths(header_length, data_length);
 	memcpy(img + 8, &word, 8);
 	if (header_length)
 		memcpy(img + UGNI_SMSG_HDR, header, header_length);
@@ -353,10 +326,10 @@ UGNI_EXPORT gni_return_t GNI_SmsgSendWTag(gni_ep_handle_t ep_hndl,
 static uint64_t next_flag(struct ugni_smsg *s, uint8_t **slotp)
 {
 	uint32_t slot = (uint32_t)(s->received % s->rx_slots);
-	uint8_t *p = s->mbox + UGNI_SMSG_CREDIT_LINE + (size_t)slot * s->slot;
+	uint8_t *p = s->mbox + ugni_smsg_slot_offset(slot, s->slot);
 	uint64_t flag = __atomic_load_n((uint64_t *)p, __ATOMIC_ACQUIRE);
 
-	if ((flag & 0xff) != UGNI_SMSG_MAGIC || flag >> 32 != s->received + 1)
+	if (!ugni_smsg_flag_is(flag, s->received + 1))
 		return 0;
 	*slotp = p;
 	return flag;
@@ -383,7 +356,7 @@ static gni_return_t smsg_get_next(gni_ep_handle_t ep_hndl, void **header,
 	} else if (!flag) {
 		rc = GNI_RC_NOT_DONE;
 	} else {
-		t = (uint8_t)(flag >> 8);
+		t = ugni_smsg_flag_tag(flag);
 		if (tag && *tag != GNI_SMSG_ANY_TAG && *tag != t)
 			rc = GNI_RC_NO_MATCH;
 		else
@@ -414,11 +387,10 @@ UGNI_EXPORT gni_return_t GNI_SmsgGetNextWTag(gni_ep_handle_t ep_hndl,
 /* Tell the peer how many of its messages we released.  s->lock held. */
 static void credit_return(struct gni_ep *ep, struct ugni_smsg *s)
 {
-	uint64_t data = GNI_CQ_EVENT_TYPE_SMSG << UGNI_CQE_TYPE_SHIFT |
-			(uint64_t)UGNI_TID_NONE << UGNI_CQE_TID_SHIFT;
+	uint64_t data = ugni_cqe_data(GNI_CQ_EVENT_TYPE_SMSG, 0, UGNI_TID_NONE);
 
-	ugni_fma_put_flag(ep, &s->received, 8, s->roff, s->rem_mdh, 0, 0, 0,
-			  data, ep->nic->smsg_dlvr_mode);
+	ugni_fma_put_flag(ep, &s->received, 8, s->roff + UGNI_SMSG_CREDIT_OFF,
+			  s->rem_mdh, 0, 0, 0, data, ep->nic->smsg_dlvr_mode);
 }
 
 UGNI_EXPORT gni_return_t GNI_SmsgRelease(gni_ep_handle_t ep_hndl)
@@ -440,8 +412,8 @@ UGNI_EXPORT gni_return_t GNI_SmsgRelease(gni_ep_handle_t ep_hndl)
 		/* The slot is free: its flag goes, the peer gets the credit. */
 		__atomic_store_n((uint64_t *)p, 0, __ATOMIC_RELEASE);
 		s->received++;
-		__atomic_store_n((uint64_t *)(s->mbox + 8), s->received,
-				 __ATOMIC_RELEASE);
+		__atomic_store_n((uint64_t *)(s->mbox + UGNI_SMSG_RELEASED_OFF),
+				 s->received, __ATOMIC_RELEASE);
 		s->current = false;
 		credit_return(ep, s);
 	}
@@ -465,8 +437,7 @@ UGNI_EXPORT gni_return_t GNI_SmsgRelease(gni_ep_handle_t ep_hndl)
 bool ugni_smsg_event(struct gni_ep *ep, gni_cq_entry_t *e, uint64_t seq,
 		     unsigned int tries)
 {
-	unsigned int st = *e >> GEMINI_CQE_STATUS_SHIFT &
-			  GEMINI_CQE_STATUS_MASK;
+	unsigned int st = ugni_cqe_status(*e);
 	struct ugni_smsg *s;
 	bool swallow = false;
 	int tid;
@@ -479,15 +450,13 @@ bool ugni_smsg_event(struct gni_ep *ep, gni_cq_entry_t *e, uint64_t seq,
 	pthread_mutex_lock(&s->lock);
 	if (credit_word(s) >= seq) {
 		ugni_fma_cqwrite(ep, s->rem_mdh,
-				 GNI_CQ_EVENT_TYPE_SMSG << UGNI_CQE_TYPE_SHIFT |
-				 (uint64_t)ep->remote_event <<
-				 UGNI_CQE_ID_SHIFT |
-				 (uint64_t)UGNI_TID_NONE << UGNI_CQE_TID_SHIFT,
-				 GNI_CQ_EVENT_TYPE_SMSG << UGNI_CQE_TYPE_SHIFT |
-				 (uint64_t)UGNI_TID_NONE << UGNI_CQE_TID_SHIFT,
+				 ugni_cqe_data(GNI_CQ_EVENT_TYPE_SMSG,
+					       ep->remote_event, UGNI_TID_NONE),
+				 ugni_cqe_data(GNI_CQ_EVENT_TYPE_SMSG, 0,
+					       UGNI_TID_NONE),
 				 ep->nic->smsg_dlvr_mode);
-		*e &= ~((uint64_t)GEMINI_CQE_STATUS_MASK <<
-			GEMINI_CQE_STATUS_SHIFT);
+		ugni_cqe_set_field(e, GEMINI_CQE_STATUS_SHIFT,
+				   GEMINI_CQE_STATUS_MASK, 0);
 		pthread_mutex_unlock(&s->lock);
 		return false;
 	}
@@ -497,8 +466,7 @@ bool ugni_smsg_event(struct gni_ep *ep, gni_cq_entry_t *e, uint64_t seq,
 		tid = ugni_req_alloc(ep->nic, NULL, ep, 0);
 		if (tid >= 0) {
 			ep->nic->req[tid].local_event =
-				(uint32_t)(*e >> UGNI_CQE_ID_SHIFT &
-					   UGNI_CQE_ID_MASK);
+				(uint32_t)ugni_cqe_id(*e);
 			ep->nic->req[tid].smsg_seq = seq;
 			ep->nic->req[tid].smsg_tries = tries + 1;
 		}
