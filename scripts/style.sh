@@ -12,7 +12,9 @@
 #                       <gni_pub.h> (what any client can do, they do)
 #   qemu-device/core/   the same, with the checks that only make sense
 #                       inside a kernel ignored (CORE_IGNORE below); and
-#                       so is testlib/, the C tests' TAP harness
+#                       so is testlib/, the C tests' TAP harness, and
+#                       lib/gnicore/, built into kgni.ko and libugni
+#                       (its two environment headers name their types)
 #   qemu-device/qemu/   QEMU's scripts/checkpatch.pl, run from the QEMU
 #                       source tree build-qemu.sh overlays, on the files'
 #                       paths there (so that tests/qtest/ is judged as a
@@ -51,6 +53,9 @@ CORE_IGNORE=$CORE_IGNORE,PREFER_DEFINED_ATTRIBUTE_MACRO,VOLATILE
 # The list of guest errors (gemini_guest_error.h) is an X-macro, one
 # message per entry, never split so that it can be found.
 CORE_LIST_IGNORE=$CORE_IGNORE,COMPLEX_MACRO,MACRO_ARG_REUSE,LONG_LINE
+# gnicore's environment headers name the lock and counter types of each
+# side (lib/gnicore/gnicore_env.h).
+GNICORE_IGNORE=$CORE_IGNORE,NEW_TYPEDEFS
 # Its tests also name libFuzzer's entry point (LLVMFuzzerTestOneInput),
 # and fake_bus.h's macro defines whole functions, returns and all.
 CORE_TEST_IGNORE=$CORE_IGNORE,CAMELCASE,MACRO_WITH_FLOW_CONTROL
@@ -73,8 +78,8 @@ command -v perl >/dev/null || fail "no perl"
 why=$("$REPO/scripts/linux-source-files.sh" "$TOOLS" "${TOOL_FILES[@]}" 2>&1) ||
 	fail "$why"
 
-# The files, as "kind path" (kind: kernel, client, core, corelist, coretest
-# or qemu); kgni.mod.c is written by the kernel's build.
+# The files, as "kind path" (kind: kernel, client, core, corelist, coretest,
+# gnicore or qemu); kgni.mod.c is written by the kernel's build.
 files=()
 for f in "$REPO"/driver/*.[ch]; do
 	case $f in *.mod.c) continue ;; esac
@@ -97,6 +102,9 @@ done
 for f in "$REPO"/testlib/*.[ch]; do
 	files+=("core ${f#"$REPO"/}")
 done
+for f in "$REPO"/lib/gnicore/*.[ch]; do
+	files+=("gnicore ${f#"$REPO"/}")
+done
 for f in "$REPO"/qemu-device/qemu/*.[ch] "$REPO"/qemu-device/qemu/tests/*.c; do
 	files+=("qemu ${f#"$REPO"/}")
 done
@@ -113,9 +121,10 @@ check() {
 			"$REPO/$2" | sed 's/^/not a client'"'"'s header: /'
 		check kernel "$2"
 		;;
-	kernel | core | corelist | coretest)
+	kernel | core | corelist | coretest | gnicore)
 		local ignore=$IGNORE
 		[ "$1" = core ] && ignore=$CORE_IGNORE
+		[ "$1" = gnicore ] && ignore=$GNICORE_IGNORE
 		[ "$1" = corelist ] && ignore=$CORE_LIST_IGNORE
 		[ "$1" = coretest ] && ignore=$CORE_TEST_IGNORE
 		# --no-tree: not run from a kernel tree; --file: a file

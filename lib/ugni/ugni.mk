@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # libugni, the uGNI API (gni_pub.h), with the pkg-config modules cray-ugni
-# and cray-gni-headers.  Included by lib/lib.mk, which sets LIB_OUT and
-# LIB_DIR.  Everything it defines is named UGNI_*, or is a target under
-# $(LIB_OUT).
+# and cray-gni-headers, built on gnicore (lib/gnicore/, the engine it
+# shares with kgni.ko: same flags, hidden like the rest).  Included by
+# lib/lib.mk, which sets LIB_OUT and LIB_DIR.  Everything it defines is
+# named UGNI_* or GNICORE_*, or is a target under $(LIB_OUT).
 #
 #   $(LIB_OUT)/libugni.so.1.0.0   shared library (soname libugni.so.1,
 #                                 symbol versions from lib/ugni/libugni.map)
@@ -20,21 +21,25 @@
 # Host tests: lib/ugni/tests/host-test.py $(LIB_OUT), run by test-lib.
 
 UGNI_DIR := $(LIB_DIR)/ugni
+GNICORE_DIR := $(LIB_DIR)/gnicore
 UGNI_VERSION := 1.0.0
 UGNI_SONAME := libugni.so.1
+GNICORE_HDR := $(wildcard $(GNICORE_DIR)/*.h) $(REPO)/uapi/gni_wire.h
 UGNI_HDR := $(UGNI_DIR)/gni_pub.h $(UGNI_DIR)/ugni_priv.h \
 	$(REPO)/uapi/gemini_nic.h $(REPO)/uapi/gemini_hw.h \
-	$(REPO)/uapi/kgni_ioctl.h $(REPO)/uapi/gemini_mh.h \
-	$(REPO)/uapi/gni_wire.h
+	$(REPO)/uapi/kgni_ioctl.h $(REPO)/uapi/gemini_mh.h $(GNICORE_HDR)
+GNICORE_SRC := $(GNICORE_DIR)/gnicore_req.c $(GNICORE_DIR)/gnicore_fma.c \
+	$(GNICORE_DIR)/gnicore_cq.c $(GNICORE_DIR)/gnicore_smsg.c
 UGNI_SRC := $(UGNI_DIR)/ugni_info.c $(UGNI_DIR)/ugni_nic.c \
 	$(UGNI_DIR)/ugni_cq.c $(UGNI_DIR)/ugni_mem.c $(UGNI_DIR)/ugni_post.c \
 	$(UGNI_DIR)/ugni_dgram.c $(UGNI_DIR)/ugni_smsg.c $(UGNI_DIR)/ugni_msgq.c \
 	$(UGNI_DIR)/ugni_stubs.c
 UGNI_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wshadow -pedantic \
-	-fPIC -fvisibility=hidden -I$(UGNI_DIR) -I$(REPO)/uapi \
-	-DUGNI_BUILD_STRING='"vgemini libugni $(UGNI_VERSION)"'
+	-fPIC -fvisibility=hidden -I$(UGNI_DIR) -I$(GNICORE_DIR) \
+	-I$(REPO)/uapi -DUGNI_BUILD_STRING='"vgemini libugni $(UGNI_VERSION)"'
 UGNI_SAN := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all
-UGNI_OBJ := $(patsubst $(UGNI_DIR)/%.c,$(LIB_OUT)/obj/ugni/%.o,$(UGNI_SRC))
+UGNI_OBJ := $(patsubst $(UGNI_DIR)/%.c,$(LIB_OUT)/obj/ugni/%.o,$(UGNI_SRC)) \
+	$(patsubst $(GNICORE_DIR)/%.c,$(LIB_OUT)/obj/gnicore/%.o,$(GNICORE_SRC))
 
 UGNI_SO := $(LIB_OUT)/libugni.so.$(UGNI_VERSION)
 UGNI_A := $(LIB_OUT)/libugni.a
@@ -46,6 +51,10 @@ UGNI_TARGETS := $(UGNI_SO) $(LIB_OUT)/libugni.so.1 $(LIB_OUT)/libugni.so \
 	$(UGNI_A) $(UGNI_INC) $(UGNI_PC) $(UGNI_TEST)
 
 $(LIB_OUT)/obj/ugni/%.o: $(UGNI_DIR)/%.c $(UGNI_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(UGNI_CFLAGS) -c $< -o $@
+
+$(LIB_OUT)/obj/gnicore/%.o: $(GNICORE_DIR)/%.c $(UGNI_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(UGNI_CFLAGS) -c $< -o $@
 
@@ -76,9 +85,10 @@ UGNI_TEST_SRC := $(UGNI_DIR)/tests/test_ugni.c $(UGNI_DIR)/tests/fake_kgni.c
 UGNI_TEST_WRAP := -Wl,--wrap=open,--wrap=ioctl,--wrap=mmap
 
 $(UGNI_TEST): $(UGNI_TEST_SRC) $(UGNI_DIR)/tests/fake_kgni.h \
-		$(UGNI_DIR)/tests/stub_calls.h $(UGNI_SRC) $(UGNI_HDR) \
-		$(REPO)/testlib/tap.h
+		$(UGNI_DIR)/tests/stub_calls.h $(UGNI_SRC) $(GNICORE_SRC) \
+		$(UGNI_HDR) $(REPO)/testlib/tap.h
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 -Wall -Wextra -Werror -pthread $(UGNI_SAN) \
-		-I$(UGNI_DIR) -I$(REPO)/uapi -I$(REPO)/testlib \
-		$(UGNI_TEST_SRC) $(UGNI_SRC) $(UGNI_TEST_WRAP) -o $@
+		-I$(UGNI_DIR) -I$(GNICORE_DIR) -I$(REPO)/uapi \
+		-I$(REPO)/testlib $(UGNI_TEST_SRC) $(UGNI_SRC) $(GNICORE_SRC) \
+		$(UGNI_TEST_WRAP) -o $@

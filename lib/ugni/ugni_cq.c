@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * Completion queues.  The ring the device writes is mapped into the
- * process: an entry with a non-zero source is new; the consumer zeroes it
- * and writes its read index to the CQ's user page (an MMIO store, no
- * system call), which frees the slot for the device.  Only a blocking
- * wait on an empty CQ enters the kernel (KGNI_IOC_CQ_WAIT).
+ * process, and so is the CQ's user page: gnicore takes the events
+ * (gnicore_cq.c) without a system call.  Only a blocking wait on an empty
+ * CQ enters the kernel (KGNI_IOC_CQ_WAIT).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -36,32 +35,29 @@ gni_return_t ugni_cq_make(struct gni_nic *nic, uint32_t entries,
 		free(cq);
 		return ugni_errno_rc(err);
 	}
-	cq->nic = nic;
-	cq->id = c.cq_id;
-	cq->entries = c.entries;
 	cq->mode = mode;
 	cq->internal = internal;
 	cq->ring_size = c.ring_size;
-	cq->ring = ugni_map(nic, c.ring_offset, c.ring_size,
-			    PROT_READ | PROT_WRITE);
-	cq->user = ugni_map(nic, c.user_offset, UGNI_PAGE,
-			    PROT_READ | PROT_WRITE);
-	if (!cq->ring || !cq->user) {
+	cq->core.ring = ugni_map(nic, c.ring_offset, c.ring_size,
+				 PROT_READ | PROT_WRITE);
+	cq->core.user = ugni_map(nic, c.user_offset, UGNI_PAGE,
+				 PROT_READ | PROT_WRITE);
+	if (!cq->core.ring || !cq->core.user) {
 		err = errno;
-		if (cq->ring)
-			munmap((void *)cq->ring, cq->ring_size);
-		if (cq->user)
-			munmap((void *)cq->user, UGNI_PAGE);
-		d.cq_id = cq->id;
+		if (cq->core.ring)
+			munmap(cq->core.ring, cq->ring_size);
+		if (cq->core.user)
+			munmap((void *)cq->core.user, UGNI_PAGE);
+		d.cq_id = c.cq_id;
 		ugni_ioctl(nic, KGNI_IOC_CQ_DESTROY, &d);
 		free(cq);
 		return ugni_errno_rc(err);
 	}
-	pthread_mutex_init(&cq->lock, NULL);
-	pthread_mutex_lock(&nic->lock);
+	gnicore_cq_init(&cq->core, &nic->core, c.cq_id, c.entries);
+	pthread_mutex_lock(&nic->core.lock);
 	cq->next = nic->cqs;
 	nic->cqs = cq;
-	pthread_mutex_unlock(&nic->lock);
+	pthread_mutex_unlock(&nic->core.lock);
 	*out = cq;
 	return GNI_RC_SUCCESS;
 }
@@ -69,12 +65,12 @@ gni_return_t ugni_cq_make(struct gni_nic *nic, uint32_t entries,
 /* Unmap and free @cq and the FMA descriptors bound to it. */
 void ugni_cq_unmake(struct gni_cq *cq)
 {
-	struct kgni_cq_destroy d = { .size = sizeof(d), .cq_id = cq->id };
-	struct gni_nic *nic = cq->nic;
+	struct kgni_cq_destroy d = { .size = sizeof(d), .cq_id = cq->core.id };
+	struct gni_nic *nic = ugni_cq_nic(cq);
 	struct ugni_fma *f, *next;
 	struct gni_cq **pp;
 
-	pthread_mutex_lock(&nic->lock);
+	pthread_mutex_lock(&nic->core.lock);
 	for (pp = &nic->cqs; *pp; pp = &(*pp)->next) {
 		if (*pp == cq) {
 			*pp = cq->next;
@@ -83,18 +79,18 @@ void ugni_cq_unmake(struct gni_cq *cq)
 	}
 	for (f = nic->fmas; f; f = next) {
 		next = f->next;
-		if (f->cq == cq) {
+		if (f->core.cq == &cq->core) {
 			f->ep_refs = 1;
 			ugni_fma_put(nic, f);
 		}
 	}
 	if (nic->null_cq == cq)
 		nic->null_cq = NULL;
-	pthread_mutex_unlock(&nic->lock);
-	munmap((void *)cq->ring, cq->ring_size);
-	munmap((void *)cq->user, UGNI_PAGE);
+	pthread_mutex_unlock(&nic->core.lock);
+	munmap(cq->core.ring, cq->ring_size);
+	munmap((void *)cq->core.user, UGNI_PAGE);
 	ugni_ioctl(nic, KGNI_IOC_CQ_DESTROY, &d);
-	pthread_mutex_destroy(&cq->lock);
+	gnicore_cq_fini(&cq->core);
 	free(cq);
 }
 
@@ -129,8 +125,8 @@ UGNI_EXPORT gni_return_t GNI_CqDestroy(gni_cq_handle_t cq_hndl)
 
 	if (!cq_hndl || cq_hndl->internal)
 		return GNI_RC_INVALID_PARAM;
-	nic = cq_hndl->nic;
-	pthread_mutex_lock(&nic->lock);
+	nic = ugni_cq_nic(cq_hndl);
+	pthread_mutex_lock(&nic->core.lock);
 	/*
 	 * Endpoints keep a CQ (§17.4); registrations do not: kgni detaches
 	 * them, and their remote events stop.
@@ -138,91 +134,31 @@ UGNI_EXPORT gni_return_t GNI_CqDestroy(gni_cq_handle_t cq_hndl)
 	busy = cq_hndl->ep_refs;
 	if (!busy)
 		ugni_mem_cq_gone(nic, cq_hndl);
-	pthread_mutex_unlock(&nic->lock);
+	pthread_mutex_unlock(&nic->core.lock);
 	if (busy)
 		return GNI_RC_ERROR_RESOURCE;
 	ugni_cq_unmake(cq_hndl);
 	return GNI_RC_SUCCESS;
 }
 
-static gni_return_t cq_take(struct gni_cq *cq, gni_cq_entry_t *out,
-			    bool consume)
+/*
+ * Take @cq's next event (gnicore_cq_take()); a MSGQ send's goes to
+ * ugni_msgq_event(), which sends a failed one again unseen, then the
+ * CQ's handler sees it.
+ */
+static gni_return_t cq_take(struct gni_cq *cq, gni_cq_entry_t *out)
 {
-	struct gni_nic *nic = cq->nic;
-	struct gni_ep *smsg_ep;
-	struct msgq_tx *msgq_tx;
-	uint64_t e, tid, seq;
-	unsigned int tries;
+	gni_cq_entry_t e;
+	void *tx;
 
-again:
-	smsg_ep = NULL;
-	msgq_tx = NULL;
-	seq = 0;
-	tries = 0;
-	pthread_mutex_lock(&cq->lock);
-	e = __atomic_load_n(&cq->ring[cq->rd], __ATOMIC_ACQUIRE);
-	if (!ugni_cqe_source(e)) {
-		pthread_mutex_unlock(&cq->lock);
-		return GNI_RC_NOT_DONE;
-	}
-	if (consume) {
-		cq->ring[cq->rd] = 0;
-		cq->rd = (cq->rd + 1) % cq->entries;
-		/* An MMIO store: the device may use the slot again. */
-		cq->user[GEMINI_CQ_READ_INDEX_OFFSET / 8] = cq->rd;
-	}
-	pthread_mutex_unlock(&cq->lock);
-	if (!consume)
-		return e & GEMINI_CQE_OVERRUN ? GNI_RC_ERROR_RESOURCE :
-		       GNI_RC_SUCCESS;
-
-	/*
-	 * A local event shows its endpoint's local_event as inst_id; an
-	 * SMSG send's, its msg_id (the same bits), and its tid goes back:
-	 * nobody calls GNI_GetCompleted for it.
-	 */
-	tid = ugni_cqe_tid(e);
-	if (ugni_cqe_local(e) && tid != UGNI_TID_NONE) {
-		pthread_mutex_lock(&nic->lock);
-		if (nic->req[tid].used) {
-			ugni_cqe_set_field(&e, UGNI_CQE_ID_SHIFT,
-					   UGNI_CQE_ID_MASK,
-					   nic->req[tid].local_event);
-			if (nic->req[tid].smsg_seq) {
-				smsg_ep = nic->req[tid].ep;
-				seq = nic->req[tid].smsg_seq;
-				tries = nic->req[tid].smsg_tries;
-				nic->req[tid].smsg_seq = 0;
-				ugni_req_free(nic, (uint32_t)tid);
-			} else if (!nic->req[tid].desc) {
-				/* A MSGQ send's */
-				msgq_tx = nic->req[tid].msgq;
-				ugni_req_free(nic, (uint32_t)tid);
-			}
-		}
-		pthread_mutex_unlock(&nic->lock);
-		/* A failed send goes again: the caller never sees it. */
-		if (seq && ugni_smsg_event(smsg_ep, &e, seq, tries))
-			goto again;
-		if (msgq_tx && ugni_msgq_event(nic, msgq_tx, &e))
-			goto again;
-	} else if (ugni_cqe_local(e) &&
-		   (ugni_cqe_type(e) == GNI_CQ_EVENT_TYPE_SMSG ||
-		    ugni_cqe_type(e) == GNI_CQ_EVENT_TYPE_MSGQ)) {
-		/*
-		 * A credit return or a read of the count (SMSG, MSGQ) that
-		 * failed: the next one makes up for it.
-		 */
-		goto again;
-	}
+	do {
+		if (gnicore_cq_take(&cq->core, &e, &tx) == GNI_RC_NOT_DONE)
+			return GNI_RC_NOT_DONE;
+	} while (tx && ugni_msgq_event(ugni_cq_nic(cq), tx, &e));
 	if (cq->handler)
 		cq->handler(&e, cq->context);
 	*out = e;
-	if (e & GEMINI_CQE_OVERRUN)
-		return GNI_RC_ERROR_RESOURCE;
-	if (e >> GEMINI_CQE_STATUS_SHIFT & GEMINI_CQE_STATUS_MASK)
-		return GNI_RC_TRANSACTION_ERROR;
-	return GNI_RC_SUCCESS;
+	return gnicore_cqe_rc(e);
 }
 
 UGNI_EXPORT gni_return_t GNI_CqGetEvent(gni_cq_handle_t cq_hndl,
@@ -230,16 +166,14 @@ UGNI_EXPORT gni_return_t GNI_CqGetEvent(gni_cq_handle_t cq_hndl,
 {
 	if (!cq_hndl || !event_data)
 		return GNI_RC_INVALID_PARAM;
-	return cq_take(cq_hndl, event_data, true);
+	return cq_take(cq_hndl, event_data);
 }
 
 UGNI_EXPORT gni_return_t GNI_CqTestEvent(gni_cq_handle_t cq_hndl)
 {
-	gni_cq_entry_t e;
-
 	if (!cq_hndl)
 		return GNI_RC_INVALID_PARAM;
-	return cq_take(cq_hndl, &e, false);
+	return gnicore_cq_test(&cq_hndl->core);
 }
 
 static uint64_t now_ms(void)
@@ -256,7 +190,7 @@ static uint64_t now_ms(void)
  */
 static gni_return_t cq_sleep(struct gni_cq *cq, uint64_t deadline)
 {
-	struct kgni_cq_wait w = { .size = sizeof(w), .cq_id = cq->id };
+	struct kgni_cq_wait w = { .size = sizeof(w), .cq_id = cq->core.id };
 	uint64_t now = now_ms();
 	int err;
 
@@ -265,7 +199,7 @@ static gni_return_t cq_sleep(struct gni_cq *cq, uint64_t deadline)
 	w.timeout_ms = deadline == UINT64_MAX ? KGNI_CQ_WAIT_FOREVER :
 		       deadline - now >= KGNI_CQ_WAIT_FOREVER ?
 		       KGNI_CQ_WAIT_FOREVER - 1 : (uint32_t)(deadline - now);
-	err = ugni_ioctl(cq->nic, KGNI_IOC_CQ_WAIT, &w);
+	err = ugni_ioctl(ugni_cq_nic(cq), KGNI_IOC_CQ_WAIT, &w);
 	if (!err || err == EINTR || err == ETIMEDOUT)
 		return GNI_RC_SUCCESS;	/* look (once more) */
 	return ugni_errno_rc(err);
@@ -291,7 +225,7 @@ UGNI_EXPORT gni_return_t GNI_CqWaitEvent(gni_cq_handle_t cq_hndl,
 		return GNI_RC_ERROR_RESOURCE;
 	deadline = deadline_of(timeout);
 	for (;;) {
-		rc = cq_take(cq_hndl, event_data, true);
+		rc = cq_take(cq_hndl, event_data);
 		if (rc != GNI_RC_NOT_DONE)
 			return rc;
 		rc = cq_sleep(cq_hndl, deadline);
@@ -318,7 +252,7 @@ UGNI_EXPORT gni_return_t GNI_CqVectorWaitEvent(gni_cq_handle_t *cq_hndls,
 	deadline = deadline_of(timeout);
 	for (;;) {
 		for (i = 0; i < num_cqs; i++) {
-			rc = cq_take(cq_hndls[i], event_data, true);
+			rc = cq_take(cq_hndls[i], event_data);
 			if (rc != GNI_RC_NOT_DONE) {
 				*which = i;
 				return rc;
@@ -392,61 +326,12 @@ UGNI_EXPORT gni_return_t GNI_CqInterruptUnmask(gni_cq_handle_t cq_hndl)
 	return GNI_RC_SUCCESS;
 }
 
-/*
- * The post of a local event.  An FMA post has one event; an RDMA post one
- * per event it asked for (LOCAL, told by UGNI_CQE_LOCAL_FLAG, and
- * GLOBAL), each handing the descriptor back with cq_mode_complete saying
- * which came so far, the last one releasing it.  A failed transfer makes
- * exactly one event, with its status: that one releases the post.
- */
+/* The post of a local event (gnicore_get_completed()) */
 UGNI_EXPORT gni_return_t GNI_GetCompleted(gni_cq_handle_t cq_hndl,
 					  gni_cq_entry_t event_data,
 					  gni_post_descriptor_t **post_descr)
 {
-	const uint16_t ev = GNI_CQMODE_LOCAL_EVENT | GNI_CQMODE_GLOBAL_EVENT;
-	uint64_t tid = ugni_cqe_tid(event_data);
-	uint64_t status = ugni_cqe_status(event_data);
-	struct gni_nic *nic;
-	struct ugni_req *r;
-	gni_post_descriptor_t *d;
-	uint16_t seen;
-	bool done;
-
-	if (!cq_hndl || !post_descr)
+	if (!cq_hndl)
 		return GNI_RC_INVALID_PARAM;
-	if (!ugni_cqe_local(event_data) ||
-	    ugni_cqe_type(event_data) != GNI_CQ_EVENT_TYPE_POST ||
-	    tid == UGNI_TID_NONE) {
-		/* An event without a post: a silent post's error, SMSG... */
-		*post_descr = NULL;
-		return GNI_RC_DESCRIPTOR_ERROR;
-	}
-	nic = cq_hndl->nic;
-	pthread_mutex_lock(&nic->lock);
-	r = &nic->req[tid];
-	if (!r->used) {
-		pthread_mutex_unlock(&nic->lock);
-		return GNI_RC_INVALID_PARAM;
-	}
-	d = r->desc;
-	if (r->want) {
-		r->seen |= event_data & UGNI_CQE_LOCAL_FLAG ?
-			   GNI_CQMODE_LOCAL_EVENT : GNI_CQMODE_GLOBAL_EVENT;
-		seen = r->seen;
-		done = status || (seen & r->want) == r->want;
-	} else {
-		seen = d->cq_mode & ev;
-		done = true;
-	}
-	/* Under the lock: another thread may take the post's other event. */
-	d->status = status ? GNI_RC_TRANSACTION_ERROR : GNI_RC_SUCCESS;
-	d->cq_mode_complete = seen;
-	if (done) {
-		if (r->ep && r->ep->outstanding)
-			r->ep->outstanding--;
-		ugni_req_free(nic, (uint32_t)tid);
-	}
-	pthread_mutex_unlock(&nic->lock);
-	*post_descr = d;
-	return status ? GNI_RC_TRANSACTION_ERROR : GNI_RC_SUCCESS;
+	return gnicore_get_completed(&cq_hndl->core, event_data, post_descr);
 }

@@ -25,7 +25,7 @@
  *    collected (ugni_dgram_release).
  *
  * The calls that wait (Wait, ProbeWait) sleep in the kernel without
- * nic->lock; a signal (EINTR) makes them wait again for what is left of
+ * nic->core.lock; a signal (EINTR) makes them wait again for what is left of
  * the timeout.
  */
 #include <errno.h>
@@ -84,13 +84,13 @@ static gni_return_t dgram_rc(int err)
 	}
 }
 
-/* Forget @d's post @seq: the kernel no longer has it.  Takes nic->lock. */
+/* Forget @d's post @seq: the kernel no longer has it.  Takes nic->core.lock. */
 static void dgram_forget(struct gni_nic *nic, struct ugni_dgram *d,
 			 uint64_t seq)
 {
 	struct ugni_dgram **pp;
 
-	pthread_mutex_lock(&nic->lock);
+	pthread_mutex_lock(&nic->core.lock);
 	if (d->active && d->seq == seq) {
 		for (pp = &nic->dgrams; *pp; pp = &(*pp)->next) {
 			if (*pp == d) {
@@ -102,13 +102,13 @@ static void dgram_forget(struct gni_nic *nic, struct ugni_dgram *d,
 		d->out_buf = NULL;
 		d->active = false;
 	}
-	pthread_mutex_unlock(&nic->lock);
+	pthread_mutex_unlock(&nic->core.lock);
 }
 
 /*
  * The flags that name @d to the kernel in a ById call: by its id, unless
  * another datagram of the NIC has that id too; then by its key, which is
- * @d's alone.  nic->lock held.
+ * @d's alone.  nic->core.lock held.
  */
 static uint32_t by_id_flags(struct gni_nic *nic, const struct ugni_dgram *d)
 {
@@ -136,21 +136,21 @@ static gni_return_t dgram_post(struct gni_ep *ep, void *in_data,
 	/* No peer sends more: the kernel need not know of a bigger buffer. */
 	if (buf_size > GNI_DATAGRAM_MAXSIZE)
 		buf_size = GNI_DATAGRAM_MAXSIZE;
-	nic = ep->nic;
+	nic = ugni_ep_nic(ep);
 	d = &ep->dgram;
-	pthread_mutex_lock(&nic->lock);
+	pthread_mutex_lock(&nic->core.lock);
 	if (d->active) {
-		pthread_mutex_unlock(&nic->lock);
+		pthread_mutex_unlock(&nic->core.lock);
 		return GNI_RC_ERROR_RESOURCE;
 	}
 	if (!d->key)
 		d->key = ++nic->dgram_keys;
-	p.flags = ep->bound ? KGNI_DGRAM_BOUND : 0;
+	p.flags = ep->core.bound ? KGNI_DGRAM_BOUND : 0;
 	p.ep_key = d->key;
 	p.id = id;
-	if (ep->bound) {
-		p.peer_pe = ep->remote_pe;
-		p.peer_inst = ep->remote_id;
+	if (ep->core.bound) {
+		p.peer_pe = ep->core.remote_pe;
+		p.peer_inst = ep->core.remote_id;
 	}
 	p.data = data_len ? (uint64_t)(uintptr_t)in_data : 0;
 	p.data_len = data_len;
@@ -162,14 +162,14 @@ static gni_return_t dgram_post(struct gni_ep *ep, void *in_data,
 		d->seq = ++nic->dgram_seq;
 		d->out_buf = buf_size ? out_buf : NULL;
 		d->buf_size = buf_size;
-		d->bound = ep->bound;
+		d->bound = ep->core.bound;
 		d->peer_pe = p.peer_pe;
 		d->peer_inst = p.peer_inst;
 		d->active = true;
 		d->next = nic->dgrams;
 		nic->dgrams = d;
 	}
-	pthread_mutex_unlock(&nic->lock);
+	pthread_mutex_unlock(&nic->core.lock);
 	return dgram_rc(err);
 }
 
@@ -178,7 +178,7 @@ UGNI_EXPORT gni_return_t GNI_EpPostData(gni_ep_handle_t ep_hndl, void *in_data,
 					uint16_t buf_size)
 {
 	/* Only a bound endpoint may post without an id (§17.2). */
-	if (!ep_hndl || !ep_hndl->bound)
+	if (!ep_hndl || !ep_hndl->core.bound)
 		return GNI_RC_INVALID_PARAM;
 	return dgram_post(ep_hndl, in_data, data_len, out_buf, buf_size,
 			  UGNI_DGRAM_NO_ID);
@@ -198,7 +198,7 @@ UGNI_EXPORT gni_return_t GNI_EpPostDataWId(gni_ep_handle_t ep_hndl,
 /*
  * Name datagram @d (only if its id is @id, when @by_id) to the kernel:
  * the request's flags, endpoint key and id.  False if there is no such
- * datagram.  Context: nic->lock held.
+ * datagram.  Context: nic->core.lock held.
  */
 static bool dgram_name(struct gni_nic *nic, const struct ugni_dgram *d,
 		       bool by_id, uint64_t id, __u32 *flags, __u64 *ep_key,
@@ -233,17 +233,17 @@ static gni_return_t dgram_test(struct gni_ep *ep, bool by_id, uint64_t id,
 	if (!ep || !post_state || !remote_addr || !remote_id ||
 	    (by_id && id == UGNI_DGRAM_NO_ID) || (wait && !timeout))
 		return GNI_RC_INVALID_PARAM;
-	nic = ep->nic;
+	nic = ugni_ep_nic(ep);
 	d = &ep->dgram;
-	pthread_mutex_lock(&nic->lock);
+	pthread_mutex_lock(&nic->core.lock);
 	if (!dgram_name(nic, d, by_id, id, &t.flags, &t.ep_key, &t.id)) {
-		pthread_mutex_unlock(&nic->lock);
+		pthread_mutex_unlock(&nic->core.lock);
 		return GNI_RC_NO_MATCH;
 	}
 	t.buf = (uint64_t)(uintptr_t)d->out_buf;
 	buf_size = d->buf_size;
 	seq = d->seq;
-	pthread_mutex_unlock(&nic->lock);
+	pthread_mutex_unlock(&nic->core.lock);
 
 	deadline = wait ? deadline_of(timeout) : 0;
 	do {
@@ -356,7 +356,7 @@ UGNI_EXPORT gni_return_t GNI_PostDataProbe(gni_nic_handle_t nic_hndl,
 	 * Timed out or cancelled: there is no peer's word, but a bound
 	 * post's peer is what the caller looks its endpoint up by.
 	 */
-	pthread_mutex_lock(&nic_hndl->lock);
+	pthread_mutex_lock(&nic_hndl->core.lock);
 	for (d = nic_hndl->dgrams; d; d = d->next) {
 		if (d->key == pr.ep_key && d->bound) {
 			*remote_addr = d->peer_pe;
@@ -364,7 +364,7 @@ UGNI_EXPORT gni_return_t GNI_PostDataProbe(gni_nic_handle_t nic_hndl,
 			break;
 		}
 	}
-	pthread_mutex_unlock(&nic_hndl->lock);
+	pthread_mutex_unlock(&nic_hndl->core.lock);
 	return GNI_RC_SUCCESS;
 }
 
@@ -405,14 +405,14 @@ static gni_return_t dgram_cancel(struct gni_ep *ep, bool by_id, uint64_t id)
 
 	if (!ep || (by_id && id == UGNI_DGRAM_NO_ID))
 		return GNI_RC_INVALID_PARAM;
-	nic = ep->nic;
+	nic = ugni_ep_nic(ep);
 	d = &ep->dgram;
-	pthread_mutex_lock(&nic->lock);
+	pthread_mutex_lock(&nic->core.lock);
 	if (!dgram_name(nic, d, by_id, id, &c.flags, &c.ep_key, &c.id)) {
-		pthread_mutex_unlock(&nic->lock);
+		pthread_mutex_unlock(&nic->core.lock);
 		return GNI_RC_NO_MATCH;
 	}
-	pthread_mutex_unlock(&nic->lock);
+	pthread_mutex_unlock(&nic->core.lock);
 	/* ENOENT: it has ended already; a test still collects it. */
 	return dgram_rc(ugni_ioctl(nic, KGNI_IOC_DGRAM_CANCEL, &c));
 }
@@ -431,20 +431,20 @@ UGNI_EXPORT gni_return_t GNI_EpPostDataCancelById(gni_ep_handle_t ep_hndl,
 /*
  * For GNI_EpUnbind and GNI_EpDestroy: cancel @ep's datagram, if it has
  * one not collected, and collect it, writing the peer's data nowhere
- * (the caller may have let its buffer go).  Without nic->lock.
+ * (the caller may have let its buffer go).  Without nic->core.lock.
  */
 void ugni_dgram_release(struct gni_ep *ep)
 {
 	struct kgni_dgram_cancel c = { .size = sizeof(c) };
 	struct kgni_dgram_test t = { .size = sizeof(t) };
 	struct ugni_dgram *d = &ep->dgram;
-	struct gni_nic *nic = ep->nic;
+	struct gni_nic *nic = ugni_ep_nic(ep);
 	uint64_t seq;
 	int err;
 
-	pthread_mutex_lock(&nic->lock);
+	pthread_mutex_lock(&nic->core.lock);
 	if (!d->active) {
-		pthread_mutex_unlock(&nic->lock);
+		pthread_mutex_unlock(&nic->core.lock);
 		return;
 	}
 	c.ep_key = d->key;
@@ -452,7 +452,7 @@ void ugni_dgram_release(struct gni_ep *ep)
 	t.ep_key = d->key;
 	t.id = d->id;
 	seq = d->seq;
-	pthread_mutex_unlock(&nic->lock);
+	pthread_mutex_unlock(&nic->core.lock);
 
 	/* ENOENT: it has ended already, and waits to be collected. */
 	ugni_ioctl(nic, KGNI_IOC_DGRAM_CANCEL, &c);

@@ -188,77 +188,18 @@ UGNI_EXPORT void gni_cq_clr_status(gni_cq_entry_t *e)
 	cqe_set(e, GEMINI_CQE_STATUS_SHIFT, GEMINI_CQE_STATUS_MASK, 0);
 }
 
-/* --- CQ errors (gemini-hw.md §8.3, §8.4; uapi/gni_wire.h) --------------- */
-
-/* Designated initialisers from the lists of gni_wire.h */
-#define SOURCE_NAME(source, name) \
-	[source] = name,
-#define STATUS_NAME(status, name) \
-	[status] = name,
-#define STATUS_BY_SOURCE(status, n0, n1, n2, n3, n4, n5, n6, n7) \
-	[status] = { n0, n1, n2, n3, n4, n5, n6, n7 },
-#define RECOVERABLE(source, row) \
-	[(source) - 1] = row,
-
-static const char *const cqe_source_name[8] = {
-	UGNI_CQE_SOURCE_LIST(SOURCE_NAME)
-};
-
-static const char *const cqe_status_name[16] = {
-	UGNI_CQE_STATUS_LIST(STATUS_NAME)
-};
-
-/* By [status][source], for the statuses whose name depends on the source */
-static const char *const cqe_status_source_name[16][8] = {
-	UGNI_CQE_STATUS_BY_SOURCE_LIST(STATUS_BY_SOURCE)
-};
-
-/* By [source - 1], a character per status 1..F */
-static const char cqe_recoverable[7][16] = {
-	UGNI_CQE_RECOVERABLE_LIST(RECOVERABLE)
-};
-
-static const char *cqe_status_str(unsigned int status, unsigned int source)
-{
-	if (cqe_status_source_name[status][0])
-		return cqe_status_source_name[status][source];
-	return cqe_status_name[status];
-}
+/* --- CQ errors (gnicore_cq.c) -------------------------------------------- */
 
 UGNI_EXPORT gni_return_t GNI_CqErrorStr(gni_cq_entry_t entry, void *buffer,
 					uint32_t len)
 {
-	unsigned int status = ugni_cqe_status(entry);
-	unsigned int source = ugni_cqe_source(entry);
-	char text[96];
-	int n;
-
-	if (!buffer)
-		return GNI_RC_INVALID_PARAM;
-	n = snprintf(text, sizeof(text), "%s:%s", cqe_source_name[source],
-		     cqe_status_str(status, source));
-	if (n < 0 || (uint32_t)n >= len)
-		return GNI_RC_SIZE_ERROR;
-	memcpy(buffer, text, (size_t)n + 1);
-	return GNI_RC_SUCCESS;
+	return gnicore_cq_error_str(entry, buffer, len);
 }
 
 UGNI_EXPORT gni_return_t GNI_CqErrorRecoverable(gni_cq_entry_t entry,
 						uint32_t *recoverable)
 {
-	unsigned int status = ugni_cqe_status(entry);
-	unsigned int source = ugni_cqe_source(entry);
-	char c;
-
-	if (!recoverable)
-		return GNI_RC_INVALID_PARAM;
-	if (status == 0 || source == 0)
-		return GNI_RC_INVALID_STATE;
-	c = cqe_recoverable[source - 1][status - 1];
-	if (c == '-')
-		return GNI_RC_INVALID_STATE;
-	*recoverable = c == 'R';
-	return GNI_RC_SUCCESS;
+	return gnicore_cq_error_recoverable(entry, recoverable);
 }
 
 /* --- Versions and device ---------------------------------------------------------- */
@@ -345,11 +286,6 @@ _Static_assert(GNI_MEMHNDL_FLAG_READONLY == GEMINI_MH_FLAG_READONLY &&
 	       GNI_MEMHNDL_FLAG_NEW_FRMT == GEMINI_MH_FLAG_NEW_FRMT,
 	       "gni_pub.h's memory handle flags are gemini_mh.h's");
 
-uint8_t ugni_memhndl_crc(const gni_mem_handle_t *h)
-{
-	return gemini_mh_crc(h->qword1, h->qword2);
-}
-
 UGNI_EXPORT gni_return_t GNI_MemHndlQueryAttr(gni_mem_handle_t *h,
 					      gni_mem_handle_attr_t attr,
 					      int *yesno)
@@ -367,7 +303,7 @@ UGNI_EXPORT gni_return_t GNI_MemHndlQueryAttr(gni_mem_handle_t *h,
 	if (!h || !yesno || attr < GNI_MEMHNDL_ATTR_READONLY ||
 	    attr > GNI_MEMHNDL_ATTR_CLONE)
 		return GNI_RC_INVALID_PARAM;
-	if (GNI_MEMHNDL_GET_CRC(*h) != ugni_memhndl_crc(h))
+	if (GNI_MEMHNDL_GET_CRC(*h) != gnicore_memhndl_crc(h))
 		return GNI_RC_INVALID_PARAM;
 	*yesno = (GNI_MEMHNDL_GET_FLAGS(*h) & flag[attr]) != 0;
 	return GNI_RC_SUCCESS;

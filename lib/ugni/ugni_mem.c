@@ -32,7 +32,7 @@ static gni_return_t mem_args(struct gni_nic *nic, struct gni_cq *dst_cq,
 	if (!nic || !mem_hndl)
 		return GNI_RC_INVALID_PARAM;
 	/* A CQ takes local events or remote events, not both (§17.4). */
-	if (dst_cq && (dst_cq->nic != nic || dst_cq->ep_refs))
+	if (dst_cq && (ugni_cq_nic(dst_cq) != nic || dst_cq->ep_refs))
 		return GNI_RC_INVALID_PARAM;
 	/*
 	 * vMDH blocks (GNI_SetMddResources) are not offered, so neither is
@@ -68,7 +68,7 @@ static gni_return_t mem_make(struct gni_nic *nic, struct gni_cq *dst_cq,
 		return err == EFAULT ? GNI_RC_PERMISSION_ERROR :
 		       ugni_errno_rc(err);
 	}
-	pthread_mutex_lock(&nic->lock);
+	pthread_mutex_lock(&nic->core.lock);
 	nic->mem_count++;
 	if (m) {
 		m->hndl.qword1 = out[0];
@@ -76,9 +76,9 @@ static gni_return_t mem_make(struct gni_nic *nic, struct gni_cq *dst_cq,
 		m->cq = dst_cq;
 		m->next = nic->mregs;
 		nic->mregs = m;
-		dst_cq->mem_refs++;
+		dst_cq->core.mem_refs++;
 	}
-	pthread_mutex_unlock(&nic->lock);
+	pthread_mutex_unlock(&nic->core.lock);
 	mem_hndl->qword1 = out[0];
 	mem_hndl->qword2 = out[1];
 	return GNI_RC_SUCCESS;
@@ -87,7 +87,7 @@ static gni_return_t mem_make(struct gni_nic *nic, struct gni_cq *dst_cq,
 /*
  * Forget that registrations send remote events to @cq, which is being
  * destroyed: they are no longer tracked (only those with a CQ are).
- * Context: nic->lock held.
+ * Context: nic->core.lock held.
  */
 void ugni_mem_cq_gone(struct gni_nic *nic, struct gni_cq *cq)
 {
@@ -101,7 +101,7 @@ void ugni_mem_cq_gone(struct gni_nic *nic, struct gni_cq *cq)
 			pp = &m->next;
 		}
 	}
-	cq->mem_refs = 0;
+	cq->core.mem_refs = 0;
 }
 
 UGNI_EXPORT gni_return_t GNI_MemRegister(gni_nic_handle_t nic_hndl,
@@ -121,7 +121,7 @@ UGNI_EXPORT gni_return_t GNI_MemRegister(gni_nic_handle_t nic_hndl,
 		return GNI_RC_INVALID_PARAM;
 	r.addr = address;
 	r.len = length;
-	r.cq_id = dst_cq_hndl ? dst_cq_hndl->id : 0;
+	r.cq_id = dst_cq_hndl ? dst_cq_hndl->core.id : 0;
 	return mem_make(nic_hndl, dst_cq_hndl, KGNI_IOC_MEM_REGISTER, &r,
 			r.mem_hndl, mem_hndl);
 }
@@ -184,7 +184,7 @@ GNI_MemRegisterSegments(gni_nic_handle_t nic_hndl,
 		return GNI_RC_INVALID_PARAM;
 	r.segments = (uint64_t)(uintptr_t)mem_segments;
 	r.nsegs = segments_cnt;
-	r.cq_id = dst_cq_hndl ? dst_cq_hndl->id : 0;
+	r.cq_id = dst_cq_hndl ? dst_cq_hndl->core.id : 0;
 	return mem_make(nic_hndl, dst_cq_hndl, KGNI_IOC_MEM_REGISTER_SEGMENTS,
 			&r, r.mem_hndl, mem_hndl);
 }
@@ -198,25 +198,25 @@ UGNI_EXPORT gni_return_t GNI_MemDeregister(gni_nic_handle_t nic_hndl,
 	int err;
 
 	if (!nic || !mem_hndl ||
-	    GNI_MEMHNDL_GET_CRC(*mem_hndl) != ugni_memhndl_crc(mem_hndl))
+	    GNI_MEMHNDL_GET_CRC(*mem_hndl) != gnicore_memhndl_crc(mem_hndl))
 		return GNI_RC_INVALID_PARAM;
 	d.mem_hndl[0] = mem_hndl->qword1;
 	d.mem_hndl[1] = mem_hndl->qword2;
 	err = ugni_ioctl(nic, KGNI_IOC_MEM_DEREGISTER, &d);
 	if (err)
 		return GNI_RC_INVALID_PARAM;
-	pthread_mutex_lock(&nic->lock);
+	pthread_mutex_lock(&nic->core.lock);
 	nic->mem_count--;
 	for (pp = &nic->mregs; *pp; pp = &(*pp)->next) {
 		m = *pp;
 		if (m->hndl.qword1 == mem_hndl->qword1 &&
 		    m->hndl.qword2 == mem_hndl->qword2) {
 			*pp = m->next;
-			m->cq->mem_refs--;
+			m->cq->core.mem_refs--;
 			free(m);
 			break;
 		}
 	}
-	pthread_mutex_unlock(&nic->lock);
+	pthread_mutex_unlock(&nic->core.lock);
 	return GNI_RC_SUCCESS;
 }

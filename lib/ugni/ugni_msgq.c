@@ -144,18 +144,18 @@ struct gni_msgq {
 	pthread_mutex_t lock;		/* receiving, and the file lock */
 	uint32_t next_conn;		/* where the next scan starts */
 	uint32_t starved;		/* sends refused for a full inbox */
-	struct msgq_tx *txs;		/* sends in flight (nic->lock) */
+	struct msgq_tx *txs;		/* sends in flight (nic's lock) */
 	uint32_t ntx;
 };
 
 /*
  * A send in flight, on its queue's txs list and named by its request
- * (nic->lock): what sending it again needs, should its sequence fail.
+ * (nic->core.lock): what sending it again needs, should its sequence fail.
  */
 struct msgq_tx {
 	struct msgq_tx *next, *prev;
 	struct gni_msgq *q;		/* NULL once the queue is released */
-	struct gni_ep via;		/* the queue's FMA to the destination */
+	struct gnicore_ep via;		/* the queue's FMA to the peer */
 	uint32_t tid;
 	uint32_t conn, rinst;		/* the destination's record */
 	uint32_t rem_mdh;
@@ -412,11 +412,11 @@ static gni_return_t msgq_fma(struct gni_msgq *q)
 			return rc;
 		cq = q->own_cq;
 	}
-	pthread_mutex_lock(&q->nic->lock);
+	pthread_mutex_lock(&q->nic->core.lock);
 	err = ugni_fma_get(q->nic, cq, &q->fma);
 	if (!err)
 		cq->ep_refs++;
-	pthread_mutex_unlock(&q->nic->lock);
+	pthread_mutex_unlock(&q->nic->core.lock);
 	return err ? ugni_errno_rc(err) : GNI_RC_SUCCESS;
 }
 
@@ -425,10 +425,10 @@ static void msgq_free(struct gni_msgq *q)
 	struct gni_cq *cq = q->snd_cq ? q->snd_cq : q->own_cq;
 
 	if (q->fma) {
-		pthread_mutex_lock(&q->nic->lock);
+		pthread_mutex_lock(&q->nic->core.lock);
 		ugni_fma_put(q->nic, q->fma);
 		cq->ep_refs--;
-		pthread_mutex_unlock(&q->nic->lock);
+		pthread_mutex_unlock(&q->nic->core.lock);
 	}
 	if (q->own_cq)
 		ugni_cq_unmake(q->own_cq);
@@ -450,7 +450,8 @@ UGNI_EXPORT gni_return_t GNI_MsgqInit(gni_nic_handle_t nic_hndl,
 	if (!nic_hndl || !rcv_cb || !attrs_ok(attrs) || !msgq_hndl)
 		return GNI_RC_INVALID_PARAM;
 	/* A CQ takes local events or remote events, not both (§17.4). */
-	if (snd_cq && (snd_cq->nic != nic_hndl || snd_cq->mem_refs))
+	if (snd_cq &&
+	    (ugni_cq_nic(snd_cq) != nic_hndl || snd_cq->core.mem_refs))
 		return GNI_RC_INVALID_PARAM;
 	q = calloc(1, sizeof(*q));
 	if (!q)
@@ -591,7 +592,7 @@ static bool ep_attrs_ok(const gni_msgq_ep_attr_t *a, uint32_t pe)
 		const gni_mem_handle_t *h = &a->insts[i].mdh;
 
 		size = GNI_MEMHNDL_GET_NPAGES(*h) * (uint64_t)UGNI_PAGE;
-		if (GNI_MEMHNDL_GET_CRC(*h) != ugni_memhndl_crc(h) ||
+		if (GNI_MEMHNDL_GET_CRC(*h) != gnicore_memhndl_crc(h) ||
 		    a->insts[i].mdh_off > size ||
 		    inbox > size - a->insts[i].mdh_off ||
 		    a->insts[i].mdh_off % 8)
@@ -653,7 +654,7 @@ UGNI_EXPORT gni_return_t GNI_MsgqConnRelease(gni_msgq_handle_t msgq_hndl,
 
 /* --- sends in flight ---------------------------------------------------- */
 
-/* Put @tx on its queue's list.  nic->lock held. */
+/* Put @tx on its queue's list.  nic->core.lock held. */
 static void tx_link(struct gni_msgq *q, struct msgq_tx *tx)
 {
 	tx->q = q;
@@ -665,7 +666,7 @@ static void tx_link(struct gni_msgq *q, struct msgq_tx *tx)
 	q->ntx++;
 }
 
-/* Take @tx off its queue's list, if it is on one.  nic->lock held. */
+/* Take @tx off its queue's list, if it is on one.  nic->core.lock held. */
 static void tx_unlink(struct msgq_tx *tx)
 {
 	struct gni_msgq *q = tx->q;
@@ -692,26 +693,27 @@ static void tx_forget(struct gni_msgq *q)
 	struct gni_nic *nic = q->nic;
 	struct msgq_tx *tx;
 
-	pthread_mutex_lock(&nic->lock);
+	pthread_mutex_lock(&nic->core.lock);
 	while ((tx = q->txs)) {
 		tx_unlink(tx);
-		nic->req[tx->tid].msgq = NULL;
+		nic->core.req[tx->tid].client = NULL;
 		if (!q->snd_cq)
-			ugni_req_free(nic, tx->tid);
+			gnicore_req_free(&nic->core, tx->tid);
 		free(tx);
 	}
-	pthread_mutex_unlock(&nic->lock);
+	pthread_mutex_unlock(&nic->core.lock);
 }
 
 /* One sending of @tx: its slot's words 1.., then the flag, then events */
 static void tx_put(struct msgq_tx *tx)
 {
-	ugni_fma_put_flag(&tx->via, tx->img + 8, tx->len, tx->at + 8,
-			  tx->rem_mdh, tx->at, tx->flag,
-			  GEMINI_FMA_SYNC_WITH_FLAG |
-			  GEMINI_FMA_SYNC_REMOTE_EVENT |
-			  GEMINI_FMA_SYNC_LOCAL_EVENT,
-			  ugni_cqe_data(GNI_CQ_EVENT_TYPE_MSGQ, 0, tx->tid), 0);
+	gnicore_fma_put_flag(&tx->via, tx->img + 8, tx->len, tx->at + 8,
+			     tx->rem_mdh, tx->at, tx->flag,
+			     GEMINI_FMA_SYNC_WITH_FLAG |
+			     GEMINI_FMA_SYNC_REMOTE_EVENT |
+			     GEMINI_FMA_SYNC_LOCAL_EVENT,
+			     ugni_cqe_data(GNI_CQ_EVENT_TYPE_MSGQ, 0, tx->tid),
+			     0);
 }
 
 /*
@@ -737,17 +739,17 @@ bool ugni_msgq_event(struct gni_nic *nic, struct msgq_tx *tx,
 	bool again = false, arrived = false;
 	int tid;
 
-	pthread_mutex_lock(&nic->lock);
+	pthread_mutex_lock(&nic->core.lock);
 	q = tx->q;
 	if (st && q) {
 		r = &conn_at(q, tx->conn)->rem[tx->rinst];
 		arrived = st == GEMINI_STATUS_OVERRUN ||
 			  __atomic_load_n(&r->released, __ATOMIC_ACQUIRE) >
 			  tx->ticket;
-		if (!arrived && tx->tries < nic->smsg_max_retrans) {
-			tid = ugni_req_alloc(nic, NULL, &tx->via, 0);
+		if (!arrived && tx->tries < nic->core.smsg_max_retrans) {
+			tid = gnicore_req_alloc(&nic->core, NULL, &tx->via, 0);
 			if (tid >= 0) {
-				nic->req[tid].msgq = tx;
+				nic->core.req[tid].client = tx;
 				tx->tid = (uint32_t)tid;
 				tx->tries++;
 				again = true;
@@ -756,9 +758,9 @@ bool ugni_msgq_event(struct gni_nic *nic, struct msgq_tx *tx,
 	}
 	if (!again)
 		tx_unlink(tx);
-	pthread_mutex_unlock(&nic->lock);
+	pthread_mutex_unlock(&nic->core.lock);
 	if (again) {
-		ugni_stat(nic, GNI_STAT_SMSG_RETRANS_COUNT);
+		gnicore_stat(&nic->core, GNI_STAT_SMSG_RETRANS_COUNT);
 		tx_put(tx);
 		return true;
 	}
@@ -818,19 +820,19 @@ UGNI_EXPORT gni_return_t GNI_MsgqSend(gni_msgq_handle_t msgq_hndl,
 	uint32_t j;
 	int c, tid;
 
-	if (!q || !ep || ep->nic != q->nic || (hdr_len && !hdr) ||
+	if (!q || !ep || ugni_ep_nic(ep) != q->nic || (hdr_len && !hdr) ||
 	    (msg_len && !msg) || total > q->seg->max_msg_sz)
 		return GNI_RC_INVALID_PARAM;
-	if (!ep->bound)
+	if (!ep->core.bound)
 		return GNI_RC_INVALID_STATE;
-	c = conn_find(q, ep->remote_pe, CONN_CONNECTED);
+	c = conn_find(q, ep->core.remote_pe, CONN_CONNECTED);
 	if (c < 0)
 		return GNI_RC_INVALID_STATE;
 	k = conn_at(q, (uint32_t)c);
 	if (total > k->rem_max)
 		return GNI_RC_INVALID_PARAM;
 	for (j = 0; j < k->nrem && j < GNI_MSGQ_NODE_INSTS_MAX; j++)
-		if (k->rem[j].id == ep->remote_id)
+		if (k->rem[j].id == ep->core.remote_id)
 			break;
 	if (j == k->nrem || j == GNI_MSGQ_NODE_INSTS_MAX)
 		return GNI_RC_INVALID_PARAM;	/* not a rank of its queue */
@@ -843,38 +845,39 @@ UGNI_EXPORT gni_return_t GNI_MsgqSend(gni_msgq_handle_t msgq_hndl,
 	if (!tx)
 		return GNI_RC_ERROR_NOMEM;
 	/* The FMA of the MSGQ's CQ, to the endpoint's peer */
-	tx->via = (struct gni_ep){ .nic = nic, .fma = q->fma,
-				   .remote_pe = ep->remote_pe,
-				   .remote_id = ep->remote_id,
-				   .local_event = msg_id, .bound = true };
-	pthread_mutex_lock(&nic->lock);
+	tx->via = (struct gnicore_ep){ .nic = &nic->core, .fma = &q->fma->core,
+				       .remote_pe = ep->core.remote_pe,
+				       .remote_id = ep->core.remote_id,
+				       .local_event = msg_id, .bound = true };
+	pthread_mutex_lock(&nic->core.lock);
 	/* own_cq must not overrun: its events free the requests */
 	room = q->snd_cq || q->ntx < MSGQ_OWN_INFLIGHT;
-	tid = room ? ugni_req_alloc(nic, NULL, &tx->via, 0) : -1;
+	tid = room ? gnicore_req_alloc(&nic->core, NULL, &tx->via, 0) : -1;
 	if (tid >= 0) {
-		nic->req[tid].msgq = tx;
+		nic->core.req[tid].client = tx;
 		tx->tid = (uint32_t)tid;
 		tx_link(q, tx);
 	}
-	pthread_mutex_unlock(&nic->lock);
+	pthread_mutex_unlock(&nic->core.lock);
 	if (tid < 0) {
 		free(tx);
 		return room ? GNI_RC_ERROR_RESOURCE : GNI_RC_NOT_DONE;
 	}
 	if (!ticket_take(r, k->rem_q, &tx->ticket)) {
-		pthread_mutex_lock(&nic->lock);
+		pthread_mutex_lock(&nic->core.lock);
 		tx_unlink(tx);
-		ugni_req_free(nic, tx->tid);
-		pthread_mutex_unlock(&nic->lock);
+		gnicore_req_free(&nic->core, tx->tid);
+		pthread_mutex_unlock(&nic->core.lock);
 		/* Read how many it released, now and then. */
 		if (__atomic_fetch_add(&q->starved, 1, __ATOMIC_RELAXED) %
 		    MSGQ_PULL_EVERY == 0)
-			ugni_fma_get8(&tx->via,
-				      (uint64_t)((uint8_t *)&r->released -
-						 q->base),
-				      GNI_MEMHNDL_GET_MDH(q->mdh), r->off, r->mdh,
-				      ugni_cqe_data(GNI_CQ_EVENT_TYPE_MSGQ, 0,
-						    UGNI_TID_NONE), 0);
+			gnicore_fma_get8(&tx->via,
+					 (uint64_t)((uint8_t *)&r->released -
+						    q->base),
+					 GNI_MEMHNDL_GET_MDH(q->mdh), r->off,
+					 r->mdh,
+					 ugni_cqe_data(GNI_CQ_EVENT_TYPE_MSGQ,
+						       0, UGNI_TID_NONE), 0);
 		free(tx);
 		return GNI_RC_NOT_DONE;
 	}

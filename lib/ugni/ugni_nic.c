@@ -103,9 +103,7 @@ static void nic_close(struct gni_nic *nic)
 	while (nic->cqs)
 		ugni_cq_unmake(nic->cqs);
 	close(nic->fd);
-	pthread_mutex_destroy(&nic->lock);
-	free(nic->req);
-	free(nic->free_tid);
+	gnicore_nic_fini(&nic->core);
 	free(nic);
 }
 
@@ -167,7 +165,6 @@ UGNI_EXPORT gni_return_t GNI_CdmAttach(gni_cdm_handle_t cdm_hndl,
 	struct kgni_cdm_attach a = { .size = sizeof(a) };
 	struct gni_nic *nic;
 	gni_return_t rc;
-	uint32_t i;
 	int err;
 
 	if (!cdm_hndl || !local_addr || !nic_hndl)
@@ -177,16 +174,11 @@ UGNI_EXPORT gni_return_t GNI_CdmAttach(gni_cdm_handle_t cdm_hndl,
 	nic = calloc(1, sizeof(*nic));
 	if (!nic)
 		return GNI_RC_ERROR_NOMEM;
-	nic->req = calloc(UGNI_MAX_REQS, sizeof(*nic->req));
-	nic->free_tid = calloc(UGNI_MAX_REQS, sizeof(*nic->free_tid));
-	if (!nic->req || !nic->free_tid) {
-		rc = GNI_RC_ERROR_NOMEM;
-		goto err_free;
+	rc = gnicore_nic_init(&nic->core, UGNI_MAX_REQS, cdm_hndl->modes);
+	if (rc != GNI_RC_SUCCESS) {
+		free(nic);
+		return rc;
 	}
-	/* Lowest tids on top, so that a quiet program reuses a few. */
-	for (i = 0; i < UGNI_MAX_REQS; i++)
-		nic->free_tid[i] = (uint16_t)(UGNI_MAX_REQS - 1 - i);
-	nic->nfree = UGNI_MAX_REQS;
 	nic->fd = dev_open(device_id);
 	if (nic->fd < 0) {
 		rc = GNI_RC_NO_MATCH;
@@ -201,13 +193,10 @@ UGNI_EXPORT gni_return_t GNI_CdmAttach(gni_cdm_handle_t cdm_hndl,
 		close(nic->fd);
 		goto err_free;
 	}
-	pthread_mutex_init(&nic->lock, NULL);
 	nic->pe = a.nic_pe;
 	nic->ptag = cdm_hndl->ptag;
 	nic->cookie = cdm_hndl->cookie;
 	nic->inst_id = cdm_hndl->inst_id;
-	nic->smsg_max_retrans = FMA_SMSG_MAX_RETRANS_DEFAULT;
-	nic->modes = cdm_hndl->modes;
 	nic->cdm = cdm_hndl;
 	cdm_hndl->nic = nic;
 	*local_addr = nic->pe;
@@ -215,8 +204,7 @@ UGNI_EXPORT gni_return_t GNI_CdmAttach(gni_cdm_handle_t cdm_hndl,
 	return GNI_RC_SUCCESS;
 
 err_free:
-	free(nic->req);
-	free(nic->free_tid);
+	gnicore_nic_fini(&nic->core);
 	free(nic);
 	return rc;
 }
@@ -225,17 +213,17 @@ err_free:
 
 static void fma_unmap(struct ugni_fma *f)
 {
-	if (f->user)
-		munmap((void *)f->user, UGNI_PAGE);
-	if (f->put)
-		munmap((void *)f->put, f->window);
-	if (f->get)
-		munmap((void *)f->get, f->window);
+	if (f->core.user)
+		munmap((void *)f->core.user, UGNI_PAGE);
+	if (f->core.put)
+		munmap((void *)f->core.put, f->window);
+	if (f->core.get)
+		munmap((void *)f->core.get, f->window);
 }
 
 /*
  * The FMA descriptor whose local events go to @cq, allocated on first
- * use.  Called with nic->lock held.  0 or an errno.
+ * use.  Called with nic->core.lock held.  0 or an errno.
  */
 int ugni_fma_get(struct gni_nic *nic, struct gni_cq *cq, struct ugni_fma **out)
 {
@@ -245,7 +233,7 @@ int ugni_fma_get(struct gni_nic *nic, struct gni_cq *cq, struct ugni_fma **out)
 	int err;
 
 	for (f = nic->fmas; f; f = f->next) {
-		if (f->cq == cq) {
+		if (f->core.cq == &cq->core) {
 			f->ep_refs++;
 			*out = f;
 			return 0;
@@ -254,20 +242,19 @@ int ugni_fma_get(struct gni_nic *nic, struct gni_cq *cq, struct ugni_fma **out)
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return ENOMEM;
-	a.cq_id = cq->id;
+	a.cq_id = cq->core.id;
 	err = ugni_ioctl(nic, KGNI_IOC_FMA_ALLOC, &a);
 	if (err) {
 		free(f);
 		return err;
 	}
 	f->id = a.fma_id;
-	f->cq = cq;
 	f->window = a.window_size;
-	f->user = ugni_map(nic, a.user_offset, UGNI_PAGE,
-			   PROT_READ | PROT_WRITE);
-	f->put = ugni_map(nic, a.put_wc_offset, f->window, PROT_WRITE);
-	f->get = ugni_map(nic, a.get_offset, f->window, PROT_WRITE);
-	if (!f->user || !f->put || !f->get) {
+	f->core.user = ugni_map(nic, a.user_offset, UGNI_PAGE,
+				PROT_READ | PROT_WRITE);
+	f->core.put = ugni_map(nic, a.put_wc_offset, f->window, PROT_WRITE);
+	f->core.get = ugni_map(nic, a.get_offset, f->window, PROT_WRITE);
+	if (!f->core.user || !f->core.put || !f->core.get) {
 		err = errno;
 		fma_unmap(f);
 		fr.fma_id = f->id;
@@ -275,7 +262,7 @@ int ugni_fma_get(struct gni_nic *nic, struct gni_cq *cq, struct ugni_fma **out)
 		free(f);
 		return err;
 	}
-	pthread_mutex_init(&f->lock, NULL);
+	gnicore_fma_init(&f->core, &cq->core);
 	f->ep_refs = 1;
 	f->next = nic->fmas;
 	nic->fmas = f;
@@ -283,7 +270,10 @@ int ugni_fma_get(struct gni_nic *nic, struct gni_cq *cq, struct ugni_fma **out)
 	return 0;
 }
 
-/* Drop an endpoint's use; the last one frees the descriptor.  nic->lock. */
+/*
+ * Drop an endpoint's use; the last one frees the descriptor.
+ * nic->core.lock held.
+ */
 void ugni_fma_put(struct gni_nic *nic, struct ugni_fma *fma)
 {
 	struct kgni_fma_free fr = { .size = sizeof(fr) };
@@ -300,7 +290,7 @@ void ugni_fma_put(struct gni_nic *nic, struct ugni_fma *fma)
 	fma_unmap(fma);
 	fr.fma_id = fma->id;
 	ugni_ioctl(nic, KGNI_IOC_FMA_FREE, &fr);
-	pthread_mutex_destroy(&fma->lock);
+	gnicore_fma_fini(&fma->core);
 	free(fma);
 }
 
@@ -312,6 +302,7 @@ UGNI_EXPORT gni_return_t GNI_EpCreate(gni_nic_handle_t nic_hndl,
 {
 	struct gni_nic *nic = nic_hndl;
 	struct gni_cq *cq = src_cq_hndl;
+	struct ugni_fma *fma;
 	struct gni_ep *ep;
 	gni_return_t rc;
 	int err;
@@ -319,46 +310,47 @@ UGNI_EXPORT gni_return_t GNI_EpCreate(gni_nic_handle_t nic_hndl,
 	if (!nic || !ep_hndl)
 		return GNI_RC_INVALID_PARAM;
 	/* A remote-event CQ cannot also take local events (§17.5). */
-	if (cq && (cq->nic != nic || cq->mem_refs))
+	if (cq && (ugni_cq_nic(cq) != nic || cq->core.mem_refs))
 		return GNI_RC_INVALID_PARAM;
 	ep = calloc(1, sizeof(*ep));
 	if (!ep)
 		return GNI_RC_ERROR_NOMEM;
-	pthread_mutex_lock(&nic->lock);
+	pthread_mutex_lock(&nic->core.lock);
 	if (!cq) {
 		/* Error events of silent posts need somewhere to go. */
 		if (!nic->null_cq) {
-			pthread_mutex_unlock(&nic->lock);
+			pthread_mutex_unlock(&nic->core.lock);
 			rc = ugni_cq_make(nic, 64, GNI_CQ_NOBLOCK, true, &cq);
-			pthread_mutex_lock(&nic->lock);
+			pthread_mutex_lock(&nic->core.lock);
 			if (rc != GNI_RC_SUCCESS) {
-				pthread_mutex_unlock(&nic->lock);
+				pthread_mutex_unlock(&nic->core.lock);
 				free(ep);
 				return rc;
 			}
 			if (nic->null_cq) {
-				pthread_mutex_unlock(&nic->lock);
+				pthread_mutex_unlock(&nic->core.lock);
 				ugni_cq_unmake(cq);
-				pthread_mutex_lock(&nic->lock);
+				pthread_mutex_lock(&nic->core.lock);
 			} else {
 				nic->null_cq = cq;
 			}
 		}
 		cq = nic->null_cq;
 	} else {
-		ep->cq = cq;
+		ep->core.cq = &cq->core;
 	}
-	err = ugni_fma_get(nic, cq, &ep->fma);
+	err = ugni_fma_get(nic, cq, &fma);
 	if (err) {
-		pthread_mutex_unlock(&nic->lock);
+		pthread_mutex_unlock(&nic->core.lock);
 		free(ep);
 		return ugni_errno_rc(err);
 	}
-	if (ep->cq)
-		ep->cq->ep_refs++;
-	pthread_mutex_unlock(&nic->lock);
-	ep->nic = nic;
-	ep->remote_event = nic->inst_id;
+	ep->core.fma = &fma->core;
+	if (ep->core.cq)
+		cq->ep_refs++;
+	pthread_mutex_unlock(&nic->core.lock);
+	ep->core.nic = &nic->core;
+	ep->core.remote_event = nic->inst_id;
 	*ep_hndl = ep;
 	return GNI_RC_SUCCESS;
 }
@@ -368,12 +360,12 @@ UGNI_EXPORT gni_return_t GNI_EpBind(gni_ep_handle_t ep_hndl,
 {
 	if (!ep_hndl || remote_addr > GEMINI_FMA_NPES_MASK)
 		return GNI_RC_INVALID_PARAM;
-	if (ep_hndl->outstanding)
+	if (ep_hndl->core.outstanding)
 		return GNI_RC_INVALID_STATE;
-	ep_hndl->remote_pe = remote_addr;
-	ep_hndl->remote_id = remote_id;
-	ep_hndl->local_event = remote_id;
-	ep_hndl->bound = true;
+	ep_hndl->core.remote_pe = remote_addr;
+	ep_hndl->core.remote_id = remote_id;
+	ep_hndl->core.local_event = remote_id;
+	ep_hndl->core.bound = true;
 	return GNI_RC_SUCCESS;
 }
 
@@ -383,8 +375,8 @@ UGNI_EXPORT gni_return_t GNI_EpSetEventData(gni_ep_handle_t ep_hndl,
 {
 	if (!ep_hndl)
 		return GNI_RC_INVALID_PARAM;
-	ep_hndl->local_event = local_event;
-	ep_hndl->remote_event = remote_event;
+	ep_hndl->core.local_event = local_event;
+	ep_hndl->core.remote_event = remote_event;
 	return GNI_RC_SUCCESS;
 }
 
@@ -392,12 +384,12 @@ UGNI_EXPORT gni_return_t GNI_EpUnbind(gni_ep_handle_t ep_hndl)
 {
 	if (!ep_hndl)
 		return GNI_RC_INVALID_PARAM;
-	if (ep_hndl->outstanding)
+	if (ep_hndl->core.outstanding)
 		return GNI_RC_NOT_DONE;
 	/* A datagram not collected goes: cancelled, collected. */
 	ugni_dgram_release(ep_hndl);
-	ugni_smsg_release(ep_hndl);
-	ep_hndl->bound = false;
+	gnicore_smsg_fini(&ep_hndl->core);
+	ep_hndl->core.bound = false;
 	return GNI_RC_SUCCESS;
 }
 
@@ -405,31 +397,25 @@ UGNI_EXPORT gni_return_t GNI_EpIdle(gni_ep_handle_t ep_hndl)
 {
 	if (!ep_hndl)
 		return GNI_RC_INVALID_PARAM;
-	return ep_hndl->outstanding ? GNI_RC_NOT_DONE : GNI_RC_SUCCESS;
+	return ep_hndl->core.outstanding ? GNI_RC_NOT_DONE : GNI_RC_SUCCESS;
 }
 
 UGNI_EXPORT gni_return_t GNI_EpDestroy(gni_ep_handle_t ep_hndl)
 {
 	struct gni_nic *nic;
-	uint32_t t;
 
 	if (!ep_hndl)
 		return GNI_RC_INVALID_PARAM;
-	nic = ep_hndl->nic;
+	nic = ugni_ep_nic(ep_hndl);
 	ugni_dgram_release(ep_hndl);
-	ugni_smsg_release(ep_hndl);
-	pthread_mutex_lock(&nic->lock);
-	/*
-	 * Posts and SMSG sends still in the table lose their endpoint, not
-	 * their slot (SMSG sends are not counted in outstanding).
-	 */
-	for (t = 0; t < UGNI_MAX_REQS; t++)
-		if (nic->req[t].used && nic->req[t].ep == ep_hndl)
-			nic->req[t].ep = NULL;
-	ugni_fma_put(nic, ep_hndl->fma);
-	if (ep_hndl->cq)
-		ep_hndl->cq->ep_refs--;
-	pthread_mutex_unlock(&nic->lock);
+	gnicore_smsg_fini(&ep_hndl->core);
+	pthread_mutex_lock(&nic->core.lock);
+	/* Its posts and SMSG sends still in the table lose it. */
+	gnicore_req_forget_ep(&nic->core, &ep_hndl->core);
+	ugni_fma_put(nic, ugni_fma(ep_hndl->core.fma));
+	if (ep_hndl->core.cq)
+		ugni_cq(ep_hndl->core.cq)->ep_refs--;
+	pthread_mutex_unlock(&nic->core.lock);
 	free(ep_hndl);
 	return GNI_RC_SUCCESS;
 }

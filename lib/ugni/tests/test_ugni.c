@@ -662,11 +662,13 @@ static void refused(struct env *e, gni_ep_handle_t ep,
 		    const char *what)
 {
 	unsigned int calls = fake.calls[RDMA_CMD];
-	uint32_t nfree = e->nic->nfree, outstanding = e->ep->outstanding;
+	uint32_t nfree = e->nic->core.nfree;
+	uint32_t outstanding = e->ep->core.outstanding;
 	gni_return_t rc = GNI_PostRdma(ep, d);
 
 	tap_ok(rc == want && fake.calls[RDMA_CMD] == calls &&
-	       e->nic->nfree == nfree && e->ep->outstanding == outstanding,
+	       e->nic->core.nfree == nfree &&
+	       e->ep->core.outstanding == outstanding,
 	       "GNI_PostRdma refuses %s: %s (want %s), no ioctl, no tid",
 	       what, rc_name(rc), rc_name(want));
 }
@@ -816,15 +818,15 @@ static void test_rdma_refusals(void)
 	GNI_EpDestroy(unbound);
 
 	/* the request table full: only posts that want an event fail */
-	nfree = e.nic->nfree;
-	e.nic->nfree = 0;
+	nfree = e.nic->core.nfree;
+	e.nic->core.nfree = 0;
 	rdesc(&e, &d, GNI_POST_RDMA_PUT, GNI_CQMODE_GLOBAL_EVENT, 8);
 	refused(&e, e.ep, &d, GNI_RC_ERROR_RESOURCE,
 		"a post with an event when every tid is taken");
 	d.cq_mode = GNI_CQMODE_REMOTE_EVENT;
 	posted(e.ep, &d, "of a post with a remote event only when every tid "
 	       "is taken");
-	e.nic->nfree = nfree;
+	e.nic->core.nfree = nfree;
 	env_close(&e);
 
 	/* single-channel CDM: FMA still refuses dual events (ILLEGAL_OP) */
@@ -858,7 +860,7 @@ static void test_rdma_ioctl(void)
 		CHECK_EQ(p->type, KGNI_RDMA_PUT);
 		CHECK_EQ(p->events, KGNI_RDMA_EV_GLOBAL);
 		CHECK_EQ(p->remote_pe, PEER_PE);
-		CHECK_EQ(p->cq_id, e.cq->id);
+		CHECK_EQ(p->cq_id, e.cq->core.id);
 		CHECK_EQ(p->dlvr_mode, 0);
 		CHECK_EQ(p->reserved, 0);
 		CHECK_EQ(p->local_addr, (uint64_t)(uintptr_t)e.buf + 67);
@@ -874,9 +876,10 @@ static void test_rdma_ioctl(void)
 		CHECK_EQ(UGNI_CQE_LOCAL_FLAG, 1ull << 48);
 		CHECK_EQ(p->channel, 0);
 		CHECK_EQ(p->slot, 0);
-		CHECK(e.nic->req[tid].used && e.nic->req[tid].desc == &d &&
-		      e.nic->req[tid].want == GNI_CQMODE_GLOBAL_EVENT);
-		CHECK_EQ(e.ep->outstanding, 1);
+		CHECK(e.nic->core.req[tid].used &&
+		      e.nic->core.req[tid].desc == &d &&
+		      e.nic->core.req[tid].want == GNI_CQMODE_GLOBAL_EVENT);
+		CHECK_EQ(e.ep->core.outstanding, 1);
 		tap_test_end("KGNI_IOC_RDMA_POST of a PUT: size, type, events, "
 			     "PE, CQ, addresses and handles as given, "
 			     "global_data POST | remote_event << 16 | tid, "
@@ -910,7 +913,7 @@ static void test_rdma_ioctl(void)
 		CHECK_EQ(p->length, 0xffffffffull);
 		CHECK_EQ(p->global_data, data_of(0x89abcdefu, UGNI_TID_NONE));
 		CHECK_EQ(p->local_data, p->global_data | UGNI_CQE_LOCAL_FLAG);
-		CHECK_EQ(e.ep->outstanding, 2);
+		CHECK_EQ(e.ep->core.outstanding, 2);
 		tap_test_end("a post with no local event takes no tid (0xffff); "
 			     "GNI_EpSetEventData's remote_event in the data");
 	}
@@ -919,14 +922,14 @@ static void test_rdma_ioctl(void)
 	rdesc(&e, &d, GNI_POST_RDMA_PUT, GNI_CQMODE_GLOBAL_EVENT, 8);
 	d.src_cq_hndl = cq2;
 	if (posted(e.ep, &d, "with src_cq_hndl"))
-		tap_ok(p->cq_id == cq2->id, "src_cq_hndl's CQ (%u) gets the "
-		       "events, not the endpoint's (%u)", p->cq_id, e.cq->id);
+		tap_ok(p->cq_id == cq2->core.id, "src_cq_hndl's CQ (%u) gets the "
+		       "events, not the endpoint's (%u)", p->cq_id, e.cq->core.id);
 	GNI_EpCreate(e.nic, NULL, &nocq);
 	GNI_EpBind(nocq, PEER_PE + 1, PEER_ID + 1);
 	d.src_cq_hndl = NULL;
 	d.cq_mode = GNI_CQMODE_SILENT;
 	if (posted(nocq, &d, "silent, from an endpoint without a CQ"))
-		tap_ok(p->cq_id == e.nic->null_cq->id && p->events == 0 &&
+		tap_ok(p->cq_id == e.nic->null_cq->core.id && p->events == 0 &&
 		       p->remote_pe == PEER_PE + 1,
 		       "its error event would go to the hidden CQ (%u)",
 		       p->cq_id);
@@ -934,7 +937,7 @@ static void test_rdma_ioctl(void)
 	d.cq_mode = GNI_CQMODE_GLOBAL_EVENT;
 	if (posted(nocq, &d, "GLOBAL from an endpoint without a CQ, "
 		   "src_cq_hndl given"))
-		tap_ok(p->cq_id == cq2->id, "src_cq_hndl's CQ");
+		tap_ok(p->cq_id == cq2->core.id, "src_cq_hndl's CQ");
 	GNI_EpDestroy(nocq);
 	env_close(&e);
 
@@ -945,7 +948,7 @@ static void test_rdma_ioctl(void)
 	if (posted(s.ep, &d, "LOCAL | GLOBAL with DUAL_EVENTS"))
 		tap_ok(p->flags == KGNI_RDMA_SINGLE_CHANNEL &&
 		       p->events == (KGNI_RDMA_EV_LOCAL | KGNI_RDMA_EV_GLOBAL) &&
-		       s.nic->req[tid_of(p->global_data)].want ==
+		       s.nic->core.req[tid_of(p->global_data)].want ==
 		       GNI_CQMODE_DUAL_EVENTS,
 		       "single-channel CDM: KGNI_RDMA_SINGLE_CHANNEL on every "
 		       "post; both events asked, both awaited");
@@ -988,13 +991,13 @@ static void test_rdma_errno(void)
 
 	if (!env_open(&e, 0))
 		return;
-	nfree = e.nic->nfree;
+	nfree = e.nic->core.nfree;
 	for (i = 0; i < ARRAY_SIZE(map); i++) {
 		rdesc(&e, &d, GNI_POST_RDMA_PUT, GNI_CQMODE_GLOBAL_EVENT, 64);
 		fake.fail[RDMA_CMD] = map[i].err;
 		rc = GNI_PostRdma(e.ep, &d);
-		tap_ok(rc == map[i].rc && e.nic->nfree == nfree &&
-		       !e.ep->outstanding && !e.nic->req[tid_of(
+		tap_ok(rc == map[i].rc && e.nic->core.nfree == nfree &&
+		       !e.ep->core.outstanding && !e.nic->core.req[tid_of(
 		       fake.post.global_data)].used,
 		       "KGNI_IOC_RDMA_POST failing with %s: %s (want %s), "
 		       "its tid free again", strerror(map[i].err), rc_name(rc),
@@ -1011,8 +1014,9 @@ static void device_event(struct env *e, gni_cq_handle_t cq, unsigned int status,
 			 uint64_t data)
 {
 	(void)e;
-	if (fake_cq_write(cq->id, GEMINI_CQE(GEMINI_CQE_SRC_BTE, status, data)))
-		printf("# fake_cq_write to CQ %u failed\n", cq->id);
+	if (fake_cq_write(cq->core.id,
+			  GEMINI_CQE(GEMINI_CQE_SRC_BTE, status, data)))
+		printf("# fake_cq_write to CQ %u failed\n", cq->core.id);
 }
 
 /* The post's event, as GNI_CqGetEvent and GNI_GetCompleted give it */
@@ -1042,7 +1046,7 @@ static void test_rdma_completions(void)
 
 	if (!env_open(&e, 0))
 		return;
-	nfree = e.nic->nfree;
+	nfree = e.nic->core.nfree;
 
 	/* GLOBAL: one event, the descriptor released */
 	rdesc(&e, &d, GNI_POST_RDMA_PUT, GNI_CQMODE_GLOBAL_EVENT, 64);
@@ -1058,8 +1062,8 @@ static void test_rdma_completions(void)
 	CHECK_EQ(d.status, GNI_RC_SUCCESS);
 	CHECK_EQ(d.cq_mode_complete, GNI_CQMODE_GLOBAL_EVENT);
 	CHECK_EQ(d.post_id, 0x5150);
-	CHECK_EQ(e.nic->nfree, nfree);
-	CHECK_EQ(e.ep->outstanding, 0);
+	CHECK_EQ(e.nic->core.nfree, nfree);
+	CHECK_EQ(e.ep->core.outstanding, 0);
 	CHECK_EQ(GNI_GetCompleted(e.cq, g.ev, &g.pd), GNI_RC_INVALID_PARAM);
 	tap_test_end("a GLOBAL event (source BTE): inst_id the endpoint's "
 		     "local_event, the descriptor back with status SUCCESS, "
@@ -1076,7 +1080,7 @@ static void test_rdma_completions(void)
 	CHECK_EQ(g.gc_rc, GNI_RC_SUCCESS);
 	CHECK(g.pd == &d);
 	CHECK_EQ(d.cq_mode_complete, GNI_CQMODE_LOCAL_EVENT);
-	CHECK_EQ(e.nic->nfree, nfree);
+	CHECK_EQ(e.nic->core.nfree, nfree);
 	tap_test_end("a LOCAL event: cq_mode_complete LOCAL, released");
 
 	/* an error: exactly one event, the descriptor released at once */
@@ -1091,8 +1095,8 @@ static void test_rdma_completions(void)
 	CHECK_EQ(g.gc_rc, GNI_RC_TRANSACTION_ERROR);
 	CHECK(g.pd == &d);
 	CHECK_EQ(d.status, GNI_RC_TRANSACTION_ERROR);
-	CHECK_EQ(e.nic->nfree, nfree);
-	CHECK_EQ(e.ep->outstanding, 0);
+	CHECK_EQ(e.nic->core.nfree, nfree);
+	CHECK_EQ(e.ep->core.outstanding, 0);
 	tap_test_end("an error event (MDD_INV): CqGetEvent and GetCompleted "
 		     "TRANSACTION_ERROR, desc status TRANSACTION_ERROR, "
 		     "released");
@@ -1122,7 +1126,7 @@ static void test_rdma_completions(void)
 	take(cq2, &g);
 	tap_ok(g.ev_rc == GNI_RC_SUCCESS && g.gc_rc == GNI_RC_SUCCESS &&
 	       g.pd == &d && GNI_CQ_GET_INST_ID(g.ev) == 0xabc &&
-	       e.nic->nfree == nfree,
+	       e.nic->core.nfree == nfree,
 	       "the event on src_cq_hndl: inst_id the local_event of "
 	       "GNI_EpSetEventData (0x%llx), descriptor back",
 	       (unsigned long long)GNI_CQ_GET_INST_ID(g.ev));
@@ -1132,7 +1136,7 @@ static void test_rdma_completions(void)
 
 	if (!env_open(&s, GNI_CDM_MODE_DUAL_EVENTS))
 		return;
-	nfree = s.nic->nfree;
+	nfree = s.nic->core.nfree;
 	/* dual: LOCAL then GLOBAL */
 	rdesc(&s, &d, GNI_POST_RDMA_PUT, GNI_CQMODE_DUAL_EVENTS, 64);
 	posted(s.ep, &d, "LOCAL | GLOBAL");
@@ -1145,8 +1149,8 @@ static void test_rdma_completions(void)
 	CHECK_EQ(g.gc_rc, GNI_RC_SUCCESS);
 	CHECK(g.pd == &d);
 	CHECK_EQ(d.cq_mode_complete, GNI_CQMODE_LOCAL_EVENT);
-	CHECK_EQ(s.nic->nfree, nfree - 1);
-	CHECK_EQ(s.ep->outstanding, 1);
+	CHECK_EQ(s.nic->core.nfree, nfree - 1);
+	CHECK_EQ(s.ep->core.outstanding, 1);
 	CHECK_EQ(GNI_EpIdle(s.ep), GNI_RC_NOT_DONE);
 	device_event(&s, s.cq, 0, gdata);
 	take(s.cq, &g);
@@ -1156,7 +1160,7 @@ static void test_rdma_completions(void)
 	CHECK(g.pd == &d);
 	CHECK_EQ(d.cq_mode_complete, GNI_CQMODE_DUAL_EVENTS);
 	CHECK_EQ(d.status, GNI_RC_SUCCESS);
-	CHECK_EQ(s.nic->nfree, nfree);
+	CHECK_EQ(s.nic->core.nfree, nfree);
 	CHECK_EQ(GNI_EpIdle(s.ep), GNI_RC_SUCCESS);
 	tap_test_end("dual events, LOCAL first: the LOCAL one gives the "
 		     "descriptor back (cq_mode_complete LOCAL) and keeps it, "
@@ -1179,16 +1183,16 @@ static void test_rdma_completions(void)
 	take(s.cq, &g);
 	CHECK(g.gc_rc == GNI_RC_SUCCESS && g.pd == &d2 &&
 	      d2.cq_mode_complete == GNI_CQMODE_LOCAL_EVENT);
-	CHECK_EQ(s.nic->nfree, nfree - 2);
+	CHECK_EQ(s.nic->core.nfree, nfree - 2);
 	take(s.cq, &g);
 	CHECK(g.gc_rc == GNI_RC_SUCCESS && g.pd == &d &&
 	      d.cq_mode_complete == GNI_CQMODE_DUAL_EVENTS);
-	CHECK_EQ(s.nic->nfree, nfree - 1);
+	CHECK_EQ(s.nic->core.nfree, nfree - 1);
 	take(s.cq, &g);
 	CHECK(g.gc_rc == GNI_RC_SUCCESS && g.pd == &d2 &&
 	      d2.cq_mode_complete == GNI_CQMODE_DUAL_EVENTS);
-	CHECK_EQ(s.nic->nfree, nfree);
-	CHECK_EQ(s.ep->outstanding, 0);
+	CHECK_EQ(s.nic->core.nfree, nfree);
+	CHECK_EQ(s.ep->core.outstanding, 0);
 	tap_test_end("dual events of two posts, interleaved, GLOBAL before "
 		     "LOCAL for one: each released at its second event");
 
@@ -1205,7 +1209,7 @@ static void test_rdma_completions(void)
 	CHECK(g.pd == &d);
 	CHECK_EQ(d.status, GNI_RC_TRANSACTION_ERROR);
 	CHECK_EQ(d.cq_mode_complete, GNI_CQMODE_DUAL_EVENTS);
-	CHECK_EQ(s.nic->nfree, nfree);
+	CHECK_EQ(s.nic->core.nfree, nfree);
 	tap_test_end("dual events: LOCAL, then the error event: "
 		     "TRANSACTION_ERROR, released");
 
@@ -1221,8 +1225,8 @@ static void test_rdma_completions(void)
 	CHECK(g.pd == &d);
 	CHECK_EQ(d.status, GNI_RC_TRANSACTION_ERROR);
 	CHECK_EQ(d.cq_mode_complete, GNI_CQMODE_GLOBAL_EVENT);
-	CHECK_EQ(s.nic->nfree, nfree);
-	CHECK_EQ(s.ep->outstanding, 0);
+	CHECK_EQ(s.nic->core.nfree, nfree);
+	CHECK_EQ(s.ep->core.outstanding, 0);
 	tap_test_end("dual events: an error before LOCAL is the one event: "
 		     "released at once");
 
@@ -1232,7 +1236,7 @@ static void test_rdma_completions(void)
 	device_event(&s, s.cq, GEMINI_BTE_ST_TIMEOUT, fake.post.local_data);
 	take(s.cq, &g);
 	tap_ok(g.gc_rc == GNI_RC_TRANSACTION_ERROR && g.pd == &d &&
-	       s.nic->nfree == nfree && !s.ep->outstanding,
+	       s.nic->core.nfree == nfree && !s.ep->core.outstanding,
 	       "LOCAL only, its error event: TRANSACTION_ERROR, released");
 	env_close(&s);
 }
@@ -1342,7 +1346,7 @@ static void test_mem_segments(void)
 	CHECK_EQ(fake.segs.flags, KGNI_MEM_READONLY);
 	CHECK_EQ(fake.segs.segments, (uint64_t)(uintptr_t)seg);
 	CHECK_EQ(fake.segs.nsegs, 3);
-	CHECK_EQ(fake.segs.cq_id, rcq->id);
+	CHECK_EQ(fake.segs.cq_id, rcq->core.id);
 	CHECK_EQ(fake.segs.reserved, 0);
 	CHECK_EQ(fake.seg[0].addr, b + 100);
 	CHECK_EQ(fake.seg[1].len, 4096);
@@ -1350,7 +1354,7 @@ static void test_mem_segments(void)
 	CHECK_EQ(h.qword1, fake.segs.mem_hndl[0]);
 	CHECK_EQ(h.qword2, fake.segs.mem_hndl[1]);
 	CHECK_EQ(GNI_MEMHNDL_GET_VA(h), 0);
-	CHECK_EQ(rcq->mem_refs, 1);
+	CHECK_EQ(rcq->core.mem_refs, 1);
 	tap_test_end("GNI_MemRegisterSegments: KGNI_IOC_MEM_REGISTER_SEGMENTS "
 		     "with the caller's segments, READONLY, dst_cq_hndl's CQ "
 		     "(counted); the handle has VA 0");
@@ -1369,7 +1373,7 @@ static void test_mem_segments(void)
 	refused(&e, e.ep, &d, GNI_RC_PERMISSION_ERROR,
 		"a PUT into a read-only segmented handle");
 	GNI_MemDeregister(e.nic, &h);
-	tap_ok(rcq->mem_refs == 0 && GNI_CqDestroy(rcq) == GNI_RC_SUCCESS,
+	tap_ok(rcq->core.mem_refs == 0 && GNI_CqDestroy(rcq) == GNI_RC_SUCCESS,
 	       "GNI_MemDeregister of the segmented handle lets its CQ go");
 
 	/* A registration does not keep its CQ; the handle still goes. */
@@ -1377,7 +1381,7 @@ static void test_mem_segments(void)
 	rc = GNI_MemRegisterSegments(e.nic, seg, 1, rcq, 0, (uint32_t)-1,
 				     &h);
 	calls = fake.calls[KGNI_CMD_CQ_DESTROY];
-	tap_ok(rc == GNI_RC_SUCCESS && rcq->mem_refs == 1 &&
+	tap_ok(rc == GNI_RC_SUCCESS && rcq->core.mem_refs == 1 &&
 	       GNI_CqDestroy(rcq) == GNI_RC_SUCCESS &&
 	       fake.calls[KGNI_CMD_CQ_DESTROY] == calls + 1 &&
 	       GNI_MemDeregister(e.nic, &h) == GNI_RC_SUCCESS,
@@ -2428,10 +2432,10 @@ static void test_smsg_args(void)
 static gni_return_t sync_ends(struct env *e, unsigned int status,
 			      unsigned int *type, gni_cq_entry_t *ev)
 {
-	uint64_t v = e->ep->fma->user[GEMINI_FMA_QW_SYNCCMP / 8];
+	uint64_t v = e->ep->core.fma->user[GEMINI_FMA_QW_SYNCCMP / 8];
 
 	*type = (unsigned int)(v >> GEMINI_FMA_SYNC_TYPE_SHIFT);
-	fake_cq_write(e->cq->id, GEMINI_CQE(GEMINI_CQE_SRC_SSID_SREQ, status,
+	fake_cq_write(e->cq->core.id, GEMINI_CQE(GEMINI_CQE_SRC_SSID_SREQ, status,
 					    v & GEMINI_FMA_SYNC_DATA_MASK));
 	return GNI_CqGetEvent(e->cq, ev);
 }
@@ -2477,7 +2481,7 @@ static void test_smsg_lost_answer(void)
 	       "1024 of a registration, buff_size one mailbox: %s",
 	       rc_name(rc));
 	GNI_EpSetEventData(e.ep, 11, 22);
-	cqw = &e.ep->fma->user[GEMINI_FMA_QW_CQ_WRITE / 8];
+	cqw = &e.ep->core.fma->user[GEMINI_FMA_QW_CQ_WRITE / 8];
 	*cqw = 0;
 	if (rc == GNI_RC_SUCCESS)
 		rc = GNI_SmsgSend(e.ep, e.buf + 4096, 8, NULL, 0, 77);
