@@ -17,6 +17,8 @@
 #                                 library's open, ioctl and mmap of
 #                                 /dev/kgniN reach a fake kernel
 #                                 (tests/fake_kgni.c, through --wrap)
+#   $(LIB_OUT)/tests/test_gnicore gnicore's unit test (lib/gnicore/tests/,
+#                                 TAP), under ASan+UBSan
 #
 # Host tests: lib/ugni/tests/host-test.py $(LIB_OUT), run by test-lib.
 
@@ -47,8 +49,9 @@ UGNI_INC := $(LIB_OUT)/include/gni_pub.h
 UGNI_PC := $(LIB_OUT)/pkgconfig/cray-ugni.pc \
 	$(LIB_OUT)/pkgconfig/cray-gni-headers.pc
 UGNI_TEST := $(LIB_OUT)/tests/test_ugni
+GNICORE_TEST := $(LIB_OUT)/tests/test_gnicore
 UGNI_TARGETS := $(UGNI_SO) $(LIB_OUT)/libugni.so.1 $(LIB_OUT)/libugni.so \
-	$(UGNI_A) $(UGNI_INC) $(UGNI_PC) $(UGNI_TEST)
+	$(UGNI_A) $(UGNI_INC) $(UGNI_PC) $(UGNI_TEST) $(GNICORE_TEST)
 
 $(LIB_OUT)/obj/ugni/%.o: $(UGNI_DIR)/%.c $(UGNI_HDR)
 	@mkdir -p $(@D)
@@ -92,3 +95,11 @@ $(UGNI_TEST): $(UGNI_TEST_SRC) $(UGNI_DIR)/tests/fake_kgni.h \
 		-I$(UGNI_DIR) -I$(GNICORE_DIR) -I$(REPO)/uapi \
 		-I$(REPO)/testlib $(UGNI_TEST_SRC) $(UGNI_SRC) $(GNICORE_SRC) \
 		$(UGNI_TEST_WRAP) -o $@
+
+# gnicore alone: its request table, SMSG and CQ logic on plain memory
+$(GNICORE_TEST): $(GNICORE_DIR)/tests/test_gnicore.c $(GNICORE_SRC) \
+		$(UGNI_HDR) $(REPO)/testlib/tap.h
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -Wall -Wextra -Werror -Wshadow -pthread $(UGNI_SAN) \
+		-I$(UGNI_DIR) -I$(GNICORE_DIR) -I$(REPO)/uapi \
+		-I$(REPO)/testlib $< $(GNICORE_SRC) -o $@

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""Host tests of libugni, no device needed: the unit test (test_ugni, under
+"""Host tests of libugni, no device needed: the unit tests (test_ugni, and
+test_gnicore of the engine it is built on, lib/gnicore/tests/, both under
 ASan+UBSan), gni_pub.h in C and C++ with -pedantic, the exported symbols
 against libugni.map and the header, the soname, the static library, and
 programs built through pkg-config (cray-ugni, cray-gni-headers).  Prints
@@ -46,17 +47,19 @@ def pkg(*args):
     return rc, out.split(), err
 
 
-# 1. the unit test: its results, renumbered into ours
-rc, out, err = sh([os.path.join(OUT, "tests", "test_ugni")])
-lines = [l for l in out.splitlines() if re.match(r"(not )?ok \d+", l)]
-for l in lines:
-    m = re.match(r"(not )?ok \d+ - (.*)", l)
-    ok(not m.group(1), "unit: " + m.group(2))
-for l in out.splitlines():
-    if l.startswith("#"):
-        print(l)
-ok(rc == 0 and len(lines) > 200, f"test_ugni exits 0 ({len(lines)} tests)",
-   out[-2000:] + err)
+# 1. the unit tests: their results, renumbered into ours
+for prog, prefix, least in (("test_ugni", "unit", 200),
+                            ("test_gnicore", "gnicore", 9)):
+    rc, out, err = sh([os.path.join(OUT, "tests", prog)])
+    lines = [l for l in out.splitlines() if re.match(r"(not )?ok \d+", l)]
+    for l in lines:
+        m = re.match(r"(not )?ok \d+ - (.*)", l)
+        ok(not m.group(1), prefix + ": " + m.group(2))
+    for l in out.splitlines():
+        if l.startswith("#"):
+            print(l)
+    ok(rc == 0 and len(lines) >= least,
+       f"{prog} exits 0 ({len(lines)} tests)", out[-2000:] + err)
 
 # 2. gni_pub.h compiles alone in every C and C++ dialect, -pedantic
 hdr = os.path.join(TMP, "only.c")
