@@ -183,6 +183,9 @@ struct kgni_port_cache {
  *             called under it
  * @kapi_nics: the kernel API's NICs attached to this device
  *             (&struct gni_nic, kgni_kdom.c)
+ * @kcq_lock: serialises the changes of @kcqs
+ * @kcqs: kernel CQs with an event handler (&struct gni_cq), which the
+ *        interrupt handler walks under RCU (kgni_kcq_irq())
  * @ctl_rwsem: held for reading by every ioctl while it uses the device,
  *             taken for writing by remove to wait for them
  * @gone: set by remove; ioctls that see it fail with -ENODEV
@@ -251,6 +254,8 @@ struct kgni_dev {
 	ktime_t quiesce_start;
 	spinlock_t kapi_lock;		/* see above */
 	struct list_head kapi_nics;
+	spinlock_t kcq_lock;		/* see above */
+	struct list_head kcqs;
 
 	struct rw_semaphore ctl_rwsem;
 	bool gone;
@@ -477,6 +482,9 @@ int kgni_ioctl_diag_ping(struct kgni_ucmd *ucmd);
 /* kgni_kdom.c */
 void kgni_kapi_dev_init(struct kgni_dev *kdev);
 void kgni_kapi_quiesce_end(struct kgni_dev *kdev, u64 msecs);
+
+/* kgni_kcq.c */
+void kgni_kcq_irq(struct kgni_dev *kdev, unsigned int vector);
 
 /* kgni_counters.c */
 int kgni_ioctl_counter_read(struct kgni_ucmd *ucmd);

@@ -60,6 +60,33 @@ static unsigned long kgni_cq_pages(const struct kgni_cq *cq)
 	return cq->ring_size >> PAGE_SHIFT;
 }
 
+/* Give back the ring's charge to its mm, if it was charged (user CQs). */
+static void kgni_cq_uncharge(struct kgni_cq *cq)
+{
+	if (!cq->mm)
+		return;
+	atomic64_sub(kgni_cq_pages(cq), &cq->mm->pinned_vm);
+	mmdrop(cq->mm);
+}
+
+/**
+ * kgni_cq_kernel_vector() - the MSI-X vector of a kernel CQ's interrupts
+ * @kdev: the device
+ * @id: the CQ's number
+ *
+ * Kernel CQs take Gemini's second and third CQ interrupts (IRQs 30 and
+ * 31, vectors 9 and 10) by the parity of their number; a device with too
+ * few vectors for them gives them cq_vector, which blocking user CQs use.
+ *
+ * Return: the vector.
+ */
+unsigned int kgni_cq_kernel_vector(const struct kgni_dev *kdev, u32 id)
+{
+	unsigned int v = GEMINI_IRQ_VECTOR(GEMINI_IRQ_FIRST_CQ) + 1 + (id & 1);
+
+	return v < kdev->diag_vector ? v : kdev->cq_vector;
+}
+
 /**
  * kgni_cq_put() - drop a reference on a CQ
  * @cq: the CQ
@@ -75,8 +102,7 @@ void kgni_cq_put(struct kgni_cq *cq)
 	if (!refcount_dec_and_test(&cq->ref))
 		return;
 	dma_free_coherent(&kdev->pdev->dev, cq->ring_size, cq->ring, cq->dma);
-	atomic64_sub(kgni_cq_pages(cq), &cq->mm->pinned_vm);
-	mmdrop(cq->mm);
+	kgni_cq_uncharge(cq);
 	clear_bit(cq->id, kdev->cq_map);
 	kfree(cq);
 }
@@ -117,33 +143,42 @@ void kgni_cq_free(struct kgni_dev *kdev, struct kgni_dom *dom,
 }
 
 /**
- * kgni_cq_create() - make a CQ of the domain
+ * kgni_cq_make() - make a CQ of the domain, a user's or a kernel client's
  * @kdev: the device
  * @dom: the domain
  * @entries: ring entries, 2 to KGNI_CQ_MAX_ENTRIES
- * @flags: 0, or KGNI_CQ_BLOCKING for a CQ whose events interrupt
+ * @flags: KGNI_CQ_BLOCKING for a CQ whose events interrupt; KGNI_CQ_KERNEL
+ *         for a kernel client's: its ring is charged to no RLIMIT and its
+ *         interrupts go to kgni_cq_kernel_vector(), not cq_vector
+ * @thresh: KGNI_CQ_BLOCKING: the descriptor's IRQ threshold, events
+ *          before an interrupt minus one (0 to GEMINI_CQ_IRQ_THRESH_MASK)
+ * @cqp: the CQ (a kernel client's only: a user's may be destroyed as soon
+ *       as dp_lock is dropped), or NULL
  * @cq_id: the CQ's number
  * @ring_size: bytes of its ring (whole pages)
  *
- * The ring is charged to the RLIMIT_MEMLOCK of the calling process.
+ * A user CQ's ring is charged to the RLIMIT_MEMLOCK of the calling
+ * process.
  *
  * Context: process context, may sleep; ctl_rwsem held for reading with
  * the device alive; takes dp_lock.
- * Return: 0, -EINVAL, -EPERM without a CDM, -ENOLINK once the domain's
- * job was released, -ENOMEM (RLIMIT_MEMLOCK too), -EDQUOT past the
- * domain's or the job's CQs, -ENOSPC without a free CQ.
+ * Return: as kgni_cq_create().
  */
-int kgni_cq_create(struct kgni_dev *kdev, struct kgni_dom *dom, u32 entries,
-		   u32 flags, u32 *cq_id, size_t *ring_size)
+int kgni_cq_make(struct kgni_dev *kdev, struct kgni_dom *dom, u32 entries,
+		 u32 flags, u32 thresh, struct kgni_cq **cqp, u32 *cq_id,
+		 size_t *ring_size)
 {
+	bool irq = flags & KGNI_CQ_BLOCKING;
 	u64 qw2, qw3_flags = 0;
 	unsigned long lock_limit;
+	unsigned int vector;
 	struct kgni_cq *cq;
 	s64 pinned;
 	int ret;
 	u32 id;
 
-	if (flags & ~KGNI_CQ_BLOCKING)
+	if (flags & ~(KGNI_CQ_BLOCKING | KGNI_CQ_KERNEL) ||
+	    thresh > GEMINI_CQ_IRQ_THRESH_MASK)
 		return -EINVAL;
 	if (entries < GEMINI_CQ_MIN_MAX_INDEX + 1 ||
 	    entries > KGNI_CQ_MAX_ENTRIES)
@@ -154,18 +189,22 @@ int kgni_cq_create(struct kgni_dev *kdev, struct kgni_dom *dom, u32 entries,
 		return -ENOMEM;
 	cq->kdev = kdev;
 	cq->entries = entries;
-	cq->blocking = flags & KGNI_CQ_BLOCKING;
+	/* Only a user's blocking CQ has waiters (KGNI_IOC_CQ_WAIT). */
+	cq->blocking = irq && !(flags & KGNI_CQ_KERNEL);
 	refcount_set(&cq->ref, 1);
 	cq->ring_size = PAGE_ALIGN((size_t)entries * GEMINI_CQ_ENTRY_BYTES);
 
-	/* The ring is pinned kernel memory: charged as registrations are. */
-	cq->mm = current->mm;
-	mmgrab(cq->mm);
-	lock_limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
-	pinned = atomic64_add_return(kgni_cq_pages(cq), &cq->mm->pinned_vm);
-	if (pinned > lock_limit && !capable(CAP_IPC_LOCK)) {
-		ret = -ENOMEM;
-		goto err_unaccount;
+	/* A user's ring is pinned memory: charged as registrations are. */
+	if (!(flags & KGNI_CQ_KERNEL)) {
+		cq->mm = current->mm;
+		mmgrab(cq->mm);
+		lock_limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+		pinned = atomic64_add_return(kgni_cq_pages(cq),
+					     &cq->mm->pinned_vm);
+		if (pinned > lock_limit && !capable(CAP_IPC_LOCK)) {
+			ret = -ENOMEM;
+			goto err_unaccount;
+		}
 	}
 	/* Page-aligned, so GEMINI_CQ_ALIGN-aligned; zeroed. */
 	cq->ring = dma_alloc_coherent(&kdev->pdev->dev, cq->ring_size,
@@ -195,17 +234,22 @@ int kgni_cq_create(struct kgni_dev *kdev, struct kgni_dom *dom, u32 entries,
 	kdev->jobs[dom->job].ncq++;
 	qw2 = ((u64)(cq->entries - 1) << GEMINI_CQ_MAX_INDEX_SHIFT) |
 	      GEMINI_CQ_ENABLE;
-	if (cq->blocking) {
+	if (irq) {
 		/* Threshold 0: an interrupt for every entry written. */
-		qw2 |= (u64)(GEMINI_IRQ_FIRST + kdev->cq_vector) <<
-		       GEMINI_CQ_IRQ_INDEX_SHIFT;
+		vector = flags & KGNI_CQ_KERNEL ?
+			 kgni_cq_kernel_vector(kdev, id) : kdev->cq_vector;
+		qw2 |= (u64)(GEMINI_IRQ_FIRST + vector) <<
+		       GEMINI_CQ_IRQ_INDEX_SHIFT |
+		       (u64)thresh << GEMINI_CQ_IRQ_THRESH_SHIFT;
 		qw3_flags = GEMINI_CQ_IRQ_REQ;
 	}
 	kgni_cq_write(kdev, id, cq->dma & GEMINI_CQ_BASE_MASK, qw2, qw3_flags);
 	list_add_tail(&cq->node, &dom->cqs);
-	/* Not read from @cq once unlocked: it may be destroyed at once. */
+	/* Not read from a user's @cq once unlocked: it may go at once. */
 	*cq_id = id;
 	*ring_size = cq->ring_size;
+	if (cqp)
+		*cqp = cq;
 	mutex_unlock(&kdev->dp_lock);
 	return 0;
 
@@ -213,10 +257,35 @@ err_unlock:
 	mutex_unlock(&kdev->dp_lock);
 	dma_free_coherent(&kdev->pdev->dev, cq->ring_size, cq->ring, cq->dma);
 err_unaccount:
-	atomic64_sub(kgni_cq_pages(cq), &cq->mm->pinned_vm);
-	mmdrop(cq->mm);
+	kgni_cq_uncharge(cq);
 	kfree(cq);
 	return ret;
+}
+
+/**
+ * kgni_cq_create() - make a CQ of a file's domain
+ * @kdev: the device
+ * @dom: the domain
+ * @entries: ring entries, 2 to KGNI_CQ_MAX_ENTRIES
+ * @flags: 0, or KGNI_CQ_BLOCKING for a CQ whose events interrupt
+ * @cq_id: the CQ's number
+ * @ring_size: bytes of its ring (whole pages)
+ *
+ * The ring is charged to the RLIMIT_MEMLOCK of the calling process.
+ *
+ * Context: process context, may sleep; ctl_rwsem held for reading with
+ * the device alive; takes dp_lock.
+ * Return: 0, -EINVAL, -EPERM without a CDM, -ENOLINK once the domain's
+ * job was released, -ENOMEM (RLIMIT_MEMLOCK too), -EDQUOT past the
+ * domain's or the job's CQs, -ENOSPC without a free CQ.
+ */
+int kgni_cq_create(struct kgni_dev *kdev, struct kgni_dom *dom, u32 entries,
+		   u32 flags, u32 *cq_id, size_t *ring_size)
+{
+	if (flags & ~KGNI_CQ_BLOCKING)
+		return -EINVAL;
+	return kgni_cq_make(kdev, dom, entries, flags, 0, NULL, cq_id,
+			    ring_size);
 }
 
 /**

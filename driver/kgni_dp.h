@@ -98,7 +98,8 @@ struct kgni_mem {
  * @ref: the domain's list holds one, each KGNI_IOC_CQ_WAIT and each mapping
  *       one; the last frees the ring and gives the number back
  * @kdev: the device
- * @mm: the mm whose RLIMIT_MEMLOCK the ring is charged to
+ * @mm: the mm whose RLIMIT_MEMLOCK the ring is charged to; NULL for a
+ *      kernel client's CQ, charged to nobody
  */
 struct kgni_cq {
 	struct list_head node;
@@ -232,6 +233,12 @@ struct kgni_cq *kgni_cq_find(struct kgni_dom *dom, u32 id);
 void kgni_cq_put(struct kgni_cq *cq);
 void kgni_cq_free(struct kgni_dev *kdev, struct kgni_dom *dom,
 		  struct kgni_cq *cq, bool live);
+/* kgni_cq_make()'s flag beside KGNI_CQ_BLOCKING: a kernel client's CQ */
+#define KGNI_CQ_KERNEL		BIT(31)
+unsigned int kgni_cq_kernel_vector(const struct kgni_dev *kdev, u32 id);
+int kgni_cq_make(struct kgni_dev *kdev, struct kgni_dom *dom, u32 entries,
+		 u32 flags, u32 thresh, struct kgni_cq **cqp, u32 *cq_id,
+		 size_t *ring_size);
 int kgni_cq_create(struct kgni_dev *kdev, struct kgni_dom *dom, u32 entries,
 		   u32 flags, u32 *cq_id, size_t *ring_size);
 int kgni_cq_destroy(struct kgni_dev *kdev, struct kgni_dom *dom, u32 cq_id);

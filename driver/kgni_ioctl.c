@@ -183,6 +183,8 @@ long kgni_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 void kgni_ioctl_shutdown(struct kgni_dev *kdev)
 {
 	WRITE_ONCE(kdev->gone, true);
+	/* Kernel CQs write their read index only under RCU, not gone. */
+	synchronize_rcu();
 	wake_up_all(&kdev->diag_wq);
 	wake_up_all(&kdev->cq_wq);
 	wake_up_all(&kdev->dg_wq);

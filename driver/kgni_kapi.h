@@ -20,12 +20,18 @@
  * The files of the kernel API:
  *   kgni_kdom.c  CDMs and NICs (kernel job slots and domains), errno,
  *                quiesce status and callbacks
+ *   kgni_kcq.c   CQs: interrupt-driven rings, their handlers, events,
+ *                the CQ entry accessors and error strings
+ *   kgni_kmem.c  memory registration of kernel pages, deregistration
+ *                holds
+ *   kgni_kep.c   endpoints
  */
 #ifndef KGNI_KAPI_H
 #define KGNI_KAPI_H
 
 #include <linux/bits.h>
 #include <linux/list.h>
+#include <linux/spinlock.h>
 
 #include "gni_pub.h"
 #include "kgni_dp.h"
@@ -70,6 +76,9 @@ struct gni_cdm {
  * @pe: the device's PE
  * @node: in &kgni_dev.kapi_nics
  * @qsce_func: its quiesce callback, or NULL
+ * @obj_lock: protects @cqs, @eps and the CQs' endpoint counts
+ * @cqs: its &struct gni_cq
+ * @eps: its &struct gni_ep
  *
  * @node and @qsce_func are protected by &kgni_dev.kapi_lock.
  */
@@ -81,6 +90,68 @@ struct gni_nic {
 	u32 pe;
 	struct list_head node;
 	void (*qsce_func)(gni_nic_handle_t nic, u64 msecs);
+	spinlock_t obj_lock;		/* see above */
+	struct list_head cqs;
+	struct list_head eps;
+};
+
+/**
+ * struct gni_cq - a kernel CQ (gni_cq_create())
+ * @tag: KGNI_TAG_CQ
+ * @nic: its NIC
+ * @cq: the data path's CQ, in @nic's domain
+ * @handler: called in hard-IRQ context when the ring holds an event, or
+ *           NULL (no interrupts)
+ * @usr_event_data: @handler's second argument
+ * @vector: the MSI-X vector of its interrupts (kgni_cq_kernel_vector())
+ * @id: its CQ number
+ * @entries: ring entries
+ * @ring: the ring (@cq's)
+ * @rd: the next entry to read
+ * @lock: serialises the takers of events
+ * @eps: endpoints that name it (protected by &gni_nic.obj_lock)
+ * @node: in &gni_nic.cqs
+ * @irq_node: in &kgni_dev.kcqs (RCU) while it has a handler
+ */
+struct gni_cq {
+	u32 tag;
+	struct gni_nic *nic;
+	struct kgni_cq *cq;
+	gni_cq_event_hndlr_f *handler;
+	u64 usr_event_data;
+	unsigned int vector;
+	u32 id;
+	u32 entries;
+	u64 *ring;
+	u32 rd;
+	spinlock_t lock;		/* see above */
+	unsigned int eps;
+	struct list_head node;
+	struct list_head irq_node;
+};
+
+/**
+ * struct gni_ep - a kernel endpoint (gni_ep_create())
+ * @tag: KGNI_TAG_EP
+ * @nic: its NIC
+ * @src_cq: the CQ of its local events, or NULL
+ * @bound: gni_ep_bind() gave it a peer
+ * @remote_addr: the peer's NIC address, once bound
+ * @remote_id: the peer's instance id, once bound
+ * @local_event: gni_ep_set_eventdata()'s local event data
+ * @remote_event: and remote event data
+ * @node: in &gni_nic.eps
+ */
+struct gni_ep {
+	u32 tag;
+	struct gni_nic *nic;
+	struct gni_cq *src_cq;
+	bool bound;
+	u32 remote_addr;
+	u32 remote_id;
+	u32 local_event;
+	u32 remote_event;
+	struct list_head node;
 };
 
 /*
@@ -188,6 +259,17 @@ struct gni_nic {
 
 gni_return_t kgni_kapi_end(const char *func, u32 codes, gni_return_t rc,
 			   int err, u64 data, int line);
+bool kgni_may_sleep(void);
+
+/* Is @h a handle with type tag @tag? */
+static inline bool kgni_is(const void *h, u32 tag)
+{
+	return h && READ_ONCE(*(const u32 *)h) == tag;
+}
+
+/* What a NIC's destruction undoes first (kgni_kcq.c, kgni_kep.c) */
+unsigned int kgni_kep_nic_free(struct gni_nic *nic);
+unsigned int kgni_kcq_nic_free(struct gni_nic *nic);
 
 /**
  * kgni_kapi_ret() - what an exported function returns, through the

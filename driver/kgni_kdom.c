@@ -30,19 +30,17 @@ static DEFINE_MUTEX(kgni_kdom_lock);
 /* Each CPU's errno record: the first failure not read yet */
 static DEFINE_PER_CPU(gni_errno_t, kgni_errno);
 
-/* Is @h a handle with type tag @tag? */
-static bool kgni_is(const void *h, u32 tag)
-{
-	return h && READ_ONCE(*(const u32 *)h) == tag;
-}
-
-/*
- * May the caller sleep?  might_sleep() says nothing on a kernel without
+/**
+ * kgni_may_sleep() - may the caller of a function that sleeps sleep?
+ *
+ * might_sleep() says nothing on a kernel without
  * CONFIG_DEBUG_ATOMIC_SLEEP (Debian's): a call from an interrupt handler
- * or a softirq is refused (INVALID_PARAM, in every function's list), once
- * with a WARNING, rather than scheduling while atomic.
+ * or a softirq is refused (INVALID_PARAM, in every such function's list),
+ * once with a WARNING, rather than scheduling while atomic.
+ *
+ * Return: true in task context.
  */
-static bool kgni_may_sleep(void)
+bool kgni_may_sleep(void)
 {
 	might_sleep();
 	return !WARN_ON_ONCE(!in_task());
@@ -238,6 +236,9 @@ gni_return_t gni_cdm_attach(gni_cdm_handle_t cdm_hndl, u32 device_id,
 		goto out;
 
 	kgni_dom_add(kdev, &nic->dom, NULL);
+	spin_lock_init(&nic->obj_lock);
+	INIT_LIST_HEAD(&nic->cqs);
+	INIT_LIST_HEAD(&nic->eps);
 	nic->tag = KGNI_TAG_NIC;
 	nic->cdm = cdm;
 	nic->kdev = kdev;
@@ -265,6 +266,7 @@ EXPORT_SYMBOL(gni_cdm_attach);
 static void kgni_nic_free(struct gni_nic *nic)
 {
 	struct kgni_dev *kdev = nic->kdev;
+	unsigned int eps, cqs, mems;
 	unsigned long flags;
 
 	/* Waits for a callback running on another CPU. */
@@ -272,6 +274,16 @@ static void kgni_nic_free(struct gni_nic *nic)
 	list_del(&nic->node);
 	spin_unlock_irqrestore(&kdev->kapi_lock, flags);
 	WRITE_ONCE(nic->tag, KGNI_TAG_INVALID);
+	/* What the client left: its handles go, then the domain's objects. */
+	eps = kgni_kep_nic_free(nic);
+	cqs = kgni_kcq_nic_free(nic);
+	mutex_lock(&kdev->dp_lock);
+	mems = list_count_nodes(&nic->dom.mems);
+	mutex_unlock(&kdev->dp_lock);
+	if (eps || cqs || mems)
+		dev_info_once(&kdev->pdev->dev,
+			      "a kernel client destroyed its CDM with %u endpoints, %u CQs and %u registrations left: freed\n",
+			      eps, cqs, mems);
 	kgni_dom_release(kdev, &nic->dom);
 	put_device(&kdev->dev);
 	kfree(nic);
@@ -438,4 +450,6 @@ void kgni_kapi_dev_init(struct kgni_dev *kdev)
 {
 	spin_lock_init(&kdev->kapi_lock);
 	INIT_LIST_HEAD(&kdev->kapi_nics);
+	spin_lock_init(&kdev->kcq_lock);
+	INIT_LIST_HEAD(&kdev->kcqs);
 }

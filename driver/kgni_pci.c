@@ -32,6 +32,7 @@ static irqreturn_t kgni_irq(int irq, void *data)
 	if (READ_ONCE(kdev->test_vector) == (int)v->index)
 		complete(&kdev->test_done);
 	kgni_dg_irq(kdev, v->index);
+	kgni_kcq_irq(kdev, v->index);
 	return IRQ_HANDLED;
 }
 

@@ -67,6 +67,60 @@ static gni_return_t (*const sig_gni_set_quiesce_callback)
 static u32 (*const sig_gni_get_quiesce_status)(gni_nic_handle_t nic_hndl)
 	__used = gni_get_quiesce_status;
 
+/* Completion queues (kgni section 3.2; the handler's type as asserted above) */
+static gni_return_t (*const sig_gni_cq_create)
+	(gni_nic_handle_t nic_hndl, u32 entry_count, u32 delay_index,
+	 void (*event_handler)(u32 device_id, u64 data), u64 usr_event_data,
+	 gni_cq_handle_t *cq_hndl)
+	__used = gni_cq_create;
+static gni_return_t (*const sig_gni_cq_destroy)(gni_cq_handle_t cq_hndl)
+	__used = gni_cq_destroy;
+static gni_return_t (*const sig_gni_cq_get_event)
+	(gni_cq_handle_t cq_hndl, gni_cq_entry_t *event_data)
+	__used = gni_cq_get_event;
+static gni_return_t (*const sig_gni_cq_error_str)(gni_cq_entry_t entry,
+						  void *buffer, u32 len)
+	__used = gni_cq_error_str;
+static gni_return_t (*const sig_gni_cq_error_recoverable)
+	(gni_cq_entry_t entry, u32 *recoverable)
+	__used = gni_cq_error_recoverable;
+
+/* The CQ entry accessors (kgni section 1: GNI_CQ_* expand to them) */
+static u64 (*const sig_gni_cq_get_data)(gni_cq_entry_t entry)
+	__used = gni_cq_get_data;
+static u64 (*const sig_gni_cq_get_source)(gni_cq_entry_t entry)
+	__used = gni_cq_get_source;
+static u64 (*const sig_gni_cq_get_status)(gni_cq_entry_t entry)
+	__used = gni_cq_get_status;
+static u64 (*const sig_gni_cq_overrun)(gni_cq_entry_t entry)
+	__used = gni_cq_overrun;
+static u64 (*const sig_gni_cq_get_inst_id)(gni_cq_entry_t entry)
+	__used = gni_cq_get_inst_id;
+static u64 (*const sig_gni_cq_get_rem_inst_id)(gni_cq_entry_t entry)
+	__used = gni_cq_get_rem_inst_id;
+static u64 (*const sig_gni_cq_get_msg_id)(gni_cq_entry_t entry)
+	__used = gni_cq_get_msg_id;
+static u64 (*const sig_gni_cq_get_tid)(gni_cq_entry_t entry)
+	__used = gni_cq_get_tid;
+static u64 (*const sig_gni_cq_get_type)(gni_cq_entry_t entry)
+	__used = gni_cq_get_type;
+
+/* Endpoints (kgni section 3.4) */
+static gni_return_t (*const sig_gni_ep_create)(gni_nic_handle_t nic_hndl,
+					       gni_cq_handle_t src_cq_hndl,
+					       gni_ep_handle_t *ep_hndl)
+	__used = gni_ep_create;
+static gni_return_t (*const sig_gni_ep_bind)(gni_ep_handle_t ep_hndl,
+					     u32 remote_addr, u32 remote_id)
+	__used = gni_ep_bind;
+static gni_return_t (*const sig_gni_ep_set_eventdata)
+	(gni_ep_handle_t ep_hndl, u32 local_event, u32 remote_event)
+	__used = gni_ep_set_eventdata;
+static gni_return_t (*const sig_gni_ep_unbind)(gni_ep_handle_t ep_hndl)
+	__used = gni_ep_unbind;
+static gni_return_t (*const sig_gni_ep_destroy)(gni_ep_handle_t ep_hndl)
+	__used = gni_ep_destroy;
+
 /* kgni section 4 */
 static gni_return_t (*const sig_gni_get_errno)(gni_nic_handle_t nic_hndl,
 					       gni_errno_t *errno_ptr)

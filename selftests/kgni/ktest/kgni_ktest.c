@@ -22,6 +22,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/atomic.h>
 #include <linux/cpumask.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
@@ -52,7 +53,7 @@ extern u32 kgni_driver_version;
 #define KTEST_INST		7
 /* More CDMs than any device has job slots */
 #define KTEST_MAX_CDMS		64
-#define KTEST_RESULT_SIZE	16384
+#define KTEST_RESULT_SIZE	32768
 #define KTEST_CMD_MAX		64
 
 static const char *const ktest_rc_names[] = {
@@ -278,6 +279,189 @@ static void ktest_quiesce(gni_nic_handle_t nic)
 		 GNI_RC_INVALID_STATE, "gni_set_quiesce_callback again");
 }
 
+/* Calls of the CQ handler (none can come before the posts of step 6) */
+static atomic_t ktest_cq_calls = ATOMIC_INIT(0);
+
+static void ktest_cq_handler(u32 device_id, u64 data)
+{
+	atomic_inc(&ktest_cq_calls);
+}
+
+/* A CQ entry as the device writes it: overrun, status, source, data */
+static gni_cq_entry_t ktest_cqe(bool overrun, u64 status, u64 source,
+				u64 data)
+{
+	return (u64)overrun << 63 | status << 59 | source << 56 |
+	       (data & ((1ull << 56) - 1));
+}
+
+/* gni_cq_create()'s refusals */
+static void ktest_cq_create_refusals(gni_cdm_handle_t cdm,
+				     gni_nic_handle_t nic)
+{
+	gni_cq_handle_t cq;
+
+	ktest_rc(gni_cq_create(NULL, 16, 0, ktest_cq_handler, 1, &cq),
+		 GNI_RC_INVALID_PARAM, "gni_cq_create, no NIC");
+	ktest_rc(gni_cq_create((gni_nic_handle_t)cdm, 16, 0, ktest_cq_handler,
+			       1, &cq),
+		 GNI_RC_INVALID_PARAM, "gni_cq_create of a CDM");
+	ktest_rc(gni_cq_create(nic, 16, 0, ktest_cq_handler, 1, NULL),
+		 GNI_RC_INVALID_PARAM, "gni_cq_create, no cq_hndl");
+	ktest_rc(gni_cq_create(nic, 0, 0, ktest_cq_handler, 1, &cq),
+		 GNI_RC_INVALID_PARAM, "gni_cq_create, entry_count 0");
+	ktest_rc(gni_cq_create(nic, 1 << 16, 0, ktest_cq_handler, 1, &cq),
+		 GNI_RC_INVALID_PARAM, "gni_cq_create, entry_count 65536");
+	ktest_rc(gni_cq_create(nic, 16, 0x2001, ktest_cq_handler, 1, &cq),
+		 GNI_RC_INVALID_PARAM, "gni_cq_create, delay_index 0x2001");
+}
+
+/* Make a CQ, look at it empty, destroy it. */
+static void ktest_cq_one(gni_nic_handle_t nic, u32 entries, u32 delay,
+			 gni_cq_event_hndlr_f *handler)
+{
+	gni_cq_entry_t e = 0;
+	gni_cq_handle_t cq;
+	gni_return_t rc;
+
+	rc = gni_cq_create(nic, entries, delay, handler, 3, &cq);
+	if (!ktest_ok(rc == GNI_RC_SUCCESS,
+		      "gni_cq_create, %u entries, delay %u, %s: %s", entries,
+		      delay, handler ? "handler" : "no handler",
+		      ktest_rc_name(rc)))
+		return;
+	ktest_rc(gni_cq_get_event(cq, &e), GNI_RC_NOT_DONE,
+		 "gni_cq_get_event of the new CQ");
+	ktest_rc(gni_cq_destroy(cq), GNI_RC_SUCCESS, "gni_cq_destroy of it");
+}
+
+/* Kernel CQs and endpoints on @nic (@nic2: another NIC) */
+static void ktest_cq_ep(gni_cdm_handle_t cdm, gni_nic_handle_t nic,
+			gni_nic_handle_t nic2)
+{
+	gni_cq_handle_t cq, cq2 = NULL;
+	gni_ep_handle_t ep, ep2;
+	gni_cq_entry_t e;
+	gni_return_t rc;
+
+	ktest_cq_create_refusals(cdm, nic);
+	ktest_cq_one(nic, 16, 0, ktest_cq_handler);
+	ktest_cq_one(nic, 16, 4, ktest_cq_handler);
+	ktest_cq_one(nic, 1, 0x2000, ktest_cq_handler);
+	ktest_cq_one(nic, (1 << 16) - 1, 0, NULL);
+	ktest_rc(gni_cq_destroy(NULL), GNI_RC_INVALID_PARAM,
+		 "gni_cq_destroy, no CQ");
+	ktest_rc(gni_cq_destroy((gni_cq_handle_t)nic), GNI_RC_INVALID_PARAM,
+		 "gni_cq_destroy of a NIC");
+
+	rc = gni_cq_create(nic, 64, 0, ktest_cq_handler, 5, &cq);
+	if (!ktest_rc(rc, GNI_RC_SUCCESS, "gni_cq_create, for endpoints"))
+		return;
+	ktest_rc(gni_cq_get_event(NULL, &e), GNI_RC_INVALID_PARAM,
+		 "gni_cq_get_event, no CQ");
+	ktest_rc(gni_cq_get_event((gni_cq_handle_t)nic, &e),
+		 GNI_RC_INVALID_PARAM, "gni_cq_get_event of a NIC");
+	ktest_rc(gni_cq_get_event(cq, NULL), GNI_RC_INVALID_PARAM,
+		 "gni_cq_get_event, no event_data");
+
+	ktest_rc(gni_ep_create(NULL, cq, &ep), GNI_RC_INVALID_PARAM,
+		 "gni_ep_create, no NIC");
+	ktest_rc(gni_ep_create((gni_nic_handle_t)cq, cq, &ep),
+		 GNI_RC_INVALID_PARAM, "gni_ep_create of a CQ");
+	ktest_rc(gni_ep_create(nic, cq, NULL), GNI_RC_INVALID_PARAM,
+		 "gni_ep_create, no ep_hndl");
+	ktest_rc(gni_ep_create(nic, (gni_cq_handle_t)nic, &ep),
+		 GNI_RC_INVALID_PARAM, "gni_ep_create, a NIC as src_cq");
+	if (nic2 && gni_cq_create(nic2, 8, 0, NULL, 0, &cq2) ==
+		    GNI_RC_SUCCESS) {
+		ktest_rc(gni_ep_create(nic, cq2, &ep), GNI_RC_INVALID_PARAM,
+			 "gni_ep_create, a CQ of another NIC");
+		gni_cq_destroy(cq2);
+	}
+	ktest_rc(gni_ep_create(nic, NULL, &ep2), GNI_RC_SUCCESS,
+		 "gni_ep_create, no src_cq");
+	rc = gni_ep_create(nic, cq, &ep);
+	if (ktest_rc(rc, GNI_RC_SUCCESS, "gni_ep_create")) {
+		ktest_rc(gni_cq_destroy(cq), GNI_RC_ERROR_RESOURCE,
+			 "gni_cq_destroy while an endpoint names the CQ");
+		ktest_rc(gni_ep_bind(NULL, 1, 2), GNI_RC_INVALID_PARAM,
+			 "gni_ep_bind, no endpoint");
+		ktest_rc(gni_ep_bind((gni_ep_handle_t)cq, 1, 2),
+			 GNI_RC_INVALID_PARAM, "gni_ep_bind of a CQ");
+		ktest_rc(gni_ep_bind(ep, 1, 2), GNI_RC_SUCCESS, "gni_ep_bind");
+		ktest_rc(gni_ep_bind(ep, 3, 4), GNI_RC_SUCCESS,
+			 "gni_ep_bind again, another peer");
+		ktest_rc(gni_ep_set_eventdata(NULL, 1, 2),
+			 GNI_RC_INVALID_PARAM, "gni_ep_set_eventdata, no endpoint");
+		ktest_rc(gni_ep_set_eventdata((gni_ep_handle_t)nic, 1, 2),
+			 GNI_RC_INVALID_PARAM, "gni_ep_set_eventdata of a NIC");
+		ktest_rc(gni_ep_set_eventdata(ep, 1, 2), GNI_RC_SUCCESS,
+			 "gni_ep_set_eventdata");
+		ktest_rc(gni_ep_unbind(NULL), GNI_RC_INVALID_PARAM,
+			 "gni_ep_unbind, no endpoint");
+		ktest_rc(gni_ep_unbind((gni_ep_handle_t)cq),
+			 GNI_RC_INVALID_PARAM, "gni_ep_unbind of a CQ");
+		ktest_rc(gni_ep_unbind(ep), GNI_RC_SUCCESS, "gni_ep_unbind");
+		ktest_rc(gni_ep_unbind(ep), GNI_RC_SUCCESS,
+			 "gni_ep_unbind of an unbound endpoint");
+		ktest_rc(gni_ep_destroy(NULL), GNI_RC_INVALID_PARAM,
+			 "gni_ep_destroy, no endpoint");
+		ktest_rc(gni_ep_destroy((gni_ep_handle_t)cq),
+			 GNI_RC_INVALID_PARAM, "gni_ep_destroy of a CQ");
+		ktest_rc(gni_ep_destroy(ep), GNI_RC_SUCCESS, "gni_ep_destroy");
+	}
+	ktest_rc(gni_ep_destroy(ep2), GNI_RC_SUCCESS,
+		 "gni_ep_destroy, no src_cq");
+	ktest_rc(gni_cq_destroy(cq), GNI_RC_SUCCESS,
+		 "gni_cq_destroy once no endpoint names it");
+	ktest_ok(atomic_read(&ktest_cq_calls) == 0,
+		 "no handler call without events");
+}
+
+/* Error strings, recoverability and the entry accessors */
+static void ktest_cq_entries(void)
+{
+	gni_cq_entry_t e;
+	char buf[64];
+	u32 r = 7;
+
+	e = ktest_cqe(false, 0xB, 1, 0);
+	ktest_ok(gni_cq_error_str(e, buf, sizeof(buf)) == GNI_RC_SUCCESS &&
+		 !strcmp(buf, "SOURCE_SSID_SREQ:REQUEST_TIMEOUT"),
+		 "gni_cq_error_str: %s", buf);
+	ktest_ok(gni_cq_error_recoverable(e, &r) == GNI_RC_SUCCESS && r == 1,
+		 "gni_cq_error_recoverable of it: %u", r);
+	e = ktest_cqe(false, 0xD, 3, 0);
+	ktest_ok(gni_cq_error_str(e, buf, sizeof(buf)) == GNI_RC_SUCCESS &&
+		 !strcmp(buf, "SOURCE_SSID_SRSP:STALE_SSID"),
+		 "gni_cq_error_str, a status named by source: %s", buf);
+	e = ktest_cqe(false, 0x8, 5, 0);
+	ktest_ok(gni_cq_error_recoverable(e, &r) == GNI_RC_SUCCESS && r == 0,
+		 "gni_cq_error_recoverable, a protection violation: %u", r);
+	ktest_rc(gni_cq_error_str(e, buf, 8), GNI_RC_SIZE_ERROR,
+		 "gni_cq_error_str, 8 bytes");
+	ktest_rc(gni_cq_error_str(e, NULL, 64), GNI_RC_INVALID_PARAM,
+		 "gni_cq_error_str, no buffer");
+	ktest_rc(gni_cq_error_recoverable(e, NULL), GNI_RC_INVALID_PARAM,
+		 "gni_cq_error_recoverable, no recoverable");
+	ktest_rc(gni_cq_error_recoverable(ktest_cqe(false, 0, 1, 0), &r),
+		 GNI_RC_INVALID_STATE, "gni_cq_error_recoverable, no error");
+	ktest_rc(gni_cq_error_recoverable(ktest_cqe(false, 0x1, 1, 0), &r),
+		 GNI_RC_INVALID_STATE,
+		 "gni_cq_error_recoverable, an undefined error");
+
+	/* type 1 (SMSG), id 0x12345678, tid 0x9abc, overrun */
+	e = ktest_cqe(true, 0, 5, 1ull << 54 | 0x12345678ull << 16 | 0x9abc);
+	ktest_ok(GNI_CQ_GET_TYPE(e) == GNI_CQ_EVENT_TYPE_SMSG &&
+		 GNI_CQ_GET_INST_ID(e) == 0x12345678 &&
+		 GNI_CQ_GET_MSG_ID(e) == 0x12345678 &&
+		 GNI_CQ_GET_REM_INST_ID(e) == 0x12345678 &&
+		 GNI_CQ_GET_TID(e) == 0x9abc && GNI_CQ_OVERRUN(e) == 1 &&
+		 GNI_CQ_GET_SOURCE(e) == 5 && GNI_CQ_GET_STATUS(e) == 0 &&
+		 GNI_CQ_GET_DATA(e) == (e & ((1ull << 56) - 1)),
+		 "the GNI_CQ_* accessors");
+}
+
 /*
  * Kernel CDMs take job slots of the device until none is left; destroying
  * them gives the slots back.
@@ -354,9 +538,19 @@ static void ktest_selftest(void)
 	cdm2 = ktest_attached(KTEST_PTAG, KTEST_COOKIE + 1, KTEST_DEVICE,
 			      &nic2, &rc);
 	ktest_rc(rc, GNI_RC_SUCCESS, "a second CDM on ptag 1 attaches");
-	if (cdm2)
+	ktest_cq_ep(cdm, nic, cdm2 ? nic2 : NULL);
+	ktest_cq_entries();
+	if (cdm2) {
+		gni_cq_handle_t cq;
+		gni_ep_handle_t ep;
+
+		/* Left to gni_cdm_destroy(): freed, and logged once */
+		if (gni_cq_create(nic2, 8, 0, ktest_cq_handler, 0, &cq) ==
+		    GNI_RC_SUCCESS)
+			gni_ep_create(nic2, cq, &ep);
 		ktest_rc(gni_cdm_destroy(cdm2), GNI_RC_SUCCESS,
-			 "gni_cdm_destroy of an attached CDM");
+			 "gni_cdm_destroy of an attached CDM, a CQ and an endpoint left");
+	}
 
 	rc = gni_cdm_create(KTEST_INST, KTEST_PTAG, KTEST_COOKIE, 0, &cdm3);
 	if (ktest_rc(rc, GNI_RC_SUCCESS, "gni_cdm_create, another")) {

@@ -1,0 +1,468 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * kgni: the kernel API's completion queues (Documentation/kernel-api.rst).
+ *
+ * A kernel CQ is a data-path CQ of the NIC's domain (kgni_cq_make() with
+ * KGNI_CQ_KERNEL: charged to no RLIMIT) whose events, if it has a
+ * handler, interrupt on vector 9 or 10 (kgni_cq_kernel_vector()).  The
+ * interrupt handler calls kgni_kcq_irq(), which calls the handler of each
+ * of that vector's CQs whose ring holds an unread entry, in hard-IRQ
+ * context; the client then takes the events with gni_cq_get_event(),
+ * which consumes the ring as libugni does and writes the read index into
+ * the CQ's descriptor.
+ *
+ * gni_cq_create() and gni_cq_destroy() may sleep; gni_cq_get_event(), the
+ * error strings and the entry accessors may be called in any context.
+ */
+#include <linux/export.h>
+#include <linux/rculist.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "gni_wire.h"
+#include "kgni_kapi.h"
+
+/* delay_index: events before an interrupt, 0 and 1 both "every event" */
+#define KGNI_KCQ_MAX_DELAY	(GEMINI_CQ_IRQ_THRESH_MASK + 1)
+
+/**
+ * kgni_kcq_irq() - call the handlers of a vector's kernel CQs
+ * @kdev: the device
+ * @vector: the MSI-X vector that interrupted
+ *
+ * Each CQ of @vector whose next entry has been written gets one call.  A
+ * call too many is harmless to the clients (they take events until
+ * NOT_DONE); a call missed would not be.
+ *
+ * Context: hard IRQ (kgni_irq()).
+ */
+void kgni_kcq_irq(struct kgni_dev *kdev, unsigned int vector)
+{
+	struct gni_cq *cq;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(cq, &kdev->kcqs, irq_node) {
+		u64 e;
+
+		if (cq->vector != vector)
+			continue;
+		e = READ_ONCE(cq->ring[READ_ONCE(cq->rd)]);
+		if (ugni_cqe_source(e))
+			cq->handler(kdev->minor, cq->usr_event_data);
+	}
+	rcu_read_unlock();
+}
+
+/*
+ * No handler of @cq runs any more, nor will: unlinked, then every
+ * interrupt handler that may have seen it has returned (a hard-IRQ
+ * handler is an RCU reader; unlike synchronize_irq(), this also holds
+ * while remove frees the vectors).
+ */
+static void kgni_kcq_unlink(struct gni_cq *cq)
+{
+	struct kgni_dev *kdev = cq->nic->kdev;
+	unsigned long flags;
+
+	if (!cq->handler)
+		return;
+	spin_lock_irqsave(&kdev->kcq_lock, flags);
+	list_del_rcu(&cq->irq_node);
+	spin_unlock_irqrestore(&kdev->kcq_lock, flags);
+	synchronize_rcu();
+}
+
+/* The return code for an errno of kgni_cq_make() */
+static gni_return_t kgni_kcq_rc(int err)
+{
+	return err == -EINVAL ? GNI_RC_INVALID_PARAM : GNI_RC_ERROR_RESOURCE;
+}
+
+/**
+ * gni_cq_create() - make a kernel CQ
+ * @nic_hndl: the NIC
+ * @entry_count: events it holds, 1 to KGNI_CQ_MAX_ENTRIES - 1 (the ring
+ *               has one entry more, which stays empty)
+ * @delay_index: events before the handler is called, 0 to 0x2000 (0 and
+ *               1: every event); the device counts them per CQ
+ * @event_handler: called as event_handler(device_id, @usr_event_data) in
+ *                 hard-IRQ context when the CQ holds an event; NULL for a
+ *                 CQ that is only polled
+ * @usr_event_data: the handler's second argument
+ * @cq_hndl: the new CQ
+ *
+ * Context: process context, may sleep.
+ * Return: SUCCESS, INVALID_PARAM, ERROR_RESOURCE (no memory, no free CQ,
+ * the NIC's 64 CQs, the device removed).
+ */
+gni_return_t gni_cq_create(gni_nic_handle_t nic_hndl, u32 entry_count,
+			   u32 delay_index, gni_cq_event_hndlr_f *event_handler,
+			   u64 usr_event_data, gni_cq_handle_t *cq_hndl)
+{
+	struct gni_nic *nic = nic_hndl;
+	u32 flags = KGNI_CQ_KERNEL;
+	struct kgni_dev *kdev;
+	unsigned long irqflags;
+	struct kgni_cq *kcq;
+	struct gni_cq *cq;
+	size_t ring_size;
+	int err;
+	u32 id;
+
+	if (!kgni_may_sleep() || !kgni_is(nic, KGNI_TAG_NIC) || !cq_hndl)
+		return kgni_kapi_ret(gni_cq_create, GNI_RC_INVALID_PARAM,
+				     EINVAL, 0);
+	if (!entry_count || entry_count >= KGNI_CQ_MAX_ENTRIES)
+		return kgni_kapi_ret(gni_cq_create, GNI_RC_INVALID_PARAM,
+				     EINVAL, entry_count);
+	if (delay_index > KGNI_KCQ_MAX_DELAY)
+		return kgni_kapi_ret(gni_cq_create, GNI_RC_INVALID_PARAM,
+				     EINVAL, delay_index);
+	cq = kzalloc(sizeof(*cq), GFP_KERNEL);
+	if (!cq)
+		return kgni_kapi_ret(gni_cq_create, GNI_RC_ERROR_RESOURCE,
+				     ENOMEM, 0);
+	if (event_handler)
+		flags |= KGNI_CQ_BLOCKING;
+	kdev = nic->kdev;
+	down_read(&kdev->ctl_rwsem);
+	if (READ_ONCE(kdev->gone))
+		err = -ENODEV;
+	else
+		err = kgni_cq_make(kdev, &nic->dom, entry_count + 1, flags,
+				   delay_index ? delay_index - 1 : 0, &kcq, &id,
+				   &ring_size);
+	up_read(&kdev->ctl_rwsem);
+	if (err) {
+		kfree(cq);
+		return kgni_kapi_ret(gni_cq_create, kgni_kcq_rc(err), -err,
+				     entry_count);
+	}
+
+	cq->tag = KGNI_TAG_CQ;
+	cq->nic = nic;
+	cq->cq = kcq;
+	cq->handler = event_handler;
+	cq->usr_event_data = usr_event_data;
+	cq->vector = kgni_cq_kernel_vector(kdev, id);
+	cq->id = id;
+	cq->entries = entry_count + 1;
+	cq->ring = kcq->ring;
+	spin_lock_init(&cq->lock);
+	spin_lock_irqsave(&nic->obj_lock, irqflags);
+	list_add_tail(&cq->node, &nic->cqs);
+	spin_unlock_irqrestore(&nic->obj_lock, irqflags);
+	if (event_handler) {
+		spin_lock_irqsave(&kdev->kcq_lock, irqflags);
+		list_add_tail_rcu(&cq->irq_node, &kdev->kcqs);
+		spin_unlock_irqrestore(&kdev->kcq_lock, irqflags);
+	}
+	*cq_hndl = cq;
+	return kgni_kapi_ret(gni_cq_create, GNI_RC_SUCCESS, 0, 0);
+}
+EXPORT_SYMBOL(gni_cq_create);
+
+/**
+ * gni_cq_destroy() - destroy a kernel CQ
+ * @cq_hndl: the CQ
+ *
+ * Refused while an endpoint or a registration names it, or an RDMA post
+ * that has not ended.  No handler of it runs once this returns.
+ *
+ * Context: process context, may sleep.
+ * Return: SUCCESS, INVALID_PARAM, ERROR_RESOURCE (named still).
+ */
+gni_return_t gni_cq_destroy(gni_cq_handle_t cq_hndl)
+{
+	struct gni_cq *cq = cq_hndl;
+	unsigned long flags;
+	struct kgni_dev *kdev;
+	struct gni_nic *nic;
+	bool live, busy;
+
+	if (!kgni_may_sleep() || !kgni_is(cq, KGNI_TAG_CQ))
+		return kgni_kapi_ret(gni_cq_destroy, GNI_RC_INVALID_PARAM,
+				     EINVAL, 0);
+	nic = cq->nic;
+	kdev = nic->kdev;
+	down_read(&kdev->ctl_rwsem);
+	live = !READ_ONCE(kdev->gone);
+	mutex_lock(&kdev->dp_lock);
+	/* Posts that have ended hold it until their slots are taken back. */
+	if (cq->cq->users && live)
+		kgni_bte_reclaim(kdev);
+	spin_lock_irqsave(&nic->obj_lock, flags);
+	busy = cq->eps || cq->cq->users;
+	if (!busy) {
+		list_del(&cq->node);
+		WRITE_ONCE(cq->tag, KGNI_TAG_INVALID);
+	}
+	spin_unlock_irqrestore(&nic->obj_lock, flags);
+	if (!busy) {
+		kgni_kcq_unlink(cq);
+		kgni_cq_free(kdev, &nic->dom, cq->cq, live);
+	}
+	mutex_unlock(&kdev->dp_lock);
+	up_read(&kdev->ctl_rwsem);
+	if (busy)
+		return kgni_kapi_ret(gni_cq_destroy, GNI_RC_ERROR_RESOURCE,
+				     EBUSY, cq->id);
+	kfree(cq);
+	return kgni_kapi_ret(gni_cq_destroy, GNI_RC_SUCCESS, 0, 0);
+}
+EXPORT_SYMBOL(gni_cq_destroy);
+
+/**
+ * kgni_kcq_nic_free() - destroy a NIC's CQs left at its destruction
+ * @nic: the NIC, whose endpoints are gone already
+ *
+ * Their handlers stop; the data-path CQs go with the NIC's domain
+ * (kgni_dom_release()).
+ *
+ * Context: process context, may sleep.
+ * Return: how many there were.
+ */
+unsigned int kgni_kcq_nic_free(struct gni_nic *nic)
+{
+	struct gni_cq *cq, *next;
+	unsigned int n = 0;
+	unsigned long flags;
+	LIST_HEAD(left);
+
+	spin_lock_irqsave(&nic->obj_lock, flags);
+	list_splice_init(&nic->cqs, &left);
+	spin_unlock_irqrestore(&nic->obj_lock, flags);
+	list_for_each_entry_safe(cq, next, &left, node) {
+		WRITE_ONCE(cq->tag, KGNI_TAG_INVALID);
+		kgni_kcq_unlink(cq);
+		kfree(cq);
+		n++;
+	}
+	return n;
+}
+
+/* Tell the device that every entry before @rd has been consumed. */
+static void kgni_kcq_set_rd(struct gni_cq *cq, u32 rd)
+{
+	struct kgni_dev *kdev = cq->nic->kdev;
+
+	/*
+	 * Remove unmaps the tables only after synchronize_rcu() has
+	 * followed gone (kgni_ioctl_shutdown()); a 4-byte write at the
+	 * descriptor's QW1 moves the read index alone (gemini_nic.h).
+	 */
+	rcu_read_lock();
+	if (!READ_ONCE(kdev->gone))
+		writel(rd, kgni_mmr(kdev, GEMINI_MMR_CQ_DESC_ENTRY(cq->id)));
+	rcu_read_unlock();
+}
+
+/**
+ * gni_cq_get_event() - take the next event of a kernel CQ
+ * @cq_hndl: the CQ
+ * @event_data: the event
+ *
+ * Context: any.
+ * Return: SUCCESS, NOT_DONE (no event), TRANSACTION_ERROR (the event
+ * says the transaction failed: gni_cq_error_str()), ERROR_RESOURCE (the
+ * CQ overran: GNI_CQ_OVERRUN() of the event is true, events were lost),
+ * INVALID_PARAM.
+ */
+gni_return_t gni_cq_get_event(gni_cq_handle_t cq_hndl,
+			      gni_cq_entry_t *event_data)
+{
+	struct gni_cq *cq = cq_hndl;
+	unsigned long flags;
+	u64 e;
+
+	if (!kgni_is(cq, KGNI_TAG_CQ) || !event_data)
+		return kgni_kapi_ret(gni_cq_get_event, GNI_RC_INVALID_PARAM,
+				     EINVAL, 0);
+	spin_lock_irqsave(&cq->lock, flags);
+	e = READ_ONCE(cq->ring[cq->rd]);
+	if (!ugni_cqe_source(e)) {
+		spin_unlock_irqrestore(&cq->lock, flags);
+		return kgni_kapi_ret(gni_cq_get_event, GNI_RC_NOT_DONE, 0, 0);
+	}
+	/* The entry's data before its source: it is written whole. */
+	dma_rmb();
+	WRITE_ONCE(cq->ring[cq->rd], 0);
+	cq->rd = (cq->rd + 1) % cq->entries;
+	kgni_kcq_set_rd(cq, cq->rd);
+	spin_unlock_irqrestore(&cq->lock, flags);
+
+	/*
+	 * Posts (a later step) go here: a local event's tid names the
+	 * request, whose endpoint's local_event replaces the inst_id, as
+	 * libugni's cq_take() does (gnicore's, shared).
+	 */
+	*event_data = e;
+	if (e & GEMINI_CQE_OVERRUN)
+		return kgni_kapi_ret(gni_cq_get_event, GNI_RC_ERROR_RESOURCE,
+				     ENOSPC, cq->id);
+	if (ugni_cqe_status(e))
+		return kgni_kapi_ret(gni_cq_get_event,
+				     GNI_RC_TRANSACTION_ERROR, EIO, e);
+	return kgni_kapi_ret(gni_cq_get_event, GNI_RC_SUCCESS, 0, 0);
+}
+EXPORT_SYMBOL(gni_cq_get_event);
+
+/* CQ errors: the tables of uapi/gni_wire.h, as libugni builds them */
+
+#define KGNI_SOURCE_NAME(source, name) \
+	[source] = name,
+#define KGNI_STATUS_NAME(status, name) \
+	[status] = name,
+#define KGNI_STATUS_BY_SOURCE(status, n0, n1, n2, n3, n4, n5, n6, n7) \
+	[status] = { n0, n1, n2, n3, n4, n5, n6, n7 },
+#define KGNI_RECOVERABLE(source, row) \
+	[(source) - 1] = row,
+
+static const char *const kgni_cqe_source_name[8] = {
+	UGNI_CQE_SOURCE_LIST(KGNI_SOURCE_NAME)
+};
+
+static const char *const kgni_cqe_status_name[16] = {
+	UGNI_CQE_STATUS_LIST(KGNI_STATUS_NAME)
+};
+
+/* By [status][source], for the statuses whose name depends on the source */
+static const char *const kgni_cqe_status_source_name[16][8] = {
+	UGNI_CQE_STATUS_BY_SOURCE_LIST(KGNI_STATUS_BY_SOURCE)
+};
+
+/* By [source - 1], a character per status 1..F */
+static const char kgni_cqe_recoverable[7][16] = {
+	UGNI_CQE_RECOVERABLE_LIST(KGNI_RECOVERABLE)
+};
+
+/**
+ * gni_cq_error_str() - the name of a CQ entry's error
+ * @entry: the entry
+ * @buffer: where "SOURCE:STATUS" goes, NUL-terminated
+ * @len: its bytes
+ *
+ * The texts of libugni's GNI_CqErrorStr().
+ *
+ * Context: any.
+ * Return: SUCCESS, SIZE_ERROR (@len too short), INVALID_PARAM.
+ */
+gni_return_t gni_cq_error_str(gni_cq_entry_t entry, void *buffer, u32 len)
+{
+	unsigned int status = ugni_cqe_status(entry);
+	unsigned int source = ugni_cqe_source(entry);
+	const char *name;
+	int n;
+
+	if (!buffer)
+		return kgni_kapi_ret(gni_cq_error_str, GNI_RC_INVALID_PARAM,
+				     EINVAL, 0);
+	name = kgni_cqe_status_source_name[status][0] ?
+	       kgni_cqe_status_source_name[status][source] :
+	       kgni_cqe_status_name[status];
+	n = snprintf(NULL, 0, "%s:%s", kgni_cqe_source_name[source], name);
+	if ((u32)n >= len)
+		return kgni_kapi_ret(gni_cq_error_str, GNI_RC_SIZE_ERROR,
+				     ENOSPC, n + 1);
+	snprintf(buffer, len, "%s:%s", kgni_cqe_source_name[source], name);
+	return kgni_kapi_ret(gni_cq_error_str, GNI_RC_SUCCESS, 0, 0);
+}
+EXPORT_SYMBOL(gni_cq_error_str);
+
+/**
+ * gni_cq_error_recoverable() - may a CQ entry's error be recovered from?
+ * @entry: the entry
+ * @recoverable: 1 if it may, else 0
+ *
+ * Context: any.
+ * Return: SUCCESS, INVALID_STATE (no error, or an undefined one),
+ * INVALID_PARAM.
+ */
+gni_return_t gni_cq_error_recoverable(gni_cq_entry_t entry, u32 *recoverable)
+{
+	unsigned int status = ugni_cqe_status(entry);
+	unsigned int source = ugni_cqe_source(entry);
+	char c;
+
+	if (!recoverable)
+		return kgni_kapi_ret(gni_cq_error_recoverable,
+				     GNI_RC_INVALID_PARAM, EINVAL, 0);
+	if (!status || !source)
+		return kgni_kapi_ret(gni_cq_error_recoverable,
+				     GNI_RC_INVALID_STATE, EINVAL, entry);
+	c = kgni_cqe_recoverable[source - 1][status - 1];
+	if (c == '-')
+		return kgni_kapi_ret(gni_cq_error_recoverable,
+				     GNI_RC_INVALID_STATE, EINVAL, entry);
+	*recoverable = c == 'R';
+	return kgni_kapi_ret(gni_cq_error_recoverable, GNI_RC_SUCCESS, 0, 0);
+}
+EXPORT_SYMBOL(gni_cq_error_recoverable);
+
+/*
+ * The CQ entry accessors that gni_pub.h's GNI_CQ_* macros call, those
+ * with a meaning on Gemini (the Aries-only fields are not exported).
+ */
+
+/* The entry's 56 bits of data */
+u64 gni_cq_get_data(gni_cq_entry_t entry)
+{
+	return entry & GEMINI_CQE_DATA_MASK;
+}
+EXPORT_SYMBOL(gni_cq_get_data);
+
+/* Its source, GEMINI_CQE_SRC_* */
+u64 gni_cq_get_source(gni_cq_entry_t entry)
+{
+	return ugni_cqe_source(entry);
+}
+EXPORT_SYMBOL(gni_cq_get_source);
+
+/* Its status: 0 for success */
+u64 gni_cq_get_status(gni_cq_entry_t entry)
+{
+	return ugni_cqe_status(entry);
+}
+EXPORT_SYMBOL(gni_cq_get_status);
+
+/* 1 if the CQ overran before it */
+u64 gni_cq_overrun(gni_cq_entry_t entry)
+{
+	return (entry & GEMINI_CQE_OVERRUN) != 0;
+}
+EXPORT_SYMBOL(gni_cq_overrun);
+
+/* A post's or message's inst_id (the sender's remote event data) */
+u64 gni_cq_get_inst_id(gni_cq_entry_t entry)
+{
+	return ugni_cqe_id(entry);
+}
+EXPORT_SYMBOL(gni_cq_get_inst_id);
+
+/* The same bits, named for remote events */
+u64 gni_cq_get_rem_inst_id(gni_cq_entry_t entry)
+{
+	return ugni_cqe_id(entry);
+}
+EXPORT_SYMBOL(gni_cq_get_rem_inst_id);
+
+/* A local SMSG event's msg_id (the same bits) */
+u64 gni_cq_get_msg_id(gni_cq_entry_t entry)
+{
+	return ugni_cqe_id(entry);
+}
+EXPORT_SYMBOL(gni_cq_get_msg_id);
+
+/* The request a POST event names (UGNI_TID_NONE: none) */
+u64 gni_cq_get_tid(gni_cq_entry_t entry)
+{
+	return ugni_cqe_tid(entry);
+}
+EXPORT_SYMBOL(gni_cq_get_tid);
+
+/* Its event type, GNI_CQ_EVENT_TYPE_* */
+u64 gni_cq_get_type(gni_cq_entry_t entry)
+{
+	return ugni_cqe_type(entry);
+}
+EXPORT_SYMBOL(gni_cq_get_type);
