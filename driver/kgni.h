@@ -183,6 +183,10 @@ struct kgni_port_cache {
  *             called under it
  * @kapi_nics: the kernel API's NICs attached to this device
  *             (&struct gni_nic, kgni_kdom.c)
+ * @mdh_holds: MDH numbers held by kernel clients' deregistrations
+ *             (&struct kgni_mdh_hold, earliest expiry first; dp_lock);
+ *             they outlive the clients' NICs and go at remove
+ * @mdh_hold_work: releases the expired holds; armed for the earliest
  * @kcq_lock: serialises the changes of @kcqs
  * @kcqs: kernel CQs with an event handler (&struct gni_cq), which the
  *        interrupt handler walks under RCU (kgni_kcq_irq())
@@ -254,6 +258,8 @@ struct kgni_dev {
 	ktime_t quiesce_start;
 	spinlock_t kapi_lock;		/* see above */
 	struct list_head kapi_nics;
+	struct list_head mdh_holds;
+	struct delayed_work mdh_hold_work;
 	spinlock_t kcq_lock;		/* see above */
 	struct list_head kcqs;
 
@@ -485,6 +491,10 @@ void kgni_kapi_quiesce_end(struct kgni_dev *kdev, u64 msecs);
 
 /* kgni_kcq.c */
 void kgni_kcq_irq(struct kgni_dev *kdev, unsigned int vector);
+
+/* kgni_kmem.c */
+void kgni_kmem_dev_init(struct kgni_dev *kdev);
+void kgni_kmem_dev_fini(struct kgni_dev *kdev);
 
 /* kgni_counters.c */
 int kgni_ioctl_counter_read(struct kgni_ucmd *ucmd);

@@ -144,23 +144,48 @@ bool kgni_bte_full(const struct kgni_bte_chan *ch)
 	return (ch->head + 1) % ch->count == ch->tail;
 }
 
-/*
- * An orphan that held @s->mdh's number has ended: another orphan of the
- * same MDD keeps it, else it is free again.
- */
-static void kgni_bte_pass_mdh(struct kgni_dev *kdev, struct kgni_bte_slot *s)
+/* Make an orphan of MDD @mdh other than @except keep its number. */
+static bool kgni_bte_orphan_keep_mdh(struct kgni_dev *kdev, u32 mdh,
+				     const struct kgni_bte_slot *except)
 {
 	struct kgni_bte_slot *t;
 	unsigned int i;
 
+	if (!kdev->bte_slots)
+		return false;
 	for (i = 0; i < GEMINI_NUM_BTE_TX; i++) {
 		t = &kdev->bte_slots[i];
-		if (t != s && t->state == KGNI_BTE_ORPHAN && t->mdh == s->mdh) {
+		if (t != except && t->state == KGNI_BTE_ORPHAN &&
+		    t->mdh == mdh) {
 			t->holds_mdh = true;
-			return;
+			return true;
 		}
 	}
-	clear_bit(s->mdh, kdev->mdd_map);
+	return false;
+}
+
+/**
+ * kgni_bte_keep_mdh() - let an orphan keep an MDH number, if one has it
+ * @kdev: the device
+ * @mdh: the number, whose deregistration hold ends
+ *
+ * Context: dp_lock held.
+ * Return: true if an orphan keeps it (it is not free yet).
+ */
+bool kgni_bte_keep_mdh(struct kgni_dev *kdev, u32 mdh)
+{
+	return kgni_bte_orphan_keep_mdh(kdev, mdh, NULL);
+}
+
+/*
+ * An orphan that held @s->mdh's number has ended: another orphan of the
+ * same MDD or a deregistration hold keeps it, else it is free again.
+ */
+static void kgni_bte_pass_mdh(struct kgni_dev *kdev, struct kgni_bte_slot *s)
+{
+	if (!kgni_bte_orphan_keep_mdh(kdev, s->mdh, s) &&
+	    !kgni_mdh_held(kdev, s->mdh))
+		clear_bit(s->mdh, kdev->mdd_map);
 }
 
 /* Take slot @s back: its transfer has ended, or never will. */

@@ -61,7 +61,8 @@ static inline u64 kgni_map_offset(enum kgni_map_kind kind, u32 id)
  *      address of the first page; 0 for a segmented registration)
  * @npages: pages pinned
  * @pages: the pages
- * @mm: the mm charged for them
+ * @mm: the mm charged for them (user pages, pinned); NULL for a kernel
+ *      client's pages, referenced with get_page()
  * @cq: the CQ of its remote events, or NULL
  * @mdd_qw2_no_cq: its MDD's QW2 naming no CQ (kgni_mem_cq_detach())
  * @hndl: the memory handle given to user space
@@ -214,7 +215,29 @@ static inline void __iomem *kgni_mmr(struct kgni_dev *kdev, u64 off)
 /* kgni_job.c */
 int kgni_dom_usable(const struct kgni_dom *dom);
 
+/**
+ * struct kgni_mdh_hold - an MDH number a kernel client's deregistration
+ *                        holds (gni_mem_deregister() with a hold timeout)
+ * @node: in &kgni_dev.mdh_holds, earliest expiry first
+ * @mdh: the number, set in mdd_map while held
+ * @hndl: the handle that was deregistered (gni_mem_mdd_release() names it)
+ * @expires: when it is released, in jiffies
+ */
+struct kgni_mdh_hold {
+	struct list_head node;
+	u32 mdh;
+	u64 hndl[2];
+	unsigned long expires;
+};
+
+/* kgni_kmem.c (dp_lock held) */
+void kgni_mdh_hold_add(struct kgni_dev *kdev, u32 mdh, const u64 hndl[2],
+		       struct kgni_mdh_hold *hold);
+bool kgni_mdh_held(struct kgni_dev *kdev, u32 mdh);
+
 /* kgni_mem.c */
+void kgni_mem_put_pages(struct page **pages, unsigned long npages,
+			struct mm_struct *mm, bool dirty);
 void kgni_mem_free(struct kgni_dev *kdev, struct kgni_mem *mem, bool live);
 unsigned int kgni_mem_cq_refs(struct kgni_dom *dom, struct kgni_cq *cq);
 void kgni_mem_cq_detach(struct kgni_dev *kdev, struct kgni_dom *dom,
@@ -224,7 +247,7 @@ int kgni_mem_create(struct kgni_dev *kdev, struct kgni_dom *dom, u32 flags,
 		    u32 cq_id, struct page **pages, unsigned long npages,
 		    u64 va, struct mm_struct *mm, u64 hndl[2]);
 int kgni_mem_deregister(struct kgni_dev *kdev, struct kgni_dom *dom,
-			const u64 hndl[2]);
+			const u64 hndl[2], struct kgni_mdh_hold *hold);
 
 /* kgni_cq.c */
 void kgni_cq_write(struct kgni_dev *kdev, u32 cq, u64 base, u64 qw2,
@@ -262,6 +285,7 @@ int kgni_fma_free(struct kgni_dev *kdev, struct kgni_dom *dom, u32 fma_id);
 #define KGNI_BTE_SLOT_QWORDS	(GEMINI_BTE_TX_DESC_BYTES / 8)
 
 bool kgni_bte_full(const struct kgni_bte_chan *ch);
+bool kgni_bte_keep_mdh(struct kgni_dev *kdev, u32 mdh);
 unsigned int kgni_bte_ring(struct kgni_dev *kdev, unsigned int vc,
 			   const u64 *qw);
 void kgni_bte_reclaim(struct kgni_dev *kdev);

@@ -452,4 +452,5 @@ void kgni_kapi_dev_init(struct kgni_dev *kdev)
 	INIT_LIST_HEAD(&kdev->kapi_nics);
 	spin_lock_init(&kdev->kcq_lock);
 	INIT_LIST_HEAD(&kdev->kcqs);
+	kgni_kmem_dev_init(kdev);
 }

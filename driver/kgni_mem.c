@@ -297,16 +297,28 @@ void kgni_mem_cq_detach(struct kgni_dev *kdev, struct kgni_dom *dom,
 	}
 }
 
-/*
- * Give back user pages kgni_mem_pin_user() took: unpin them (@dirty: the
- * network may have written them), uncharge them and drop @mm.
+/**
+ * kgni_mem_put_pages() - give registered pages back to their source
+ * @pages: the pages (kvmalloc'ed, freed)
+ * @npages: how many
+ * @mm: user pages (kgni_mem_pin_user()): the mm they are charged to,
+ *      whose reference is dropped; NULL for a kernel client's pages, each
+ *      referenced with get_page() (kgni_kmem.c)
+ * @dirty: user pages: the network may have written them
  */
-static void kgni_mem_unpin_user(struct page **pages, unsigned long npages,
-				struct mm_struct *mm, bool dirty)
+void kgni_mem_put_pages(struct page **pages, unsigned long npages,
+			struct mm_struct *mm, bool dirty)
 {
-	unpin_user_pages_dirty_lock(pages, npages, dirty);
-	atomic64_sub(npages, &mm->pinned_vm);
-	mmdrop(mm);
+	unsigned long i;
+
+	if (mm) {
+		unpin_user_pages_dirty_lock(pages, npages, dirty);
+		atomic64_sub(npages, &mm->pinned_vm);
+		mmdrop(mm);
+	} else {
+		for (i = 0; i < npages; i++)
+			put_page(pages[i]);
+	}
 	kvfree(pages);
 }
 
@@ -345,7 +357,7 @@ void kgni_mem_free(struct kgni_dev *kdev, struct kgni_mem *mem, bool live)
 	clear_bit(mem->mdh, kdev->mdd_map);
 	if (mem->cq)
 		mem->cq->users--;
-	kgni_mem_unpin_user(mem->pages, mem->npages, mem->mm, true);
+	kgni_mem_put_pages(mem->pages, mem->npages, mem->mm, true);
 	list_del(&mem->node);
 	kfree(mem);
 }
@@ -553,8 +565,8 @@ err_unpin:
  *      and the MRT maps the pages only if every 2 MiB piece of the VA
  *      range lies in one huge page, at the offset it has there
  * @mm: where the pages come from: user pages pinned and charged to @mm's
- *      RLIMIT_MEMLOCK, @mm referenced (kgni_mem_pin_user(), the only page
- *      source yet)
+ *      RLIMIT_MEMLOCK, @mm referenced (kgni_mem_pin_user()); NULL for a
+ *      kernel client's pages, each referenced (kgni_kmem.c)
  * @hndl: the memory handle
  *
  * The pages are mapped (through the MRT if it can, else one run of GART
@@ -685,7 +697,7 @@ static int kgni_mem_register_user(struct kgni_ucmd *ucmd, u32 flags,
 	ret = kgni_mem_create(kdev, dom, flags, cq_id, pages, npages, va, mm,
 			      hndl);
 	if (ret)
-		kgni_mem_unpin_user(pages, npages, mm, false);
+		kgni_mem_put_pages(pages, npages, mm, false);
 	return ret;
 }
 
@@ -817,18 +829,24 @@ struct kgni_mem *kgni_mem_find(struct kgni_dom *dom, const u64 h[2])
  * @kdev: the device
  * @dom: the domain
  * @hndl: its memory handle
+ * @hold: NULL, or a hold to keep the MDH number with (a kernel client's
+ *        deregistration with a hold timeout, kgni_mdh_hold_add()); not
+ *        used without the device
  *
  * The MDD is invalidated and read back, its MRT or GART entries cleared,
- * and the pages given back to their source.
+ * and the pages given back to their source.  After remove only the
+ * pages are given back.
  *
- * Context: process context, may sleep; ctl_rwsem held for reading with
- * the device alive; takes dp_lock.
- * Return: 0, -EINVAL for a handle with a bad CRC or that is not one of
- * the domain's, -ENOLINK once the domain's job was released.
+ * Context: process context, may sleep; ctl_rwsem held for reading; takes
+ * dp_lock.
+ * Return: 0, 1 if @hold was used (it belongs to the device's hold list
+ * from then on), -EINVAL for a handle with a bad CRC or that is not one
+ * of the domain's, -ENOLINK once the domain's job was released.
  */
 int kgni_mem_deregister(struct kgni_dev *kdev, struct kgni_dom *dom,
-			const u64 hndl[2])
+			const u64 hndl[2], struct kgni_mdh_hold *hold)
 {
+	bool live = !READ_ONCE(kdev->gone);
 	struct kgni_mem *mem;
 	u64 h[2];
 	int ret = -EINVAL;
@@ -843,8 +861,15 @@ int kgni_mem_deregister(struct kgni_dev *kdev, struct kgni_dom *dom,
 		ret = -ENOLINK;
 	mem = kgni_mem_find(dom, hndl);
 	if (mem) {
-		kgni_mem_free(kdev, mem, true);
+		u32 mdh = mem->mdh;
+
+		kgni_mem_free(kdev, mem, live);
 		ret = 0;
+		/* Nobody took the number meanwhile: dp_lock is held. */
+		if (hold && live) {
+			kgni_mdh_hold_add(kdev, mdh, hndl, hold);
+			ret = 1;
+		}
 	}
 	mutex_unlock(&kdev->dp_lock);
 	return ret;
@@ -864,5 +889,5 @@ int kgni_ioctl_mem_deregister(struct kgni_ucmd *ucmd)
 	if (cmd->flags)
 		return -EINVAL;
 	return kgni_mem_deregister(ucmd->kdev, &ucmd->kfile->dom,
-				   cmd->mem_hndl);
+				   cmd->mem_hndl, NULL);
 }

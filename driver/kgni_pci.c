@@ -270,6 +270,7 @@ static void kgni_remove(struct pci_dev *pdev)
 	kgni_dev_del(kdev);
 	kgni_dp_stop(kdev);
 	kgni_ioctl_shutdown(kdev);
+	kgni_kmem_dev_fini(kdev);
 	kgni_diag_stop(kdev);
 	kgni_link_stop(kdev);
 	kgni_dp_unmap(kdev);

@@ -121,6 +121,24 @@ static gni_return_t (*const sig_gni_ep_unbind)(gni_ep_handle_t ep_hndl)
 static gni_return_t (*const sig_gni_ep_destroy)(gni_ep_handle_t ep_hndl)
 	__used = gni_ep_destroy;
 
+/* Memory (kgni section 3.6) */
+static gni_return_t (*const sig_gni_mem_register)
+	(gni_nic_handle_t nic_hndl, u64 address, u64 length,
+	 gni_cq_handle_t dst_cq_hndl, u32 flags, gni_mem_handle_t *mem_hndl)
+	__used = gni_mem_register;
+static gni_return_t (*const sig_gni_mem_register_segments)
+	(gni_nic_handle_t nic_hndl, gni_mem_segment_t *mem_segments,
+	 u32 segments_cnt, gni_cq_handle_t dst_cq_hndl, u32 flags,
+	 gni_mem_handle_t *mem_hndl)
+	__used = gni_mem_register_segments;
+static gni_return_t (*const sig_gni_mem_deregister)
+	(gni_nic_handle_t nic_hndl, gni_mem_handle_t *mem_hndl,
+	 int hold_timeout)
+	__used = gni_mem_deregister;
+static gni_return_t (*const sig_gni_mem_mdd_release)
+	(gni_nic_handle_t nic_hndl, gni_mem_handle_t *mem_hndl)
+	__used = gni_mem_mdd_release;
+
 /* kgni section 4 */
 static gni_return_t (*const sig_gni_get_errno)(gni_nic_handle_t nic_hndl,
 					       gni_errno_t *errno_ptr)

@@ -24,9 +24,13 @@
 
 #include <linux/atomic.h>
 #include <linux/cpumask.h>
+#include <linux/delay.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
+#include <linux/io.h>
+#include <linux/gfp.h>
 #include <linux/kernel.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/preempt.h>
@@ -34,6 +38,7 @@
 #include <linux/string.h>
 #include <linux/types.h>
 #include <linux/uaccess.h>
+#include <linux/vmalloc.h>
 
 #include <gni_pub.h>
 
@@ -462,6 +467,241 @@ static void ktest_cq_entries(void)
 		 "the GNI_CQ_* accessors");
 }
 
+/* Hold timeouts: one that outlives the test, one that expires in it */
+#define KTEST_HOLD_LONG_MS	60000
+#define KTEST_HOLD_SHORT_MS	200
+
+static bool ktest_mh_clean(const gni_mem_handle_t *mh)
+{
+	return !mh->qword1 && !mh->qword2;
+}
+
+/* Registration refusals; the handle stays clean. */
+static void ktest_mem_refusals(gni_nic_handle_t nic, gni_nic_handle_t nic2,
+			       gni_cq_handle_t cq, void *buf)
+{
+	u64 a = (u64)(unsigned long)buf;
+	gni_mem_segment_t seg = { .address = 1ull << 60 };
+	gni_mem_handle_t mh = { 0 };
+
+	ktest_rc(gni_mem_register(NULL, a, 64, NULL, 0, &mh),
+		 GNI_RC_INVALID_PARAM, "gni_mem_register, no NIC");
+	ktest_rc(gni_mem_register((gni_nic_handle_t)cq, a, 64, NULL, 0, &mh),
+		 GNI_RC_INVALID_PARAM, "gni_mem_register of a CQ");
+	ktest_rc(gni_mem_register(nic, a, 64, NULL, 0, NULL),
+		 GNI_RC_INVALID_PARAM, "gni_mem_register, no mem_hndl");
+	ktest_rc(gni_mem_register(nic, a, 0, NULL, 0, &mh),
+		 GNI_RC_INVALID_PARAM, "gni_mem_register, length 0");
+	ktest_rc(gni_mem_register(nic, a, U64_MAX, NULL, 0, &mh),
+		 GNI_RC_INVALID_PARAM, "gni_mem_register, length 2^64 - 1");
+	ktest_rc(gni_mem_register(nic, 0x10000, 64, NULL, 0, &mh),
+		 GNI_RC_INVALID_PARAM, "gni_mem_register, a user address");
+	ktest_rc(gni_mem_register(nic, a, 64, NULL, GNI_MEM_USE_VMDH, &mh),
+		 GNI_RC_INVALID_PARAM, "gni_mem_register, GNI_MEM_USE_VMDH");
+	ktest_rc(gni_mem_register(nic, a, 64, NULL, GNI_MEM_PHYS_SEGMENTS,
+				  &mh),
+		 GNI_RC_INVALID_PARAM, "gni_mem_register, GNI_MEM_PHYS_SEGMENTS");
+	ktest_rc(gni_mem_register(nic, a, 64, (gni_cq_handle_t)nic, 0, &mh),
+		 GNI_RC_INVALID_PARAM, "gni_mem_register, a NIC as dst_cq");
+	if (nic2)
+		ktest_rc(gni_mem_register(nic2, a, 64, cq, 0, &mh),
+			 GNI_RC_INVALID_PARAM,
+			 "gni_mem_register, a CQ of another NIC");
+	ktest_rc(gni_mem_register_segments(NULL, &seg, 1, NULL,
+					   GNI_MEM_PHYS_SEGMENTS, &mh),
+		 GNI_RC_INVALID_PARAM, "gni_mem_register_segments, no NIC");
+	ktest_rc(gni_mem_register_segments(nic, NULL, 1, NULL,
+					   GNI_MEM_PHYS_SEGMENTS, &mh),
+		 GNI_RC_INVALID_PARAM, "gni_mem_register_segments, no segments");
+	ktest_rc(gni_mem_register_segments(nic, &seg, 0, NULL,
+					   GNI_MEM_PHYS_SEGMENTS, &mh),
+		 GNI_RC_INVALID_PARAM, "gni_mem_register_segments, count 0");
+	ktest_rc(gni_mem_register_segments(nic, &seg, 1, NULL,
+					   GNI_MEM_PHYS_SEGMENTS, NULL),
+		 GNI_RC_INVALID_PARAM, "gni_mem_register_segments, no mem_hndl");
+	ktest_rc(gni_mem_register_segments(nic, &seg, 1, NULL, 0, &mh),
+		 GNI_RC_INVALID_PARAM,
+		 "gni_mem_register_segments without GNI_MEM_PHYS_SEGMENTS");
+	ktest_rc(gni_mem_register_segments(nic, &seg, 1, NULL,
+					   GNI_MEM_PHYS_SEGMENTS |
+					   GNI_MEM_PHYS_CONT, &mh),
+		 GNI_RC_INVALID_PARAM,
+		 "gni_mem_register_segments, GNI_MEM_PHYS_CONT");
+	ktest_rc(gni_mem_register_segments(nic, &seg, 1, NULL,
+					   GNI_MEM_PHYS_SEGMENTS, &mh),
+		 GNI_RC_INVALID_PARAM,
+		 "gni_mem_register_segments, no such physical page");
+	seg.address = 0x1234;
+	ktest_rc(gni_mem_register_segments(nic, &seg, 1, NULL,
+					   GNI_MEM_PHYS_SEGMENTS, &mh),
+		 GNI_RC_INVALID_PARAM,
+		 "gni_mem_register_segments, an address not page-aligned");
+	ktest_ok(ktest_mh_clean(&mh), "the handle is clean after the refusals");
+
+	ktest_rc(gni_mem_deregister(NULL, &mh, 0), GNI_RC_INVALID_PARAM,
+		 "gni_mem_deregister, no NIC");
+	ktest_rc(gni_mem_deregister(nic, NULL, 0), GNI_RC_INVALID_PARAM,
+		 "gni_mem_deregister, no mem_hndl");
+	ktest_rc(gni_mem_deregister(nic, &mh, 0), GNI_RC_INVALID_PARAM,
+		 "gni_mem_deregister of a handle never registered");
+	ktest_rc(gni_mem_deregister(nic, &mh, -1), GNI_RC_INVALID_PARAM,
+		 "gni_mem_deregister, hold_timeout -1");
+	ktest_rc(gni_mem_mdd_release(NULL, &mh), GNI_RC_NO_MATCH,
+		 "gni_mem_mdd_release, no NIC");
+	ktest_rc(gni_mem_mdd_release(nic, NULL), GNI_RC_NO_MATCH,
+		 "gni_mem_mdd_release, no mem_hndl");
+	ktest_rc(gni_mem_mdd_release(nic, &mh), GNI_RC_NO_MATCH,
+		 "gni_mem_mdd_release of a handle never held");
+}
+
+/* Register @len bytes at @a; the handle's pages and VA checked */
+static bool ktest_mem_reg(gni_nic_handle_t nic, const char *what, u64 a,
+			  u64 len, gni_cq_handle_t cq, u32 flags,
+			  gni_mem_handle_t *mh)
+{
+	u64 start = a & PAGE_MASK;
+	u32 npages = (PAGE_ALIGN(a + len) - start) >> PAGE_SHIFT;
+	gni_return_t rc;
+
+	memset(mh, 0, sizeof(*mh));
+	rc = gni_mem_register(nic, a, len, cq, flags, mh);
+	return ktest_ok(rc == GNI_RC_SUCCESS &&
+			GNI_MEMHNDL_GET_NPAGES(*mh) == npages &&
+			GNI_MEMHNDL_GET_VA(*mh) == start,
+			"gni_mem_register, %s: %s, %u pages from VA 0x%llx",
+			what, ktest_rc_name(rc), GNI_MEMHNDL_GET_NPAGES(*mh),
+			GNI_MEMHNDL_GET_VA(*mh));
+}
+
+static void ktest_mem_dereg(gni_nic_handle_t nic, gni_mem_handle_t *mh,
+			    const char *what)
+{
+	char line[96];
+
+	snprintf(line, sizeof(line), "gni_mem_deregister, %s", what);
+	ktest_rc(gni_mem_deregister(nic, mh, 0), GNI_RC_SUCCESS, line);
+}
+
+/* The page sources */
+static void ktest_mem_sources(gni_nic_handle_t nic, gni_cq_handle_t cq,
+			      void *kbuf)
+{
+	gni_mem_segment_t segs[4];
+	gni_mem_handle_t mh;
+	struct page *pages;
+	unsigned long cont;
+	gni_return_t rc;
+	void *vbuf;
+	int i;
+
+	if (ktest_mem_reg(nic, "kmalloc, dst_cq", (u64)(unsigned long)kbuf + 8,
+			  10000, cq, GNI_MEM_READWRITE, &mh)) {
+		ktest_rc(gni_cq_destroy(cq), GNI_RC_ERROR_RESOURCE,
+			 "gni_cq_destroy while a registration names the CQ");
+		ktest_mem_dereg(nic, &mh, "kmalloc");
+		ktest_rc(gni_mem_deregister(nic, &mh, 0), GNI_RC_INVALID_PARAM,
+			 "gni_mem_deregister again");
+	}
+	vbuf = vmalloc(5 * PAGE_SIZE);
+	if (vbuf && ktest_mem_reg(nic, "vmalloc", (u64)(unsigned long)vbuf +
+				  100, 4 * PAGE_SIZE, NULL,
+				  GNI_MEM_READ_ONLY, &mh))
+		ktest_mem_dereg(nic, &mh, "vmalloc");
+	vfree(vbuf);
+	cont = __get_free_pages(GFP_KERNEL, 1);
+	if (cont && ktest_mem_reg(nic, "GNI_MEM_PHYS_CONT", cont,
+				  2 * PAGE_SIZE, cq, GNI_MEM_PHYS_CONT |
+				  GNI_MEM_RELAXED_PI_ORDERING, &mh))
+		ktest_mem_dereg(nic, &mh, "GNI_MEM_PHYS_CONT");
+	free_pages(cont, 1);
+
+	pages = alloc_pages(GFP_KERNEL, 2);
+	if (!ktest_ok(pages, "alloc_pages, 4 pages"))
+		return;
+	for (i = 0; i < 4; i++)
+		segs[i].address = page_to_phys(pages + (i ^ 1));
+	memset(&mh, 0, sizeof(mh));
+	rc = gni_mem_register_segments(nic, segs, 4, cq,
+				       GNI_MEM_PHYS_SEGMENTS |
+				       GNI_MEM_RELAXED_PI_ORDERING, &mh);
+	if (ktest_ok(rc == GNI_RC_SUCCESS &&
+		     GNI_MEMHNDL_GET_NPAGES(mh) == 4 &&
+		     GNI_MEMHNDL_GET_VA(mh) == 0,
+		     "gni_mem_register_segments, 4 physical pages: %s, %u pages from VA 0x%llx",
+		     ktest_rc_name(rc), GNI_MEMHNDL_GET_NPAGES(mh),
+		     GNI_MEMHNDL_GET_VA(mh)))
+		ktest_mem_dereg(nic, &mh, "the segments");
+	__free_pages(pages, 2);
+}
+
+/* Deregistration holds: released early, and expired */
+static void ktest_mem_holds(gni_nic_handle_t nic, void *kbuf)
+{
+	gni_mem_handle_t a, b, c;
+	u64 addr = (u64)(unsigned long)kbuf;
+	u32 mdh;
+
+	if (!ktest_mem_reg(nic, "to hold", addr, 64, NULL, 0, &a))
+		return;
+	mdh = GNI_MEMHNDL_GET_MDH(a);
+	ktest_rc(gni_mem_deregister(nic, &a, KTEST_HOLD_LONG_MS),
+		 GNI_RC_SUCCESS, "gni_mem_deregister with a 60 s hold");
+	if (ktest_mem_reg(nic, "while held", addr, 64, NULL, 0, &b)) {
+		ktest_ok(GNI_MEMHNDL_GET_MDH(b) != mdh,
+			 "a held MDH (%u) is not given out: %u", mdh,
+			 GNI_MEMHNDL_GET_MDH(b));
+		ktest_mem_dereg(nic, &b, "while held");
+	}
+	ktest_rc(gni_mem_mdd_release(nic, &a), GNI_RC_SUCCESS,
+		 "gni_mem_mdd_release of the held handle");
+	ktest_rc(gni_mem_mdd_release(nic, &a), GNI_RC_NO_MATCH,
+		 "gni_mem_mdd_release again");
+	if (ktest_mem_reg(nic, "after the release", addr, 64, NULL, 0, &c)) {
+		ktest_ok(GNI_MEMHNDL_GET_MDH(c) == mdh,
+			 "the released MDH %u is given out again: %u", mdh,
+			 GNI_MEMHNDL_GET_MDH(c));
+		ktest_rc(gni_mem_deregister(nic, &c, KTEST_HOLD_SHORT_MS),
+			 GNI_RC_SUCCESS, "gni_mem_deregister with a 200 ms hold");
+	}
+	if (ktest_mem_reg(nic, "while held 200 ms", addr, 64, NULL, 0, &b)) {
+		ktest_ok(GNI_MEMHNDL_GET_MDH(b) != mdh,
+			 "the held MDH %u is not given out: %u", mdh,
+			 GNI_MEMHNDL_GET_MDH(b));
+		ktest_mem_dereg(nic, &b, "while held 200 ms");
+	}
+	msleep(2 * KTEST_HOLD_SHORT_MS);
+	ktest_rc(gni_mem_mdd_release(nic, &c), GNI_RC_NO_MATCH,
+		 "gni_mem_mdd_release once the hold expired");
+	if (ktest_mem_reg(nic, "after the expiry", addr, 64, NULL, 0, &b)) {
+		ktest_ok(GNI_MEMHNDL_GET_MDH(b) == mdh,
+			 "the expired MDH %u is given out again: %u", mdh,
+			 GNI_MEMHNDL_GET_MDH(b));
+		ktest_mem_dereg(nic, &b, "after the expiry");
+	}
+}
+
+/* Kernel memory registration on @nic (@nic2: another NIC) */
+static void ktest_mem(gni_nic_handle_t nic, gni_nic_handle_t nic2)
+{
+	gni_cq_handle_t cq;
+	void *kbuf;
+
+	kbuf = kmalloc(3 * PAGE_SIZE, GFP_KERNEL);
+	if (!ktest_ok(kbuf, "kmalloc, 3 pages"))
+		return;
+	if (!ktest_rc(gni_cq_create(nic, 16, 0, ktest_cq_handler, 0, &cq),
+		      GNI_RC_SUCCESS, "gni_cq_create, for registrations")) {
+		kfree(kbuf);
+		return;
+	}
+	ktest_mem_refusals(nic, nic2, cq, kbuf);
+	ktest_mem_sources(nic, cq, kbuf);
+	ktest_mem_holds(nic, kbuf);
+	ktest_rc(gni_cq_destroy(cq), GNI_RC_SUCCESS,
+		 "gni_cq_destroy once no registration names it");
+	kfree(kbuf);
+}
+
 /*
  * Kernel CDMs take job slots of the device until none is left; destroying
  * them gives the slots back.
@@ -540,16 +780,25 @@ static void ktest_selftest(void)
 	ktest_rc(rc, GNI_RC_SUCCESS, "a second CDM on ptag 1 attaches");
 	ktest_cq_ep(cdm, nic, cdm2 ? nic2 : NULL);
 	ktest_cq_entries();
+	ktest_mem(nic, cdm2 ? nic2 : NULL);
 	if (cdm2) {
 		gni_cq_handle_t cq;
 		gni_ep_handle_t ep;
 
+		gni_mem_handle_t mh;
+		void *buf = kmalloc(64, GFP_KERNEL);
+
 		/* Left to gni_cdm_destroy(): freed, and logged once */
 		if (gni_cq_create(nic2, 8, 0, ktest_cq_handler, 0, &cq) ==
-		    GNI_RC_SUCCESS)
+		    GNI_RC_SUCCESS) {
 			gni_ep_create(nic2, cq, &ep);
+			if (buf)
+				gni_mem_register(nic2, (u64)(unsigned long)buf,
+						 64, cq, 0, &mh);
+		}
 		ktest_rc(gni_cdm_destroy(cdm2), GNI_RC_SUCCESS,
-			 "gni_cdm_destroy of an attached CDM, a CQ and an endpoint left");
+			 "gni_cdm_destroy of an attached CDM, a CQ, an endpoint and a registration left");
+		kfree(buf);
 	}
 
 	rc = gni_cdm_create(KTEST_INST, KTEST_PTAG, KTEST_COOKIE, 0, &cdm3);
