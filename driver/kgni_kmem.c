@@ -6,7 +6,8 @@
  * A kernel client registers kernel pages: linear-map or vmalloc addresses
  * (gni_mem_register(), GNI_MEM_PHYS_CONT too), or physical pages
  * (gni_mem_register_segments() with GNI_MEM_PHYS_SEGMENTS).  The page
- * source takes a reference on each page, charges no RLIMIT, and hands
+ * source takes a reference on each page (refusing a page nothing counts),
+ * charges no RLIMIT, and hands
  * them to the data path's core (kgni_mem_create()), which gives them back
  * with put_page() when the registration goes (kgni_mem_put_pages()).
  *
@@ -156,6 +157,17 @@ static struct page *kgni_kmem_page(unsigned long va)
 }
 
 /*
+ * Take a reference on @page's folio, as get_page() would, unless nothing
+ * counts it: a page past the first of a high-order allocation made
+ * without __GFP_COMP has no count of its own, and put_page() would free
+ * it (the network stack's sendpage_ok() refuses such pages too).
+ */
+static bool kgni_kmem_get(struct page *page)
+{
+	return page && folio_try_get(page_folio(page));
+}
+
+/*
  * The number of the dst_cq @cq for @nic (0 for none), or -EINVAL if it is
  * not one of @nic's CQs.
  */
@@ -223,7 +235,9 @@ static gni_return_t kgni_kmem_rc(int err)
  * @mem_hndl: the handle, written only on success
  *
  * Each page is referenced until the registration goes; no RLIMIT is
- * charged.  The handle's VA is the page-aligned @address.
+ * charged.  The handle's VA is the page-aligned @address.  A page that
+ * no reference counts (past the first of a high-order allocation made
+ * without __GFP_COMP) is refused.
  *
  * Context: process context, may sleep.
  * Return: SUCCESS, INVALID_PARAM (also for an address with no page, or
@@ -263,9 +277,8 @@ gni_return_t gni_mem_register(gni_nic_handle_t nic_hndl, u64 address,
 				     ENOMEM, npages);
 	for (i = 0; i < npages; i++) {
 		pages[i] = kgni_kmem_page(start + i * PAGE_SIZE);
-		if (!pages[i])
+		if (!kgni_kmem_get(pages[i]))
 			break;
-		get_page(pages[i]);
 	}
 	if (i < npages) {
 		kgni_mem_put_pages(pages, i, NULL, false);
@@ -333,7 +346,8 @@ gni_return_t gni_mem_register_segments(gni_nic_handle_t nic_hndl,
 		if (offset_in_page(pa) || !pfn_valid(PHYS_PFN(pa)))
 			break;
 		pages[i] = pfn_to_page(PHYS_PFN(pa));
-		get_page(pages[i]);
+		if (!kgni_kmem_get(pages[i]))
+			break;
 	}
 	if (i < segments_cnt) {
 		kgni_mem_put_pages(pages, i, NULL, false);

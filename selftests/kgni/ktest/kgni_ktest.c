@@ -608,14 +608,33 @@ static void ktest_mem_sources(gni_nic_handle_t nic, gni_cq_handle_t cq,
 				  GNI_MEM_READ_ONLY, &mh))
 		ktest_mem_dereg(nic, &mh, "vmalloc");
 	vfree(vbuf);
-	cont = __get_free_pages(GFP_KERNEL, 1);
+	cont = __get_free_pages(GFP_KERNEL | __GFP_COMP, 1);
 	if (cont && ktest_mem_reg(nic, "GNI_MEM_PHYS_CONT", cont,
 				  2 * PAGE_SIZE, cq, GNI_MEM_PHYS_CONT |
 				  GNI_MEM_RELAXED_PI_ORDERING, &mh))
 		ktest_mem_dereg(nic, &mh, "GNI_MEM_PHYS_CONT");
 	free_pages(cont, 1);
 
-	pages = alloc_pages(GFP_KERNEL, 2);
+	/* Without __GFP_COMP only the first page is counted: refused. */
+	pages = alloc_pages(GFP_KERNEL, 1);
+	if (ktest_ok(pages, "alloc_pages, 2 pages, not compound")) {
+		segs[0].address = page_to_phys(pages + 1);
+		memset(&mh, 0, sizeof(mh));
+		ktest_rc(gni_mem_register_segments(nic, segs, 1, NULL,
+						   GNI_MEM_PHYS_SEGMENTS, &mh),
+			 GNI_RC_INVALID_PARAM,
+			 "gni_mem_register_segments, a page no count holds");
+		ktest_rc(gni_mem_register(nic,
+					  (u64)(unsigned long)page_address(pages),
+					  2 * PAGE_SIZE, NULL, GNI_MEM_PHYS_CONT,
+					  &mh),
+			 GNI_RC_INVALID_PARAM,
+			 "gni_mem_register, GNI_MEM_PHYS_CONT over such a page");
+		ktest_ok(ktest_mh_clean(&mh), "the handle is still clean");
+		__free_pages(pages, 1);
+	}
+
+	pages = alloc_pages(GFP_KERNEL | __GFP_COMP, 2);
 	if (!ktest_ok(pages, "alloc_pages, 4 pages"))
 		return;
 	for (i = 0; i < 4; i++)
