@@ -18,7 +18,8 @@ export EXPORT_SYMBOL), then builds in build/kernel-build/:
     every symbol.  The functions kgni_sigcheck.c names must be exactly the
     gni_* of Module.symvers.  Two builds that must fail show the checks
     bite: one parameter type changed (KGNI_SIGCHECK_BREAK), and no
-    KBUILD_EXTRA_SYMBOLS (modpost: every function undefined);
+    KBUILD_EXTRA_SYMBOLS (modpost: functions undefined, the object
+    referring to every checked one);
   * selftests/kgni/ktest/ with its own Makefile: kgni_ktest.ko, which
     depends on kgni (scripts/style.sh checks that it includes no header
     of kgni's but gni_pub.h).
