@@ -24,7 +24,7 @@
  *                the CQ entry accessors and error strings
  *   kgni_kmem.c  memory registration of kernel pages, deregistration
  *                holds
- *   kgni_kep.c   endpoints
+ *   kgni_kep.c   endpoints and RDMA posts
  */
 #ifndef KGNI_KAPI_H
 #define KGNI_KAPI_H
@@ -34,6 +34,7 @@
 #include <linux/spinlock.h>
 
 #include "gni_pub.h"
+#include "gnicore.h"
 #include "kgni_dp.h"
 
 /* Handle type tags: the first member of each handle */
@@ -79,6 +80,8 @@ struct gni_cdm {
  * @obj_lock: protects @cqs, @eps and the CQs' endpoint counts
  * @cqs: its &struct gni_cq
  * @eps: its &struct gni_ep
+ * @core: gnicore's NIC: the request table of its posts (tids for
+ *        KGNI_KAPI_NREQS posts waiting for their events)
  *
  * @node and @qsce_func are protected by &kgni_dev.kapi_lock.
  */
@@ -93,7 +96,11 @@ struct gni_nic {
 	spinlock_t obj_lock;		/* see above */
 	struct list_head cqs;
 	struct list_head eps;
+	struct gnicore_nic core;
 };
+
+/* Posts of a kernel NIC waiting for their events */
+#define KGNI_KAPI_NREQS		4096
 
 /**
  * struct gni_cq - a kernel CQ (gni_cq_create())
@@ -105,10 +112,8 @@ struct gni_nic {
  * @usr_event_data: @handler's second argument
  * @vector: the MSI-X vector of its interrupts (kgni_cq_kernel_vector())
  * @id: its CQ number
- * @entries: ring entries
- * @ring: the ring (@cq's)
- * @rd: the next entry to read
- * @lock: serialises the takers of events
+ * @core: gnicore's CQ: the ring (@cq's), its read index and the lock
+ *        of its takers (gnicore_cq_take())
  * @eps: endpoints that name it (protected by &gni_nic.obj_lock)
  * @node: in &gni_nic.cqs
  * @irq_node: in &kgni_dev.kcqs (RCU) while it has a handler
@@ -121,10 +126,7 @@ struct gni_cq {
 	u64 usr_event_data;
 	unsigned int vector;
 	u32 id;
-	u32 entries;
-	u64 *ring;
-	u32 rd;
-	spinlock_t lock;		/* see above */
+	struct gnicore_cq core;
 	unsigned int eps;
 	struct list_head node;
 	struct list_head irq_node;
@@ -135,22 +137,15 @@ struct gni_cq {
  * @tag: KGNI_TAG_EP
  * @nic: its NIC
  * @src_cq: the CQ of its local events, or NULL
- * @bound: gni_ep_bind() gave it a peer
- * @remote_addr: the peer's NIC address, once bound
- * @remote_id: the peer's instance id, once bound
- * @local_event: gni_ep_set_eventdata()'s local event data
- * @remote_event: and remote event data
+ * @core: gnicore's endpoint: its peer (remote_pe, remote_id, bound), its
+ *        event data and its posts outstanding (under @nic's core.lock)
  * @node: in &gni_nic.eps
  */
 struct gni_ep {
 	u32 tag;
 	struct gni_nic *nic;
 	struct gni_cq *src_cq;
-	bool bound;
-	u32 remote_addr;
-	u32 remote_id;
-	u32 local_event;
-	u32 remote_event;
+	struct gnicore_ep core;
 	struct list_head node;
 };
 

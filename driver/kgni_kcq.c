@@ -11,8 +11,8 @@
  * which consumes the ring as libugni does and writes the read index into
  * the CQ's descriptor.
  *
- * gni_cq_create() and gni_cq_destroy() may sleep; gni_cq_get_event(), the
- * error strings and the entry accessors may be called in any context.
+ * gni_cq_create() and gni_cq_destroy() may sleep; gni_cq_get_event(),
+ * gni_get_completed(), the error strings and the entry accessors may be called in any context.
  */
 #include <linux/export.h>
 #include <linux/rculist.h>
@@ -46,7 +46,7 @@ void kgni_kcq_irq(struct kgni_dev *kdev, unsigned int vector)
 
 		if (cq->vector != vector)
 			continue;
-		e = READ_ONCE(cq->ring[READ_ONCE(cq->rd)]);
+		e = READ_ONCE(cq->core.ring[READ_ONCE(cq->core.rd)]);
 		if (ugni_cqe_source(e))
 			cq->handler(kdev->minor, cq->usr_event_data);
 	}
@@ -146,9 +146,8 @@ gni_return_t gni_cq_create(gni_nic_handle_t nic_hndl, u32 entry_count,
 	cq->usr_event_data = usr_event_data;
 	cq->vector = kgni_cq_kernel_vector(kdev, id);
 	cq->id = id;
-	cq->entries = entry_count + 1;
-	cq->ring = kcq->ring;
-	spin_lock_init(&cq->lock);
+	gnicore_cq_init(&cq->core, &nic->core, id, entry_count + 1);
+	cq->core.ring = kcq->ring;
 	spin_lock_irqsave(&nic->obj_lock, irqflags);
 	list_add_tail(&cq->node, &nic->cqs);
 	spin_unlock_irqrestore(&nic->obj_lock, irqflags);
@@ -241,9 +240,18 @@ unsigned int kgni_kcq_nic_free(struct gni_nic *nic)
 	return n;
 }
 
-/* Tell the device that every entry before @rd has been consumed. */
-static void kgni_kcq_set_rd(struct gni_cq *cq, u32 rd)
+/**
+ * kgni_kcq_core_set_rd() - tell the device a kernel CQ's read index
+ * @core: the CQ's gnicore part, whose rd has moved on
+ *
+ * gnicore_env_cq_set_rd() of the kernel: every entry before rd has been
+ * consumed.
+ *
+ * Context: any; @core->lock held (gnicore_cq_take()).
+ */
+void kgni_kcq_core_set_rd(struct gnicore_cq *core)
 {
+	struct gni_cq *cq = container_of(core, struct gni_cq, core);
 	struct kgni_dev *kdev = cq->nic->kdev;
 
 	/*
@@ -253,7 +261,8 @@ static void kgni_kcq_set_rd(struct gni_cq *cq, u32 rd)
 	 */
 	rcu_read_lock();
 	if (!READ_ONCE(kdev->gone))
-		writel(rd, kgni_mmr(kdev, GEMINI_MMR_CQ_DESC_ENTRY(cq->id)));
+		writel(core->rd, kgni_mmr(kdev,
+					  GEMINI_MMR_CQ_DESC_ENTRY(core->id)));
 	rcu_read_unlock();
 }
 
@@ -261,6 +270,9 @@ static void kgni_kcq_set_rd(struct gni_cq *cq, u32 rd)
  * gni_cq_get_event() - take the next event of a kernel CQ
  * @cq_hndl: the CQ
  * @event_data: the event
+ *
+ * A post's local event shows the inst_id of its endpoint's local event
+ * data (gni_ep_set_eventdata()), as libugni's GNI_CqGetEvent() does.
  *
  * Context: any.
  * Return: SUCCESS, NOT_DONE (no event), TRANSACTION_ERROR (the event
@@ -272,30 +284,16 @@ gni_return_t gni_cq_get_event(gni_cq_handle_t cq_hndl,
 			      gni_cq_entry_t *event_data)
 {
 	struct gni_cq *cq = cq_hndl;
-	unsigned long flags;
+	void *client;
+	gni_return_t rc;
 	u64 e;
 
 	if (!kgni_is(cq, KGNI_TAG_CQ) || !event_data)
 		return kgni_kapi_ret(gni_cq_get_event, GNI_RC_INVALID_PARAM,
 				     EINVAL, 0);
-	spin_lock_irqsave(&cq->lock, flags);
-	e = READ_ONCE(cq->ring[cq->rd]);
-	if (!ugni_cqe_source(e)) {
-		spin_unlock_irqrestore(&cq->lock, flags);
+	rc = gnicore_cq_take(&cq->core, &e, &client);
+	if (rc == GNI_RC_NOT_DONE)
 		return kgni_kapi_ret(gni_cq_get_event, GNI_RC_NOT_DONE, 0, 0);
-	}
-	/* The entry's data before its source: it is written whole. */
-	dma_rmb();
-	WRITE_ONCE(cq->ring[cq->rd], 0);
-	cq->rd = (cq->rd + 1) % cq->entries;
-	kgni_kcq_set_rd(cq, cq->rd);
-	spin_unlock_irqrestore(&cq->lock, flags);
-
-	/*
-	 * Posts (a later step) go here: a local event's tid names the
-	 * request, whose endpoint's local_event replaces the inst_id, as
-	 * libugni's cq_take() does (gnicore's, shared).
-	 */
 	*event_data = e;
 	if (e & GEMINI_CQE_OVERRUN)
 		return kgni_kapi_ret(gni_cq_get_event, GNI_RC_ERROR_RESOURCE,
@@ -306,6 +304,39 @@ gni_return_t gni_cq_get_event(gni_cq_handle_t cq_hndl,
 	return kgni_kapi_ret(gni_cq_get_event, GNI_RC_SUCCESS, 0, 0);
 }
 EXPORT_SYMBOL(gni_cq_get_event);
+
+/**
+ * gni_get_completed() - the post of a local event
+ * @cq_hndl: the CQ the event came from
+ * @event_data: the event (gni_cq_get_event())
+ * @post_descr: the post's descriptor, its status and cq_mode_complete set
+ *
+ * An RDMA post that asked for both a local and a global event hands its
+ * descriptor back at each; the last, or an error event, ends it (its
+ * endpoint's posts outstanding drop).  gnicore's GNI_GetCompleted().
+ *
+ * Context: any.
+ * Return: SUCCESS, TRANSACTION_ERROR (the post failed: the descriptor is
+ * still handed back), DESCRIPTOR_ERROR (the event names no post: a
+ * remote event, a silent post's error), INVALID_PARAM.
+ */
+gni_return_t gni_get_completed(gni_cq_handle_t cq_hndl,
+			       gni_cq_entry_t event_data,
+			       gni_post_descriptor_t **post_descr)
+{
+	struct gni_cq *cq = cq_hndl;
+	gni_return_t rc;
+
+	if (!kgni_is(cq, KGNI_TAG_CQ) || !post_descr)
+		return kgni_kapi_ret(gni_get_completed, GNI_RC_INVALID_PARAM,
+				     EINVAL, 0);
+	rc = gnicore_get_completed(&cq->core, event_data, post_descr);
+	return kgni_kapi_ret(gni_get_completed, rc,
+			     rc == GNI_RC_SUCCESS ? 0 :
+			     rc == GNI_RC_TRANSACTION_ERROR ? EIO : EINVAL,
+			     event_data);
+}
+EXPORT_SYMBOL(gni_get_completed);
 
 /* CQ errors: the tables of uapi/gni_wire.h, as libugni builds them */
 

@@ -202,6 +202,12 @@ gni_return_t gni_cdm_attach(gni_cdm_handle_t cdm_hndl, u32 device_id,
 	if (!nic)
 		return kgni_kapi_ret(gni_cdm_attach, GNI_RC_ERROR_RESOURCE,
 				     ENOMEM, 0);
+	if (gnicore_nic_init(&nic->core, KGNI_KAPI_NREQS, cdm->modes) !=
+	    GNI_RC_SUCCESS) {
+		kfree(nic);
+		return kgni_kapi_ret(gni_cdm_attach, GNI_RC_ERROR_RESOURCE,
+				     ENOMEM, 0);
+	}
 
 	mutex_lock(&kgni_kdom_lock);
 	if (cdm->nic) {
@@ -253,6 +259,7 @@ out:
 	if (rc) {
 		if (kdev)
 			put_device(&kdev->dev);
+		gnicore_nic_fini(&nic->core);
 		kfree(nic);
 	}
 	return kgni_kapi_ret(gni_cdm_attach, rc, err, data);
@@ -286,6 +293,7 @@ static void kgni_nic_free(struct gni_nic *nic)
 			      eps, cqs, mems);
 	kgni_dom_release(kdev, &nic->dom);
 	put_device(&kdev->dev);
+	gnicore_nic_fini(&nic->core);
 	kfree(nic);
 }
 

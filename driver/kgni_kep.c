@@ -2,13 +2,19 @@
 /*
  * kgni: the kernel API's endpoints (Documentation/kernel-api.rst).
  *
- * An endpoint records its NIC, the CQ of its local events, its peer and
- * its event data; the CQ it names cannot be destroyed before it.  Posts,
- * SMSG and datagrams on it come in a later step.
+ * An endpoint is a gnicore endpoint (its NIC's request table, its peer,
+ * its event data, its posts outstanding) and the CQ of its local events,
+ * which cannot be destroyed before it.  gni_post_rdma() makes the checks
+ * and the event data of libugni's GNI_PostRdma() (gnicore_post_rdma()),
+ * whose kernel hook, kgni_kep_rdma_post(), queues the transfer with
+ * kgni_rdma_post() for the NIC's kernel domain.  SMSG, FMA and datagrams
+ * come in a later step.
  *
- * gni_ep_create() and gni_ep_destroy() may sleep; bind, unbind and the
- * event data may be set in any context.
+ * gni_ep_create(), gni_ep_destroy() and gni_post_rdma() may sleep (the
+ * post takes dp_lock); bind, unbind and the event data may be set in any
+ * context.
  */
+#include <linux/errno.h>
 #include <linux/export.h>
 #include <linux/slab.h>
 
@@ -43,6 +49,8 @@ gni_return_t gni_ep_create(gni_nic_handle_t nic_hndl,
 	ep->tag = KGNI_TAG_EP;
 	ep->nic = nic;
 	ep->src_cq = cq;
+	ep->core.nic = &nic->core;
+	ep->core.cq = cq ? &cq->core : NULL;
 	spin_lock_irqsave(&nic->obj_lock, flags);
 	/* The CQ is the NIC's and not being destroyed. */
 	ok = !cq || (cq->nic == nic && READ_ONCE(cq->tag) == KGNI_TAG_CQ);
@@ -68,26 +76,33 @@ EXPORT_SYMBOL(gni_ep_create);
  * @remote_addr: the peer's NIC address
  * @remote_id: the peer's instance id
  *
- * A bound endpoint may be bound again, to another peer.
+ * A bound endpoint may be bound again, to another peer, once its posts
+ * have completed.
  *
  * Context: any.
- * Return: SUCCESS, INVALID_PARAM (NOT_DONE, in the list, is never
- * returned: binding waits for nothing).
+ * Return: SUCCESS, NOT_DONE (posts of the endpoint outstanding: libugni's
+ * GNI_EpBind() says INVALID_STATE, not in kgni's list), INVALID_PARAM.
  */
 gni_return_t gni_ep_bind(gni_ep_handle_t ep_hndl, u32 remote_addr,
 			 u32 remote_id)
 {
 	struct gni_ep *ep = ep_hndl;
 	unsigned long flags;
+	bool busy;
 
 	if (!kgni_is(ep, KGNI_TAG_EP))
 		return kgni_kapi_ret(gni_ep_bind, GNI_RC_INVALID_PARAM, EINVAL,
 				     0);
-	spin_lock_irqsave(&ep->nic->obj_lock, flags);
-	ep->remote_addr = remote_addr;
-	ep->remote_id = remote_id;
-	ep->bound = true;
-	spin_unlock_irqrestore(&ep->nic->obj_lock, flags);
+	flags = gnicore_lock(&ep->nic->core.lock);
+	busy = ep->core.outstanding;
+	if (!busy) {
+		ep->core.remote_pe = remote_addr;
+		ep->core.remote_id = remote_id;
+		ep->core.bound = true;
+	}
+	gnicore_unlock(&ep->nic->core.lock, flags);
+	if (busy)
+		return kgni_kapi_ret(gni_ep_bind, GNI_RC_NOT_DONE, 0, 0);
 	return kgni_kapi_ret(gni_ep_bind, GNI_RC_SUCCESS, 0, 0);
 }
 EXPORT_SYMBOL(gni_ep_bind);
@@ -111,10 +126,10 @@ gni_return_t gni_ep_set_eventdata(gni_ep_handle_t ep_hndl, u32 local_event,
 	if (!kgni_is(ep, KGNI_TAG_EP))
 		return kgni_kapi_ret(gni_ep_set_eventdata,
 				     GNI_RC_INVALID_PARAM, EINVAL, 0);
-	spin_lock_irqsave(&ep->nic->obj_lock, flags);
-	ep->local_event = local_event;
-	ep->remote_event = remote_event;
-	spin_unlock_irqrestore(&ep->nic->obj_lock, flags);
+	flags = gnicore_lock(&ep->nic->core.lock);
+	ep->core.local_event = local_event;
+	ep->core.remote_event = remote_event;
+	gnicore_unlock(&ep->nic->core.lock, flags);
 	return kgni_kapi_ret(gni_ep_set_eventdata, GNI_RC_SUCCESS, 0, 0);
 }
 EXPORT_SYMBOL(gni_ep_set_eventdata);
@@ -124,40 +139,59 @@ EXPORT_SYMBOL(gni_ep_set_eventdata);
  * @ep_hndl: the endpoint, bound or not
  *
  * Context: any.
- * Return: SUCCESS, INVALID_PARAM (NOT_DONE, for posts still running, comes
- * with posts).
+ * Return: SUCCESS, NOT_DONE (posts of the endpoint have not completed:
+ * their events not all taken with gni_get_completed(); still bound),
+ * INVALID_PARAM.
  */
 gni_return_t gni_ep_unbind(gni_ep_handle_t ep_hndl)
 {
 	struct gni_ep *ep = ep_hndl;
 	unsigned long flags;
+	bool busy;
 
 	if (!kgni_is(ep, KGNI_TAG_EP))
 		return kgni_kapi_ret(gni_ep_unbind, GNI_RC_INVALID_PARAM,
 				     EINVAL, 0);
-	spin_lock_irqsave(&ep->nic->obj_lock, flags);
-	ep->bound = false;
-	ep->remote_addr = 0;
-	ep->remote_id = 0;
-	spin_unlock_irqrestore(&ep->nic->obj_lock, flags);
+	flags = gnicore_lock(&ep->nic->core.lock);
+	busy = ep->core.outstanding;
+	if (!busy) {
+		ep->core.bound = false;
+		ep->core.remote_pe = 0;
+		ep->core.remote_id = 0;
+	}
+	gnicore_unlock(&ep->nic->core.lock, flags);
+	if (busy)
+		return kgni_kapi_ret(gni_ep_unbind, GNI_RC_NOT_DONE, 0, 0);
 	return kgni_kapi_ret(gni_ep_unbind, GNI_RC_SUCCESS, 0, 0);
 }
 EXPORT_SYMBOL(gni_ep_unbind);
 
-/* Unlist @ep and let go of its CQ (obj_lock held). */
+/*
+ * Unlist @ep and let go of its CQ (obj_lock held); its posts still in the
+ * request table lose it, as in libugni's GNI_EpDestroy(): their events
+ * still come and gni_get_completed() still hands their descriptors back.
+ */
 static void kgni_kep_unlink(struct gni_ep *ep)
 {
+	unsigned long flags;
+
 	WRITE_ONCE(ep->tag, KGNI_TAG_INVALID);
 	list_del(&ep->node);
 	if (ep->src_cq)
 		ep->src_cq->eps--;
+	flags = gnicore_lock(&ep->nic->core.lock);
+	gnicore_req_forget_ep(&ep->nic->core, &ep->core);
+	gnicore_unlock(&ep->nic->core.lock, flags);
 }
 
 /**
  * gni_ep_destroy() - destroy an endpoint
  * @ep_hndl: the endpoint
  *
- * Its CQ may be destroyed afterwards.
+ * Its CQ may be destroyed afterwards, once the transfers of its posts
+ * have ended.  Posts outstanding do not stop it (libugni's
+ * GNI_EpDestroy() neither): they lose their endpoint, their events still
+ * come and gni_get_completed() still hands their descriptors back.
  *
  * Context: process context, may sleep.
  * Return: SUCCESS, INVALID_PARAM.
@@ -203,3 +237,125 @@ unsigned int kgni_kep_nic_free(struct gni_nic *nic)
 		kfree(ep);
 	return n;
 }
+
+/**
+ * kgni_kep_rdma_post() - queue a kernel endpoint's RDMA transfer
+ * @core: the endpoint's gnicore part
+ * @r: the transfer gnicore_post_rdma() made (event data, handles, CQ)
+ *
+ * gnicore_env_rdma_post() of the kernel: kgni_rdma_post() for the NIC's
+ * kernel domain, on the BTE channels of user posts (0 to 2 in turn, the
+ * domain's home channel with GNI_CDM_MODE_BTE_SINGLE_CHANNEL); channel 3
+ * stays the datagrams'.
+ *
+ * Context: process context, may sleep (dp_lock).
+ * Return: SUCCESS, ERROR_RESOURCE (the rings or the domain's quota full,
+ * the device removed), INVALID_PARAM (a handle or CQ that is not the
+ * NIC's, a range outside its registration, a transfer into read-only
+ * memory, the job released).
+ */
+gni_return_t kgni_kep_rdma_post(struct gnicore_ep *core,
+				struct kgni_rdma_post *r)
+{
+	struct gni_ep *ep = container_of(core, struct gni_ep, core);
+	struct kgni_dev *kdev = ep->nic->kdev;
+	const struct kgni_rdma_req req = {
+		.flags = r->flags,
+		.type = r->type,
+		.events = r->events,
+		.remote_pe = r->remote_pe,
+		.cq_id = r->cq_id,
+		.dlvr_mode = r->dlvr_mode,
+		.local_addr = r->local_addr,
+		.local_mem_hndl = { r->local_mem_hndl[0],
+				    r->local_mem_hndl[1] },
+		.remote_addr = r->remote_addr,
+		.remote_mem_hndl = { r->remote_mem_hndl[0],
+				     r->remote_mem_hndl[1] },
+		.length = r->length,
+		.local_data = r->local_data,
+		.global_data = r->global_data,
+	};
+	u32 channel, slot;
+	int err;
+
+	down_read(&kdev->ctl_rwsem);
+	if (READ_ONCE(kdev->gone))
+		err = -ENODEV;
+	else
+		err = kgni_rdma_post(kdev, &ep->nic->dom, &req, &channel,
+				     &slot);
+	up_read(&kdev->ctl_rwsem);
+	switch (err) {
+	case 0:
+		return GNI_RC_SUCCESS;
+	case -ENOSPC:
+	case -ENODEV:
+		return GNI_RC_ERROR_RESOURCE;
+	default:	/* EINVAL, EACCES, EPERM, ENOLINK */
+		return GNI_RC_INVALID_PARAM;
+	}
+}
+
+/* gnicore_post_rdma()'s codes outside kgni section 3.5's list */
+static gni_return_t kgni_kep_rdma_rc(gni_return_t rc)
+{
+	switch (rc) {
+	case GNI_RC_SUCCESS:
+	case GNI_RC_ALIGNMENT_ERROR:
+	case GNI_RC_INVALID_PARAM:
+	case GNI_RC_ERROR_RESOURCE:
+		return rc;
+	default:	/* PERMISSION_ERROR (read-only), INVALID_STATE (unbound) */
+		return GNI_RC_INVALID_PARAM;
+	}
+}
+
+/**
+ * gni_post_rdma() - post an RDMA PUT or GET
+ * @ep_hndl: the endpoint, bound
+ * @post_descr: the post; it must stay until gni_get_completed() has
+ *              handed it back for the last event it asked for
+ *
+ * libugni's GNI_PostRdma(): the same checks (type, cq_mode, dual events,
+ * FENCE only with GNI_CDM_MODE_BTE_SINGLE_CHANNEL, GET alignment, the
+ * handles' CRC and ranges) and the same event data (gnicore_post_rdma()):
+ * the local and global events go to src_cq_hndl, else to the endpoint's
+ * CQ, and show the endpoint's local event data once taken; the remote
+ * event goes to the CQ of the target's registration with the endpoint's
+ * remote event data as inst_id.  The transfer goes on the BTE channels of
+ * user posts (kgni_kep_rdma_post()).  A post with neither src_cq_hndl nor
+ * an endpoint CQ is refused: its error event would have nowhere to go.
+ *
+ * Context: process context, may sleep (the BTE's dp_lock; a post from
+ * atomic context is refused with INVALID_PARAM until the data path has
+ * per-channel spinlocks).
+ * Return: SUCCESS, ALIGNMENT_ERROR (a GET's addresses or length not
+ * multiples of 4), INVALID_PARAM (a bad handle or descriptor, an unbound
+ * endpoint, a transfer into read-only memory, atomic context),
+ * ERROR_RESOURCE (no tid, the BTE rings or the domain's quota full, the
+ * device removed: try again later).
+ */
+gni_return_t gni_post_rdma(gni_ep_handle_t ep_hndl,
+			   gni_post_descriptor_t *post_descr)
+{
+	struct gni_ep *ep = ep_hndl;
+	struct gni_cq *src_cq;
+	gni_return_t rc;
+
+	if (!kgni_may_sleep() || !kgni_is(ep, KGNI_TAG_EP) || !post_descr)
+		return kgni_kapi_ret(gni_post_rdma, GNI_RC_INVALID_PARAM,
+				     EINVAL, 0);
+	src_cq = post_descr->src_cq_hndl;
+	if ((src_cq && !kgni_is(src_cq, KGNI_TAG_CQ)) ||
+	    (!src_cq && !ep->src_cq))
+		return kgni_kapi_ret(gni_post_rdma, GNI_RC_INVALID_PARAM,
+				     EINVAL, 0);
+	rc = kgni_kep_rdma_rc(gnicore_post_rdma(&ep->core, post_descr,
+						src_cq ? &src_cq->core : NULL));
+	return kgni_kapi_ret(gni_post_rdma, rc,
+			     rc == GNI_RC_SUCCESS ? 0 :
+			     rc == GNI_RC_ERROR_RESOURCE ? ENOSPC : EINVAL,
+			     post_descr->type);
+}
+EXPORT_SYMBOL(gni_post_rdma);

@@ -99,7 +99,8 @@ struct gnicore_nic {
 
 /**
  * struct gnicore_cq - a CQ's ring as gnicore consumes it
- * @user: its page of the device: the read index (client)
+ * @user: its page of the device: the read index (client; the kernel
+ *	  writes the descriptor instead, gnicore_env_cq_set_rd())
  * @ring: the ring the device writes (client)
  * @nic: its NIC
  * @id: the CQ's number at the device (an RDMA post names it)

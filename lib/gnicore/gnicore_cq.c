@@ -62,7 +62,7 @@ again:
 	gnicore_write_once(&cq->ring[cq->rd], 0);
 	cq->rd = (cq->rd + 1) % cq->entries;
 	/* A store to the device: it may use the slot again. */
-	gnicore_write64(&cq->user[GEMINI_CQ_READ_INDEX_OFFSET / 8], cq->rd);
+	gnicore_env_cq_set_rd(cq);
 	gnicore_unlock(&cq->lock, flags);
 
 	tid = ugni_cqe_tid(ev);

@@ -24,6 +24,9 @@
  *   gnicore_counter_t     a statistic, gnicore_counter_inc()
  *   gnicore_env_rdma_post()
  *                         queue one BTE transfer (gnicore_post_rdma())
+ *   gnicore_env_cq_set_rd()
+ *                         tell the device a CQ's read index
+ *                         (gnicore_cq_take())
  *
  * and memcpy(), memset(), snprintf(), static_assert().
  */

@@ -142,16 +142,27 @@ static inline void gnicore_counter_inc(gnicore_counter_t *c)
 	atomic_inc(c);
 }
 
+struct gnicore_cq;
 struct gnicore_ep;
 
 /*
- * Kernel RDMA posts go to kgni_rdma_post() on BTE channel 3 (step 6 of
- * Documentation/plans/kernel-clients.md); until then there are none.
+ * A kernel CQ's read index goes to its descriptor while the device is
+ * there (kgni_kcq.c); cq->lock held.
  */
+void kgni_kcq_core_set_rd(struct gnicore_cq *cq);
+#define gnicore_env_cq_set_rd(cq)	kgni_kcq_core_set_rd(cq)
+
+/*
+ * Kernel RDMA posts go to kgni_rdma_post() for the NIC's kernel domain
+ * (kgni_kep.c); process context, may sleep.
+ */
+gni_return_t kgni_kep_rdma_post(struct gnicore_ep *ep,
+				struct kgni_rdma_post *r);
+
 static inline gni_return_t gnicore_env_rdma_post(struct gnicore_ep *ep,
 						 struct kgni_rdma_post *r)
 {
-	return GNI_RC_ERROR_RESOURCE;
+	return kgni_kep_rdma_post(ep, r);
 }
 
 #endif /* GNICORE_ENV_KERNEL_H */

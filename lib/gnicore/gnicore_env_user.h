@@ -130,6 +130,13 @@ static inline void gnicore_counter_inc(gnicore_counter_t *c)
 
 struct gnicore_ep;
 
+/*
+ * Tell the device that the CQ's entries before its rd are consumed: a
+ * store to its page (gnicore_cq_take(), cq->lock held).
+ */
+#define gnicore_env_cq_set_rd(cq) \
+	gnicore_write64(&(cq)->user[GEMINI_CQ_READ_INDEX_OFFSET / 8], (cq)->rd)
+
 /* KGNI_IOC_RDMA_POST on the endpoint's file (lib/ugni/ugni_post.c) */
 gni_return_t gnicore_env_rdma_post(struct gnicore_ep *ep,
 				   struct kgni_rdma_post *r);
