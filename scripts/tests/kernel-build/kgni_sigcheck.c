@@ -84,6 +84,10 @@ static gni_return_t (*const sig_gni_cq_error_str)(gni_cq_entry_t entry,
 static gni_return_t (*const sig_gni_cq_error_recoverable)
 	(gni_cq_entry_t entry, u32 *recoverable)
 	__used = gni_cq_error_recoverable;
+static gni_return_t (*const sig_gni_get_completed)
+	(gni_cq_handle_t cq_hndl, gni_cq_entry_t event_data,
+	 gni_post_descriptor_t **post_descr)
+	__used = gni_get_completed;
 
 /* The CQ entry accessors (kgni section 1: GNI_CQ_* expand to them) */
 static u64 (*const sig_gni_cq_get_data)(gni_cq_entry_t entry)
@@ -120,6 +124,11 @@ static gni_return_t (*const sig_gni_ep_unbind)(gni_ep_handle_t ep_hndl)
 	__used = gni_ep_unbind;
 static gni_return_t (*const sig_gni_ep_destroy)(gni_ep_handle_t ep_hndl)
 	__used = gni_ep_destroy;
+
+/* RDMA (kgni section 3.5) */
+static gni_return_t (*const sig_gni_post_rdma)
+	(gni_ep_handle_t ep_hndl, gni_post_descriptor_t *post_descr)
+	__used = gni_post_rdma;
 
 /* Memory (kgni section 3.6) */
 static gni_return_t (*const sig_gni_mem_register)
