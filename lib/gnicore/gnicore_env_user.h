@@ -134,8 +134,13 @@ struct gnicore_ep;
  * Tell the device that the CQ's entries before its rd are consumed: a
  * store to its page (gnicore_cq_take(), cq->lock held).
  */
-#define gnicore_env_cq_set_rd(cq) \
-	gnicore_write64(&(cq)->user[GEMINI_CQ_READ_INDEX_OFFSET / 8], (cq)->rd)
+#define gnicore_env_cq_set_rd(cq)					\
+	do {								\
+		struct gnicore_cq *cq_ = (cq);				\
+									\
+		gnicore_write64(&cq_->user[GEMINI_CQ_READ_INDEX_OFFSET / 8], \
+				cq_->rd);				\
+	} while (0)
 
 /* KGNI_IOC_RDMA_POST on the endpoint's file (lib/ugni/ugni_post.c) */
 gni_return_t gnicore_env_rdma_post(struct gnicore_ep *ep,
