@@ -8,7 +8,8 @@
  *
  * debugfs kgni_ktest/:
  *   ctl     write one command:
- *             selftest          the single-node checks of the kernel API
+ *             selftest          the single-node checks of the kernel API,
+ *                               loopback RDMA on the node's own PE
  *             hold PTAG COOKIE  create a CDM and attach it to device 0;
  *                               kept until release or unload
  *             release           destroy the CDM that hold made
@@ -284,7 +285,7 @@ static void ktest_quiesce(gni_nic_handle_t nic)
 		 GNI_RC_INVALID_STATE, "gni_set_quiesce_callback again");
 }
 
-/* Calls of the CQ handler (none can come before the posts of step 6) */
+/* Calls of the CQ handler (no event comes without a post) */
 static atomic_t ktest_cq_calls = ATOMIC_INIT(0);
 
 static void ktest_cq_handler(u32 device_id, u64 data)
@@ -722,6 +723,310 @@ static void ktest_mem(gni_nic_handle_t nic, gni_nic_handle_t nic2)
 }
 
 /*
+ * The RDMA CQs' handler: calls by CQ (its usr_event_data's low bits),
+ * and the calls that were not in hard-IRQ context or had a wrong
+ * device_id or usr_event_data.
+ */
+#define KTEST_RDMA_DATA		0x6b740000ull
+#define KTEST_RDMA_SRC		0
+#define KTEST_RDMA_DST		1
+#define KTEST_RDMA_DELAY	2
+#define KTEST_RDMA_LEN		4096
+#define KTEST_RDMA_WAIT_MS	5000
+#define KTEST_LOCAL_EVENT	0x1111
+#define KTEST_REMOTE_EVENT	0x2222
+
+static atomic_t ktest_rdma_calls[4];
+static atomic_t ktest_rdma_bad = ATOMIC_INIT(0);
+
+static void ktest_rdma_handler(u32 device_id, u64 data)
+{
+	if (!in_hardirq() || device_id != KTEST_DEVICE ||
+	    (data & ~3ull) != KTEST_RDMA_DATA)
+		atomic_inc(&ktest_rdma_bad);
+	else
+		atomic_inc(&ktest_rdma_calls[data & 3]);
+}
+
+/* Wait up to KTEST_RDMA_WAIT_MS for @n handler calls of CQ @which. */
+static bool ktest_rdma_wait_calls(unsigned int which, int n)
+{
+	unsigned int ms;
+
+	for (ms = 0; ms < KTEST_RDMA_WAIT_MS; ms += 20) {
+		if (atomic_read(&ktest_rdma_calls[which]) >= n)
+			return true;
+		msleep(20);
+	}
+	return atomic_read(&ktest_rdma_calls[which]) >= n;
+}
+
+/* The next event of @cq, waited for up to KTEST_RDMA_WAIT_MS */
+static gni_return_t ktest_rdma_event(gni_cq_handle_t cq, gni_cq_entry_t *e)
+{
+	unsigned int ms;
+	gni_return_t rc;
+
+	for (ms = 0; ms < KTEST_RDMA_WAIT_MS; ms += 20) {
+		rc = gni_cq_get_event(cq, e);
+		if (rc != GNI_RC_NOT_DONE)
+			return rc;
+		msleep(20);
+	}
+	return gni_cq_get_event(cq, e);
+}
+
+/* A loopback post's descriptor */
+static void ktest_rdma_desc(gni_post_descriptor_t *d, gni_post_type_t type,
+			    u16 cq_mode, void *local, gni_mem_handle_t lmh,
+			    void *remote, gni_mem_handle_t rmh, u64 len,
+			    u64 post_id)
+{
+	memset(d, 0, sizeof(*d));
+	d->type = type;
+	d->cq_mode = cq_mode;
+	d->dlvr_mode = GNI_DLVMODE_PERFORMANCE;
+	d->local_addr = (u64)(unsigned long)local;
+	d->local_mem_hndl = lmh;
+	d->remote_addr = (u64)(unsigned long)remote;
+	d->remote_mem_hndl = rmh;
+	d->length = len;
+	d->post_id = post_id;
+}
+
+/* gni_post_rdma()'s refusals; @d a good PUT */
+static void ktest_rdma_refusals(gni_nic_handle_t nic, gni_ep_handle_t ep,
+				gni_cq_handle_t cq,
+				const gni_post_descriptor_t *d, void *spare)
+{
+	gni_post_descriptor_t bad;
+	gni_mem_handle_t gone;
+
+	ktest_rc(gni_post_rdma(NULL, &bad), GNI_RC_INVALID_PARAM,
+		 "gni_post_rdma, no endpoint");
+	bad = *d;
+	ktest_rc(gni_post_rdma((gni_ep_handle_t)cq, &bad),
+		 GNI_RC_INVALID_PARAM, "gni_post_rdma of a CQ");
+	ktest_rc(gni_post_rdma(ep, NULL), GNI_RC_INVALID_PARAM,
+		 "gni_post_rdma, no descriptor");
+	bad.type = GNI_POST_FMA_PUT;
+	ktest_rc(gni_post_rdma(ep, &bad), GNI_RC_INVALID_PARAM,
+		 "gni_post_rdma of an FMA PUT");
+	bad = *d;
+	bad.type = GNI_POST_RDMA_GET;
+	bad.local_addr += 1;
+	bad.remote_addr += 1;
+	bad.length = 8;
+	ktest_rc(gni_post_rdma(ep, &bad), GNI_RC_ALIGNMENT_ERROR,
+		 "gni_post_rdma, a GET not 4-byte aligned");
+	bad = *d;
+	bad.cq_mode |= 0x100;
+	ktest_rc(gni_post_rdma(ep, &bad), GNI_RC_INVALID_PARAM,
+		 "gni_post_rdma, an unknown cq_mode bit");
+	/* A registration that is gone: its handle's CRC still holds */
+	if (gni_mem_register(nic, (u64)(unsigned long)spare, 64, NULL,
+			     GNI_MEM_READWRITE, &gone) == GNI_RC_SUCCESS) {
+		bad = *d;
+		bad.local_mem_hndl = gone;
+		bad.local_addr = (u64)(unsigned long)spare;
+		bad.length = 64;
+		gni_mem_deregister(nic, &gone, 0);
+		ktest_rc(gni_post_rdma(ep, &bad), GNI_RC_INVALID_PARAM,
+			 "gni_post_rdma, a local handle deregistered");
+	}
+	ktest_ok(atomic_read(&ktest_rdma_calls[KTEST_RDMA_SRC]) == 0,
+		 "no event from the refused posts");
+}
+
+/* A post's local event on @cq, handed back by gni_get_completed() */
+static void ktest_rdma_complete(gni_cq_handle_t cq, gni_post_descriptor_t *d,
+				const char *what)
+{
+	gni_post_descriptor_t *pd = NULL;
+	gni_cq_entry_t e = 0;
+	gni_return_t rc;
+
+	rc = ktest_rdma_event(cq, &e);
+	ktest_ok(rc == GNI_RC_SUCCESS &&
+		 GNI_CQ_GET_TYPE(e) == GNI_CQ_EVENT_TYPE_POST &&
+		 GNI_CQ_GET_INST_ID(e) == KTEST_LOCAL_EVENT,
+		 "%s: gni_cq_get_event %s, inst_id 0x%llx (the local event data 0x%x)",
+		 what, ktest_rc_name(rc), GNI_CQ_GET_INST_ID(e),
+		 KTEST_LOCAL_EVENT);
+	if (rc != GNI_RC_SUCCESS)
+		return;
+	rc = gni_get_completed(cq, e, &pd);
+	ktest_ok(rc == GNI_RC_SUCCESS && pd == d &&
+		 pd->post_id == d->post_id && pd->status == GNI_RC_SUCCESS,
+		 "%s: gni_get_completed %s, the descriptor posted (post_id 0x%llx)",
+		 what, ktest_rc_name(rc), pd ? pd->post_id : 0);
+}
+
+/* delay_index 4: no handler call before the 4th event */
+static void ktest_rdma_delay(gni_nic_handle_t nic, u32 pe, void *src,
+			     gni_mem_handle_t smh, void *dst,
+			     gni_mem_handle_t dmh)
+{
+	gni_post_descriptor_t d[4];
+	gni_cq_handle_t cq;
+	gni_ep_handle_t ep;
+	bool posted = true;
+	unsigned int i;
+
+	if (!ktest_rc(gni_cq_create(nic, 16, 4, ktest_rdma_handler,
+				    KTEST_RDMA_DATA | KTEST_RDMA_DELAY, &cq),
+		      GNI_RC_SUCCESS, "gni_cq_create, delay_index 4"))
+		return;
+	if (gni_ep_create(nic, cq, &ep) != GNI_RC_SUCCESS) {
+		ktest_ok(false, "gni_ep_create, for delay_index 4");
+		gni_cq_destroy(cq);
+		return;
+	}
+	gni_ep_bind(ep, pe, KTEST_INST);
+	gni_ep_set_eventdata(ep, KTEST_LOCAL_EVENT, KTEST_REMOTE_EVENT);
+	for (i = 0; i < 4; i++)
+		ktest_rdma_desc(&d[i], GNI_POST_RDMA_PUT,
+				GNI_CQMODE_GLOBAL_EVENT, src + 64 * i, smh,
+				dst + 64 * i, dmh, 64, 0x40 + i);
+	for (i = 0; i < 3; i++)
+		posted &= gni_post_rdma(ep, &d[i]) == GNI_RC_SUCCESS;
+	ktest_ok(posted, "3 PUTs posted on the delay_index 4 CQ");
+	msleep(200);
+	ktest_ok(atomic_read(&ktest_rdma_calls[KTEST_RDMA_DELAY]) == 0,
+		 "no handler call after 3 events (delay_index 4): %d",
+		 atomic_read(&ktest_rdma_calls[KTEST_RDMA_DELAY]));
+	ktest_rc(gni_post_rdma(ep, &d[3]), GNI_RC_SUCCESS, "the 4th PUT");
+	ktest_ok(ktest_rdma_wait_calls(KTEST_RDMA_DELAY, 1),
+		 "the handler called after the 4th event");
+	for (i = 0; i < 4; i++)
+		ktest_rdma_complete(cq, &d[i], "delay_index 4");
+	ktest_rc(gni_ep_destroy(ep), GNI_RC_SUCCESS,
+		 "gni_ep_destroy, delay_index 4");
+	ktest_rc(gni_cq_destroy(cq), GNI_RC_SUCCESS,
+		 "gni_cq_destroy, delay_index 4");
+}
+
+/* PUT, GET back and the handlers, on the node's own PE */
+static void ktest_rdma_loop(gni_nic_handle_t nic, u32 pe, gni_cq_handle_t scq,
+			    gni_cq_handle_t rcq, u8 *src, gni_mem_handle_t smh,
+			    u8 *dst, gni_mem_handle_t dmh, void *spare)
+{
+	gni_post_descriptor_t put, get, *pd = NULL;
+	gni_cq_entry_t e = 0;
+	gni_ep_handle_t ep;
+	gni_return_t rc;
+	unsigned int i;
+
+	if (!ktest_rc(gni_ep_create(nic, scq, &ep), GNI_RC_SUCCESS,
+		      "gni_ep_create, for RDMA"))
+		return;
+	ktest_rdma_desc(&put, GNI_POST_RDMA_PUT,
+			GNI_CQMODE_GLOBAL_EVENT | GNI_CQMODE_REMOTE_EVENT,
+			src, smh, dst, dmh, KTEST_RDMA_LEN, 0x77);
+	ktest_rc(gni_post_rdma(ep, &put), GNI_RC_INVALID_PARAM,
+		 "gni_post_rdma, endpoint not bound");
+	ktest_rc(gni_ep_bind(ep, pe, KTEST_INST), GNI_RC_SUCCESS,
+		 "gni_ep_bind to the own PE");
+	gni_ep_set_eventdata(ep, KTEST_LOCAL_EVENT, KTEST_REMOTE_EVENT);
+	ktest_rdma_refusals(nic, ep, scq, &put, spare);
+
+	for (i = 0; i < KTEST_RDMA_LEN; i++)
+		src[i] = (u8)(i * 7 + 3);
+	memset(dst, 0, KTEST_RDMA_LEN);
+	rc = gni_post_rdma(ep, &put);
+	if (!ktest_rc(rc, GNI_RC_SUCCESS, "gni_post_rdma, PUT 4096 bytes"))
+		goto out;
+	ktest_rc(gni_ep_unbind(ep), GNI_RC_NOT_DONE,
+		 "gni_ep_unbind, the PUT outstanding");
+	ktest_ok(ktest_rdma_wait_calls(KTEST_RDMA_SRC, 1),
+		 "the source CQ's handler called");
+	ktest_rdma_complete(scq, &put, "PUT");
+	ktest_ok(ktest_rdma_wait_calls(KTEST_RDMA_DST, 1),
+		 "the destination CQ's handler called");
+	rc = ktest_rdma_event(rcq, &e);
+	ktest_ok(rc == GNI_RC_SUCCESS &&
+		 GNI_CQ_GET_INST_ID(e) == KTEST_REMOTE_EVENT,
+		 "the remote event: %s, inst_id 0x%llx (the remote event data 0x%x)",
+		 ktest_rc_name(rc), GNI_CQ_GET_INST_ID(e), KTEST_REMOTE_EVENT);
+	if (rc == GNI_RC_SUCCESS)
+		ktest_rc(gni_get_completed(rcq, e, &pd),
+			 GNI_RC_DESCRIPTOR_ERROR,
+			 "gni_get_completed of the remote event");
+	ktest_ok(!memcmp(src, dst, KTEST_RDMA_LEN),
+		 "the PUT's 4096 bytes arrived");
+
+	memset(src, 0, KTEST_RDMA_LEN);
+	ktest_rdma_desc(&get, GNI_POST_RDMA_GET, GNI_CQMODE_GLOBAL_EVENT,
+			src, smh, dst, dmh, KTEST_RDMA_LEN, 0x78);
+	if (ktest_rc(gni_post_rdma(ep, &get), GNI_RC_SUCCESS,
+		     "gni_post_rdma, GET them back")) {
+		ktest_rdma_complete(scq, &get, "GET");
+		ktest_ok(!memcmp(src, dst, KTEST_RDMA_LEN),
+			 "the GET's 4096 bytes arrived");
+	}
+	ktest_rc(gni_cq_get_event(scq, &e), GNI_RC_NOT_DONE,
+		 "no event left on the source CQ");
+	ktest_rc(gni_get_completed(NULL, e, &pd), GNI_RC_INVALID_PARAM,
+		 "gni_get_completed, no CQ");
+	ktest_rc(gni_get_completed(scq, e, NULL), GNI_RC_INVALID_PARAM,
+		 "gni_get_completed, no post_descr");
+	ktest_rc(gni_ep_unbind(ep), GNI_RC_SUCCESS,
+		 "gni_ep_unbind, the posts completed");
+	ktest_ok(atomic_read(&ktest_rdma_bad) == 0,
+		 "every handler call in hard IRQ, device_id %u and the CQ's usr_event_data",
+		 KTEST_DEVICE);
+out:
+	ktest_rc(gni_ep_destroy(ep), GNI_RC_SUCCESS, "gni_ep_destroy, RDMA");
+}
+
+/* Loopback RDMA on @nic, whose address is @pe */
+static void ktest_rdma(gni_nic_handle_t nic, u32 pe)
+{
+	gni_mem_handle_t smh, dmh;
+	gni_cq_handle_t scq, rcq;
+	u8 *src, *dst, *spare;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ktest_rdma_calls); i++)
+		atomic_set(&ktest_rdma_calls[i], 0);
+	atomic_set(&ktest_rdma_bad, 0);
+	src = kmalloc(KTEST_RDMA_LEN, GFP_KERNEL);
+	dst = kmalloc(KTEST_RDMA_LEN, GFP_KERNEL);
+	spare = kmalloc(64, GFP_KERNEL);
+	if (!ktest_ok(src && dst && spare, "kmalloc, RDMA buffers"))
+		goto free;
+	if (!ktest_rc(gni_cq_create(nic, 64, 0, ktest_rdma_handler,
+				    KTEST_RDMA_DATA | KTEST_RDMA_SRC, &scq),
+		      GNI_RC_SUCCESS, "gni_cq_create, source CQ"))
+		goto free;
+	if (!ktest_rc(gni_cq_create(nic, 64, 0, ktest_rdma_handler,
+				    KTEST_RDMA_DATA | KTEST_RDMA_DST, &rcq),
+		      GNI_RC_SUCCESS, "gni_cq_create, destination CQ"))
+		goto scq;
+	if (!ktest_mem_reg(nic, "RDMA source", (u64)(unsigned long)src,
+			   KTEST_RDMA_LEN, NULL, GNI_MEM_READWRITE, &smh))
+		goto rcq;
+	if (ktest_mem_reg(nic, "RDMA destination", (u64)(unsigned long)dst,
+			  KTEST_RDMA_LEN, rcq, GNI_MEM_READWRITE, &dmh)) {
+		ktest_rdma_loop(nic, pe, scq, rcq, src, smh, dst, dmh, spare);
+		ktest_rdma_delay(nic, pe, src, smh, dst, dmh);
+		/* The PUTs' remote events: none asked for */
+		ktest_mem_dereg(nic, &dmh, "RDMA destination");
+	}
+	ktest_mem_dereg(nic, &smh, "RDMA source");
+rcq:
+	ktest_rc(gni_cq_destroy(rcq), GNI_RC_SUCCESS,
+		 "gni_cq_destroy, destination CQ");
+scq:
+	ktest_rc(gni_cq_destroy(scq), GNI_RC_SUCCESS,
+		 "gni_cq_destroy, source CQ");
+free:
+	kfree(spare);
+	kfree(dst);
+	kfree(src);
+}
+
+/*
  * Kernel CDMs take job slots of the device until none is left; destroying
  * them gives the slots back.
  */
@@ -800,6 +1105,7 @@ static void ktest_selftest(void)
 	ktest_cq_ep(cdm, nic, cdm2 ? nic2 : NULL);
 	ktest_cq_entries();
 	ktest_mem(nic, cdm2 ? nic2 : NULL);
+	ktest_rdma(nic, addr);
 	if (cdm2) {
 		gni_cq_handle_t cq;
 		gni_ep_handle_t ep;
