@@ -683,6 +683,33 @@ out:
 }
 
 /**
+ * kgni_rdma_req_init() - the request of a struct kgni_rdma_post
+ * @req: filled
+ * @p: an ioctl's post, or gnicore's (the kernel API)
+ */
+void kgni_rdma_req_init(struct kgni_rdma_req *req,
+			const struct kgni_rdma_post *p)
+{
+	*req = (struct kgni_rdma_req){
+		.flags = p->flags,
+		.type = p->type,
+		.events = p->events,
+		.remote_pe = p->remote_pe,
+		.cq_id = p->cq_id,
+		.dlvr_mode = p->dlvr_mode,
+		.local_addr = p->local_addr,
+		.local_mem_hndl = { p->local_mem_hndl[0],
+				    p->local_mem_hndl[1] },
+		.remote_addr = p->remote_addr,
+		.remote_mem_hndl = { p->remote_mem_hndl[0],
+				     p->remote_mem_hndl[1] },
+		.length = p->length,
+		.local_data = p->local_data,
+		.global_data = p->global_data,
+	};
+}
+
+/**
  * kgni_ioctl_rdma_post() - KGNI_IOC_RDMA_POST
  * @ucmd: the call; @ucmd->cmd is a struct kgni_rdma_post
  *
@@ -693,27 +720,12 @@ out:
 int kgni_ioctl_rdma_post(struct kgni_ucmd *ucmd)
 {
 	struct kgni_rdma_post *cmd = ucmd->cmd;
-	const struct kgni_rdma_req req = {
-		.flags = cmd->flags,
-		.type = cmd->type,
-		.events = cmd->events,
-		.remote_pe = cmd->remote_pe,
-		.cq_id = cmd->cq_id,
-		.dlvr_mode = cmd->dlvr_mode,
-		.local_addr = cmd->local_addr,
-		.local_mem_hndl = { cmd->local_mem_hndl[0],
-				    cmd->local_mem_hndl[1] },
-		.remote_addr = cmd->remote_addr,
-		.remote_mem_hndl = { cmd->remote_mem_hndl[0],
-				     cmd->remote_mem_hndl[1] },
-		.length = cmd->length,
-		.local_data = cmd->local_data,
-		.global_data = cmd->global_data,
-	};
+	struct kgni_rdma_req req;
 	int ret;
 
 	if (cmd->reserved || cmd->channel || cmd->slot)
 		return -EINVAL;
+	kgni_rdma_req_init(&req, cmd);
 	ret = kgni_rdma_post(ucmd->kdev, &ucmd->kfile->dom, &req,
 			     &cmd->channel, &cmd->slot);
 	if (ret)

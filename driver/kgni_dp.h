@@ -293,6 +293,8 @@ void kgni_bte_drain(struct kgni_dev *kdev, struct kgni_dom *dom,
 		    bool live);
 int kgni_rdma_post(struct kgni_dev *kdev, struct kgni_dom *dom,
 		   const struct kgni_rdma_req *cmd, u32 *channel, u32 *slot);
+void kgni_rdma_req_init(struct kgni_rdma_req *req,
+			const struct kgni_rdma_post *p);
 
 /* kgni_dgram.c */
 int kgni_dg_init(struct kgni_dev *kdev);

@@ -259,26 +259,11 @@ gni_return_t kgni_kep_rdma_post(struct gnicore_ep *core,
 {
 	struct gni_ep *ep = container_of(core, struct gni_ep, core);
 	struct kgni_dev *kdev = ep->nic->kdev;
-	const struct kgni_rdma_req req = {
-		.flags = r->flags,
-		.type = r->type,
-		.events = r->events,
-		.remote_pe = r->remote_pe,
-		.cq_id = r->cq_id,
-		.dlvr_mode = r->dlvr_mode,
-		.local_addr = r->local_addr,
-		.local_mem_hndl = { r->local_mem_hndl[0],
-				    r->local_mem_hndl[1] },
-		.remote_addr = r->remote_addr,
-		.remote_mem_hndl = { r->remote_mem_hndl[0],
-				     r->remote_mem_hndl[1] },
-		.length = r->length,
-		.local_data = r->local_data,
-		.global_data = r->global_data,
-	};
+	struct kgni_rdma_req req;
 	u32 channel, slot;
 	int err;
 
+	kgni_rdma_req_init(&req, r);
 	down_read(&kdev->ctl_rwsem);
 	if (READ_ONCE(kdev->gone))
 		err = -ENODEV;
