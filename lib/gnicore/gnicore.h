@@ -219,7 +219,8 @@ bool gnicore_fma_get8(struct gnicore_ep *ep, uint64_t loff, uint32_t loc_mdh,
 		      uint64_t roff, uint32_t rem_mdh, uint64_t data,
 		      uint16_t dlvr_mode);
 bool gnicore_fma_cqwrite(struct gnicore_ep *ep, uint32_t rem_mdh,
-			 uint64_t event, uint64_t data, uint16_t dlvr_mode);
+			 uint64_t event, unsigned int sync, uint64_t data,
+			 uint16_t dlvr_mode);
 
 /* gnicore_cq.c */
 void gnicore_cq_init(struct gnicore_cq *cq, struct gnicore_nic *nic,

@@ -487,12 +487,14 @@ bool gnicore_fma_get8(struct gnicore_ep *ep, uint64_t loff, uint32_t loc_mdh,
 
 /*
  * For SMSG: the CQ write @event to the CQ of MDH @rem_mdh at @ep's peer,
- * alone (the remote event of a message whose own was never sent), without
- * a local event (event data @data for a failure).  False if nothing was
- * sent (as gnicore_fma_put_flag()).
+ * alone (the remote event of a message whose own was never sent), with
+ * the local event of @sync (0 or GEMINI_FMA_SYNC_LOCAL_EVENT; a failure
+ * raises one anyway), event data @data.  False if nothing was sent (as
+ * gnicore_fma_put_flag()).
  */
 bool gnicore_fma_cqwrite(struct gnicore_ep *ep, uint32_t rem_mdh,
-			 uint64_t event, uint64_t data, uint16_t dlvr_mode)
+			 uint64_t event, unsigned int sync, uint64_t data,
+			 uint16_t dlvr_mode)
 {
 	struct gnicore_fma *f = ep->fma;
 	unsigned long flags;
@@ -502,7 +504,7 @@ bool gnicore_fma_cqwrite(struct gnicore_ep *ep, uint32_t rem_mdh,
 	fma_program(f, qw1_of(ep->remote_pe, 0),
 		    qw2_of(GEMINI_FMA_CMD_PUT, rem_mdh, 0, dlvr_mode));
 	gnicore_write64(&f->user[GEMINI_FMA_QW_CQ_WRITE / 8], event);
-	fma_sync(f, 0, data);
+	fma_sync(f, sync, data);
 	gnicore_unlock(&f->lock, flags);
 	return true;
 }

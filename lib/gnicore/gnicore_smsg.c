@@ -409,25 +409,75 @@ gni_return_t gnicore_smsg_release(struct gnicore_ep *ep)
 }
 
 /*
+ * Send message @seq of @ep again after its failed local event @e (its
+ * @tries-th sending): the whole message, or (@event_only: the peer has it)
+ * its remote event alone, as a new request that keeps @e's msg_id.  True
+ * if it went.  s->lock held.
+ */
+static bool smsg_resend(struct gnicore_ep *ep, struct gnicore_smsg *s,
+			uint64_t e, uint64_t seq, unsigned int tries,
+			bool event_only)
+{
+	struct gnicore_nic *nic = ep->nic;
+	unsigned long nflags;
+	bool sent;
+	int tid;
+
+	nflags = gnicore_lock(&nic->lock);
+	tid = gnicore_req_alloc(nic, NULL, ep, 0);
+	if (tid >= 0) {
+		nic->req[tid].local_event = (uint32_t)ugni_cqe_id(e);
+		nic->req[tid].smsg_seq = seq;
+		nic->req[tid].smsg_tries = tries + 1;
+	}
+	gnicore_unlock(&nic->lock, nflags);
+	if (tid < 0)
+		return false;
+	if (event_only)
+		sent = gnicore_fma_cqwrite(ep, s->rem_mdh,
+					   ugni_cqe_data(GNI_CQ_EVENT_TYPE_SMSG,
+							 ep->remote_event,
+							 UGNI_TID_NONE),
+					   GEMINI_FMA_SYNC_LOCAL_EVENT,
+					   ugni_cqe_data(GNI_CQ_EVENT_TYPE_SMSG,
+							 ep->remote_event,
+							 (uint32_t)tid),
+					   nic->smsg_dlvr_mode);
+	else
+		sent = smsg_put(ep, s, seq, (uint32_t)tid);
+	if (sent) {
+		gnicore_stat(nic, GNI_STAT_SMSG_RETRANS_COUNT);
+		return true;
+	}
+	/* It could not go (the kernel): as if no tid */
+	nflags = gnicore_lock(&nic->lock);
+	gnicore_req_free(nic, (uint32_t)tid);
+	gnicore_unlock(&nic->lock, nflags);
+	return false;
+}
+
+/*
  * The local event @e of SMSG message @seq of @ep (its @tries-th sending),
  * being taken (nic->lock not held): a failure is sent again, or breaks
  * the connection.  True when the event must not reach the caller.
  *
  * A message the peer has released arrived whole, flag and all: only an
  * answer was lost, the flag's or the remote event's.  After a lost flag
- * answer the device sent no remote event, so it goes now, alone; after a
- * lost remote-event answer the peer sees that event twice (remote events
- * are at least once when links fail, as a retransmission's are).  The
- * caller sees the send succeed.
+ * answer the device sent no remote event, so it goes now, alone, as a
+ * request of its own whose failure is sent again in turn (until
+ * max_retrans + 1 sendings in all): a remote event lost with it would be
+ * lost for good.  After a lost remote-event answer the peer sees that event
+ * twice (remote events are at least once when links fail, as a
+ * retransmission's are).  The caller sees the send succeed once the
+ * remote event is answered, or when no sending is left.
  */
 bool gnicore_smsg_event(struct gnicore_ep *ep, uint64_t *e, uint64_t seq,
 			unsigned int tries)
 {
 	struct gnicore_nic *nic;
 	struct gnicore_smsg *s;
-	unsigned long flags, nflags;
+	unsigned long flags;
 	bool swallow = false;
-	int tid;
 
 	if (!ugni_cqe_status(*e) || !ep)
 		return false;
@@ -437,37 +487,17 @@ bool gnicore_smsg_event(struct gnicore_ep *ep, uint64_t *e, uint64_t seq,
 		return false;
 	flags = gnicore_lock(&s->lock);
 	if (credit_word(s) >= seq) {
-		gnicore_fma_cqwrite(ep, s->rem_mdh,
-				    ugni_cqe_data(GNI_CQ_EVENT_TYPE_SMSG,
-						  ep->remote_event,
-						  UGNI_TID_NONE),
-				    ugni_cqe_data(GNI_CQ_EVENT_TYPE_SMSG, 0,
-						  UGNI_TID_NONE),
-				    nic->smsg_dlvr_mode);
-		ugni_cqe_set_field(e, GEMINI_CQE_STATUS_SHIFT,
-				   GEMINI_CQE_STATUS_MASK, 0);
+		/* One sending more than a message gets: it arrived. */
+		if (tries <= nic->smsg_max_retrans)
+			swallow = smsg_resend(ep, s, *e, seq, tries, true);
+		if (!swallow)
+			ugni_cqe_set_field(e, GEMINI_CQE_STATUS_SHIFT,
+					   GEMINI_CQE_STATUS_MASK, 0);
 		gnicore_unlock(&s->lock, flags);
-		return false;
+		return swallow;
 	}
-	if (s->retransmit && !s->broken && tries < nic->smsg_max_retrans) {
-		nflags = gnicore_lock(&nic->lock);
-		tid = gnicore_req_alloc(nic, NULL, ep, 0);
-		if (tid >= 0) {
-			nic->req[tid].local_event = (uint32_t)ugni_cqe_id(*e);
-			nic->req[tid].smsg_seq = seq;
-			nic->req[tid].smsg_tries = tries + 1;
-		}
-		gnicore_unlock(&nic->lock, nflags);
-		if (tid >= 0 && smsg_put(ep, s, seq, (uint32_t)tid)) {
-			gnicore_stat(nic, GNI_STAT_SMSG_RETRANS_COUNT);
-			swallow = true;
-		} else if (tid >= 0) {
-			/* It could not go (the kernel): as if no tid */
-			nflags = gnicore_lock(&nic->lock);
-			gnicore_req_free(nic, (uint32_t)tid);
-			gnicore_unlock(&nic->lock, nflags);
-		}
-	}
+	if (s->retransmit && !s->broken && tries < nic->smsg_max_retrans)
+		swallow = smsg_resend(ep, s, *e, seq, tries, false);
 	if (!swallow)
 		s->broken = true;
 	gnicore_unlock(&s->lock, flags);

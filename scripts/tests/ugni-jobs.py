@@ -110,10 +110,14 @@ def job(tap, n, prog, *prog_args, ppn=1, launcher=()):
     t = time.time() - t0
     why = failures(out, n, prog)
     ok, nok = counts(out)
+    # A failure names its first failed check in the line itself: CI
+    # summaries keep only the lines of the failed tests.
+    first = f" [first: {why.splitlines()[0][:200]}]" if why else ""
     tap.ok(rc == 0 and not why,
            f"run {' '.join(map(str, args))} {prog} "
            f"{' '.join(map(str, prog_args))}".rstrip() +
-           f": every rank passed, {ok} checks ok, {nok} not ok ({t:.1f}s)",
+           f": every rank passed, {ok} checks ok, {nok} not ok ({t:.1f}s)"
+           + first,
            f"exit {rc}\n{why}\n--- stderr:\n{err[-3000:]}")
     return rc, out, err
 

@@ -518,14 +518,40 @@ static void test_smsg_send(void)
 		 GNI_RC_SUCCESS);
 	*(uint64_t *)e.buf = 6;
 	sync_ends(&e, 0xb);
-	CHECK_EQ(gnicore_cq_take(&e.cq, &ev, &client), GNI_RC_SUCCESS);
-	CHECK_EQ(ugni_cqe_id(ev), 6);
+	/* Its remote event goes alone, a request of its own: not seen yet */
+	CHECK_EQ(gnicore_cq_take(&e.cq, &ev, &client), GNI_RC_NOT_DONE);
 	CHECK_EQ(e.fma_page[GEMINI_FMA_QW_CQ_WRITE / 8],
 		 ugni_cqe_data(GNI_CQ_EVENT_TYPE_SMSG, REMOTE_EVENT,
 			       UGNI_TID_NONE));
-	CHECK_EQ(e.nic.stats[GNI_STAT_SMSG_RETRANS_COUNT], 1);
-	/* Past max_retrans the connection breaks */
+	CHECK_EQ(sync_type(&e), GEMINI_FMA_SYNC_LOCAL_EVENT);
+	CHECK_EQ(e.nic.stats[GNI_STAT_SMSG_RETRANS_COUNT], 2);
+	/* That CQ write fails too: it goes again, not lost */
+	e.fma_page[GEMINI_FMA_QW_CQ_WRITE / 8] = 0;
+	sync_ends(&e, 0xb);
+	CHECK_EQ(gnicore_cq_take(&e.cq, &ev, &client), GNI_RC_NOT_DONE);
+	CHECK_EQ(e.fma_page[GEMINI_FMA_QW_CQ_WRITE / 8],
+		 ugni_cqe_data(GNI_CQ_EVENT_TYPE_SMSG, REMOTE_EVENT,
+			       UGNI_TID_NONE));
+	CHECK_EQ(e.nic.stats[GNI_STAT_SMSG_RETRANS_COUNT], 3);
+	/* Answered: the send's local event, a success with its msg_id */
+	sync_ends(&e, 0);
+	CHECK_EQ(gnicore_cq_take(&e.cq, &ev, &client), GNI_RC_SUCCESS);
+	CHECK_EQ(ugni_cqe_id(ev), 6);
+	CHECK_EQ(ugni_cqe_type(ev), GNI_CQ_EVENT_TYPE_SMSG);
+	/* With no sending left it is a success without its remote event */
 	e.nic.smsg_max_retrans = 0;
+	*(uint64_t *)e.buf = 6;
+	CHECK_EQ(gnicore_smsg_send(&e.ep, "t", 1, NULL, 0, 10, 0),
+		 GNI_RC_SUCCESS);
+	*(uint64_t *)e.buf = 7;
+	sync_ends(&e, 0xb);
+	CHECK_EQ(gnicore_cq_take(&e.cq, &ev, &client), GNI_RC_NOT_DONE);
+	CHECK_EQ(sync_type(&e), GEMINI_FMA_SYNC_LOCAL_EVENT);
+	sync_ends(&e, 0xb);
+	CHECK_EQ(gnicore_cq_take(&e.cq, &ev, &client), GNI_RC_SUCCESS);
+	CHECK_EQ(ugni_cqe_id(ev), 10);
+	CHECK_EQ(e.nic.stats[GNI_STAT_SMSG_RETRANS_COUNT], 4);
+	/* Past max_retrans the connection breaks */
 	CHECK_EQ(gnicore_smsg_send(&e.ep, "w", 1, NULL, 0, 7, 0), GNI_RC_SUCCESS);
 	sync_ends(&e, 0xb);
 	CHECK_EQ(gnicore_cq_take(&e.cq, &ev, &client),
@@ -536,7 +562,8 @@ static void test_smsg_send(void)
 	tap_test_end("SMSG send: the slot's words and flag, the sync, credit "
 		     "for 4, a failure sent again unseen, the read of the count "
 		     "after 256 refusals, a released one's failure a success "
-		     "with its remote event alone, then a broken connection");
+		     "once its remote event, sent alone and again when that "
+		     "fails, is answered, then a broken connection");
 }
 
 static void test_smsg_receive(void)
