@@ -193,15 +193,21 @@ firmware: $(FIRMWARE_BINS)
 
 # What out-of-tree kernel clients of kgni build against
 # (Documentation/kernel-api.rst, "Building a client"): $(KGNI_OUT)/include
-# with a copy of gni_pub.h, kgni's $(KGNI_OUT)/Module.symvers, and the
-# pkg-config module cray-gni (its Cflags and its variable symvers) beside
+# with copies of gni_pub.h, krca_lib.h and rsms/rs_sm_states.h, kgni's
+# $(KGNI_OUT)/Module.symvers, and the pkg-config modules cray-gni (its
+# Cflags and its variable symvers), cray-krca and lsb-cray-hss beside
 # cray-gni-headers in $(LIB_OUT)/pkgconfig.  `make module` makes them.
 KGNI_OUT := $(BUILD)/kgni
 KGNI_SDK := $(KGNI_OUT)/include/gni_pub.h $(KGNI_OUT)/Module.symvers \
-	$(LIB_OUT)/pkgconfig/cray-gni.pc
+	$(KGNI_OUT)/include/krca_lib.h $(KGNI_OUT)/include/rsms/rs_sm_states.h \
+	$(addprefix $(LIB_OUT)/pkgconfig/,cray-gni.pc cray-krca.pc lsb-cray-hss.pc)
 kgni-sdk: $(KGNI_SDK)
 
 $(KGNI_OUT)/include/gni_pub.h: $(UGNI_DIR)/gni_pub.h
+	@mkdir -p $(@D)
+	cp $< $@
+
+$(KGNI_OUT)/include/%.h: $(REPO)/driver/include/%.h
 	@mkdir -p $(@D)
 	cp $< $@
 
@@ -209,7 +215,7 @@ $(KGNI_OUT)/Module.symvers: $(REPO)/Module.symvers
 	@mkdir -p $(@D)
 	cp $< $@
 
-$(LIB_OUT)/pkgconfig/cray-gni.pc: $(REPO)/driver/cray-gni.pc.in
+$(LIB_OUT)/pkgconfig/%.pc: $(REPO)/driver/%.pc.in
 	@mkdir -p $(@D)
 	sed -e 's|@PREFIX@|$(KGNI_OUT)|' -e 's|@VERSION@|$(UGNI_VERSION)|' $< >$@
 

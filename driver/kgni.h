@@ -19,6 +19,8 @@
  *   kgni_bte.c       the BTE's channels and RDMA posts
  *   kgni_mmap.c      mmap of the data path's objects, the mappings' lifetime
  *   kgni_kdom.c      the kernel API's domains and NICs, errno, quiesce
+ *   kgni_rca.c       Cray's RCA for kernel clients: node events from the
+ *                    fabric, the node list, NID <-> NIC address
  * The data path's files share kgni_dp.h besides, and the kernel API's
  * kgni_kapi.h.
  */
@@ -414,6 +416,11 @@ unsigned int kgni_num_nodes(struct kgni_dev *kdev);
 unsigned int kgni_fabric_read_reach(struct kgni_dev *kdev, unsigned long *map);
 void kgni_fabric_changed(struct kgni_dev *kdev);
 void kgni_fabric_init(struct kgni_dev *kdev);
+
+/* kgni_rca.c */
+void kgni_rca_fabric(struct kgni_dev *kdev, const unsigned long *now,
+		     unsigned int n);
+void kgni_rca_exit(void);
 
 /* kgni_port.c */
 const char *kgni_port_name(unsigned int port);

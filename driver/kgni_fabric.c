@@ -9,8 +9,8 @@
  * unreachable or reachable again.  The supervisor leaves a node out of
  * every table once all its links are down or its QEMU is gone, and puts
  * it back when it returns: these are the node-down and node-up events that
- * kernel clients are to get through RCA (Documentation/plans/
- * kernel-clients.md).  The first table is the baseline, not logged.
+ * kernel clients get through RCA (kgni_rca.c).  The first table is the
+ * baseline, not logged.
  *
  * It also reads VGEMINI_CTL_FABRIC_STATE: gni_get_quiesce_status() is 1
  * from the change that finds the fabric quiesced to the one that finds it
@@ -104,6 +104,7 @@ void kgni_fabric_changed(struct kgni_dev *kdev)
 	n = kgni_fabric_read_reach(kdev, now);
 	if (!kgni_rd(kdev, VGEMINI_CTL_ROUTE_GEN))
 		goto out;	/* no table: nothing to compare yet */
+	kgni_rca_fabric(kdev, now, n);
 	if (kdev->reach_known) {
 		kgni_fabric_log(kdev, kdev->reach, now, tmp, n, "unreachable");
 		kgni_fabric_log(kdev, now, kdev->reach, tmp, n,

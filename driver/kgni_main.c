@@ -247,6 +247,7 @@ module_init(kgni_init);
 static void __exit kgni_exit(void)
 {
 	kgni_pci_unregister();
+	kgni_rca_exit();
 	kgni_proc_job_exit();
 	class_unregister(&kgni_class);
 	unregister_chrdev_region(kgni_devt, KGNI_MAX_DEVICES);

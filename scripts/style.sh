@@ -9,7 +9,8 @@
 #   selftests/kgni/ktest/, scripts/tests/kernel-build/
 #                       kernel clients of kgni built out of tree: the
 #                       same, and they include no header of kgni's but
-#                       <gni_pub.h> (what any client can do, they do)
+#                       <gni_pub.h> and the RCA headers (what any client
+#                       can do, they do)
 #   qemu-device/core/   the same, with the checks that only make sense
 #                       inside a kernel ignored (CORE_IGNORE below); and
 #                       so is testlib/, the C tests' TAP harness, and

@@ -90,11 +90,47 @@ def dmesg_lines(n, word):
     return [line for line in out.splitlines() if word in line]
 
 
+KTEST = "/sys/kernel/debug/kgni_ktest"
+
+
+def ktest(n, *cmds):
+    """Load the kernel API's test client on node n if need be, give it
+    each command; the last one's result (its debugfs file) or None."""
+    script = ("[ -e %s ] || insmod /lib/modules/kgni_ktest.ko || exit 1; " %
+              KTEST + "; ".join(f"echo {c} >{KTEST}/ctl || exit 1"
+                                for c in cmds) + f"; cat {KTEST}/result")
+    rc, out = vg("exec", str(n), "--", "sh", "-c", script, timeout=120)[:2]
+    return out if rc == 0 else None
+
+
+def rca_events(out):
+    """[(code, nid, state)] of an 'rca read' result, in order."""
+    ev = []
+    for line in (out or "").splitlines():
+        f = line.split()
+        if len(f) == 7 and f[0] == "event":
+            ev.append((f[2], int(f[4]), f[6]))
+    return ev
+
+
+def rca_down(out):
+    """The nodes an 'rca read' result lists down."""
+    return [int(f[1]) for f in (ln.split() for ln in (out or "").splitlines())
+            if len(f) == 3 and f[0] == "node" and f[2] == "down"]
+
+
 def isolate(total):
     """Node total-1 loses all six links, then gets them back: every node's
-    kgni reports it unreachable, then reachable again (REACH, LINK_IRQ)."""
+    kgni reports it unreachable, then reachable again (REACH, LINK_IRQ),
+    and a kernel client's RCA (kgni_ktest's rca commands on node 0 and the
+    isolated node) gets node-unavailable then node-available events, and
+    sees the node list say so."""
     last = total - 1
     rest = list(range(last))
+    watch = {n: ktest(n, "rca watch") for n in (0, last)}
+    tap(all(w == "rc 0\n" for w in watch.values()),
+        f"nodes 0 and {last}: a kernel client registers with RCA and "
+        "subscribes to the node events", json.dumps(watch))
     for p in PORTS:
         vg("fault", str(last), p, "down=1", timeout=120)
     took, seen = wait_reachable(
@@ -103,6 +139,14 @@ def isolate(total):
         f"node {last} with every link down: unreachable from the others, "
         f"which it cannot reach ({'never' if took is None else '%.1fs' % took})",
         json.dumps(seen))
+    mid = {n: ktest(n, "rca read") for n in (0, last)}
+    tap(rca_events(mid[0]) == [("unavailable", last, "0x4")] and
+        rca_down(mid[0]) == [last] and
+        rca_events(mid[last]) == [("unavailable", n, "0x4") for n in rest]
+        and rca_down(mid[last]) == rest,
+        f"RCA: node 0 got ec_node_unavailable for node {last} and lists "
+        f"it down; node {last} got it for each other node, and lists them "
+        "down", json.dumps(mid))
     for p in PORTS:
         vg("fault", str(last), p, "none", timeout=120)
     took, seen = wait_reachable({n: node_list(range(total))
@@ -110,6 +154,18 @@ def isolate(total):
     tap(took is not None,
         f"its links back: every node reaches every node again "
         f"({'never' if took is None else '%.1fs' % took})", json.dumps(seen))
+    end = {n: ktest(n, "rca read") for n in (0, last)}
+    tap(rca_events(end[0]) == [("available", last, "0x2")] and
+        rca_events(end[last]) == [("available", n, "0x2") for n in rest]
+        and not rca_down(end[0]) and not rca_down(end[last]),
+        "RCA: then ec_node_available for the same nodes, all listed up",
+        json.dumps(end))
+    stop = {n: ktest(n, "rca stop") for n in (0, last)}
+    rc = [vg("exec", str(n), "--", "rmmod", "kgni_ktest", timeout=120)[0]
+          for n in (0, last)]
+    tap(all(x == "rc 0\n" for x in stop.values()) and rc == [0, 0],
+        "RCA: unsubscribed, unregistered, the client unloaded",
+        json.dumps(stop))
     bad = []
     for n in rest:
         lines = dmesg_lines(n, "reachable")

@@ -7,16 +7,19 @@ seconds (Documentation/kernel-api.rst, "Building a client").
     scripts/tests/kernel-build.py
 
 Through pkg-config (build/lib/pkgconfig) only, as Lustre's gnilnd build
-does: GNICPPFLAGS from `pkg-config --cflags cray-gni cray-gni-headers`,
+does: GNICPPFLAGS from `pkg-config --cflags cray-gni cray-gni-headers
+cray-krca lsb-cray-hss` (the gate of its Debian DKMS build),
 KBUILD_EXTRA_SYMBOLS from `pkg-config --variable=symvers cray-gni`.  It
-checks the modules, the installed header and Module.symvers (every gni_*
-export EXPORT_SYMBOL), then builds in build/kernel-build/:
+checks the modules, the installed headers and Module.symvers (every gni_*
+export EXPORT_SYMBOL, the krca_* and send_hb_2_l0 there), then builds in
+build/kernel-build/:
 
   * scripts/tests/kernel-build/: kgni_sigcheck.ko, which assigns every
-    exported gni_* function to a pointer of its type in the spec (-Werror),
-    and kgni_probe.ko, gnilnd's configure probe; modpost must resolve
-    every symbol.  The functions kgni_sigcheck.c names must be exactly the
-    gni_* of Module.symvers.  Two builds that must fail show the checks
+    exported gni_*, krca_* function and send_hb_2_l0 to a pointer of its
+    type in the spec (-Werror), and kgni_probe.ko and kgni_rca_probe.ko,
+    gnilnd's two configure probes; modpost must resolve every symbol.  The
+    functions kgni_sigcheck.c names must be exactly the gni_*, krca_* and
+    send_hb_2_l0 of Module.symvers.  Two builds that must fail show the checks
     bite: one parameter type changed (KGNI_SIGCHECK_BREAK), and no
     KBUILD_EXTRA_SYMBOLS (modpost: functions undefined, the object
     referring to every checked one);
@@ -45,6 +48,8 @@ PKG_PATH = os.path.join(REPO, "build", "lib", "pkgconfig")
 MODS_SRC = os.path.join(HERE, "kernel-build")
 KTEST_SRC = os.path.join(REPO, "selftests", "kgni", "ktest")
 HEADER = os.path.join(REPO, "lib", "ugni", "gni_pub.h")
+# The API's functions in Module.symvers and kgni_sigcheck.c
+API_FN = re.compile(r"^(gni_\w+|krca_\w+|send_hb_2_l0)$")
 # What a client's build output may not say
 BAD = re.compile(r"warning|undefined", re.I)
 
@@ -100,12 +105,13 @@ def main():
                   f"kernel headers {kdir}", kver):
         return tap.finish()
 
-    rc, out = pkg("--cflags", "cray-gni", "cray-gni-headers")
+    mods4 = ["cray-gni", "cray-gni-headers", "cray-krca", "lsb-cray-hss"]
+    rc, out = pkg("--cflags", *mods4)
     cflags = out.strip()
     incdir = os.path.join(REPO, "build", "kgni", "include")
     tap.ok(rc == 0 and "-DCONFIG_CRAY_GEMINI" in cflags.split() and
            f"-I{incdir}" in cflags.split(),
-           f"pkg-config --cflags cray-gni cray-gni-headers: {cflags}", out)
+           f"pkg-config --cflags {' '.join(mods4)}: {cflags}", out)
     rc, out = pkg("--variable=symvers", "cray-gni")
     symvers = out.strip()
     if not tap.ok(rc == 0 and os.path.isfile(symvers),
@@ -116,6 +122,13 @@ def main():
     tap.ok(os.path.isfile(installed) and
            filecmp.cmp(installed, HEADER, shallow=False),
            "build/kgni/include/gni_pub.h is lib/ugni/gni_pub.h")
+    rca_h = ["krca_lib.h", os.path.join("rsms", "rs_sm_states.h")]
+    tap.ok(all(os.path.isfile(os.path.join(incdir, h)) and
+               filecmp.cmp(os.path.join(incdir, h),
+                           os.path.join(REPO, "driver", "include", h),
+                           shallow=False) for h in rca_h),
+           "build/kgni/include has driver/include's krca_lib.h and "
+           "rsms/rs_sm_states.h")
 
     exports = symvers_exports(symvers)
     gni = {s: k for s, k in exports.items() if s.startswith("gni_")}
@@ -124,23 +137,29 @@ def main():
            f"Module.symvers: {len(gni)} gni_* functions, each "
            "EXPORT_SYMBOL, and kgni_driver_version EXPORT_SYMBOL_GPL "
            "(symbol_get() takes no other)", repr(exports))
+    api = {s for s in exports if API_FN.match(s)}
+    rca = {s for s in api if not s.startswith("gni_")}
+    tap.ok(len(rca) == 11, f"Module.symvers: {len(rca)} RCA functions "
+           "(the 10 krca_* of krca_lib.h and send_hb_2_l0)", repr(rca))
     with open(os.path.join(MODS_SRC, "kgni_sigcheck.c")) as f:
-        checked = set(re.findall(r"__used = (gni_\w+);", f.read()))
-    tap.ok(checked == set(gni),
+        checked = {s for s in re.findall(r"__used = (\w+);", f.read())
+                   if API_FN.match(s)}
+    tap.ok(checked == api,
            f"kgni_sigcheck.c checks every exported function ({len(checked)})",
-           f"exported, not checked: {sorted(set(gni) - checked)}\n"
-           f"checked, not exported: {sorted(checked - set(gni))}")
+           f"exported, not checked: {sorted(api - checked)}\n"
+           f"checked, not exported: {sorted(checked - api)}")
 
     # The signature check and gnilnd's probe, as a client builds them
     mods = os.path.join(OUT, "mods")
-    names = ["Kbuild", "kgni_sigcheck.c", "kgni_probe.c"]
+    names = ["Kbuild", "kgni_sigcheck.c", "kgni_probe.c", "kgni_rca_probe.c"]
     fresh_copy(MODS_SRC, mods, names)
     rc, out = kbuild(kdir, mods, cflags, symvers)
     tap.ok(rc == 0 and not BAD.search(out) and
            all(os.path.isfile(os.path.join(mods, m))
-               for m in ("kgni_sigcheck.ko", "kgni_probe.ko")),
-           "kgni_sigcheck.ko and kgni_probe.ko: -Werror, every symbol "
-           "resolved", out)
+               for m in ("kgni_sigcheck.ko", "kgni_probe.ko",
+                         "kgni_rca_probe.ko")),
+           "kgni_sigcheck.ko, kgni_probe.ko and kgni_rca_probe.ko: "
+           "-Werror, every symbol resolved", out)
     rc, out = run(["modinfo", "-F", "depends",
                    os.path.join(mods, "kgni_sigcheck.ko")])
     tap.ok(out.strip() == "kgni", f"kgni_sigcheck.ko depends on "
@@ -149,12 +168,12 @@ def main():
     # The checks bite: no symbols, then a wrong signature
     os.unlink(os.path.join(mods, "Module.symvers"))
     rc, out = kbuild(kdir, mods, cflags, None)
-    missing = set(re.findall(r'"(gni_\w+)" \[\S*kgni_sigcheck\.ko\] '
+    missing = set(re.findall(r'"(\w+)" \[\S*kgni_sigcheck\.ko\] '
                              r'undefined', out))
     # modpost names the first 10 unresolved symbols only: the object's
     # undefined references say that the others are the checked ones too
     _, nm = run(["nm", "-u", os.path.join(mods, "kgni_sigcheck.o")])
-    refs = set(re.findall(r"\bU (gni_\w+)", nm))
+    refs = {s for s in re.findall(r"\bU (\w+)", nm) if API_FN.match(s)}
     tap.ok(rc != 0 and missing and missing <= checked and refs == checked,
            f"without KBUILD_EXTRA_SYMBOLS modpost finds the functions "
            f"undefined ({len(missing)} named, {len(refs)} referenced)",

@@ -3,7 +3,8 @@
  * kgni_sigcheck: every function of the kernel API that kgni.ko exports,
  * assigned to a pointer of its exact type as the project's kGNI
  * specification gives it (sections 3 and 4; gni_cdm_get_nic_address() is
- * vgemini's, typed as GNI_CdmGetNicAddress).  In the kernel uint32_t is
+ * vgemini's, typed as GNI_CdmGetNicAddress), and the RCA functions as
+ * gnilnd calls them (section 8).  In the kernel uint32_t is
  * u32, uint8_t u8 and uint64_t u64: the same types.
  *
  * The kernel-build stage (scripts/tests/kernel-build.py) builds it with
@@ -21,6 +22,7 @@
 #include <linux/types.h>
 
 #include <gni_pub.h>
+#include <krca_lib.h>
 
 /* The kernel-only declarations (kgni section 1) */
 static_assert(GNI_ERRNO_FUNC_STR_LEN == 100);
@@ -158,6 +160,46 @@ static gni_return_t (*const sig_gni_cdm_get_nic_address)(u32 device_id,
 							 u32 *address,
 							 u32 *cpu_id)
 	__used = gni_cdm_get_nic_address;
+
+/*
+ * RCA (kgni section 8): the types gnilnd checks with typecheck(), and the
+ * functions as gnilnd and its configure probe call them
+ */
+static_assert(__same_type(rca_nid_t, __u32));
+static_assert(__same_type(nic_addr_t, __u32));
+static krca_ticket_t sig_krca_null __used = KRCA_NULL_TICKET;
+static_assert(__same_type(((rs_node_array_t *)NULL)->na_ids, rs_node_t *));
+static_assert(__same_type(((rs_event_t *)NULL)->ev_id, rs_event_code_t));
+
+static int (*const sig_krca_register)(krca_ticket_t *ticket, u32 svc_type,
+				      u32 instance, int flags)
+	__used = krca_register;
+static int (*const sig_krca_unregister)(krca_ticket_t *ticket)
+	__used = krca_unregister;
+static int (*const sig_krca_subscribe)(krca_ticket_t *ticket,
+				       rs_event_code_t ev, u32 svc_filter,
+				       rca_ticket_t *sub_ticket)
+	__used = krca_subscribe;
+static int (*const sig_krca_unsubscribe)(krca_ticket_t *ticket,
+					 rca_ticket_t sub_ticket)
+	__used = krca_unsubscribe;
+static int (*const sig_krca_wait_event)(krca_ticket_t *ticket)
+	__used = krca_wait_event;
+static int (*const sig_krca_wakeup_wait_event)(krca_ticket_t *ticket)
+	__used = krca_wakeup_wait_event;
+static int (*const sig_krca_get_message)(krca_ticket_t *ticket,
+					 rs_event_t *event)
+	__used = krca_get_message;
+static int (*const sig_krca_get_sysnodes)(rs_node_array_t *list)
+	__used = krca_get_sysnodes;
+static int (*const sig_krca_nid_to_nicaddrs)(rca_nid_t nid, int numnic,
+					     nic_addr_t *nicaddrs)
+	__used = krca_nid_to_nicaddrs;
+static int (*const sig_krca_nicaddr_to_nid)(nic_addr_t nicaddr,
+					    rca_nid_t *nid)
+	__used = krca_nicaddr_to_nid;
+/* Cray's headers do not declare it (gnilnd does, itself); krca_lib.h does */
+static void (*const sig_send_hb_2_l0)(void) __used = send_hb_2_l0;
 
 MODULE_DESCRIPTION("Signature check of kgni's kernel API");
 MODULE_LICENSE("GPL");

@@ -13,13 +13,23 @@
  *             hold PTAG COOKIE  create a CDM and attach it to device 0;
  *                               kept until release or unload
  *             release           destroy the CDM that hold made
+ *             rca watch         register with RCA and subscribe to the
+ *                               three node events; kept until rca stop
+ *                               or unload
+ *             rca read          take the events queued since, then list
+ *                               the nodes (krca_get_sysnodes())
+ *             rca stop          unsubscribe and unregister
  *   result  what the last command answered: for selftest TAP lines ("ok
  *           N - ...", "not ok N - ..." and the plan "1..N" last), for
- *           hold and release "rc N" (the gni_return_t)
+ *           hold and release "rc N" (the gni_return_t), for rca watch and
+ *           stop "rc N" (the krca_* result), for rca read one line per
+ *           event, "event SEQ unavailable|available|failed nid N state
+ *           0xS", then one per node, "node N ready|down"
  *
  * A command that cannot start (an unknown one, hold while holding,
- * release with nothing held) fails its write with EINVAL, EBUSY or
- * ENOENT and leaves result as it was.
+ * release with nothing held, rca watch while watching, rca read or stop
+ * without) fails its write with EINVAL, EBUSY or ENOENT and leaves result
+ * as it was.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -42,6 +52,7 @@
 #include <linux/vmalloc.h>
 
 #include <gni_pub.h>
+#include <krca_lib.h>
 
 #ifndef CONFIG_CRAY_GEMINI
 #error "CONFIG_CRAY_GEMINI undefined: build with pkg-config --cflags cray-gni"
@@ -61,6 +72,8 @@ extern u32 kgni_driver_version;
 #define KTEST_MAX_CDMS		64
 #define KTEST_RESULT_SIZE	32768
 #define KTEST_CMD_MAX		64
+/* More registrations than kgni takes (32) */
+#define KTEST_RCA_REGS		40
 
 static const char *const ktest_rc_names[] = {
 	[GNI_RC_SUCCESS] = "GNI_RC_SUCCESS",
@@ -1062,6 +1075,145 @@ static void ktest_slots(void)
 	kfree(cdms);
 }
 
+/* RCA: registrations, subscriptions, waits, NID <-> NIC, the node list */
+
+static const rs_event_code_t ktest_rca_codes[] = {
+	ec_node_unavailable, ec_node_available, ec_node_failed,
+};
+
+static bool ktest_neg(int got, int want, const char *what)
+{
+	return ktest_ok(got == want, "%s: %d", what, got);
+}
+
+static void ktest_rca_nids(u32 pe, u32 nodes)
+{
+	nic_addr_t addr = 0;
+	rca_nid_t nid, back;
+	int rc, bad = 0;
+
+	rc = krca_nicaddr_to_nid(pe, &nid);
+	ktest_ok(rc == 0 && nid < nodes,
+		 "krca_nicaddr_to_nid(0x%x), this node: %d, NID %u of %u",
+		 pe, rc, nid, nodes);
+	rc = krca_nid_to_nicaddrs(nid, 1, &addr);
+	ktest_ok(rc == 1 && addr == pe, "krca_nid_to_nicaddrs(%u): %d, 0x%x",
+		 nid, rc, addr);
+	for (nid = 0; nid < nodes; nid++) {
+		addr = 0;
+		back = U32_MAX;
+		if (krca_nid_to_nicaddrs(nid, 4, &addr) != 1 ||
+		    krca_nicaddr_to_nid(addr, &back) || back != nid)
+			bad++;
+	}
+	ktest_ok(!bad, "NID -> NIC -> NID agrees for the %u nodes (%d disagree)", nodes, bad);
+	ktest_neg(krca_nid_to_nicaddrs(nodes, 1, &addr), -ESRCH,
+		  "krca_nid_to_nicaddrs, a NID past the torus");
+	ktest_neg(krca_nid_to_nicaddrs(0, 0, &addr), -EINVAL,
+		  "krca_nid_to_nicaddrs, numnic 0");
+	ktest_neg(krca_nid_to_nicaddrs(0, 1, NULL), -EINVAL,
+		  "krca_nid_to_nicaddrs, no array");
+	ktest_neg(krca_nicaddr_to_nid(pe | 1, &nid), -ESRCH,
+		  "krca_nicaddr_to_nid, NIC id 1 (none)");
+	ktest_neg(krca_nicaddr_to_nid((nodes << 2), &nid), -ESRCH,
+		  "krca_nicaddr_to_nid, a node past the torus");
+	ktest_neg(krca_nicaddr_to_nid(pe, NULL), -EINVAL,
+		  "krca_nicaddr_to_nid, no nid");
+}
+
+static u32 ktest_rca_sysnodes(void)
+{
+	rs_node_array_t list = { .na_len = 7 };
+	unsigned int i, bad = 0;
+	int rc;
+
+	rc = krca_get_sysnodes(&list);
+	for (i = 0; rc == 0 && i < list.na_len; i++) {
+		u64 w = list.na_ids[i].rs_node_flat;
+
+		if (RSN_GET_FLD(w, NID) != i || RSN_GET_FLD(w, TYPE) != rt_node ||
+		    !RSN_GET_FLD(w, IS_SVC) ||
+		    RSN_GET_FLD(w, STATE) != RS_CS_READY)
+			bad++;
+	}
+	ktest_ok(rc == 0 && list.na_len >= 1 && list.na_ids && !bad,
+		 "krca_get_sysnodes: %d, %u nodes, each with its NID, rt_node, a service node, RS_CS_READY (%u not)",
+		 rc, list.na_len, bad);
+	kfree(list.na_ids);
+	ktest_neg(krca_get_sysnodes(NULL), -EINVAL, "krca_get_sysnodes(NULL)");
+	return rc ? 0 : list.na_len;
+}
+
+static void ktest_rca_limits(void)
+{
+	krca_ticket_t t[KTEST_RCA_REGS] = { 0 };
+	int i, ok = 0, nospc = 0, rc;
+
+	for (i = 0; i < KTEST_RCA_REGS; i++) {
+		rc = krca_register(&t[i], RCA_SVCTYPE_GNILND, i, 0);
+		ok += rc == 0;
+		nospc += rc == -ENOSPC;
+	}
+	ktest_ok(ok == 32 && nospc == KTEST_RCA_REGS - 32,
+		 "%d registrations: %d taken, %d -ENOSPC", KTEST_RCA_REGS, ok,
+		 nospc);
+	for (i = 0; i < KTEST_RCA_REGS; i++)
+		if (t[i])
+			krca_unregister(&t[i]);
+}
+
+static void ktest_rca(u32 pe)
+{
+	krca_ticket_t t = KRCA_NULL_TICKET, stale;
+	rca_ticket_t sub[3] = { 0 }, s;
+	rs_event_t ev;
+	unsigned int i;
+	int rc, bad = 0;
+	u32 nodes;
+
+	ktest_neg(krca_register(NULL, RCA_SVCTYPE_GNILND, 1, 0), -EINVAL,
+		  "krca_register, no ticket");
+	rc = krca_register(&t, RCA_SVCTYPE_GNILND, current->pid, 0);
+	if (!ktest_ok(rc == 0 && t != KRCA_NULL_TICKET,
+		      "krca_register(RCA_SVCTYPE_GNILND, pid): %d", rc))
+		return;
+	for (i = 0; i < ARRAY_SIZE(ktest_rca_codes); i++)
+		bad += krca_subscribe(&t, ktest_rca_codes[i], RCA_RX_SVC_ANY,
+				      &sub[i]) != 0;
+	ktest_ok(!bad, "krca_subscribe to the three node events, RCA_RX_SVC_ANY");
+	ktest_neg(krca_subscribe(&t, 0, RCA_RX_SVC_ANY, &s), -EINVAL,
+		  "krca_subscribe, an unknown event code");
+	ktest_neg(krca_subscribe(&t, ec_node_failed, RCA_RX_SVC_ANY, NULL),
+		  -EINVAL, "krca_subscribe, no subscription ticket");
+	ktest_neg(krca_get_message(&t, &ev), -EAGAIN,
+		  "krca_get_message, nothing queued");
+	ktest_neg(krca_get_message(&t, NULL), -EINVAL,
+		  "krca_get_message, no event");
+	ktest_neg(krca_wakeup_wait_event(&t), 0, "krca_wakeup_wait_event");
+	ktest_neg(krca_wait_event(&t), 0,
+		  "krca_wait_event after the wake-up returns at once");
+	nodes = ktest_rca_sysnodes();
+	if (nodes)
+		ktest_rca_nids(pe, nodes);
+	ktest_neg(krca_unsubscribe(&t, sub[2]), 0,
+		  "krca_unsubscribe(ec_node_failed)");
+	ktest_neg(krca_unsubscribe(&t, sub[2]), -EINVAL,
+		  "krca_unsubscribe of it again");
+	stale = t;
+	ktest_ok(krca_unregister(&t) == 0 && t == KRCA_NULL_TICKET,
+		 "krca_unregister clears the ticket");
+	ktest_neg(krca_unregister(&stale), -EINVAL, "krca_unregister again");
+	ktest_neg(krca_subscribe(&stale, ec_node_available, RCA_RX_SVC_ANY,
+				 &s), -EINVAL, "krca_subscribe, stale ticket");
+	ktest_neg(krca_wait_event(&stale), -EINVAL,
+		  "krca_wait_event, stale ticket");
+	ktest_neg(krca_wakeup_wait_event(NULL), -EINVAL,
+		  "krca_wakeup_wait_event(NULL)");
+	ktest_rca_limits();
+	send_hb_2_l0();
+	ktest_ok(true, "send_hb_2_l0() returns");
+}
+
 static void ktest_version(void)
 {
 	u32 *v = symbol_get(kgni_driver_version);
@@ -1134,6 +1286,7 @@ static void ktest_selftest(void)
 	}
 	ktest_quiesce(nic);
 	ktest_slots();
+	ktest_rca(addr);
 	ktest_rc(gni_cdm_destroy(NULL), GNI_RC_INVALID_PARAM,
 		 "gni_cdm_destroy, no CDM");
 	ktest_rc(gni_cdm_destroy(cdm), GNI_RC_SUCCESS,
@@ -1178,6 +1331,84 @@ static int ktest_release(void)
 	return 0;
 }
 
+static krca_ticket_t ktest_watch;	/* rca watch's registration */
+static rca_ticket_t ktest_watch_subs[3];
+
+static int ktest_rca_watch(void)
+{
+	unsigned int i;
+	int rc;
+
+	if (ktest_watch)
+		return -EBUSY;
+	rc = krca_register(&ktest_watch, RCA_SVCTYPE_GNILND, current->pid, 0);
+	for (i = 0; !rc && i < ARRAY_SIZE(ktest_rca_codes); i++)
+		rc = krca_subscribe(&ktest_watch, ktest_rca_codes[i],
+				    RCA_RX_SVC_ANY, &ktest_watch_subs[i]);
+	if (rc && ktest_watch)
+		krca_unregister(&ktest_watch);
+	ktest_result_len = 0;
+	ktest_print("rc %d\n", rc);
+	return 0;
+}
+
+static const char *ktest_rca_code_name(rs_event_code_t ev)
+{
+	switch (ev) {
+	case ec_node_unavailable:
+		return "unavailable";
+	case ec_node_available:
+		return "available";
+	case ec_node_failed:
+		return "failed";
+	}
+	return "unknown";
+}
+
+static int ktest_rca_read(void)
+{
+	rs_node_array_t list;
+	rs_event_t ev;
+	unsigned int i;
+	int rc;
+
+	if (!ktest_watch)
+		return -ENOENT;
+	ktest_result_len = 0;
+	while (!krca_get_message(&ktest_watch, &ev)) {
+		u64 w = ev.ev_gen.svid_node.rs_node_flat;
+
+		ktest_print("event %llu %s nid %llu state 0x%llx\n",
+			    ev.ev_seqnum, ktest_rca_code_name(ev.ev_id),
+			    RSN_GET_FLD(w, NID),
+			    RSN_GET_FLD(ev.ev_gen.svid_node.rsn_intval, STATE));
+	}
+	rc = krca_get_sysnodes(&list);
+	for (i = 0; !rc && i < list.na_len; i++)
+		ktest_print("node %llu %s\n",
+			    RSN_GET_FLD(list.na_ids[i].rs_node_flat, NID),
+			    RSN_GET_FLD(list.na_ids[i].rs_node_flat, STATE) ==
+			    RS_CS_READY ? "ready" : "down");
+	kfree(list.na_ids);
+	return 0;
+}
+
+static int ktest_rca_stop(void)
+{
+	unsigned int i;
+	int rc = 0;
+
+	if (!ktest_watch)
+		return -ENOENT;
+	for (i = 0; i < ARRAY_SIZE(ktest_watch_subs); i++)
+		rc = rc ?: krca_unsubscribe(&ktest_watch, ktest_watch_subs[i]);
+	rc = rc ?: krca_unregister(&ktest_watch);
+	ktest_watch = KRCA_NULL_TICKET;
+	ktest_result_len = 0;
+	ktest_print("rc %d\n", rc);
+	return 0;
+}
+
 static ssize_t ktest_ctl_write(struct file *file, const char __user *ubuf,
 			       size_t len, loff_t *ppos)
 {
@@ -1202,6 +1433,12 @@ static ssize_t ktest_ctl_write(struct file *file, const char __user *ubuf,
 		ret = ktest_hold(args);
 	} else if (!strcmp(cmd, "release") && !args) {
 		ret = ktest_release();
+	} else if (!strcmp(cmd, "rca") && args && !strcmp(args, "watch")) {
+		ret = ktest_rca_watch();
+	} else if (!strcmp(cmd, "rca") && args && !strcmp(args, "read")) {
+		ret = ktest_rca_read();
+	} else if (!strcmp(cmd, "rca") && args && !strcmp(args, "stop")) {
+		ret = ktest_rca_stop();
 	}
 	mutex_unlock(&ktest_lock);
 	return ret ? ret : len;
@@ -1249,6 +1486,8 @@ static void __exit ktest_exit(void)
 	debugfs_remove_recursive(ktest_dir);
 	if (ktest_held)
 		gni_cdm_destroy(ktest_held);
+	if (ktest_watch)
+		krca_unregister(&ktest_watch);
 	kfree(ktest_result);
 }
 module_exit(ktest_exit);
