@@ -30,6 +30,10 @@
  * unreachable: the transfer times out) ends its post with TIMEOUT (a
  * CANCEL: TERMINATED); one refused for want of an RX buffer is sent again.
  *
+ * A kernel client's datagrams (kgni_kdgram.c) are posts of its NIC's kernel
+ * domain, in the same lists and the same protocol; their messages say
+ * they are a kernel's, and match only a kernel's (kgni_dg_accepts()).
+ *
  * All of it runs under dp_lock; waiters sleep on dg_wq.
  */
 #include <linux/delay.h>
@@ -45,7 +49,9 @@
 #define KGNI_DG_VC		KGNI_BTE_KERNEL_VC
 #define KGNI_DG_RX_SLOTS	128
 #define KGNI_DG_BUF		256	/* RX buf_size and TX buffer stride */
-#define KGNI_DG_MAGIC		0x4b474431u	/* "KGD1" */
+#define KGNI_DG_MAGIC		0x4b474432u	/* "KGD2" */
+/* In the type byte: the message is a kernel domain's */
+#define KGNI_DG_KERNEL		0x80
 
 /* Queued REQs and remembered retired ones, per device */
 #define KGNI_DG_MAX_QUEUED	1024
@@ -66,7 +72,8 @@ enum kgni_dg_type {
 /**
  * struct kgni_dg_msg - what one kgni sends another (little-endian)
  * @magic: KGNI_DG_MAGIC
- * @type: enum kgni_dg_type
+ * @type: enum kgni_dg_type, with KGNI_DG_KERNEL if the sender's domain is
+ *        a kernel client's
  * @ptag: the sender's CDM's ptag
  * @len: bytes of @data
  * @src_pe: the sender's PE
@@ -99,6 +106,7 @@ static_assert(sizeof(struct kgni_dg_msg) <= KGNI_DG_BUF);
 /* A message as this kgni handles it, fields in CPU order */
 struct kgni_dg_in {
 	enum kgni_dg_type type;
+	bool kernel;
 	u8 ptag;
 	u16 len;
 	u32 src_pe, src_inst, dst_inst, cookie;
@@ -122,6 +130,8 @@ struct kgni_dg_in {
  * @len: bytes of @data
  * @recv_len: bytes of @recv
  * @buf_size: bytes of @recv the caller takes
+ * @out_buf: a kernel client's post: where the test that collects it
+ *           copies those bytes; NULL for a file's
  * @remote_pe: COMPLETED: the peer
  * @remote_inst: COMPLETED: the peer's inst_id
  * @data: what it sends
@@ -140,6 +150,7 @@ struct kgni_dg {
 	bool cancelling;
 	u64 ended;
 	u16 len, recv_len, buf_size;
+	void *out_buf;
 	u32 remote_pe, remote_inst;
 	u8 data[KGNI_DGRAM_MAX_DATA];
 	u8 recv[KGNI_DGRAM_MAX_DATA];
@@ -216,7 +227,8 @@ static bool kgni_dg_decode(const void *buf, size_t n, struct kgni_dg_in *m)
 
 	if (n < KGNI_DG_HDR || le32_to_cpu(w->magic) != KGNI_DG_MAGIC)
 		return false;
-	m->type = w->type;
+	m->type = w->type & ~KGNI_DG_KERNEL;
+	m->kernel = w->type & KGNI_DG_KERNEL;
 	m->ptag = w->ptag;
 	m->len = le16_to_cpu(w->len);
 	if (m->type < KGNI_DG_REQ || m->type > KGNI_DG_CANCEL_ACK ||
@@ -237,7 +249,7 @@ static size_t kgni_dg_encode(const struct kgni_dg_in *m, void *buf)
 	struct kgni_dg_msg *w = buf;
 
 	w->magic = cpu_to_le32(KGNI_DG_MAGIC);
-	w->type = m->type;
+	w->type = m->type | (m->kernel ? KGNI_DG_KERNEL : 0);
 	w->ptag = m->ptag;
 	w->len = cpu_to_le16(m->len);
 	w->src_pe = cpu_to_le32(m->src_pe);
@@ -318,6 +330,7 @@ static void kgni_dg_msg_of(struct kgni_dev *kdev, const struct kgni_dg *p,
 {
 	memset(m, 0, offsetof(struct kgni_dg_in, data));
 	m->type = type;
+	m->kernel = p->dom->kernel;
 	m->ptag = p->dom->ptag;
 	m->cookie = p->dom->cookie;
 	m->src_pe = kdev->dg->pe;
@@ -381,14 +394,22 @@ static void kgni_dg_answer(struct kgni_dev *kdev, struct kgni_dg *p,
 	kgni_dg_send(kdev, m->src_pe, &r, 0);
 }
 
-/* Whether pending post @p takes REQ @m */
+/*
+ * Whether pending post @p takes REQ @m.  This is where domains are kept
+ * apart: the ptag and cookie must be the post's CDM's, and a kernel
+ * client's post takes only a kernel's REQ, a file's only a file's.  On a
+ * node a kernel CDM's ptag is never a job's (kgni_job.c), but another
+ * node's job may have it; the kernel bit keeps the two apart there too.
+ * A REPLY and a CANCEL_ACK name a REQ of this node (its xid), which only
+ * such a match answered.
+ */
 static bool kgni_dg_accepts(struct kgni_dev *kdev, const struct kgni_dg *p,
 			    const struct kgni_dg_in *m)
 {
 	const struct kgni_dom *dom = p->dom;
 
 	if (p->state != KGNI_DGRAM_PENDING || p->cancelling ||
-	    dom->ptag != m->ptag ||
+	    dom->kernel != m->kernel || dom->ptag != m->ptag ||
 	    dom->cookie != m->cookie || dom->inst_id != m->dst_inst)
 		return false;
 	if (p->bound && (p->peer_pe != m->src_pe || p->peer_inst != m->src_inst))
@@ -480,6 +501,7 @@ static void kgni_dg_on_reply(struct kgni_dev *kdev, const struct kgni_dg_in *m)
 		    p->xid == m->xid && p->peer_pe == m->src_pe &&
 		    p->peer_inst == m->src_inst &&
 		    p->dom->inst_id == m->dst_inst &&
+		    p->dom->kernel == m->kernel &&
 		    p->dom->cookie == m->cookie) {
 			kgni_dg_complete(kdev, p, m);
 			return;
@@ -499,6 +521,7 @@ static void kgni_dg_on_cancel(struct kgni_dev *kdev,
 		kgni_dg_retire(dg, m->src_pe, m->xid);
 	memset(&a, 0, offsetof(struct kgni_dg_in, data));
 	a.type = KGNI_DG_CANCEL_ACK;
+	a.kernel = m->kernel;
 	a.ptag = m->ptag;
 	a.cookie = m->cookie;
 	a.src_pe = dg->pe;
@@ -809,6 +832,23 @@ void kgni_dg_fini(struct kgni_dev *kdev)
 	kdev->dg = NULL;
 }
 
+/*
+ * Drop post @p without waiting (dp_lock held): a pending one whose REQ
+ * went out is cancelled at its peer, whose answer then finds nothing.
+ */
+static void kgni_dg_discard(struct kgni_dev *kdev, struct kgni_dg *p)
+{
+	struct kgni_dg_in m;
+
+	if (p->state == KGNI_DGRAM_PENDING && p->req_sent && !p->cancelling) {
+		kgni_dg_msg_of(kdev, p, KGNI_DG_CANCEL, p->peer_inst, &m);
+		m.xid = p->xid;
+		kgni_dg_send(kdev, p->peer_pe, &m, 0);
+	}
+	list_del(&p->node);
+	kfree(p);
+}
+
 /**
  * kgni_dg_dom_release() - drop a domain's datagrams
  * @kdev: the device
@@ -821,39 +861,40 @@ void kgni_dg_fini(struct kgni_dev *kdev)
 void kgni_dg_dom_release(struct kgni_dev *kdev, struct kgni_dom *dom)
 {
 	struct kgni_dg *p, *next;
-	struct kgni_dg_in m;
 
 	if (!kdev->dg)
 		return;
-	list_for_each_entry_safe(p, next, &kdev->dg->posts, node) {
-		if (p->dom != dom)
-			continue;
-		if (p->state == KGNI_DGRAM_PENDING && p->req_sent &&
-		    !p->cancelling) {
-			kgni_dg_msg_of(kdev, p, KGNI_DG_CANCEL, p->peer_inst,
-				       &m);
-			m.xid = p->xid;
-			kgni_dg_send(kdev, p->peer_pe, &m, 0);
-		}
-		list_del(&p->node);
-		kfree(p);
-	}
+	list_for_each_entry_safe(p, next, &kdev->dg->posts, node)
+		if (p->dom == dom)
+			kgni_dg_discard(kdev, p);
 	wake_up_all(&kdev->dg_wq);
 }
 
 /* Ioctls */
 
-/* The domain's datagram named by @key, or by @id if @by_id; NULL if none. */
+/* What an ioctl's KGNI_DGRAM_BY_ID flag names a datagram by */
+static unsigned int kgni_dg_by(u32 flags)
+{
+	return flags & KGNI_DGRAM_BY_ID ? KGNI_DG_BY_ID : KGNI_DG_BY_KEY;
+}
+
+/*
+ * The domain's datagram named by @key, by @id or by both, as @by says
+ * (KGNI_DG_BY_*); NULL if none.  Keys and ids are the domain's: another
+ * domain's datagram is never found.
+ */
 static struct kgni_dg *kgni_dg_find(struct kgni_dev *kdev,
-				    struct kgni_dom *dom, bool by_id,
+				    struct kgni_dom *dom, unsigned int by,
 				    u64 key, u64 id)
 {
 	struct kgni_dg *p;
 
-	if (by_id && id == ~0ull)
+	if ((by & KGNI_DG_BY_ID) && id == ~0ull)
 		return NULL;
 	list_for_each_entry(p, &kdev->dg->posts, node)
-		if (p->dom == dom && (by_id ? p->id == id : p->key == key))
+		if (p->dom == dom &&
+		    (!(by & KGNI_DG_BY_KEY) || p->key == key) &&
+		    (!(by & KGNI_DG_BY_ID) || p->id == id))
 			return p;
 	return NULL;
 }
@@ -885,8 +926,11 @@ static struct kgni_dg_req *kgni_dg_dequeue(struct kgni_dev *kdev,
  *         there at once; else a wildcard
  * @peer_pe: @bound: the peer's PE
  * @peer_inst: @bound: the peer's inst_id
- * @data: the data to send
+ * @data: the data to send, copied
  * @len: its bytes, 0 to KGNI_DGRAM_MAX_DATA
+ * @out_buf: a kernel client's buffer of @buf_size bytes, which the
+ *           kgni_dg_test() that collects the datagram fills; NULL for a
+ *           file, whose test names a buffer of its own
  * @buf_size: bytes of the peer's data the caller will take
  *
  * Context: process context, may sleep; ctl_rwsem held for reading with
@@ -898,7 +942,7 @@ static struct kgni_dg_req *kgni_dg_dequeue(struct kgni_dev *kdev,
  */
 int kgni_dg_post(struct kgni_dev *kdev, struct kgni_dom *dom, u64 key,
 		 u64 id, bool bound, u32 peer_pe, u32 peer_inst,
-		 const void *data, u16 len, u16 buf_size)
+		 const void *data, u16 len, void *out_buf, u16 buf_size)
 {
 	struct kgni_dg *p, *o;
 	unsigned int mine = 0;
@@ -914,6 +958,7 @@ int kgni_dg_post(struct kgni_dev *kdev, struct kgni_dom *dom, u64 key,
 	memcpy(p->data, data, len);
 	p->len = len;
 	p->buf_size = buf_size;
+	p->out_buf = out_buf;
 	p->key = key;
 	p->id = id;
 	p->bound = bound;
@@ -929,7 +974,7 @@ int kgni_dg_post(struct kgni_dev *kdev, struct kgni_dom *dom, u64 key,
 	if (ret)
 		goto err;
 	ret = -EBUSY;
-	if (kgni_dg_find(kdev, dom, false, key, 0))
+	if (kgni_dg_find(kdev, dom, KGNI_DG_BY_KEY, key, 0))
 		goto err;
 	list_for_each_entry(o, &kdev->dg->posts, node)
 		mine += o->dom == dom;
@@ -978,7 +1023,7 @@ int kgni_ioctl_dgram_post(struct kgni_ucmd *ucmd)
 	return kgni_dg_post(ucmd->kdev, &ucmd->kfile->dom, cmd->ep_key,
 			    cmd->id, cmd->flags & KGNI_DGRAM_BOUND,
 			    cmd->peer_pe, cmd->peer_inst, data, cmd->data_len,
-			    cmd->buf_size);
+			    NULL, cmd->buf_size);
 }
 
 static bool kgni_dg_changed(struct kgni_dev *kdev, u64 seen)
@@ -991,19 +1036,29 @@ static bool kgni_dg_changed(struct kgni_dev *kdev, u64 seen)
  * With dp_lock held: drop it and wait up to *@left jiffies
  * (MAX_SCHEDULE_TIMEOUT: for ever) for any datagram of the device to end,
  * or for remove.  0 (look again, after taking dp_lock), -EINTR or
- * -ENODEV; *@left what is left.
+ * -ENODEV; *@left what is left.  A kernel client (@dom->kernel) waits
+ * without signals, as TASK_IDLE: its thread's signals are not its
+ * caller's to take, and a wait for ever is not a hung task.
  */
-static int kgni_dg_unlock_wait(struct kgni_dev *kdev, long *left)
+static int kgni_dg_unlock_wait(struct kgni_dev *kdev,
+			       const struct kgni_dom *dom, long *left)
 {
 	u64 seen = kdev->dg_ended;
+	bool kernel = dom->kernel;
 	long r;
 
 	mutex_unlock(&kdev->dp_lock);
 	if (READ_ONCE(kdev->gone) || !READ_ONCE(kdev->dg_on))
 		return -ENODEV;
-	r = wait_event_interruptible_timeout(kdev->dg_wq,
-					     kgni_dg_changed(kdev, seen),
-					     *left);
+	if (kernel)
+		r = wait_event_idle_timeout(kdev->dg_wq,
+					    kgni_dg_changed(kdev, seen),
+					    *left);
+	else
+		r = wait_event_interruptible_timeout(kdev->dg_wq,
+						     kgni_dg_changed(kdev,
+								     seen),
+						     *left);
 	if (r < 0)
 		return -EINTR;
 	*left = *left == MAX_SCHEDULE_TIMEOUT ? *left : r;
@@ -1029,21 +1084,25 @@ static void kgni_dg_result_of(const struct kgni_dg *p,
 	res->remote_inst = done ? p->remote_inst : 0;
 	res->recv_len = done ? p->recv_len : 0;
 	res->copied = 0;
+	res->bound = p->bound;
+	res->peer_pe = p->peer_pe;
+	res->peer_inst = p->peer_inst;
 }
 
 /**
  * kgni_dg_test() - the state of a datagram of the domain; collect it if ended
  * @kdev: the device
  * @dom: the domain
- * @by_id: name the datagram by @id, else by @key
+ * @by: KGNI_DG_BY_KEY, KGNI_DG_BY_ID or both: what names the datagram
  * @key: as posted
- * @id: as posted (@by_id; ~0 names none)
+ * @id: as posted (KGNI_DG_BY_ID; ~0 names none)
  * @timeout_ms: 0 to look at once, else wait up to this long for the
  *              datagram to end (KGNI_DGRAM_FOREVER: no limit)
  * @res: its state; COMPLETED: its peer and the length of the peer's data
  * @buf: room for KGNI_DGRAM_MAX_DATA bytes; COMPLETED: the first
  *       @res->copied bytes of the peer's data (at most the post's
- *       buf_size)
+ *       buf_size), unless the post has an out_buf, which gets them
+ *       instead (@buf may then be NULL)
  *
  * A datagram that has ended (COMPLETED, TIMEOUT, TERMINATED) is collected:
  * its key is free again.
@@ -1054,9 +1113,9 @@ static void kgni_dg_result_of(const struct kgni_dg *p,
  * wait ran out (the datagram is still PENDING), -EINTR, -ENODEV without
  * the datagram service or once remove has begun.
  */
-int kgni_dg_test(struct kgni_dev *kdev, struct kgni_dom *dom, bool by_id,
-		 u64 key, u64 id, u32 timeout_ms, struct kgni_dg_result *res,
-		 void *buf)
+int kgni_dg_test(struct kgni_dev *kdev, struct kgni_dom *dom,
+		 unsigned int by, u64 key, u64 id, u32 timeout_ms,
+		 struct kgni_dg_result *res, void *buf)
 {
 	long left = kgni_dg_timeout(timeout_ms);
 	struct kgni_dg *p;
@@ -1065,13 +1124,13 @@ int kgni_dg_test(struct kgni_dev *kdev, struct kgni_dom *dom, bool by_id,
 	for (;;) {
 		mutex_lock(&kdev->dp_lock);
 		ret = kdev->dg ? 0 : -ENODEV;
-		p = ret ? NULL : kgni_dg_find(kdev, dom, by_id, key, id);
+		p = ret ? NULL : kgni_dg_find(kdev, dom, by, key, id);
 		if (!ret && !p)
 			ret = -ENOENT;
 		if (ret || p->state != KGNI_DGRAM_PENDING || !timeout_ms ||
 		    !left)
 			break;
-		ret = kgni_dg_unlock_wait(kdev, &left);
+		ret = kgni_dg_unlock_wait(kdev, dom, &left);
 		if (ret)
 			return ret;
 	}
@@ -1082,7 +1141,8 @@ int kgni_dg_test(struct kgni_dev *kdev, struct kgni_dom *dom, bool by_id,
 	kgni_dg_result_of(p, res);
 	if (p->state == KGNI_DGRAM_COMPLETED) {
 		res->copied = min(p->recv_len, p->buf_size);
-		memcpy(buf, p->recv, res->copied);
+		if (res->copied)
+			memcpy(p->out_buf ?: buf, p->recv, res->copied);
 	}
 	if (p->state != KGNI_DGRAM_PENDING) {
 		/* Collected */
@@ -1112,7 +1172,7 @@ int kgni_ioctl_dgram_test(struct kgni_ucmd *ucmd)
 	    cmd->reserved16)
 		return -EINVAL;
 	ret = kgni_dg_test(ucmd->kdev, &ucmd->kfile->dom,
-			   cmd->flags & KGNI_DGRAM_BY_ID, cmd->ep_key, cmd->id,
+			   kgni_dg_by(cmd->flags), cmd->ep_key, cmd->id,
 			   cmd->timeout_ms, &res, recv);
 	if (ret)
 		return ret;
@@ -1163,7 +1223,7 @@ int kgni_dg_probe(struct kgni_dev *kdev, struct kgni_dom *dom,
 				first = p;
 		if (first || !timeout_ms || !left)
 			break;
-		ret = kgni_dg_unlock_wait(kdev, &left);
+		ret = kgni_dg_unlock_wait(kdev, dom, &left);
 		if (ret)
 			return ret;
 	}
@@ -1206,9 +1266,9 @@ int kgni_ioctl_dgram_probe(struct kgni_ucmd *ucmd)
  * kgni_dg_cancel() - cancel a pending datagram of the domain
  * @kdev: the device
  * @dom: the domain
- * @by_id: name the datagram by @id, else by @key
+ * @by: as for kgni_dg_test()
  * @key: as posted
- * @id: as posted (@by_id; ~0 names none)
+ * @id: as posted (KGNI_DG_BY_ID; ~0 names none)
  *
  * It ends TERMINATED, to be collected by kgni_dg_test().  If it sent a
  * REQ, it ends once its peer has dropped the REQ (TERMINATED), or with
@@ -1220,8 +1280,8 @@ int kgni_ioctl_dgram_probe(struct kgni_ucmd *ucmd)
  * Return: 0, -ENOENT if no such datagram is pending or it was cancelled
  * already, -ENODEV without the datagram service.
  */
-int kgni_dg_cancel(struct kgni_dev *kdev, struct kgni_dom *dom, bool by_id,
-		   u64 key, u64 id)
+int kgni_dg_cancel(struct kgni_dev *kdev, struct kgni_dom *dom,
+		   unsigned int by, u64 key, u64 id)
 {
 	struct kgni_dg_in m;
 	struct kgni_dg *p;
@@ -1232,7 +1292,7 @@ int kgni_dg_cancel(struct kgni_dev *kdev, struct kgni_dom *dom, bool by_id,
 		ret = -ENODEV;
 		goto out;
 	}
-	p = kgni_dg_find(kdev, dom, by_id, key, id);
+	p = kgni_dg_find(kdev, dom, by, key, id);
 	if (!p || p->state != KGNI_DGRAM_PENDING || p->cancelling)
 		goto out;
 	ret = 0;
@@ -1251,6 +1311,32 @@ out:
 }
 
 /**
+ * kgni_dg_drop() - drop the datagram a key names, whatever its state
+ * @kdev: the device
+ * @dom: the domain
+ * @key: as posted
+ *
+ * For a kernel endpoint's destruction, after which nothing may collect
+ * its datagram or write its out_buf: a pending one whose REQ went out is
+ * cancelled at its peer without waiting for the answer, as when a domain
+ * is torn down.
+ *
+ * Context: process context, may sleep; ctl_rwsem held for reading with
+ * the device alive; takes dp_lock.
+ */
+void kgni_dg_drop(struct kgni_dev *kdev, struct kgni_dom *dom, u64 key)
+{
+	struct kgni_dg *p = NULL;
+
+	mutex_lock(&kdev->dp_lock);
+	if (kdev->dg)
+		p = kgni_dg_find(kdev, dom, KGNI_DG_BY_KEY, key, 0);
+	if (p)
+		kgni_dg_discard(kdev, p);
+	mutex_unlock(&kdev->dp_lock);
+}
+
+/**
  * kgni_ioctl_dgram_cancel() - KGNI_IOC_DGRAM_CANCEL
  * @ucmd: the call; @ucmd->cmd is a struct kgni_dgram_cancel
  *
@@ -1263,6 +1349,5 @@ int kgni_ioctl_dgram_cancel(struct kgni_ucmd *ucmd)
 	if (cmd->flags & ~KGNI_DGRAM_BY_ID)
 		return -EINVAL;
 	return kgni_dg_cancel(ucmd->kdev, &ucmd->kfile->dom,
-			      cmd->flags & KGNI_DGRAM_BY_ID, cmd->ep_key,
-			      cmd->id);
+			      kgni_dg_by(cmd->flags), cmd->ep_key, cmd->id);
 }

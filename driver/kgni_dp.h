@@ -23,6 +23,7 @@
 #ifndef KGNI_DP_H
 #define KGNI_DP_H
 
+#include <linux/bits.h>
 #include <linux/list.h>
 #include <linux/refcount.h>
 
@@ -181,6 +182,9 @@ struct kgni_rdma_req {
  * @recv_len: COMPLETED: bytes the peer sent, else 0
  * @copied: bytes of them kgni_dg_test() copied out (at most the post's
  *          buffer size)
+ * @bound: it was posted bound ...
+ * @peer_pe: ... to this PE ...
+ * @peer_inst: ... and inst_id (whatever its state)
  */
 struct kgni_dg_result {
 	u32 state;
@@ -190,7 +194,14 @@ struct kgni_dg_result {
 	u32 remote_inst;
 	u16 recv_len;
 	u16 copied;
+	bool bound;
+	u32 peer_pe;
+	u32 peer_inst;
 };
+
+/* What names a datagram to kgni_dg_test() and kgni_dg_cancel() */
+#define KGNI_DG_BY_KEY		BIT(0)
+#define KGNI_DG_BY_ID		BIT(1)
 
 /* MMIO of the tables; the caller holds ctl_rwsem and the device is alive */
 static inline void __iomem *kgni_mmr(struct kgni_dev *kdev, u64 off)
@@ -303,14 +314,15 @@ void kgni_dg_fini(struct kgni_dev *kdev);
 void kgni_dg_dom_release(struct kgni_dev *kdev, struct kgni_dom *dom);
 int kgni_dg_post(struct kgni_dev *kdev, struct kgni_dom *dom, u64 key,
 		 u64 id, bool bound, u32 peer_pe, u32 peer_inst,
-		 const void *data, u16 len, u16 buf_size);
-int kgni_dg_test(struct kgni_dev *kdev, struct kgni_dom *dom, bool by_id,
-		 u64 key, u64 id, u32 timeout_ms, struct kgni_dg_result *res,
-		 void *buf);
+		 const void *data, u16 len, void *out_buf, u16 buf_size);
+int kgni_dg_test(struct kgni_dev *kdev, struct kgni_dom *dom,
+		 unsigned int by, u64 key, u64 id, u32 timeout_ms,
+		 struct kgni_dg_result *res, void *buf);
 int kgni_dg_probe(struct kgni_dev *kdev, struct kgni_dom *dom,
 		  u32 timeout_ms, struct kgni_dg_result *res);
-int kgni_dg_cancel(struct kgni_dev *kdev, struct kgni_dom *dom, bool by_id,
-		   u64 key, u64 id);
+int kgni_dg_cancel(struct kgni_dev *kdev, struct kgni_dom *dom,
+		   unsigned int by, u64 key, u64 id);
+void kgni_dg_drop(struct kgni_dev *kdev, struct kgni_dom *dom, u64 key);
 
 /* kgni_mmap.c */
 void kgni_zap(struct file *file, u64 off, u64 len);
