@@ -25,6 +25,7 @@
  *   kgni_kmem.c  memory registration of kernel pages, deregistration
  *                holds
  *   kgni_kep.c   endpoints and RDMA posts
+ *   kgni_kdgram.c  datagrams, on the cores of kgni_dgram.c
  */
 #ifndef KGNI_KAPI_H
 #define KGNI_KAPI_H
@@ -238,6 +239,13 @@ struct gni_ep {
 	(KGNI_RC(SUCCESS) | KGNI_RC(NO_MATCH) | KGNI_RC(INVALID_PARAM))
 #define KGNI_RCS_gni_postdata_probe_wait_by_id \
 	(KGNI_RC(SUCCESS) | KGNI_RC(TIMEOUT) | KGNI_RC(INVALID_PARAM))
+/* vgemini: the section 4 calls, as their ById counterparts; wait: TIMEOUT */
+#define KGNI_RCS_gni_ep_postdata	KGNI_RCS_gni_ep_postdata_w_id
+#define KGNI_RCS_gni_ep_postdata_test	KGNI_RCS_gni_ep_postdata_test_by_id
+#define KGNI_RCS_gni_ep_postdata_wait \
+	(KGNI_RCS_gni_ep_postdata_test_by_id | KGNI_RC(TIMEOUT))
+#define KGNI_RCS_gni_ep_postdata_cancel	KGNI_RCS_gni_ep_postdata_cancel_by_id
+#define KGNI_RCS_gni_postdata_probe	KGNI_RCS_gni_postdata_probe_by_id
 
 /* RDMA and memory */
 #define KGNI_RCS_gni_post_rdma \
@@ -265,6 +273,9 @@ static inline bool kgni_is(const void *h, u32 tag)
 /* What a NIC's destruction undoes first (kgni_kcq.c, kgni_kep.c) */
 unsigned int kgni_kep_nic_free(struct gni_nic *nic);
 unsigned int kgni_kcq_nic_free(struct gni_nic *nic);
+
+/* An endpoint's datagram, dropped at its destruction (kgni_kdgram.c) */
+void kgni_kdg_ep_release(struct gni_ep *ep);
 
 /**
  * kgni_kapi_ret() - what an exported function returns, through the

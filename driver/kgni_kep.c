@@ -7,8 +7,8 @@
  * which cannot be destroyed before it.  gni_post_rdma() makes the checks
  * and the event data of libugni's GNI_PostRdma() (gnicore_post_rdma()),
  * whose kernel hook, kgni_kep_rdma_post(), queues the transfer with
- * kgni_rdma_post() for the NIC's kernel domain.  SMSG, FMA and datagrams
- * come in a later step.
+ * kgni_rdma_post() for the NIC's kernel domain.  Datagrams are
+ * kgni_kdgram.c's; SMSG and FMA come in a later step.
  *
  * gni_ep_create(), gni_ep_destroy() and gni_post_rdma() may sleep (the
  * post takes dp_lock); bind, unbind and the event data may be set in any
@@ -138,6 +138,10 @@ EXPORT_SYMBOL(gni_ep_set_eventdata);
  * gni_ep_unbind() - forget an endpoint's peer
  * @ep_hndl: the endpoint, bound or not
  *
+ * A datagram of the endpoint is left as it is, with the peer it was
+ * posted to (libugni's GNI_EpUnbind() cancels it, which sleeps; this may
+ * be called in any context).  gni_ep_destroy() drops it.
+ *
  * Context: any.
  * Return: SUCCESS, NOT_DONE (posts of the endpoint have not completed:
  * their events not all taken with gni_get_completed(); still bound),
@@ -191,7 +195,9 @@ static void kgni_kep_unlink(struct gni_ep *ep)
  * Its CQ may be destroyed afterwards, once the transfers of its posts
  * have ended.  Posts outstanding do not stop it (libugni's
  * GNI_EpDestroy() neither): they lose their endpoint, their events still
- * come and gni_get_completed() still hands their descriptors back.
+ * come and gni_get_completed() still hands their descriptors back.  Its
+ * datagram, if not collected, is dropped (cancelled at its peer if its
+ * message went out): its out_buf is not written afterwards.
  *
  * Context: process context, may sleep.
  * Return: SUCCESS, INVALID_PARAM.
@@ -204,6 +210,7 @@ gni_return_t gni_ep_destroy(gni_ep_handle_t ep_hndl)
 	if (!kgni_may_sleep() || !kgni_is(ep, KGNI_TAG_EP))
 		return kgni_kapi_ret(gni_ep_destroy, GNI_RC_INVALID_PARAM,
 				     EINVAL, 0);
+	kgni_kdg_ep_release(ep);
 	spin_lock_irqsave(&ep->nic->obj_lock, flags);
 	kgni_kep_unlink(ep);
 	spin_unlock_irqrestore(&ep->nic->obj_lock, flags);

@@ -127,6 +127,43 @@ static gni_return_t (*const sig_gni_ep_unbind)(gni_ep_handle_t ep_hndl)
 static gni_return_t (*const sig_gni_ep_destroy)(gni_ep_handle_t ep_hndl)
 	__used = gni_ep_destroy;
 
+/* Datagrams (kgni sections 3.4 and 4) */
+static gni_return_t (*const sig_gni_ep_postdata)
+	(gni_ep_handle_t ep_hndl, void *in_data, u16 data_len, void *out_buf,
+	 u16 buf_size)
+	__used = gni_ep_postdata;
+static gni_return_t (*const sig_gni_ep_postdata_w_id)
+	(gni_ep_handle_t ep_hndl, void *in_data, u16 data_len, void *out_buf,
+	 u16 buf_size, u64 datagram_id)
+	__used = gni_ep_postdata_w_id;
+static gni_return_t (*const sig_gni_ep_postdata_test)
+	(gni_ep_handle_t ep_hndl, gni_post_state_t *post_state,
+	 u32 *remote_addr, u32 *remote_id)
+	__used = gni_ep_postdata_test;
+static gni_return_t (*const sig_gni_ep_postdata_test_by_id)
+	(gni_ep_handle_t ep_hndl, u64 datagram_id,
+	 gni_post_state_t *post_state, u32 *remote_addr, u32 *remote_id)
+	__used = gni_ep_postdata_test_by_id;
+static gni_return_t (*const sig_gni_ep_postdata_wait)
+	(gni_ep_handle_t ep_hndl, u32 timeout, gni_post_state_t *post_state,
+	 u32 *remote_addr, u32 *remote_id)
+	__used = gni_ep_postdata_wait;
+static gni_return_t (*const sig_gni_postdata_probe)
+	(gni_nic_handle_t nic_hndl, u32 *remote_addr, u32 *remote_id)
+	__used = gni_postdata_probe;
+static gni_return_t (*const sig_gni_postdata_probe_by_id)
+	(gni_nic_handle_t nic_hndl, u64 *datagram_id)
+	__used = gni_postdata_probe_by_id;
+static gni_return_t (*const sig_gni_postdata_probe_wait_by_id)
+	(gni_nic_handle_t nic_hndl, u32 timeout, u64 *datagram_id)
+	__used = gni_postdata_probe_wait_by_id;
+static gni_return_t (*const sig_gni_ep_postdata_cancel)
+	(gni_ep_handle_t ep_hndl)
+	__used = gni_ep_postdata_cancel;
+static gni_return_t (*const sig_gni_ep_postdata_cancel_by_id)
+	(gni_ep_handle_t ep_hndl, u64 datagram_id)
+	__used = gni_ep_postdata_cancel_by_id;
+
 /* RDMA (kgni section 3.5) */
 static gni_return_t (*const sig_gni_post_rdma)
 	(gni_ep_handle_t ep_hndl, gni_post_descriptor_t *post_descr)
