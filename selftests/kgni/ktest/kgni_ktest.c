@@ -9,7 +9,8 @@
  * debugfs kgni_ktest/:
  *   ctl     write one command:
  *             selftest          the single-node checks of the kernel API,
- *                               loopback RDMA on the node's own PE
+ *                               loopback RDMA and datagrams on the
+ *                               node's own PE
  *             hold PTAG COOKIE  create a CDM and attach it to device 0;
  *                               kept until release or unload
  *             release           destroy the CDM that hold made
@@ -70,7 +71,7 @@ extern u32 kgni_driver_version;
 #define KTEST_INST		7
 /* More CDMs than any device has job slots */
 #define KTEST_MAX_CDMS		64
-#define KTEST_RESULT_SIZE	32768
+#define KTEST_RESULT_SIZE	65536
 #define KTEST_CMD_MAX		64
 /* More registrations than kgni takes (32) */
 #define KTEST_RCA_REGS		40
@@ -1040,6 +1041,454 @@ free:
 }
 
 /*
+ * Datagrams, loopback on the node's own NIC address: two kernel CDMs of
+ * one (ptag, cookie), inst_ids KTEST_DG_INST_A and _B, an endpoint of
+ * each bound to the other; their datagrams go through kgni's protocol
+ * to this node, handled at once.
+ */
+#define KTEST_DG_COOKIE		(KTEST_COOKIE + 0x100)
+#define KTEST_DG_INST_A		21
+#define KTEST_DG_INST_B		22
+#define KTEST_DG_BUF		(GNI_DATAGRAM_MAXSIZE + 16)
+#define KTEST_DG_GUARD		0xee
+#define KTEST_DG_WAIT_MS	2000	/* for a datagram whose peer posted */
+#define KTEST_DG_SHORT_MS	200	/* for one whose peer never posts */
+#define KTEST_DG_ID(side, n)	(0x6b640000ull | (side) << 8 | (n))
+
+struct ktest_dg {
+	u32 pe;
+	gni_nic_handle_t nic_a, nic_b;
+	gni_ep_handle_t ep_a, ep_b;
+	u8 in_a[KTEST_DG_BUF], in_b[KTEST_DG_BUF];
+	u8 out_a[KTEST_DG_BUF], out_b[KTEST_DG_BUF];
+};
+
+/* Fresh outputs: guard bytes that no datagram writes */
+static void ktest_dg_clear(struct ktest_dg *t)
+{
+	memset(t->out_a, KTEST_DG_GUARD, KTEST_DG_BUF);
+	memset(t->out_b, KTEST_DG_GUARD, KTEST_DG_BUF);
+}
+
+/* @got: the @n bytes of @want, then only guard bytes */
+static bool ktest_dg_bytes(const u8 *got, const u8 *want, size_t n)
+{
+	return !memcmp(got, want, n) &&
+	       !memchr_inv(got + n, KTEST_DG_GUARD, KTEST_DG_BUF - n);
+}
+
+/*
+ * Collect @ep's datagram @id: @want, in @state, and if COMPLETED from
+ * (t->pe, @inst).
+ */
+static bool ktest_dg_test(struct ktest_dg *t, gni_ep_handle_t ep, u64 id,
+			  gni_return_t want, gni_post_state_t state, u32 inst,
+			  const char *what)
+{
+	gni_post_state_t st = GNI_POST_ERROR;
+	u32 addr = 0, rid = 0;
+	gni_return_t rc;
+	bool from;
+
+	rc = gni_ep_postdata_test_by_id(ep, id, &st, &addr, &rid);
+	from = state != GNI_POST_COMPLETED || (addr == t->pe && rid == inst);
+	return ktest_ok(rc == want && st == state && from,
+			"gni_ep_postdata_test_by_id, %s: %s, state %d from (0x%x, %u), want %s, state %d",
+			what, ktest_rc_name(rc), st, addr, rid,
+			ktest_rc_name(want), state);
+}
+
+/* The id of @nic's first datagram that ended, waited for */
+static bool ktest_dg_probe(gni_nic_handle_t nic, u64 id, const char *what)
+{
+	u64 got = 0;
+	gni_return_t rc;
+
+	rc = gni_postdata_probe_wait_by_id(nic, KTEST_DG_WAIT_MS, &got);
+	return ktest_ok(rc == GNI_RC_SUCCESS && got == id,
+			"gni_postdata_probe_wait_by_id, %s: %s, id 0x%llx",
+			what, ktest_rc_name(rc), got);
+}
+
+/* Every refusal; nothing posted: NO_MATCH */
+static void ktest_dg_refusals(struct ktest_dg *t)
+{
+	gni_ep_handle_t ep = t->ep_a;
+	gni_post_state_t st;
+	u32 addr, rid;
+	u64 id;
+
+	ktest_rc(gni_ep_postdata_w_id(NULL, t->in_a, 8, t->out_a, 8, 1),
+		 GNI_RC_INVALID_PARAM, "gni_ep_postdata_w_id, no endpoint");
+	ktest_rc(gni_ep_postdata_w_id((gni_ep_handle_t)t->nic_a, t->in_a, 8,
+				      t->out_a, 8, 1),
+		 GNI_RC_INVALID_PARAM, "gni_ep_postdata_w_id of a NIC");
+	ktest_rc(gni_ep_postdata_w_id(ep, NULL, 8, t->out_a, 8, 1),
+		 GNI_RC_INVALID_PARAM, "gni_ep_postdata_w_id, 8 bytes of NULL");
+	ktest_rc(gni_ep_postdata_w_id(ep, t->in_a, 8, NULL, 8, 1),
+		 GNI_RC_INVALID_PARAM,
+		 "gni_ep_postdata_w_id, an out_buf of 8 bytes at NULL");
+	ktest_rc(gni_ep_postdata_w_id(ep, t->in_a, 8, t->out_a, 8, ~0ull),
+		 GNI_RC_INVALID_PARAM, "gni_ep_postdata_w_id, datagram_id -1");
+	ktest_rc(gni_ep_postdata_w_id(ep, t->in_a, GNI_DATAGRAM_MAXSIZE + 1,
+				      t->out_a, 8, 1),
+		 GNI_RC_SIZE_ERROR, "gni_ep_postdata_w_id, 129 bytes");
+	ktest_rc(gni_ep_postdata(NULL, t->in_a, 8, t->out_a, 8),
+		 GNI_RC_INVALID_PARAM, "gni_ep_postdata, no endpoint");
+	ktest_rc(gni_ep_postdata_test_by_id(NULL, 1, &st, &addr, &rid),
+		 GNI_RC_INVALID_PARAM,
+		 "gni_ep_postdata_test_by_id, no endpoint");
+	ktest_rc(gni_ep_postdata_test_by_id((gni_ep_handle_t)t->nic_a, 1, &st,
+					    &addr, &rid),
+		 GNI_RC_INVALID_PARAM, "gni_ep_postdata_test_by_id of a NIC");
+	ktest_rc(gni_ep_postdata_test_by_id(ep, 1, NULL, &addr, &rid),
+		 GNI_RC_INVALID_PARAM,
+		 "gni_ep_postdata_test_by_id, no post_state");
+	ktest_rc(gni_ep_postdata_test_by_id(ep, ~0ull, &st, &addr, &rid),
+		 GNI_RC_INVALID_PARAM,
+		 "gni_ep_postdata_test_by_id, datagram_id -1");
+	ktest_rc(gni_ep_postdata_test(ep, &st, NULL, &rid),
+		 GNI_RC_INVALID_PARAM, "gni_ep_postdata_test, no remote_addr");
+	ktest_rc(gni_ep_postdata_wait(ep, 0, &st, &addr, &rid),
+		 GNI_RC_INVALID_PARAM, "gni_ep_postdata_wait, timeout 0");
+	ktest_rc(gni_ep_postdata_wait(ep, 10, &st, &addr, NULL),
+		 GNI_RC_INVALID_PARAM, "gni_ep_postdata_wait, no remote_id");
+	ktest_rc(gni_postdata_probe(NULL, &addr, &rid), GNI_RC_INVALID_PARAM,
+		 "gni_postdata_probe, no NIC");
+	ktest_rc(gni_postdata_probe(t->nic_a, &addr, NULL),
+		 GNI_RC_INVALID_PARAM, "gni_postdata_probe, no remote_id");
+	ktest_rc(gni_postdata_probe_by_id((gni_nic_handle_t)ep, &id),
+		 GNI_RC_INVALID_PARAM, "gni_postdata_probe_by_id of an endpoint");
+	ktest_rc(gni_postdata_probe_by_id(t->nic_a, NULL),
+		 GNI_RC_INVALID_PARAM, "gni_postdata_probe_by_id, no id");
+	ktest_rc(gni_postdata_probe_wait_by_id(t->nic_a, 10, NULL),
+		 GNI_RC_INVALID_PARAM, "gni_postdata_probe_wait_by_id, no id");
+	ktest_rc(gni_ep_postdata_cancel(NULL), GNI_RC_INVALID_PARAM,
+		 "gni_ep_postdata_cancel, no endpoint");
+	ktest_rc(gni_ep_postdata_cancel_by_id((gni_ep_handle_t)t->nic_a, 1),
+		 GNI_RC_INVALID_PARAM, "gni_ep_postdata_cancel_by_id of a NIC");
+	ktest_rc(gni_ep_postdata_cancel_by_id(ep, ~0ull),
+		 GNI_RC_INVALID_PARAM,
+		 "gni_ep_postdata_cancel_by_id, datagram_id -1");
+
+	ktest_rc(gni_ep_postdata_test(ep, &st, &addr, &rid), GNI_RC_NO_MATCH,
+		 "gni_ep_postdata_test, nothing posted");
+	ktest_rc(gni_ep_postdata_cancel_by_id(ep, 1), GNI_RC_NO_MATCH,
+		 "gni_ep_postdata_cancel_by_id, nothing posted");
+	ktest_rc(gni_postdata_probe_by_id(t->nic_a, &id), GNI_RC_NO_MATCH,
+		 "gni_postdata_probe_by_id, nothing ended");
+	ktest_rc(gni_postdata_probe_wait_by_id(t->nic_a, 0, &id),
+		 GNI_RC_TIMEOUT, "gni_postdata_probe_wait_by_id 0 ms, nothing");
+}
+
+/*
+ * Bound to bound: A posts @len_a bytes, B @len_b with an out_buf of
+ * @size_b; each gets the other's bytes, as many as fit, and nothing
+ * after them.  Round @n; @first: the checks on the way too.
+ */
+static void ktest_dg_exchange(struct ktest_dg *t, unsigned int n, u16 len_a,
+			      u16 len_b, u16 size_b, bool first)
+{
+	u64 id_a = KTEST_DG_ID(0xa, n), id_b = KTEST_DG_ID(0xb, n);
+	u16 fit = min(len_a, size_b);
+	gni_post_state_t st = GNI_POST_ERROR;
+	u32 addr = 0, rid = 0;
+	gni_return_t rc;
+
+	ktest_dg_clear(t);
+	if (!ktest_rc(gni_ep_postdata_w_id(t->ep_a, t->in_a, len_a, t->out_a,
+					   KTEST_DG_BUF, id_a),
+		      GNI_RC_SUCCESS, "gni_ep_postdata_w_id, A to B"))
+		return;
+	if (first) {
+		ktest_rc(gni_ep_postdata_w_id(t->ep_a, t->in_a, 1, t->out_a, 1,
+					      id_a + 1),
+			 GNI_RC_ERROR_RESOURCE,
+			 "gni_ep_postdata_w_id again before the test");
+		ktest_dg_test(t, t->ep_a, id_a, GNI_RC_SUCCESS,
+			      GNI_POST_PENDING, 0, "A before B posts");
+		ktest_dg_test(t, t->ep_a, id_b, GNI_RC_NO_MATCH,
+			      GNI_POST_ERROR, 0, "A, another id");
+	}
+	if (!ktest_rc(gni_ep_postdata_w_id(t->ep_b, t->in_b, len_b, t->out_b,
+					   size_b, id_b),
+		      GNI_RC_SUCCESS, "gni_ep_postdata_w_id, B to A")) {
+		gni_ep_postdata_cancel_by_id(t->ep_a, id_a);
+		ktest_dg_probe(t->nic_a, id_a, "A cancelled");
+		ktest_dg_test(t, t->ep_a, id_a, GNI_RC_SUCCESS,
+			      GNI_POST_TERMINATED, 0, "A cancelled");
+		return;
+	}
+	ktest_dg_probe(t->nic_a, id_a, "A");
+	if (ktest_dg_test(t, t->ep_a, id_a, GNI_RC_SUCCESS,
+			  GNI_POST_COMPLETED, KTEST_DG_INST_B, "A"))
+		ktest_ok(ktest_dg_bytes(t->out_a, t->in_b, len_b),
+			 "A's out_buf: B's %u bytes, then nothing", len_b);
+	if (first) {
+		rc = gni_ep_postdata_wait(t->ep_b, KTEST_DG_WAIT_MS, &st,
+					  &addr, &rid);
+		ktest_ok(rc == GNI_RC_SUCCESS && st == GNI_POST_COMPLETED &&
+			 addr == t->pe && rid == KTEST_DG_INST_A,
+			 "gni_ep_postdata_wait, B: %s, state %d from (0x%x, %u)",
+			 ktest_rc_name(rc), st, addr, rid);
+	} else {
+		ktest_dg_test(t, t->ep_b, id_b,
+			      len_a > size_b ? GNI_RC_SIZE_ERROR :
+					       GNI_RC_SUCCESS,
+			      GNI_POST_COMPLETED, KTEST_DG_INST_A, "B");
+	}
+	ktest_ok(ktest_dg_bytes(t->out_b, t->in_a, fit),
+		 "B's out_buf of %u: A's first %u of %u bytes, then nothing",
+		 size_b, fit, len_a);
+	ktest_dg_test(t, t->ep_b, id_b, GNI_RC_NO_MATCH, GNI_POST_ERROR, 0,
+		      "B again: collected");
+}
+
+/*
+ * A bound post without an id meets a wildcard of B's CDM; a wildcard
+ * cancelled ends TERMINATED at once.
+ */
+static void ktest_dg_wildcard(struct ktest_dg *t)
+{
+	const u64 id_w = KTEST_DG_ID(0xc, 1);
+	gni_post_state_t st = GNI_POST_ERROR;
+	u32 addr = 0, rid = 0;
+	gni_ep_handle_t ep_w;
+	gni_return_t rc;
+	u64 id = 0;
+
+	if (!ktest_rc(gni_ep_create(t->nic_b, NULL, &ep_w), GNI_RC_SUCCESS,
+		      "gni_ep_create, a wildcard of B"))
+		return;
+	ktest_dg_clear(t);
+	ktest_rc(gni_ep_postdata(ep_w, t->in_b, 8, t->out_b, 8),
+		 GNI_RC_INVALID_PARAM, "gni_ep_postdata on an unbound endpoint");
+	if (!ktest_rc(gni_ep_postdata_w_id(ep_w, t->in_b, 40, t->out_b,
+					   KTEST_DG_BUF, id_w),
+		      GNI_RC_SUCCESS, "gni_ep_postdata_w_id, the wildcard"))
+		goto out;
+	if (ktest_rc(gni_ep_postdata(t->ep_a, t->in_a, 30, t->out_a,
+				     KTEST_DG_BUF),
+		     GNI_RC_SUCCESS, "gni_ep_postdata, A to B, no id")) {
+		rc = gni_postdata_probe(t->nic_a, &addr, &rid);
+		ktest_ok(rc == GNI_RC_SUCCESS && addr == t->pe &&
+			 rid == KTEST_DG_INST_B,
+			 "gni_postdata_probe, A: %s, (0x%x, %u)",
+			 ktest_rc_name(rc), addr, rid);
+		rc = gni_postdata_probe_by_id(t->nic_a, &id);
+		ktest_ok(rc == GNI_RC_SUCCESS && id == ~0ull,
+			 "gni_postdata_probe_by_id, A: %s, id 0x%llx (none)",
+			 ktest_rc_name(rc), id);
+		rc = gni_ep_postdata_test(t->ep_a, &st, &addr, &rid);
+		ktest_ok(rc == GNI_RC_SUCCESS && st == GNI_POST_COMPLETED &&
+			 addr == t->pe && rid == KTEST_DG_INST_B &&
+			 ktest_dg_bytes(t->out_a, t->in_b, 40),
+			 "gni_ep_postdata_test, A: %s, state %d from (0x%x, %u), the wildcard's 40 bytes",
+			 ktest_rc_name(rc), st, addr, rid);
+	} else {
+		gni_ep_postdata_cancel_by_id(ep_w, id_w);
+	}
+	ktest_dg_probe(t->nic_b, id_w, "the wildcard");
+	if (ktest_dg_test(t, ep_w, id_w, GNI_RC_SUCCESS, GNI_POST_COMPLETED,
+			  KTEST_DG_INST_A, "the wildcard"))
+		ktest_ok(ktest_dg_bytes(t->out_b, t->in_a, 30),
+			 "the wildcard's out_buf: A's 30 bytes");
+
+	if (!ktest_rc(gni_ep_postdata_w_id(ep_w, t->in_b, 8, t->out_b, 8,
+					   id_w + 1),
+		      GNI_RC_SUCCESS, "gni_ep_postdata_w_id, the wildcard again"))
+		goto out;
+	ktest_rc(gni_ep_postdata_cancel(ep_w), GNI_RC_SUCCESS,
+		 "gni_ep_postdata_cancel of the wildcard");
+	addr = 1;
+	rid = 1;
+	rc = gni_postdata_probe(t->nic_b, &addr, &rid);
+	ktest_ok(rc == GNI_RC_SUCCESS && !addr && !rid,
+		 "gni_postdata_probe of the cancelled wildcard: %s, (0x%x, %u)",
+		 ktest_rc_name(rc), addr, rid);
+	rc = gni_ep_postdata_test(ep_w, &st, &addr, &rid);
+	ktest_ok(rc == GNI_RC_SUCCESS && st == GNI_POST_TERMINATED,
+		 "gni_ep_postdata_test of the cancelled wildcard: %s, state %d",
+		 ktest_rc_name(rc), st);
+out:
+	ktest_rc(gni_ep_destroy(ep_w), GNI_RC_SUCCESS,
+		 "gni_ep_destroy of the wildcard");
+}
+
+/*
+ * A's datagram with no post of B's: a wait times out; cancelled, it ends
+ * TERMINATED, and its message is gone from B's side.
+ */
+static void ktest_dg_timeout(struct ktest_dg *t)
+{
+	const u64 id = KTEST_DG_ID(0xa, 0x80), id_b = KTEST_DG_ID(0xb, 0x80);
+	gni_post_state_t st = GNI_POST_ERROR;
+	u32 addr = 0, rid = 0;
+	gni_return_t rc;
+	ktime_t start;
+	s64 ms;
+	u64 got;
+
+	if (!ktest_rc(gni_ep_postdata_w_id(t->ep_a, t->in_a, 8, t->out_a,
+					   KTEST_DG_BUF, id),
+		      GNI_RC_SUCCESS, "gni_ep_postdata_w_id, B posts nothing"))
+		return;
+	start = ktime_get();
+	rc = gni_ep_postdata_wait(t->ep_a, KTEST_DG_SHORT_MS, &st, &addr,
+				  &rid);
+	ms = ktime_ms_delta(ktime_get(), start);
+	ktest_ok(rc == GNI_RC_TIMEOUT && st == GNI_POST_PENDING &&
+		 ms >= KTEST_DG_SHORT_MS - 10,
+		 "gni_ep_postdata_wait %u ms, no peer: %s, state %d, after %lld ms",
+		 KTEST_DG_SHORT_MS, ktest_rc_name(rc), st, ms);
+	rc = gni_postdata_probe_wait_by_id(t->nic_a, 50, &got);
+	ktest_rc(rc, GNI_RC_TIMEOUT,
+		 "gni_postdata_probe_wait_by_id 50 ms, none ended");
+	ktest_dg_test(t, t->ep_a, id, GNI_RC_SUCCESS, GNI_POST_PENDING, 0,
+		      "still pending");
+	ktest_rc(gni_ep_postdata_cancel_by_id(t->ep_a, id + 1),
+		 GNI_RC_NO_MATCH, "gni_ep_postdata_cancel_by_id, another id");
+	ktest_rc(gni_ep_postdata_cancel_by_id(t->ep_a, id), GNI_RC_SUCCESS,
+		 "gni_ep_postdata_cancel_by_id");
+	ktest_rc(gni_ep_postdata_cancel_by_id(t->ep_a, id), GNI_RC_NO_MATCH,
+		 "gni_ep_postdata_cancel_by_id again");
+	ktest_dg_probe(t->nic_a, id, "cancelled");
+	ktest_dg_test(t, t->ep_a, id, GNI_RC_SUCCESS, GNI_POST_TERMINATED, 0,
+		      "cancelled");
+	ktest_dg_test(t, t->ep_a, id, GNI_RC_NO_MATCH, GNI_POST_ERROR, 0,
+		      "cancelled, collected");
+
+	/* The CANCEL took A's message back: B's post does not meet it. */
+	if (!ktest_rc(gni_ep_postdata_w_id(t->ep_b, t->in_b, 8, t->out_b,
+					   KTEST_DG_BUF, id_b),
+		      GNI_RC_SUCCESS, "gni_ep_postdata_w_id, B to A after"))
+		return;
+	ktest_dg_test(t, t->ep_b, id_b, GNI_RC_SUCCESS, GNI_POST_PENDING, 0,
+		      "B after A's cancel");
+	gni_ep_postdata_cancel_by_id(t->ep_b, id_b);
+	ktest_dg_probe(t->nic_b, id_b, "B cancelled");
+	ktest_dg_test(t, t->ep_b, id_b, GNI_RC_SUCCESS, GNI_POST_TERMINATED, 0,
+		      "B cancelled");
+}
+
+/*
+ * A CDM of another cookie, whose inst_id is B's, does not meet A's
+ * datagram.  Destroying A's endpoint then takes the datagram along, its
+ * message too; destroying that CDM its wildcard.
+ */
+static void ktest_dg_isolation(struct ktest_dg *t)
+{
+	const u64 id_x = KTEST_DG_ID(0xd, 1), id_c = KTEST_DG_ID(0xe, 1),
+		  id_b = KTEST_DG_ID(0xb, 0x90);
+	gni_nic_handle_t nic_c;
+	gni_ep_handle_t ep_x, ep_c;
+	gni_cdm_handle_t cdm_c;
+	u32 addr = 0;
+	u64 id;
+
+	if (!ktest_rc(gni_cdm_create(KTEST_DG_INST_B, KTEST_PTAG,
+				     KTEST_DG_COOKIE + 1, 0, &cdm_c),
+		      GNI_RC_SUCCESS, "gni_cdm_create, B's inst_id, another cookie"))
+		return;
+	if (!ktest_rc(gni_cdm_attach(cdm_c, KTEST_DEVICE, &addr, &nic_c),
+		      GNI_RC_SUCCESS, "gni_cdm_attach, another cookie"))
+		goto cdm;
+	if (!ktest_rc(gni_ep_create(nic_c, NULL, &ep_c), GNI_RC_SUCCESS,
+		      "gni_ep_create, another cookie") ||
+	    !ktest_rc(gni_ep_postdata_w_id(ep_c, t->in_b, 8, t->out_b, 8,
+					   id_c),
+		      GNI_RC_SUCCESS, "gni_ep_postdata_w_id, its wildcard"))
+		goto cdm;
+	if (!ktest_rc(gni_ep_create(t->nic_a, NULL, &ep_x), GNI_RC_SUCCESS,
+		      "gni_ep_create, another of A's"))
+		goto cdm;
+	gni_ep_bind(ep_x, t->pe, KTEST_DG_INST_B);
+	if (ktest_rc(gni_ep_postdata_w_id(ep_x, t->in_a, 8, t->out_a, 8,
+					  id_x),
+		     GNI_RC_SUCCESS, "gni_ep_postdata_w_id, A's to B's inst_id")) {
+		ktest_dg_test(t, ep_x, id_x, GNI_RC_SUCCESS, GNI_POST_PENDING, 0,
+			      "A's, not met by another cookie");
+		ktest_dg_test(t, ep_c, id_c, GNI_RC_SUCCESS, GNI_POST_PENDING, 0,
+			      "another cookie's wildcard, not met");
+	}
+	ktest_rc(gni_ep_destroy(ep_x), GNI_RC_SUCCESS,
+		 "gni_ep_destroy with its datagram pending");
+	ktest_rc(gni_postdata_probe_by_id(t->nic_a, &id), GNI_RC_NO_MATCH,
+		 "gni_postdata_probe_by_id: the destroyed endpoint's is gone");
+	/* Its message is gone from B's side too. */
+	if (ktest_rc(gni_ep_postdata_w_id(t->ep_b, t->in_b, 8, t->out_b,
+					  KTEST_DG_BUF, id_b),
+		     GNI_RC_SUCCESS, "gni_ep_postdata_w_id, B to A")) {
+		ktest_dg_test(t, t->ep_b, id_b, GNI_RC_SUCCESS,
+			      GNI_POST_PENDING, 0,
+			      "B, after A's endpoint was destroyed");
+		gni_ep_postdata_cancel_by_id(t->ep_b, id_b);
+		ktest_dg_probe(t->nic_b, id_b, "B cancelled");
+		ktest_dg_test(t, t->ep_b, id_b, GNI_RC_SUCCESS,
+			      GNI_POST_TERMINATED, 0, "B cancelled");
+	}
+cdm:
+	ktest_rc(gni_cdm_destroy(cdm_c), GNI_RC_SUCCESS,
+		 "gni_cdm_destroy with a wildcard pending");
+}
+
+/* The datagram checks; @pe is the NIC's address. */
+static void ktest_dgram(u32 pe)
+{
+	gni_cdm_handle_t cdm_a = NULL, cdm_b = NULL;
+	struct ktest_dg *t;
+	u32 addr_a = 0, addr_b = 0;
+	unsigned int i;
+
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	if (!ktest_ok(t, "kzalloc, datagram buffers"))
+		return;
+	t->pe = pe;
+	for (i = 0; i < KTEST_DG_BUF; i++) {
+		t->in_a[i] = 0x41 + i;
+		t->in_b[i] = 0xc3 - 3 * i;
+	}
+	if (!ktest_rc(gni_cdm_create(KTEST_DG_INST_A, KTEST_PTAG,
+				     KTEST_DG_COOKIE, 0, &cdm_a),
+		      GNI_RC_SUCCESS, "gni_cdm_create, datagrams' A") ||
+	    !ktest_rc(gni_cdm_create(KTEST_DG_INST_B, KTEST_PTAG,
+				     KTEST_DG_COOKIE, 0, &cdm_b),
+		      GNI_RC_SUCCESS, "gni_cdm_create, datagrams' B") ||
+	    !ktest_rc(gni_cdm_attach(cdm_a, KTEST_DEVICE, &addr_a, &t->nic_a),
+		      GNI_RC_SUCCESS, "gni_cdm_attach, A") ||
+	    !ktest_rc(gni_cdm_attach(cdm_b, KTEST_DEVICE, &addr_b, &t->nic_b),
+		      GNI_RC_SUCCESS, "gni_cdm_attach, B") ||
+	    !ktest_rc(gni_ep_create(t->nic_a, NULL, &t->ep_a), GNI_RC_SUCCESS,
+		      "gni_ep_create, A's") ||
+	    !ktest_rc(gni_ep_create(t->nic_b, NULL, &t->ep_b), GNI_RC_SUCCESS,
+		      "gni_ep_create, B's"))
+		goto out;
+	ktest_ok(addr_a == pe && addr_b == pe,
+		 "A and B at the NIC address 0x%x", pe);
+	gni_ep_bind(t->ep_a, pe, KTEST_DG_INST_B);
+	gni_ep_bind(t->ep_b, pe, KTEST_DG_INST_A);
+
+	ktest_dg_refusals(t);
+	ktest_dg_exchange(t, 1, 100, 57, KTEST_DG_BUF, true);
+	ktest_dg_exchange(t, 2, GNI_DATAGRAM_MAXSIZE, GNI_DATAGRAM_MAXSIZE, 16,
+			  false);
+	ktest_dg_wildcard(t);
+	ktest_dg_timeout(t);
+	ktest_dg_isolation(t);
+	ktest_rc(gni_ep_destroy(t->ep_a), GNI_RC_SUCCESS,
+		 "gni_ep_destroy, A's");
+	ktest_rc(gni_ep_destroy(t->ep_b), GNI_RC_SUCCESS,
+		 "gni_ep_destroy, B's");
+out:
+	/* After a failure, endpoints left go with their CDM. */
+	if (cdm_b)
+		gni_cdm_destroy(cdm_b);
+	if (cdm_a)
+		gni_cdm_destroy(cdm_a);
+	kfree(t);
+}
+
+/*
  * Kernel CDMs take job slots of the device until none is left; destroying
  * them gives the slots back.
  */
@@ -1258,6 +1707,7 @@ static void ktest_selftest(void)
 	ktest_cq_entries();
 	ktest_mem(nic, cdm2 ? nic2 : NULL);
 	ktest_rdma(nic, addr);
+	ktest_dgram(addr);
 	if (cdm2) {
 		gni_cq_handle_t cq;
 		gni_ep_handle_t ep;
