@@ -1277,8 +1277,9 @@ int kgni_ioctl_dgram_probe(struct kgni_ucmd *ucmd)
  *
  * Context: process context, may sleep; ctl_rwsem held for reading with
  * the device alive; takes dp_lock.
- * Return: 0, -ENOENT if no such datagram is pending or it was cancelled
- * already, -ENODEV without the datagram service.
+ * Return: 0, -ENOENT if there is no such datagram, -EALREADY if it has
+ * ended (not collected yet) or was cancelled already, -ENODEV without the
+ * datagram service.
  */
 int kgni_dg_cancel(struct kgni_dev *kdev, struct kgni_dom *dom,
 		   unsigned int by, u64 key, u64 id)
@@ -1293,7 +1294,10 @@ int kgni_dg_cancel(struct kgni_dev *kdev, struct kgni_dom *dom,
 		goto out;
 	}
 	p = kgni_dg_find(kdev, dom, by, key, id);
-	if (!p || p->state != KGNI_DGRAM_PENDING || p->cancelling)
+	if (!p)
+		goto out;
+	ret = -EALREADY;
+	if (p->state != KGNI_DGRAM_PENDING || p->cancelling)
 		goto out;
 	ret = 0;
 	if (!p->req_sent || kdev->dg->stopped) {
@@ -1340,14 +1344,19 @@ void kgni_dg_drop(struct kgni_dev *kdev, struct kgni_dom *dom, u64 key)
  * kgni_ioctl_dgram_cancel() - KGNI_IOC_DGRAM_CANCEL
  * @ucmd: the call; @ucmd->cmd is a struct kgni_dgram_cancel
  *
- * Return: 0, -EINVAL, or an errno of kgni_dg_cancel().
+ * Return: 0, -EINVAL, or an errno of kgni_dg_cancel() (-ENOENT for its
+ * -EALREADY).
  */
 int kgni_ioctl_dgram_cancel(struct kgni_ucmd *ucmd)
 {
 	struct kgni_dgram_cancel *cmd = ucmd->cmd;
 
+	int ret;
+
 	if (cmd->flags & ~KGNI_DGRAM_BY_ID)
 		return -EINVAL;
-	return kgni_dg_cancel(ucmd->kdev, &ucmd->kfile->dom,
-			      kgni_dg_by(cmd->flags), cmd->ep_key, cmd->id);
+	ret = kgni_dg_cancel(ucmd->kdev, &ucmd->kfile->dom,
+			     kgni_dg_by(cmd->flags), cmd->ep_key, cmd->id);
+	/* The ABI's ENOENT: nothing pending to cancel */
+	return ret == -EALREADY ? -ENOENT : ret;
 }

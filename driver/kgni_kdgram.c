@@ -460,8 +460,15 @@ static gni_return_t kgni_kdg_cancel(struct gni_ep *ep, unsigned int by,
 				     id);
 		kgni_kdg_put(nic);
 	}
+	/*
+	 * EALREADY: it has ended, or is being cancelled, and waits for a
+	 * test: nothing to do, as for the Cray driver, whose cancel takes
+	 * any datagram not collected (gnilnd asserts SUCCESS of a cancel
+	 * that may race the datagram's end).  ENOENT: none; ENODEV: gone.
+	 */
+	if (ret == -EALREADY)
+		ret = 0;
 	*err = -ret;
-	/* ENOENT: none pending, ended or cancelled already; ENODEV: gone */
 	return ret ? GNI_RC_NO_MATCH : GNI_RC_SUCCESS;
 }
 
@@ -472,12 +479,14 @@ static gni_return_t kgni_kdg_cancel(struct gni_ep *ep, unsigned int by,
  * The datagram ends TERMINATED, which a test then collects.  One that
  * sent its data to its peer (a bound post) stays PENDING until the peer
  * has dropped it, then is TERMINATED; or COMPLETED, if the peer had
- * matched it first, so that both sides agree.  Not called by gnilnd
- * (kgni section 4); codes as gni_ep_postdata_cancel_by_id().
+ * matched it first, so that both sides agree.  A datagram that has ended
+ * already, or is being cancelled, is left as it is (SUCCESS): the test
+ * says how it ended.  Not called by gnilnd (kgni section 4); codes as
+ * gni_ep_postdata_cancel_by_id().
  *
  * Context: process context, may sleep.
- * Return: SUCCESS; NO_MATCH, nothing pending (none posted, ended or
- * cancelled already, the device removed); INVALID_PARAM.
+ * Return: SUCCESS; NO_MATCH, the endpoint has no datagram (none posted,
+ * or collected already; the device removed); INVALID_PARAM.
  */
 gni_return_t gni_ep_postdata_cancel(gni_ep_handle_t ep_hndl)
 {
@@ -499,7 +508,9 @@ EXPORT_SYMBOL(gni_ep_postdata_cancel);
  * gni_ep_postdata_test_by_id().
  *
  * Context: process context, may sleep.
- * Return: SUCCESS; NO_MATCH, no such datagram pending; INVALID_PARAM.
+ * Return: SUCCESS; NO_MATCH, the endpoint has no datagram of that id
+ * (none posted, or collected already; the device removed);
+ * INVALID_PARAM.
  */
 gni_return_t gni_ep_postdata_cancel_by_id(gni_ep_handle_t ep_hndl,
 					  u64 datagram_id)
