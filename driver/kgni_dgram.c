@@ -121,6 +121,8 @@ struct kgni_dg_in {
  * @key: the endpoint key it was posted with
  * @id: its datagram id (~0: none)
  * @bound: only @peer_pe and @peer_inst match
+ * @peer_pe: @bound: the peer's PE, where its REQ goes
+ * @peer_inst: @bound: the peer's inst_id
  * @state: KGNI_DGRAM_*
  * @xid: its number on this node (never 0)
  * @req_sent: a REQ went to the peer
