@@ -241,6 +241,8 @@ gni_return_t gnicore_smsg_init(struct gnicore_ep *ep,
 			       const gni_smsg_attr_t *local,
 			       const gni_smsg_attr_t *remote);
 void gnicore_smsg_fini(struct gnicore_ep *ep);
+struct gnicore_smsg *gnicore_smsg_detach(struct gnicore_ep *ep);
+void gnicore_smsg_free(struct gnicore_smsg *s);
 gni_return_t gnicore_smsg_send(struct gnicore_ep *ep, const void *header,
 			       uint32_t header_length, const void *data,
 			       uint32_t data_length, uint32_t msg_id,

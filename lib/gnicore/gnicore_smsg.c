@@ -109,6 +109,31 @@ static void smsg_free(struct gnicore_smsg *s)
 	gnicore_free(s);
 }
 
+/*
+ * Take @ep's SMSG state from it, for the caller to free
+ * (gnicore_smsg_free()) once nobody can be using it: in the kernel
+ * another CPU may be taking a failed send's event and sending it again
+ * through it (gnicore_cq_take()).  NULL if none.
+ */
+struct gnicore_smsg *gnicore_smsg_detach(struct gnicore_ep *ep)
+{
+	struct gnicore_smsg *s;
+	unsigned long flags;
+
+	flags = gnicore_lock(&ep->nic->lock);
+	s = ep->smsg;
+	ep->smsg = NULL;
+	gnicore_unlock(&ep->nic->lock, flags);
+	return s;
+}
+
+/* Free SMSG state gnicore_smsg_detach() took; NULL is nothing. */
+void gnicore_smsg_free(struct gnicore_smsg *s)
+{
+	if (s)
+		smsg_free(s);
+}
+
 /* GNI_SmsgInit */
 gni_return_t gnicore_smsg_init(struct gnicore_ep *ep,
 			       const gni_smsg_attr_t *local,
@@ -507,13 +532,5 @@ bool gnicore_smsg_event(struct gnicore_ep *ep, uint64_t *e, uint64_t seq,
 /* Forget @ep's SMSG state (GNI_EpUnbind, GNI_EpDestroy). */
 void gnicore_smsg_fini(struct gnicore_ep *ep)
 {
-	struct gnicore_smsg *s;
-	unsigned long flags;
-
-	flags = gnicore_lock(&ep->nic->lock);
-	s = ep->smsg;
-	ep->smsg = NULL;
-	gnicore_unlock(&ep->nic->lock, flags);
-	if (s)
-		smsg_free(s);
+	gnicore_smsg_free(gnicore_smsg_detach(ep));
 }

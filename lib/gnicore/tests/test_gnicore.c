@@ -568,6 +568,7 @@ static void test_smsg_send(void)
 
 static void test_smsg_receive(void)
 {
+	struct gnicore_smsg *s;
 	uint8_t *slot0, tag;
 	gni_smsg_attr_t l;
 	void *hdr = NULL;
@@ -602,9 +603,17 @@ static void test_smsg_receive(void)
 	CHECK_EQ(word, 1);
 	CHECK_EQ(sync_type(&e), 0);
 	CHECK_EQ(gnicore_smsg_release(&e.ep), GNI_RC_NOT_DONE);
+	/* Detached (the kernel frees it later): the endpoint has none. */
+	s = gnicore_smsg_detach(&e.ep);
+	CHECK(s && !e.ep.smsg && !gnicore_smsg_detach(&e.ep));
+	CHECK_EQ(gnicore_smsg_get_next(&e.ep, &hdr, NULL),
+		 GNI_RC_INVALID_STATE);
+	gnicore_smsg_free(s);
+	gnicore_smsg_free(NULL);
 	env_fini(&e);
 	tap_test_end("SMSG receive: only the message due, tags, release: the "
-		     "flag cleared, the count in the mailbox and to the peer");
+		     "flag cleared, the count in the mailbox and to the peer; "
+		     "the state detached, then freed");
 }
 
 int main(void)
