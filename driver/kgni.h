@@ -212,7 +212,8 @@ struct kgni_port_cache {
  *        NIC), for revoking a released job's
  * @mdd_map: MDHs in use
  * @cq_map: CQs in use (CQ 0 is never given out)
- * @fma_map: general FMA descriptors in use
+ * @fma_map: FMA descriptors in use: the general ones (0 to 63) and the
+ *           OS ones (64 to 67, kernel domains only)
  * @gart: the GART table the device reads (little-endian entries)
  * @gart_dma: its bus address
  * @gart_entries: its entries
@@ -282,7 +283,7 @@ struct kgni_dev {
 	struct list_head doms;
 	DECLARE_BITMAP(mdd_map, GEMINI_NUM_MDD);
 	DECLARE_BITMAP(cq_map, GEMINI_NUM_CQ);
-	DECLARE_BITMAP(fma_map, GEMINI_NUM_FMA);
+	DECLARE_BITMAP(fma_map, GEMINI_FMA_NUM_DESC);
 	__le64 *gart;
 	dma_addr_t gart_dma;
 	u32 gart_entries;

@@ -119,9 +119,10 @@ struct kgni_cq {
 };
 
 /**
- * struct kgni_fma - a general FMA descriptor
+ * struct kgni_fma - an FMA descriptor
  * @node: in its domain's list
- * @id: the descriptor, 0 to GEMINI_NUM_FMA - 1
+ * @id: the descriptor: a general one, 0 to GEMINI_NUM_FMA - 1, or (a
+ *      kernel domain's) an OS one, GEMINI_FMA_OS_FIRST and up
  * @cq: its cq_hndl
  * @ref: the domain's list holds one, each mapping one; the last gives the
  *       number back, unless @stuck
@@ -285,7 +286,8 @@ void kgni_fmas_free_all(struct kgni_dev *kdev, struct kgni_dom *dom,
 			bool live);
 int kgni_fma_alloc(struct kgni_dev *kdev, struct kgni_dom *dom, u32 cq_id,
 		   u32 *fma_id);
-int kgni_fma_free(struct kgni_dev *kdev, struct kgni_dom *dom, u32 fma_id);
+int kgni_fma_free(struct kgni_dev *kdev, struct kgni_dom *dom, u32 fma_id,
+		  bool live);
 
 /* kgni_bte.c */
 /* The kernel's BTE channel, and its interrupts (RX, then TX) */

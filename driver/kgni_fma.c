@@ -4,7 +4,9 @@
  *
  * The kernel programs a descriptor's privileged fields (its CQ, the CDM's
  * ptag) through the descriptor's privileged page; user space maps its user
- * page and its windows and drives it without syscalls.
+ * page and its windows and drives it without syscalls.  The kernel API's
+ * descriptors come from the same allocator (kgni_kfma.c maps them in the
+ * kernel instead), the OS descriptors first.
  */
 #include <linux/delay.h>
 #include <linux/jiffies.h>
@@ -168,6 +170,25 @@ void kgni_fmas_free_all(struct kgni_dev *kdev, struct kgni_dom *dom,
 	} while (n);
 }
 
+/*
+ * A free descriptor for @dom (dp_lock held), GEMINI_FMA_NUM_DESC if none:
+ * a kernel domain takes the OS descriptors first, which no file can have,
+ * so that processes cannot starve kernel clients (gni_post_fma(), SMSG).
+ */
+static u32 kgni_fma_pick(struct kgni_dev *kdev, const struct kgni_dom *dom)
+{
+	u32 d;
+
+	if (dom->kernel) {
+		d = find_next_zero_bit(kdev->fma_map, GEMINI_FMA_NUM_DESC,
+				       GEMINI_FMA_OS_FIRST);
+		if (d < GEMINI_FMA_NUM_DESC)
+			return d;
+	}
+	d = find_first_zero_bit(kdev->fma_map, GEMINI_NUM_FMA);
+	return d < GEMINI_NUM_FMA ? d : GEMINI_FMA_NUM_DESC;
+}
+
 /**
  * kgni_fma_alloc() - take an FMA descriptor for the domain
  * @kdev: the device
@@ -176,7 +197,7 @@ void kgni_fmas_free_all(struct kgni_dev *kdev, struct kgni_dom *dom,
  * @fma_id: the descriptor
  *
  * Its privileged fields are programmed: the domain's ptag, @cq_id, FMA
- * enable.
+ * enable.  A kernel domain gets an OS descriptor while one is free.
  *
  * Context: process context, may sleep; ctl_rwsem held for reading with
  * the device alive; takes dp_lock.
@@ -207,8 +228,8 @@ int kgni_fma_alloc(struct kgni_dev *kdev, struct kgni_dom *dom, u32 cq_id,
 		ret = -EINVAL;
 		goto err_unlock;
 	}
-	d = find_first_zero_bit(kdev->fma_map, GEMINI_NUM_FMA);
-	if (d >= GEMINI_NUM_FMA) {
+	d = kgni_fma_pick(kdev, dom);
+	if (d >= GEMINI_FMA_NUM_DESC) {
 		ret = -ENOSPC;
 		goto err_unlock;
 	}
@@ -266,16 +287,18 @@ int kgni_ioctl_fma_alloc(struct kgni_ucmd *ucmd)
  * @kdev: the device
  * @dom: the domain
  * @fma_id: the descriptor
+ * @live: the device may be touched (not removed)
  *
  * Its mappings are removed, and it is disabled and waited for as at a
  * domain's teardown (kgni_fmas_free_all()).
  *
- * Context: process context, may sleep; ctl_rwsem held for reading with
- * the device alive; takes dp_lock.
+ * Context: process context, may sleep; ctl_rwsem held for reading; takes
+ * dp_lock.
  * Return: 0, -EINVAL for a descriptor that is not the domain's, -ENOLINK
  * once the domain's job was released.
  */
-int kgni_fma_free(struct kgni_dev *kdev, struct kgni_dom *dom, u32 fma_id)
+int kgni_fma_free(struct kgni_dev *kdev, struct kgni_dom *dom, u32 fma_id,
+		  bool live)
 {
 	struct kgni_fma *fma;
 	int ret = -EINVAL;
@@ -285,7 +308,7 @@ int kgni_fma_free(struct kgni_dev *kdev, struct kgni_dom *dom, u32 fma_id)
 		ret = -ENOLINK;
 	list_for_each_entry(fma, &dom->fmas, node) {
 		if (fma->id == fma_id) {
-			kgni_fmas_free(kdev, dom, &fma, 1, true);
+			kgni_fmas_free(kdev, dom, &fma, 1, live);
 			ret = 0;
 			break;
 		}
@@ -307,5 +330,5 @@ int kgni_ioctl_fma_free(struct kgni_ucmd *ucmd)
 
 	if (cmd->flags || cmd->reserved)
 		return -EINVAL;
-	return kgni_fma_free(ucmd->kdev, &ucmd->kfile->dom, cmd->fma_id);
+	return kgni_fma_free(ucmd->kdev, &ucmd->kfile->dom, cmd->fma_id, true);
 }

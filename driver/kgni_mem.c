@@ -153,8 +153,8 @@ static void kgni_gart_fini(struct kgni_dev *kdev)
  * kgni_dp_map() - map the NIC tables and reset the data-path entries
  * @kdev: the device, at probe
  *
- * Whatever an earlier driver left: every MDD invalid, every CQ and general
- * FMA descriptor disabled.  Then the GART table is allocated and given to
+ * Whatever an earlier driver left: every MDD invalid, every CQ and FMA
+ * descriptor (the OS ones too) disabled.  Then the GART table is allocated and given to
  * the device, and the BTE's channels are started (kgni_bte_map()).
  *
  * Return: 0, -ENOMEM, or -ENODEV for a device without a GART or whose
@@ -182,7 +182,7 @@ int kgni_dp_map(struct kgni_dev *kdev)
 		kgni_mdd_write(kdev, i, 0, 0);
 	for (i = 0; i < GEMINI_NUM_CQ; i++)
 		kgni_cq_write(kdev, i, 0, 0, 0);
-	for (i = 0; i < GEMINI_NUM_FMA; i++)
+	for (i = 0; i < GEMINI_FMA_NUM_DESC; i++)
 		kgni_fma_program(kdev, i, 0, 0);
 	set_bit(0, kdev->cq_map);	/* MDDs' cqh 0: never a live CQ */
 	kgni_mrt_init(kdev);
