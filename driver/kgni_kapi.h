@@ -26,12 +26,16 @@
  *                holds
  *   kgni_kep.c   endpoints and RDMA posts
  *   kgni_kdgram.c  datagrams, on the cores of kgni_dgram.c
+ *   kgni_kfma.c  the CQs' FMA descriptors, mapped in the kernel;
+ *                gni_post_fma()
  */
 #ifndef KGNI_KAPI_H
 #define KGNI_KAPI_H
 
 #include <linux/bits.h>
+#include <linux/errno.h>
 #include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/spinlock.h>
 
 #include "gni_pub.h"
@@ -78,6 +82,9 @@ struct gni_cdm {
  * @pe: the device's PE
  * @node: in &kgni_dev.kapi_nics
  * @qsce_func: its quiesce callback, or NULL
+ * @fma_lock: serialises taking and freeing the CQs' FMA descriptors
+ *            (&gni_cq.fma) with the endpoint counts that keep them; taken
+ *            before @obj_lock
  * @obj_lock: protects @cqs, @eps and the CQs' endpoint counts
  * @cqs: its &struct gni_cq
  * @eps: its &struct gni_ep
@@ -94,6 +101,7 @@ struct gni_nic {
 	u32 pe;
 	struct list_head node;
 	void (*qsce_func)(gni_nic_handle_t nic, u64 msecs);
+	struct mutex fma_lock;		/* see above */
 	spinlock_t obj_lock;		/* see above */
 	struct list_head cqs;
 	struct list_head eps;
@@ -116,6 +124,9 @@ struct gni_nic {
  * @core: gnicore's CQ: the ring (@cq's), its read index and the lock
  *        of its takers (gnicore_cq_take())
  * @eps: endpoints that name it (protected by &gni_nic.obj_lock)
+ * @fma: the FMA descriptor of those endpoints' FMA posts and short
+ *       messages, taken with the first of them and kept until the CQ is
+ *       destroyed (kgni_kfma.c); NULL before (&gni_nic.fma_lock)
  * @node: in &gni_nic.cqs
  * @irq_node: in &kgni_dev.kcqs (RCU) while it has a handler
  */
@@ -129,6 +140,7 @@ struct gni_cq {
 	u32 id;
 	struct gnicore_cq core;
 	unsigned int eps;
+	struct kgni_kfma *fma;
 	struct list_head node;
 	struct list_head irq_node;
 };
@@ -139,7 +151,8 @@ struct gni_cq {
  * @nic: its NIC
  * @src_cq: the CQ of its local events, or NULL
  * @core: gnicore's endpoint: its peer (remote_pe, remote_id, bound), its
- *        event data and its posts outstanding (under @nic's core.lock)
+ *        event data and its posts outstanding (under @nic's core.lock),
+ *        its CQ's FMA descriptor (none without @src_cq)
  * @node: in &gni_nic.eps
  */
 struct gni_ep {
@@ -251,6 +264,12 @@ struct gni_ep {
 #define KGNI_RCS_gni_post_rdma \
 	(KGNI_RC(SUCCESS) | KGNI_RC(ALIGNMENT_ERROR) | \
 	 KGNI_RC(INVALID_PARAM) | KGNI_RC(ERROR_RESOURCE))
+/* vgemini: kgni section 4 gives no codes; GNI_PostFma's */
+#define KGNI_RCS_gni_post_fma \
+	(KGNI_RC(SUCCESS) | KGNI_RC(INVALID_PARAM) | \
+	 KGNI_RC(ALIGNMENT_ERROR) | KGNI_RC(PERMISSION_ERROR) | \
+	 KGNI_RC(INVALID_STATE) | KGNI_RC(ILLEGAL_OP) | \
+	 KGNI_RC(ERROR_RESOURCE))
 #define KGNI_RCS_gni_mem_register \
 	(KGNI_RC(SUCCESS) | KGNI_RC(ERROR_RESOURCE) | KGNI_RC(INVALID_PARAM))
 #define KGNI_RCS_gni_mem_register_segments \
@@ -276,6 +295,40 @@ unsigned int kgni_kcq_nic_free(struct gni_nic *nic);
 
 /* An endpoint's datagram, dropped at its destruction (kgni_kdgram.c) */
 void kgni_kdg_ep_release(struct gni_ep *ep);
+/* kgni_kfma.c: a CQ's FMA descriptor, &gni_nic.fma_lock held */
+int kgni_kfma_get(struct gni_cq *cq, struct gnicore_fma **fma);
+void kgni_kfma_free(struct gni_cq *cq);
+
+/* The errno (positive) gni_get_errno() records for gnicore's code @rc */
+static inline int kgni_core_errno(gni_return_t rc)
+{
+	int err = EINVAL;
+
+	switch (rc) {
+	case GNI_RC_SUCCESS:
+	case GNI_RC_NOT_DONE:
+		err = 0;
+		break;
+	case GNI_RC_ERROR_RESOURCE:
+		err = ENOSPC;
+		break;
+	case GNI_RC_ERROR_NOMEM:
+		err = ENOMEM;
+		break;
+	case GNI_RC_PERMISSION_ERROR:
+		err = EACCES;
+		break;
+	case GNI_RC_INVALID_STATE:
+		err = ENOTCONN;
+		break;
+	case GNI_RC_ILLEGAL_OP:
+		err = EOPNOTSUPP;
+		break;
+	default:
+		break;
+	}
+	return err;
+}
 
 /**
  * kgni_kapi_ret() - what an exported function returns, through the

@@ -166,7 +166,9 @@ EXPORT_SYMBOL(gni_cq_create);
  * @cq_hndl: the CQ
  *
  * Refused while an endpoint or a registration names it, or an RDMA post
- * that has not ended.  No handler of it runs once this returns.
+ * that has not ended.  Its FMA descriptor goes first (kgni_kfma_free()):
+ * its sequences end, their events written, before the ring goes.  No
+ * handler of it runs once this returns.
  *
  * Context: process context, may sleep.
  * Return: SUCCESS, INVALID_PARAM, ERROR_RESOURCE (named still).
@@ -184,6 +186,13 @@ gni_return_t gni_cq_destroy(gni_cq_handle_t cq_hndl)
 				     EINVAL, 0);
 	nic = cq->nic;
 	kdev = nic->kdev;
+	/* No endpoint takes the descriptor again until the CQ is gone. */
+	mutex_lock(&nic->fma_lock);
+	spin_lock_irqsave(&nic->obj_lock, flags);
+	busy = cq->eps;
+	spin_unlock_irqrestore(&nic->obj_lock, flags);
+	if (!busy)
+		kgni_kfma_free(cq);
 	down_read(&kdev->ctl_rwsem);
 	live = !READ_ONCE(kdev->gone);
 	mutex_lock(&kdev->dp_lock);
@@ -203,6 +212,7 @@ gni_return_t gni_cq_destroy(gni_cq_handle_t cq_hndl)
 	}
 	mutex_unlock(&kdev->dp_lock);
 	up_read(&kdev->ctl_rwsem);
+	mutex_unlock(&nic->fma_lock);
 	if (busy)
 		return kgni_kapi_ret(gni_cq_destroy, GNI_RC_ERROR_RESOURCE,
 				     EBUSY, cq->id);
@@ -215,8 +225,8 @@ EXPORT_SYMBOL(gni_cq_destroy);
  * kgni_kcq_nic_free() - destroy a NIC's CQs left at its destruction
  * @nic: the NIC, whose endpoints are gone already
  *
- * Their handlers stop; the data-path CQs go with the NIC's domain
- * (kgni_dom_release()).
+ * Their handlers stop and their FMA descriptors go; the data-path CQs go
+ * with the NIC's domain (kgni_dom_release()).
  *
  * Context: process context, may sleep.
  * Return: how many there were.
@@ -231,12 +241,15 @@ unsigned int kgni_kcq_nic_free(struct gni_nic *nic)
 	spin_lock_irqsave(&nic->obj_lock, flags);
 	list_splice_init(&nic->cqs, &left);
 	spin_unlock_irqrestore(&nic->obj_lock, flags);
+	mutex_lock(&nic->fma_lock);
 	list_for_each_entry_safe(cq, next, &left, node) {
 		WRITE_ONCE(cq->tag, KGNI_TAG_INVALID);
 		kgni_kcq_unlink(cq);
+		kgni_kfma_free(cq);
 		kfree(cq);
 		n++;
 	}
+	mutex_unlock(&nic->fma_lock);
 	return n;
 }
 

@@ -242,6 +242,7 @@ gni_return_t gni_cdm_attach(gni_cdm_handle_t cdm_hndl, u32 device_id,
 		goto out;
 
 	kgni_dom_add(kdev, &nic->dom, NULL);
+	mutex_init(&nic->fma_lock);
 	spin_lock_init(&nic->obj_lock);
 	INIT_LIST_HEAD(&nic->cqs);
 	INIT_LIST_HEAD(&nic->eps);

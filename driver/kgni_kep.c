@@ -3,12 +3,13 @@
  * kgni: the kernel API's endpoints (Documentation/kernel-api.rst).
  *
  * An endpoint is a gnicore endpoint (its NIC's request table, its peer,
- * its event data, its posts outstanding) and the CQ of its local events,
- * which cannot be destroyed before it.  gni_post_rdma() makes the checks
+ * its event data, its posts outstanding) and the CQ of its
+ * local events, which cannot be destroyed before it and whose FMA
+ * descriptor it uses (kgni_kfma.c).  gni_post_rdma() makes the checks
  * and the event data of libugni's GNI_PostRdma() (gnicore_post_rdma()),
  * whose kernel hook, kgni_kep_rdma_post(), queues the transfer with
  * kgni_rdma_post() for the NIC's kernel domain.  Datagrams are
- * kgni_kdgram.c's; SMSG and FMA come in a later step.
+ * kgni_kdgram.c's, FMA posts kgni_kfma.c's.
  *
  * gni_ep_create(), gni_ep_destroy() and gni_post_rdma() may sleep (the
  * post takes dp_lock); bind, unbind and the event data may be set in any
@@ -23,11 +24,16 @@
 /**
  * gni_ep_create() - make an endpoint
  * @nic_hndl: the NIC
- * @src_cq_hndl: a CQ of the NIC for its local events, or NULL
+ * @src_cq_hndl: a CQ of the NIC for its local events, or NULL (then it
+ *               can post RDMA with a src_cq_hndl, but neither FMA posts
+ *               nor short messages)
  * @ep_hndl: the new endpoint, not bound
  *
+ * The CQ's first endpoint takes the CQ's FMA descriptor (kgni_kfma.c).
+ *
  * Context: process context, may sleep.
- * Return: SUCCESS, INVALID_PARAM, ERROR_NOMEM.
+ * Return: SUCCESS, INVALID_PARAM, ERROR_NOMEM (no memory, no free FMA
+ * descriptor, the device removed).
  */
 gni_return_t gni_ep_create(gni_nic_handle_t nic_hndl,
 			   gni_cq_handle_t src_cq_hndl, gni_ep_handle_t *ep_hndl)
@@ -37,9 +43,10 @@ gni_return_t gni_ep_create(gni_nic_handle_t nic_hndl,
 	unsigned long flags;
 	struct gni_ep *ep;
 	bool ok;
+	int err;
 
 	if (!kgni_may_sleep() || !kgni_is(nic, KGNI_TAG_NIC) || !ep_hndl ||
-	    (cq && !kgni_is(cq, KGNI_TAG_CQ)))
+	    (cq && (!kgni_is(cq, KGNI_TAG_CQ) || cq->nic != nic)))
 		return kgni_kapi_ret(gni_ep_create, GNI_RC_INVALID_PARAM,
 				     EINVAL, 0);
 	ep = kzalloc(sizeof(*ep), GFP_KERNEL);
@@ -51,6 +58,19 @@ gni_return_t gni_ep_create(gni_nic_handle_t nic_hndl,
 	ep->src_cq = cq;
 	ep->core.nic = &nic->core;
 	ep->core.cq = cq ? &cq->core : NULL;
+	if (cq) {
+		/* Held until counted: the CQ's destruction frees it. */
+		mutex_lock(&nic->fma_lock);
+		err = kgni_kfma_get(cq, &ep->core.fma);
+		if (err) {
+			mutex_unlock(&nic->fma_lock);
+			kfree(ep);
+			return kgni_kapi_ret(gni_ep_create,
+					     err == -EINVAL ?
+					     GNI_RC_INVALID_PARAM :
+					     GNI_RC_ERROR_NOMEM, -err, 0);
+		}
+	}
 	spin_lock_irqsave(&nic->obj_lock, flags);
 	/* The CQ is the NIC's and not being destroyed. */
 	ok = !cq || (cq->nic == nic && READ_ONCE(cq->tag) == KGNI_TAG_CQ);
@@ -60,6 +80,8 @@ gni_return_t gni_ep_create(gni_nic_handle_t nic_hndl,
 		list_add_tail(&ep->node, &nic->eps);
 	}
 	spin_unlock_irqrestore(&nic->obj_lock, flags);
+	if (cq)
+		mutex_unlock(&nic->fma_lock);
 	if (!ok) {
 		kfree(ep);
 		return kgni_kapi_ret(gni_ep_create, GNI_RC_INVALID_PARAM,

@@ -191,6 +191,9 @@ static gni_return_t (*const sig_gni_mem_mdd_release)
 static gni_return_t (*const sig_gni_get_errno)(gni_nic_handle_t nic_hndl,
 					       gni_errno_t *errno_ptr)
 	__used = gni_get_errno;
+static gni_return_t (*const sig_gni_post_fma)
+	(gni_ep_handle_t ep_hndl, gni_post_descriptor_t *post_descr)
+	__used = gni_post_fma;
 
 /* vgemini's, as GNI_CdmGetNicAddress */
 static gni_return_t (*const sig_gni_cdm_get_nic_address)(u32 device_id,
