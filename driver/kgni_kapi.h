@@ -28,6 +28,7 @@
  *   kgni_kdgram.c  datagrams, on the cores of kgni_dgram.c
  *   kgni_kfma.c  the CQs' FMA descriptors, mapped in the kernel;
  *                gni_post_fma()
+ *   kgni_ksmsg.c short messages
  */
 #ifndef KGNI_KAPI_H
 #define KGNI_KAPI_H
@@ -36,6 +37,7 @@
 #include <linux/errno.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/rcupdate.h>
 #include <linux/spinlock.h>
 
 #include "gni_pub.h"
@@ -152,15 +154,19 @@ struct gni_cq {
  * @src_cq: the CQ of its local events, or NULL
  * @core: gnicore's endpoint: its peer (remote_pe, remote_id, bound), its
  *        event data and its posts outstanding (under @nic's core.lock),
- *        its CQ's FMA descriptor (none without @src_cq)
+ *        its CQ's FMA descriptor (none without @src_cq), its SMSG state
+ * @smsg: what frees that SMSG state (kgni_ksmsg.c), or NULL
  * @node: in &gni_nic.eps
+ * @rcu: freed after a grace period: gni_cq_get_event() may be using it
  */
 struct gni_ep {
 	u32 tag;
 	struct gni_nic *nic;
 	struct gni_cq *src_cq;
 	struct gnicore_ep core;
+	struct kgni_ksmsg *smsg;
 	struct list_head node;
+	struct rcu_head rcu;
 };
 
 /*
@@ -228,6 +234,11 @@ struct gni_ep {
 	 KGNI_RC(INVALID_PARAM))
 #define KGNI_RCS_gni_smsg_release \
 	(KGNI_RC(SUCCESS) | KGNI_RC(NOT_DONE) | KGNI_RC(INVALID_PARAM))
+/* vgemini: kgni section 4 gives no codes; as libugni's */
+#define KGNI_RCS_gni_smsg_set_delivery_mode \
+	(KGNI_RC(SUCCESS) | KGNI_RC(INVALID_PARAM))
+#define KGNI_RCS_gni_smsg_set_max_retrans \
+	(KGNI_RC(SUCCESS) | KGNI_RC(INVALID_PARAM))
 
 /* Endpoints and datagrams */
 #define KGNI_RCS_gni_ep_create \
@@ -298,6 +309,9 @@ void kgni_kdg_ep_release(struct gni_ep *ep);
 /* kgni_kfma.c: a CQ's FMA descriptor, &gni_nic.fma_lock held */
 int kgni_kfma_get(struct gni_cq *cq, struct gnicore_fma **fma);
 void kgni_kfma_free(struct gni_cq *cq);
+
+/* kgni_ksmsg.c: an endpoint's SMSG state goes (unbind, destroy) */
+void kgni_ksmsg_release(struct gni_ep *ep);
 
 /* The errno (positive) gni_get_errno() records for gnicore's code @rc */
 static inline int kgni_core_errno(gni_return_t rc)

@@ -285,7 +285,8 @@ void kgni_kcq_core_set_rd(struct gnicore_cq *core)
  * @event_data: the event
  *
  * A post's local event shows the inst_id of its endpoint's local event
- * data (gni_ep_set_eventdata()), as libugni's GNI_CqGetEvent() does.
+ * data (gni_ep_set_eventdata()), an SMSG send's its msg_id, as libugni's
+ * GNI_CqGetEvent() does; a failed SMSG send is sent again, unseen.
  *
  * Context: any.
  * Return: SUCCESS, NOT_DONE (no event), TRANSACTION_ERROR (the event
@@ -304,7 +305,10 @@ gni_return_t gni_cq_get_event(gni_cq_handle_t cq_hndl,
 	if (!kgni_is(cq, KGNI_TAG_CQ) || !event_data)
 		return kgni_kapi_ret(gni_cq_get_event, GNI_RC_INVALID_PARAM,
 				     EINVAL, 0);
+	/* The endpoint of a failed SMSG send stays while its taker runs. */
+	rcu_read_lock();
 	rc = gnicore_cq_take(&cq->core, &e, &client);
+	rcu_read_unlock();
 	if (rc == GNI_RC_NOT_DONE)
 		return kgni_kapi_ret(gni_cq_get_event, GNI_RC_NOT_DONE, 0, 0);
 	*event_data = e;

@@ -3,17 +3,19 @@
  * kgni: the kernel API's endpoints (Documentation/kernel-api.rst).
  *
  * An endpoint is a gnicore endpoint (its NIC's request table, its peer,
- * its event data, its posts outstanding) and the CQ of its
+ * its event data, its posts outstanding, its SMSG state) and the CQ of its
  * local events, which cannot be destroyed before it and whose FMA
  * descriptor it uses (kgni_kfma.c).  gni_post_rdma() makes the checks
  * and the event data of libugni's GNI_PostRdma() (gnicore_post_rdma()),
  * whose kernel hook, kgni_kep_rdma_post(), queues the transfer with
  * kgni_rdma_post() for the NIC's kernel domain.  Datagrams are
- * kgni_kdgram.c's, FMA posts kgni_kfma.c's.
+ * kgni_kdgram.c's, FMA posts kgni_kfma.c's, SMSG kgni_ksmsg.c's.
  *
  * gni_ep_create(), gni_ep_destroy() and gni_post_rdma() may sleep (the
  * post takes dp_lock); bind, unbind and the event data may be set in any
- * context.
+ * context.  An endpoint is freed after an RCU grace period:
+ * gni_cq_get_event() may hold it, taking the event of one of its failed
+ * short messages on another CPU.
  */
 #include <linux/errno.h>
 #include <linux/export.h>
@@ -162,7 +164,9 @@ EXPORT_SYMBOL(gni_ep_set_eventdata);
  *
  * A datagram of the endpoint is left as it is, with the peer it was
  * posted to (libugni's GNI_EpUnbind() cancels it, which sleeps; this may
- * be called in any context).  gni_ep_destroy() drops it.
+ * be called in any context).  gni_ep_destroy() drops it.  Its SMSG
+ * connection goes (kgni_ksmsg_release()), as in libugni's
+ * GNI_EpUnbind(); events of messages sent still come, with their msg_id.
  *
  * Context: any.
  * Return: SUCCESS, NOT_DONE (posts of the endpoint have not completed:
@@ -188,6 +192,7 @@ gni_return_t gni_ep_unbind(gni_ep_handle_t ep_hndl)
 	gnicore_unlock(&ep->nic->core.lock, flags);
 	if (busy)
 		return kgni_kapi_ret(gni_ep_unbind, GNI_RC_NOT_DONE, 0, 0);
+	kgni_ksmsg_release(ep);
 	return kgni_kapi_ret(gni_ep_unbind, GNI_RC_SUCCESS, 0, 0);
 }
 EXPORT_SYMBOL(gni_ep_unbind);
@@ -219,7 +224,8 @@ static void kgni_kep_unlink(struct gni_ep *ep)
  * GNI_EpDestroy() neither): they lose their endpoint, their events still
  * come and gni_get_completed() still hands their descriptors back.  Its
  * datagram, if not collected, is dropped (cancelled at its peer if its
- * message went out): its out_buf is not written afterwards.
+ * message went out): its out_buf is not written afterwards.  Its SMSG
+ * connection goes (a failed message is not sent again).
  *
  * Context: process context, may sleep.
  * Return: SUCCESS, INVALID_PARAM.
@@ -236,7 +242,8 @@ gni_return_t gni_ep_destroy(gni_ep_handle_t ep_hndl)
 	spin_lock_irqsave(&ep->nic->obj_lock, flags);
 	kgni_kep_unlink(ep);
 	spin_unlock_irqrestore(&ep->nic->obj_lock, flags);
-	kfree(ep);
+	kgni_ksmsg_release(ep);
+	kfree_rcu(ep, rcu);
 	return kgni_kapi_ret(gni_ep_destroy, GNI_RC_SUCCESS, 0, 0);
 }
 EXPORT_SYMBOL(gni_ep_destroy);
@@ -262,8 +269,10 @@ unsigned int kgni_kep_nic_free(struct gni_nic *nic)
 		n++;
 	}
 	spin_unlock_irqrestore(&nic->obj_lock, flags);
-	list_for_each_entry_safe(ep, next, &left, node)
-		kfree(ep);
+	list_for_each_entry_safe(ep, next, &left, node) {
+		kgni_ksmsg_release(ep);
+		kfree_rcu(ep, rcu);
+	}
 	return n;
 }
 

@@ -11,6 +11,7 @@
 #include <linux/fs.h>
 #include <linux/idr.h>
 #include <linux/module.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 
 #include "kgni.h"
@@ -248,6 +249,8 @@ static void __exit kgni_exit(void)
 {
 	kgni_pci_unregister();
 	kgni_rca_exit();
+	/* SMSG state the kernel API freed after a grace period (kgni_ksmsg.c) */
+	rcu_barrier();
 	kgni_proc_job_exit();
 	class_unregister(&kgni_class);
 	unregister_chrdev_region(kgni_devt, KGNI_MAX_DEVICES);

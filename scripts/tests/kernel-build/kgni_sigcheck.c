@@ -164,6 +164,24 @@ static gni_return_t (*const sig_gni_ep_postdata_cancel_by_id)
 	(gni_ep_handle_t ep_hndl, u64 datagram_id)
 	__used = gni_ep_postdata_cancel_by_id;
 
+/* Short messages (kgni section 3.3) */
+static gni_return_t (*const sig_gni_smsg_buff_size_needed)
+	(gni_smsg_attr_t *smsg_attr, unsigned int *size)
+	__used = gni_smsg_buff_size_needed;
+static gni_return_t (*const sig_gni_smsg_init)
+	(gni_ep_handle_t ep_hndl, gni_smsg_attr_t *local_smsg_attr,
+	 gni_smsg_attr_t *remote_smsg_attr)
+	__used = gni_smsg_init;
+static gni_return_t (*const sig_gni_smsg_send)
+	(gni_ep_handle_t ep_hndl, void *header, u32 header_length,
+	 void *data, u32 data_length, u32 msg_id)
+	__used = gni_smsg_send;
+static gni_return_t (*const sig_gni_smsg_getnext)(gni_ep_handle_t ep_hndl,
+						  void **header)
+	__used = gni_smsg_getnext;
+static gni_return_t (*const sig_gni_smsg_release)(gni_ep_handle_t ep_hndl)
+	__used = gni_smsg_release;
+
 /* RDMA (kgni section 3.5) */
 static gni_return_t (*const sig_gni_post_rdma)
 	(gni_ep_handle_t ep_hndl, gni_post_descriptor_t *post_descr)
@@ -194,6 +212,12 @@ static gni_return_t (*const sig_gni_get_errno)(gni_nic_handle_t nic_hndl,
 static gni_return_t (*const sig_gni_post_fma)
 	(gni_ep_handle_t ep_hndl, gni_post_descriptor_t *post_descr)
 	__used = gni_post_fma;
+static gni_return_t (*const sig_gni_smsg_set_delivery_mode)
+	(gni_nic_handle_t nic_handle, u16 dlvr_mode)
+	__used = gni_smsg_set_delivery_mode;
+static gni_return_t (*const sig_gni_smsg_set_max_retrans)
+	(gni_nic_handle_t nic_handle, u16 max_retrans)
+	__used = gni_smsg_set_max_retrans;
 
 /* vgemini's, as GNI_CdmGetNicAddress */
 static gni_return_t (*const sig_gni_cdm_get_nic_address)(u32 device_id,
