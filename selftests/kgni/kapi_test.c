@@ -162,7 +162,7 @@ static int hold(struct __test_metadata *_metadata, unsigned int ptag,
 TEST_F(kapi, selftest)
 {
 	unsigned int ok = 0, not_ok = 0, plan = 0;
-	static char out[65536];	/* KTEST_RESULT_SIZE */
+	static char out[131072];	/* KTEST_RESULT_SIZE */
 	char *line, *save;
 
 	if (self->absent)

@@ -9,8 +9,9 @@
  * debugfs kgni_ktest/:
  *   ctl     write one command:
  *             selftest          the single-node checks of the kernel API,
- *                               loopback RDMA and datagrams on the
- *                               node's own PE
+ *                               loopback RDMA, FMA and datagrams on
+ *                               the node's own PE, SMSG between two of
+ *                               its endpoints
  *             hold PTAG COOKIE  create a CDM and attach it to device 0;
  *                               kept until release or unload
  *             release           destroy the CDM that hold made
@@ -35,6 +36,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
+#include <linux/completion.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/debugfs.h>
@@ -48,6 +50,7 @@
 #include <linux/preempt.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/timer.h>
 #include <linux/types.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
@@ -71,7 +74,7 @@ extern u32 kgni_driver_version;
 #define KTEST_INST		7
 /* More CDMs than any device has job slots */
 #define KTEST_MAX_CDMS		64
-#define KTEST_RESULT_SIZE	65536
+#define KTEST_RESULT_SIZE	131072
 #define KTEST_CMD_MAX		64
 /* More registrations than kgni takes (32) */
 #define KTEST_RCA_REGS		40
@@ -808,6 +811,38 @@ static void ktest_rdma_desc(gni_post_descriptor_t *d, gni_post_type_t type,
 	d->post_id = post_id;
 }
 
+typedef gni_return_t ktest_post_f(gni_ep_handle_t ep_hndl,
+				  gni_post_descriptor_t *post_descr);
+
+/*
+ * The refusals gni_post_rdma() and gni_post_fma() (@post, called @name)
+ * share: no endpoint, a CQ (@cq) as the endpoint, no descriptor, the
+ * other engine's type @other (called @other_name), an unknown cq_mode bit;
+ * @d a good post of @ep.
+ */
+static void ktest_post_refusals(ktest_post_f *post, const char *name,
+				gni_ep_handle_t ep, gni_cq_handle_t cq,
+				const gni_post_descriptor_t *d,
+				gni_post_type_t other, const char *other_name)
+{
+	gni_post_descriptor_t bad = *d;
+	char what[80];
+
+	snprintf(what, sizeof(what), "%s, no endpoint", name);
+	ktest_rc(post(NULL, &bad), GNI_RC_INVALID_PARAM, what);
+	snprintf(what, sizeof(what), "%s of a CQ", name);
+	ktest_rc(post((gni_ep_handle_t)cq, &bad), GNI_RC_INVALID_PARAM, what);
+	snprintf(what, sizeof(what), "%s, no descriptor", name);
+	ktest_rc(post(ep, NULL), GNI_RC_INVALID_PARAM, what);
+	bad.type = other;
+	snprintf(what, sizeof(what), "%s of an %s", name, other_name);
+	ktest_rc(post(ep, &bad), GNI_RC_INVALID_PARAM, what);
+	bad = *d;
+	bad.cq_mode |= 0x100;
+	snprintf(what, sizeof(what), "%s, an unknown cq_mode bit", name);
+	ktest_rc(post(ep, &bad), GNI_RC_INVALID_PARAM, what);
+}
+
 /* gni_post_rdma()'s refusals; @d a good PUT */
 static void ktest_rdma_refusals(gni_nic_handle_t nic, gni_ep_handle_t ep,
 				gni_cq_handle_t cq,
@@ -816,16 +851,8 @@ static void ktest_rdma_refusals(gni_nic_handle_t nic, gni_ep_handle_t ep,
 	gni_post_descriptor_t bad;
 	gni_mem_handle_t gone;
 
-	ktest_rc(gni_post_rdma(NULL, &bad), GNI_RC_INVALID_PARAM,
-		 "gni_post_rdma, no endpoint");
-	bad = *d;
-	ktest_rc(gni_post_rdma((gni_ep_handle_t)cq, &bad),
-		 GNI_RC_INVALID_PARAM, "gni_post_rdma of a CQ");
-	ktest_rc(gni_post_rdma(ep, NULL), GNI_RC_INVALID_PARAM,
-		 "gni_post_rdma, no descriptor");
-	bad.type = GNI_POST_FMA_PUT;
-	ktest_rc(gni_post_rdma(ep, &bad), GNI_RC_INVALID_PARAM,
-		 "gni_post_rdma of an FMA PUT");
+	ktest_post_refusals(gni_post_rdma, "gni_post_rdma", ep, cq, d,
+			    GNI_POST_FMA_PUT, "FMA PUT");
 	bad = *d;
 	bad.type = GNI_POST_RDMA_GET;
 	bad.local_addr += 1;
@@ -833,10 +860,6 @@ static void ktest_rdma_refusals(gni_nic_handle_t nic, gni_ep_handle_t ep,
 	bad.length = 8;
 	ktest_rc(gni_post_rdma(ep, &bad), GNI_RC_ALIGNMENT_ERROR,
 		 "gni_post_rdma, a GET not 4-byte aligned");
-	bad = *d;
-	bad.cq_mode |= 0x100;
-	ktest_rc(gni_post_rdma(ep, &bad), GNI_RC_INVALID_PARAM,
-		 "gni_post_rdma, an unknown cq_mode bit");
 	/* A registration that is gone: its handle's CRC still holds */
 	if (gni_mem_register(nic, (u64)(unsigned long)spare, 64, NULL,
 			     GNI_MEM_READWRITE, &gone) == GNI_RC_SUCCESS) {
@@ -993,51 +1016,852 @@ out:
 	ktest_rc(gni_ep_destroy(ep), GNI_RC_SUCCESS, "gni_ep_destroy, RDMA");
 }
 
+/*
+ * A loopback set-up of the RDMA and FMA checks: a source and a destination
+ * CQ, and a source and a destination buffer registered, the destination's
+ * remote events on the destination CQ.
+ */
+struct ktest_loop {
+	gni_cq_handle_t scq, rcq;
+	u8 *src, *dst;
+	gni_mem_handle_t smh, dmh;
+};
+
+/*
+ * Make @l on @nic for the checks called @what: CQs of 64 entries (@sh and
+ * @sd the source CQ's handler and data, @rh and @rd the destination's),
+ * buffers of @len bytes.  False, nothing left, if a step failed.
+ */
+static bool ktest_loop_make(struct ktest_loop *l, gni_nic_handle_t nic,
+			    const char *what, u32 len,
+			    gni_cq_event_hndlr_f *sh, u64 sd,
+			    gni_cq_event_hndlr_f *rh, u64 rd)
+{
+	char line[96];
+
+	memset(l, 0, sizeof(*l));
+	l->src = kzalloc(len, GFP_KERNEL);
+	l->dst = kzalloc(len, GFP_KERNEL);
+	snprintf(line, sizeof(line), "kmalloc, %s buffers", what);
+	if (!ktest_ok(l->src && l->dst, "%s", line))
+		goto free;
+	snprintf(line, sizeof(line), "gni_cq_create, %s source CQ", what);
+	if (!ktest_rc(gni_cq_create(nic, 64, 0, sh, sd, &l->scq),
+		      GNI_RC_SUCCESS, line))
+		goto free;
+	snprintf(line, sizeof(line), "gni_cq_create, %s destination CQ",
+		 what);
+	if (!ktest_rc(gni_cq_create(nic, 64, 0, rh, rd, &l->rcq),
+		      GNI_RC_SUCCESS, line))
+		goto scq;
+	snprintf(line, sizeof(line), "%s source", what);
+	if (!ktest_mem_reg(nic, line, (u64)(unsigned long)l->src, len, NULL,
+			   GNI_MEM_READWRITE, &l->smh))
+		goto rcq;
+	snprintf(line, sizeof(line), "%s destination", what);
+	if (ktest_mem_reg(nic, line, (u64)(unsigned long)l->dst, len, l->rcq,
+			  GNI_MEM_READWRITE, &l->dmh))
+		return true;
+	gni_mem_deregister(nic, &l->smh, 0);
+rcq:
+	gni_cq_destroy(l->rcq);
+scq:
+	gni_cq_destroy(l->scq);
+free:
+	kfree(l->dst);
+	kfree(l->src);
+	return false;
+}
+
+/* Undo ktest_loop_make() */
+static void ktest_loop_free(struct ktest_loop *l, gni_nic_handle_t nic,
+			    const char *what)
+{
+	char line[96];
+
+	snprintf(line, sizeof(line), "%s destination", what);
+	ktest_mem_dereg(nic, &l->dmh, line);
+	snprintf(line, sizeof(line), "%s source", what);
+	ktest_mem_dereg(nic, &l->smh, line);
+	snprintf(line, sizeof(line), "gni_cq_destroy, %s destination CQ",
+		 what);
+	ktest_rc(gni_cq_destroy(l->rcq), GNI_RC_SUCCESS, line);
+	snprintf(line, sizeof(line),
+		 "gni_cq_destroy, %s source CQ (and its FMA descriptor)", what);
+	ktest_rc(gni_cq_destroy(l->scq), GNI_RC_SUCCESS, line);
+	kfree(l->dst);
+	kfree(l->src);
+}
+
 /* Loopback RDMA on @nic, whose address is @pe */
 static void ktest_rdma(gni_nic_handle_t nic, u32 pe)
 {
-	gni_mem_handle_t smh, dmh;
-	gni_cq_handle_t scq, rcq;
-	u8 *src, *dst, *spare;
+	struct ktest_loop l;
 	unsigned int i;
+	u8 *spare;
 
 	for (i = 0; i < ARRAY_SIZE(ktest_rdma_calls); i++)
 		atomic_set(&ktest_rdma_calls[i], 0);
 	atomic_set(&ktest_rdma_bad, 0);
-	src = kmalloc(KTEST_RDMA_LEN, GFP_KERNEL);
-	dst = kmalloc(KTEST_RDMA_LEN, GFP_KERNEL);
 	spare = kmalloc(64, GFP_KERNEL);
-	if (!ktest_ok(src && dst && spare, "kmalloc, RDMA buffers"))
-		goto free;
-	if (!ktest_rc(gni_cq_create(nic, 64, 0, ktest_rdma_handler,
-				    KTEST_RDMA_DATA | KTEST_RDMA_SRC, &scq),
-		      GNI_RC_SUCCESS, "gni_cq_create, source CQ"))
-		goto free;
-	if (!ktest_rc(gni_cq_create(nic, 64, 0, ktest_rdma_handler,
-				    KTEST_RDMA_DATA | KTEST_RDMA_DST, &rcq),
-		      GNI_RC_SUCCESS, "gni_cq_create, destination CQ"))
-		goto scq;
-	if (!ktest_mem_reg(nic, "RDMA source", (u64)(unsigned long)src,
-			   KTEST_RDMA_LEN, NULL, GNI_MEM_READWRITE, &smh))
-		goto rcq;
-	if (ktest_mem_reg(nic, "RDMA destination", (u64)(unsigned long)dst,
-			  KTEST_RDMA_LEN, rcq, GNI_MEM_READWRITE, &dmh)) {
-		ktest_rdma_loop(nic, pe, scq, rcq, src, smh, dst, dmh, spare);
-		ktest_rdma_delay(nic, pe, src, smh, dst, dmh);
+	if (ktest_ok(spare, "kmalloc, a spare buffer") &&
+	    ktest_loop_make(&l, nic, "RDMA", KTEST_RDMA_LEN,
+			    ktest_rdma_handler,
+			    KTEST_RDMA_DATA | KTEST_RDMA_SRC,
+			    ktest_rdma_handler,
+			    KTEST_RDMA_DATA | KTEST_RDMA_DST)) {
+		ktest_rdma_loop(nic, pe, l.scq, l.rcq, l.src, l.smh, l.dst,
+				l.dmh, spare);
+		ktest_rdma_delay(nic, pe, l.src, l.smh, l.dst, l.dmh);
 		/* The PUTs' remote events: none asked for */
-		ktest_mem_dereg(nic, &dmh, "RDMA destination");
+		ktest_loop_free(&l, nic, "RDMA");
 	}
-	ktest_mem_dereg(nic, &smh, "RDMA source");
-rcq:
-	ktest_rc(gni_cq_destroy(rcq), GNI_RC_SUCCESS,
-		 "gni_cq_destroy, destination CQ");
-scq:
-	ktest_rc(gni_cq_destroy(scq), GNI_RC_SUCCESS,
-		 "gni_cq_destroy, source CQ");
-free:
 	kfree(spare);
-	kfree(dst);
-	kfree(src);
+}
+
+/*
+ * Loopback FMA posts (gni_post_fma()) on the node's own PE: the FMA CQ's
+ * handler counts its calls, checks them as the RDMA CQs' handler does,
+ * and makes one post itself when ktest_irq_desc is set (a post from hard
+ * IRQ context).
+ */
+#define KTEST_FMA_DATA		0x666d0000ull
+#define KTEST_FMA_LEN		4096
+#define KTEST_CQW_VALUE		0xc0de12345678ull
+#define KTEST_SOFT_MSG_ID	0x5f
+
+static atomic_t ktest_fma_calls = ATOMIC_INIT(0);
+static atomic_t ktest_fma_bad = ATOMIC_INIT(0);
+static gni_ep_handle_t ktest_irq_ep;
+static gni_post_descriptor_t *ktest_irq_desc;
+static gni_return_t ktest_irq_rc;
+
+static void ktest_fma_handler(u32 device_id, u64 data)
+{
+	gni_post_descriptor_t *d = xchg(&ktest_irq_desc, NULL);
+
+	if (!in_hardirq() || device_id != KTEST_DEVICE ||
+	    data != KTEST_FMA_DATA)
+		atomic_inc(&ktest_fma_bad);
+	else
+		atomic_inc(&ktest_fma_calls);
+	if (d)
+		WRITE_ONCE(ktest_irq_rc, gni_post_fma(ktest_irq_ep, d));
+}
+
+/* One fast-path call from a timer's softirq: an FMA post or an SMSG send */
+static struct {
+	struct timer_list timer;
+	struct completion done;
+	gni_ep_handle_t ep;
+	gni_post_descriptor_t *desc;	/* gni_post_fma(); NULL: send hdr */
+	u8 hdr[8];
+	gni_return_t rc;
+	bool softirq;
+} ktest_soft;
+
+static void ktest_soft_call(struct timer_list *t)
+{
+	ktest_soft.softirq = in_serving_softirq();
+	if (ktest_soft.desc)
+		ktest_soft.rc = gni_post_fma(ktest_soft.ep, ktest_soft.desc);
+	else
+		ktest_soft.rc = gni_smsg_send(ktest_soft.ep, ktest_soft.hdr,
+					      sizeof(ktest_soft.hdr), NULL, 0,
+					      KTEST_SOFT_MSG_ID);
+	complete(&ktest_soft.done);
+}
+
+/* Make the call from a timer; its code, GNI_RC_TIMEOUT if none came */
+static gni_return_t ktest_in_softirq(gni_ep_handle_t ep,
+				     gni_post_descriptor_t *d)
+{
+	unsigned long left;
+
+	ktest_soft.ep = ep;
+	ktest_soft.desc = d;
+	ktest_soft.softirq = false;
+	init_completion(&ktest_soft.done);
+	timer_setup(&ktest_soft.timer, ktest_soft_call, 0);
+	mod_timer(&ktest_soft.timer, jiffies + 1);
+	left = wait_for_completion_timeout(&ktest_soft.done,
+					   msecs_to_jiffies(KTEST_RDMA_WAIT_MS));
+	del_timer_sync(&ktest_soft.timer);
+	if (!left)
+		return GNI_RC_TIMEOUT;
+	return ktest_soft.softirq ? ktest_soft.rc : GNI_RC_INVALID_STATE;
+}
+
+static void ktest_fill(u8 *p, u32 len, u8 seed)
+{
+	u32 i;
+
+	for (i = 0; i < len; i++)
+		p[i] = (u8)(seed + i * 7);
+}
+
+static bool ktest_filled(const u8 *p, u32 len, u8 seed)
+{
+	u32 i;
+
+	for (i = 0; i < len; i++)
+		if (p[i] != (u8)(seed + i * 7))
+			return false;
+	return true;
+}
+
+/* gni_post_fma()'s refusals; @d a good PUT of 64 bytes */
+static void ktest_fma_refusals(gni_nic_handle_t nic, gni_ep_handle_t ep,
+			       gni_cq_handle_t scq,
+			       const gni_post_descriptor_t *d,
+			       gni_mem_handle_t smh, u8 *ro,
+			       gni_mem_handle_t romh)
+{
+	gni_post_descriptor_t bad = *d;
+	gni_ep_handle_t ep2;
+	gni_cq_entry_t e;
+
+	ktest_post_refusals(gni_post_fma, "gni_post_fma", ep, scq, d,
+			    GNI_POST_RDMA_PUT, "RDMA PUT");
+	ktest_rc(gni_post_fma((gni_ep_handle_t)nic, &bad),
+		 GNI_RC_INVALID_PARAM, "gni_post_fma of a NIC");
+	bad.cq_mode = GNI_CQMODE_LOCAL_EVENT | GNI_CQMODE_GLOBAL_EVENT;
+	ktest_rc(gni_post_fma(ep, &bad), GNI_RC_INVALID_PARAM,
+		 "gni_post_fma, dual events (no GNI_CDM_MODE_DUAL_EVENTS)");
+	bad = *d;
+	bad.remote_mem_hndl.qword1 ^= 1ull << 20;
+	ktest_rc(gni_post_fma(ep, &bad), GNI_RC_INVALID_PARAM,
+		 "gni_post_fma, a remote handle with a bad CRC");
+	bad = *d;
+	bad.type = GNI_POST_FMA_GET;
+	bad.local_mem_hndl = smh;
+	bad.local_addr += 2;
+	ktest_rc(gni_post_fma(ep, &bad), GNI_RC_ALIGNMENT_ERROR,
+		 "gni_post_fma, a GET not 4-byte aligned");
+	bad.local_addr -= 2;
+	bad.length = 0;
+	ktest_rc(gni_post_fma(ep, &bad), GNI_RC_INVALID_PARAM,
+		 "gni_post_fma, a GET of 0 bytes");
+	bad.length = 64;
+	bad.local_addr = (u64)(unsigned long)ro;
+	bad.local_mem_hndl = romh;
+	ktest_rc(gni_post_fma(ep, &bad), GNI_RC_PERMISSION_ERROR,
+		 "gni_post_fma, a GET into read-only memory");
+	bad.type = GNI_POST_FMA_GET_W_FLAG;
+	ktest_rc(gni_post_fma(ep, &bad), GNI_RC_ILLEGAL_OP,
+		 "gni_post_fma, GNI_POST_FMA_GET_W_FLAG");
+	bad = *d;
+	bad.type = GNI_POST_AMO;
+	bad.amo_cmd = GNI_FMA_ATOMIC_FADD;
+	bad.local_mem_hndl = smh;
+	bad.length = 4;
+	ktest_rc(gni_post_fma(ep, &bad), GNI_RC_INVALID_PARAM,
+		 "gni_post_fma, an AMO of 4 bytes");
+	bad.length = 8;
+	bad.remote_addr += 4;
+	ktest_rc(gni_post_fma(ep, &bad), GNI_RC_ALIGNMENT_ERROR,
+		 "gni_post_fma, an AMO not 8-byte aligned");
+	bad = *d;
+	bad.type = GNI_POST_CQWRITE;
+	bad.cq_mode = GNI_CQMODE_GLOBAL_EVENT | GNI_CQMODE_REMOTE_EVENT;
+	ktest_rc(gni_post_fma(ep, &bad), GNI_RC_INVALID_PARAM,
+		 "gni_post_fma, a CQ write with a remote event");
+	/* A second endpoint of the CQ shares its FMA descriptor */
+	if (ktest_rc(gni_ep_create(nic, scq, &ep2), GNI_RC_SUCCESS,
+		     "gni_ep_create, a second endpoint of the FMA CQ")) {
+		bad = *d;
+		ktest_rc(gni_post_fma(ep2, &bad), GNI_RC_INVALID_STATE,
+			 "gni_post_fma, endpoint not bound");
+		gni_ep_destroy(ep2);
+	}
+	if (ktest_rc(gni_ep_create(nic, NULL, &ep2), GNI_RC_SUCCESS,
+		     "gni_ep_create, no CQ, for FMA")) {
+		gni_ep_bind(ep2, 0, KTEST_INST);
+		bad = *d;
+		bad.cq_mode = 0;
+		ktest_rc(gni_post_fma(ep2, &bad), GNI_RC_INVALID_PARAM,
+			 "gni_post_fma, an endpoint made without a CQ");
+		gni_ep_destroy(ep2);
+	}
+	ktest_rc(gni_cq_get_event(scq, &e), GNI_RC_NOT_DONE,
+		 "no event from the refused FMA posts");
+}
+
+/* PUTs of a few sizes and alignments, with global and remote events */
+static void ktest_fma_puts(gni_ep_handle_t ep, gni_cq_handle_t scq,
+			   gni_cq_handle_t rcq, u8 *src, gni_mem_handle_t smh,
+			   u8 *dst, gni_mem_handle_t dmh)
+{
+	static const struct { u32 off, len; } puts[] = {
+		{ 0, 1 }, { 3, 7 }, { 8, 64 }, { 5, 1000 },
+		{ 0, KTEST_FMA_LEN },
+	};
+	gni_post_descriptor_t d;
+	gni_cq_entry_t e = 0;
+	char what[48];
+	unsigned int i;
+	gni_return_t rc;
+	u32 off, len;
+	bool edges;
+
+	for (i = 0; i < ARRAY_SIZE(puts); i++) {
+		off = puts[i].off;
+		len = puts[i].len;
+		snprintf(what, sizeof(what), "FMA PUT %u bytes at +%u", len,
+			 off);
+		ktest_fill(src, KTEST_FMA_LEN, (u8)i);
+		memset(dst, 0, KTEST_FMA_LEN);
+		ktest_rdma_desc(&d, GNI_POST_FMA_PUT,
+				GNI_CQMODE_GLOBAL_EVENT |
+				GNI_CQMODE_REMOTE_EVENT, src + off, smh,
+				dst + off, dmh, len, 0xf0 + i);
+		if (!ktest_rc(gni_post_fma(ep, &d), GNI_RC_SUCCESS, what))
+			continue;
+		if (!i)
+			ktest_rc(gni_ep_unbind(ep), GNI_RC_NOT_DONE,
+				 "gni_ep_unbind, an FMA PUT outstanding");
+		ktest_rdma_complete(scq, &d, what);
+		rc = ktest_rdma_event(rcq, &e);
+		edges = (!off || !dst[off - 1]) &&
+			(off + len == KTEST_FMA_LEN || !dst[off + len]);
+		ktest_ok(rc == GNI_RC_SUCCESS &&
+			 GNI_CQ_GET_INST_ID(e) == KTEST_REMOTE_EVENT &&
+			 !memcmp(dst + off, src + off, len) && edges,
+			 "%s: remote event %s, inst_id 0x%llx; the bytes arrived, none beside",
+			 what, ktest_rc_name(rc), GNI_CQ_GET_INST_ID(e));
+	}
+}
+
+/* GETs of a few sizes */
+static void ktest_fma_gets(gni_ep_handle_t ep, gni_cq_handle_t scq,
+			   u8 *src, gni_mem_handle_t smh, u8 *dst,
+			   gni_mem_handle_t dmh)
+{
+	static const u32 lens[] = { 4, 64, 1020, KTEST_FMA_LEN };
+	gni_post_descriptor_t d;
+	char what[48];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(lens); i++) {
+		snprintf(what, sizeof(what), "FMA GET %u bytes", lens[i]);
+		ktest_fill(dst, KTEST_FMA_LEN, (u8)(0x40 + i));
+		memset(src, 0, KTEST_FMA_LEN);
+		ktest_rdma_desc(&d, GNI_POST_FMA_GET, GNI_CQMODE_GLOBAL_EVENT,
+				src, smh, dst, dmh, lens[i], 0xe0 + i);
+		if (!ktest_rc(gni_post_fma(ep, &d), GNI_RC_SUCCESS, what))
+			continue;
+		ktest_rdma_complete(scq, &d, what);
+		ktest_ok(!memcmp(src, dst, lens[i]) &&
+			 (lens[i] == KTEST_FMA_LEN || !src[lens[i]]),
+			 "%s: the bytes arrived, none beside", what);
+	}
+}
+
+/*
+ * AMO @cmd (called @name) of @op on *@target, the old value fetched into
+ * *@fetch unless NULL: the target must become @want.
+ */
+static void ktest_fma_amo(gni_ep_handle_t ep, gni_cq_handle_t scq,
+			  const char *name, gni_fma_cmd_type_t cmd, u64 op,
+			  u64 *fetch, gni_mem_handle_t smh, u64 *target,
+			  gni_mem_handle_t dmh, u64 want)
+{
+	u64 old = READ_ONCE(*target);
+	gni_post_descriptor_t d;
+
+	ktest_rdma_desc(&d, GNI_POST_AMO, GNI_CQMODE_GLOBAL_EVENT, fetch, smh,
+			target, dmh, 8, 0xa0 + cmd);
+	d.amo_cmd = cmd;
+	d.first_operand = op;
+	if (fetch)
+		WRITE_ONCE(*fetch, 0);
+	if (!ktest_rc(gni_post_fma(ep, &d), GNI_RC_SUCCESS, name))
+		return;
+	ktest_rdma_complete(scq, &d, name);
+	ktest_ok(READ_ONCE(*target) == want &&
+		 (!fetch || READ_ONCE(*fetch) == old),
+		 "%s: target %llu (want %llu), fetched %llu (want %llu)", name,
+		 READ_ONCE(*target), want, fetch ? READ_ONCE(*fetch) : old,
+		 old);
+}
+
+/* An FADD (its result fetched), an ADD, and a CQ write */
+static void ktest_fma_amo_cqw(gni_ep_handle_t ep, gni_cq_handle_t scq,
+			      gni_cq_handle_t rcq, u8 *src,
+			      gni_mem_handle_t smh, u8 *dst,
+			      gni_mem_handle_t dmh)
+{
+	u64 *target = (u64 *)(dst + 64), *result = (u64 *)(src + 128);
+	gni_post_descriptor_t d;
+	gni_cq_entry_t e = 0;
+	gni_return_t rc;
+
+	WRITE_ONCE(*target, 40);
+	ktest_fma_amo(ep, scq, "AMO FADD 2 to 40", GNI_FMA_ATOMIC_FADD, 2,
+		      result, smh, target, dmh, 42);
+	ktest_fma_amo(ep, scq, "AMO ADD 5 to 42", GNI_FMA_ATOMIC_ADD, 5, NULL,
+		      smh, target, dmh, 47);
+
+	ktest_rdma_desc(&d, GNI_POST_CQWRITE, GNI_CQMODE_GLOBAL_EVENT, NULL,
+			smh, NULL, dmh, 0, 0xc0);
+	d.cqwrite_value = KTEST_CQW_VALUE;
+	if (ktest_rc(gni_post_fma(ep, &d), GNI_RC_SUCCESS,
+		     "gni_post_fma, a CQ write")) {
+		ktest_rdma_complete(scq, &d, "CQ write");
+		rc = ktest_rdma_event(rcq, &e);
+		ktest_ok(rc == GNI_RC_SUCCESS &&
+			 GNI_CQ_GET_DATA(e) == KTEST_CQW_VALUE,
+			 "CQ write: the event on the registration's CQ: %s, data 0x%llx (want 0x%llx)",
+			 ktest_rc_name(rc), GNI_CQ_GET_DATA(e),
+			 KTEST_CQW_VALUE);
+	}
+}
+
+/* Posts from a timer's softirq and from the CQ handler (hard IRQ) */
+static void ktest_fma_atomic(gni_ep_handle_t ep, gni_cq_handle_t scq,
+			     u8 *src, gni_mem_handle_t smh, u8 *dst,
+			     gni_mem_handle_t dmh)
+{
+	/* Static: a handler that took it late may still read it. */
+	static gni_post_descriptor_t d2;
+	gni_post_descriptor_t d;
+
+	ktest_fill(src, 128, 0x33);
+	memset(dst, 0, KTEST_FMA_LEN);
+	ktest_rdma_desc(&d, GNI_POST_FMA_PUT, GNI_CQMODE_GLOBAL_EVENT, src,
+			smh, dst, dmh, 64, 0xb0);
+	if (ktest_rc(ktest_in_softirq(ep, &d), GNI_RC_SUCCESS,
+		     "gni_post_fma from a timer's softirq"))
+		ktest_rdma_complete(scq, &d, "the softirq's PUT");
+
+	ktest_rdma_desc(&d, GNI_POST_FMA_PUT, GNI_CQMODE_GLOBAL_EVENT, src,
+			smh, dst, dmh, 64, 0xb1);
+	ktest_rdma_desc(&d2, GNI_POST_FMA_PUT, GNI_CQMODE_GLOBAL_EVENT,
+			src + 64, smh, dst + 64, dmh, 64, 0xb2);
+	ktest_irq_ep = ep;
+	WRITE_ONCE(ktest_irq_rc, GNI_RC_NOT_DONE);
+	/* A late call for an event taken already finds the ring empty. */
+	msleep(50);
+	/* d2 and ktest_irq_ep filled before the handler can find d2 */
+	smp_store_release(&ktest_irq_desc, &d2);
+	if (ktest_rc(gni_post_fma(ep, &d), GNI_RC_SUCCESS,
+		     "a PUT whose event makes the CQ handler post another")) {
+		ktest_rdma_complete(scq, &d, "the first PUT");
+		ktest_rdma_complete(scq, &d2, "the handler's PUT");
+	}
+	xchg(&ktest_irq_desc, NULL);	/* if it was never posted */
+	ktest_rc(READ_ONCE(ktest_irq_rc), GNI_RC_SUCCESS,
+		 "gni_post_fma from the CQ handler (hard IRQ)");
+	ktest_ok(!memcmp(src, dst, 128), "both PUTs' bytes arrived");
+}
+
+/* Loopback FMA on @nic, whose address is @pe */
+static void ktest_fma(gni_nic_handle_t nic, u32 pe)
+{
+	gni_post_descriptor_t d;
+	struct ktest_loop l;
+	gni_mem_handle_t romh;
+	gni_ep_handle_t ep;
+	u8 *ro;
+
+	atomic_set(&ktest_fma_calls, 0);
+	atomic_set(&ktest_fma_bad, 0);
+	ro = kzalloc(64, GFP_KERNEL);
+	if (!ktest_ok(ro, "kmalloc, a read-only buffer") ||
+	    !ktest_loop_make(&l, nic, "FMA", KTEST_FMA_LEN, ktest_fma_handler,
+			     KTEST_FMA_DATA, NULL, 0))
+		goto free;
+	if (!ktest_mem_reg(nic, "read-only", (u64)(unsigned long)ro, 64, NULL,
+			   GNI_MEM_READ_ONLY, &romh))
+		goto loop;
+	if (!ktest_rc(gni_ep_create(nic, l.scq, &ep), GNI_RC_SUCCESS,
+		      "gni_ep_create, for FMA (takes the CQ's descriptor)"))
+		goto romh;
+	gni_ep_bind(ep, pe, KTEST_INST);
+	gni_ep_set_eventdata(ep, KTEST_LOCAL_EVENT, KTEST_REMOTE_EVENT);
+	ktest_rdma_desc(&d, GNI_POST_FMA_PUT, GNI_CQMODE_GLOBAL_EVENT, l.src,
+			l.smh, l.dst, l.dmh, 64, 0x99);
+	ktest_fma_refusals(nic, ep, l.scq, &d, l.smh, ro, romh);
+	ktest_fma_puts(ep, l.scq, l.rcq, l.src, l.smh, l.dst, l.dmh);
+	ktest_fma_gets(ep, l.scq, l.src, l.smh, l.dst, l.dmh);
+	ktest_fma_amo_cqw(ep, l.scq, l.rcq, l.src, l.smh, l.dst, l.dmh);
+	ktest_fma_atomic(ep, l.scq, l.src, l.smh, l.dst, l.dmh);
+	ktest_ok(atomic_read(&ktest_fma_calls) > 0 &&
+		 atomic_read(&ktest_fma_bad) == 0,
+		 "the FMA CQ's handler called (%d), always in hard IRQ with device %u and its data",
+		 atomic_read(&ktest_fma_calls), KTEST_DEVICE);
+	ktest_rc(gni_cq_destroy(l.scq), GNI_RC_ERROR_RESOURCE,
+		 "gni_cq_destroy of the FMA CQ while its endpoint is there");
+	ktest_rc(gni_ep_destroy(ep), GNI_RC_SUCCESS, "gni_ep_destroy, FMA");
+romh:
+	ktest_mem_dereg(nic, &romh, "read-only");
+loop:
+	ktest_loop_free(&l, nic, "FMA");
+free:
+	kfree(ro);
+}
+
+/*
+ * Short messages between two endpoints of the NIC, A (0) and B (1), both
+ * on the node's own PE, their mailboxes in one registration whose CQ
+ * takes the remote events; their local events on one CQ (whose FMA
+ * descriptor they share).
+ */
+#define KTEST_SMSG_CREDITS	4
+#define KTEST_SMSG_MAX		128
+
+struct ktest_smsg {
+	gni_cq_handle_t scq, rcq;
+	gni_ep_handle_t ep[2];
+	u32 remote_event[2];
+};
+
+static const char *const ktest_smsg_name[2] = { "A to B", "B to A" };
+
+/*
+ * The events of the one message in flight, @msg_id, that @from sent, and
+ * its @hlen + @dlen bytes (seeds @seed, @seed + 1) at the other; it is
+ * released.  NULL if all is well, else what is not.
+ */
+static const char *ktest_smsg_arrived(struct ktest_smsg *k, int from,
+				      u32 hlen, u32 dlen, u32 msg_id, u8 seed)
+{
+	gni_ep_handle_t to = k->ep[!from];
+	gni_cq_entry_t e = 0;
+	unsigned int ms;
+	gni_return_t rc;
+	u8 *msg = NULL;
+
+	if (ktest_rdma_event(k->scq, &e) != GNI_RC_SUCCESS ||
+	    GNI_CQ_GET_TYPE(e) != GNI_CQ_EVENT_TYPE_SMSG ||
+	    GNI_CQ_GET_MSG_ID(e) != msg_id)
+		return "no local event of type SMSG with its msg_id";
+	if (ktest_rdma_event(k->rcq, &e) != GNI_RC_SUCCESS ||
+	    GNI_CQ_GET_TYPE(e) != GNI_CQ_EVENT_TYPE_SMSG ||
+	    GNI_CQ_GET_INST_ID(e) != k->remote_event[from])
+		return "no remote event of type SMSG with the sender's remote event data";
+	/* The message may show after its remote event. */
+	for (ms = 0; ms < KTEST_RDMA_WAIT_MS; ms += 20) {
+		rc = gni_smsg_getnext(to, (void **)&msg);
+		if (rc != GNI_RC_NOT_DONE)
+			break;
+		msleep(20);
+	}
+	if (rc != GNI_RC_SUCCESS)
+		return "gni_smsg_getnext found no message";
+	if (!ktest_filled(msg, hlen, seed) ||
+	    !ktest_filled(msg + hlen, dlen, seed + 1))
+		return "other bytes";
+	if (gni_smsg_release(to) != GNI_RC_SUCCESS)
+		return "gni_smsg_release refused";
+	if (gni_smsg_release(to) != GNI_RC_NOT_DONE ||
+	    gni_smsg_getnext(to, (void **)&msg) != GNI_RC_NOT_DONE)
+		return "another message";
+	return NULL;
+}
+
+/* @from sends @hlen + @dlen bytes; its events and bytes checked */
+static void ktest_smsg_one(struct ktest_smsg *k, int from, u32 hlen,
+			   u32 dlen, u32 msg_id)
+{
+	u8 hdr[KTEST_SMSG_MAX], data[KTEST_SMSG_MAX];
+	const char *why = "not sent";
+	u8 seed = (u8)(msg_id * 3);
+	gni_return_t rc;
+
+	ktest_fill(hdr, hlen, seed);
+	ktest_fill(data, dlen, seed + 1);
+	rc = gni_smsg_send(k->ep[from], hdr, hlen, data, dlen, msg_id);
+	if (rc == GNI_RC_SUCCESS)
+		why = ktest_smsg_arrived(k, from, hlen, dlen, msg_id, seed);
+	ktest_ok(!why, "SMSG %s, %u + %u bytes: %s%s%s",
+		 ktest_smsg_name[from], hlen, dlen, ktest_rc_name(rc),
+		 why ? ", " : ", both events, the bytes, released",
+		 why ? why : "");
+}
+
+/* Credits: the 5th message waits until the peer releases the 1st. */
+static void ktest_smsg_credits(struct ktest_smsg *k)
+{
+	gni_return_t rc[KTEST_SMSG_CREDITS + 1];
+	gni_ep_handle_t a = k->ep[0], b = k->ep[1];
+	unsigned int i, ms, ids = 0, insts = 0;
+	bool same = true;
+	gni_cq_entry_t e;
+	u8 hdr[8], *msg;
+
+	for (i = 0; i <= KTEST_SMSG_CREDITS; i++) {
+		ktest_fill(hdr, sizeof(hdr), (u8)(0x80 + i));
+		rc[i] = gni_smsg_send(a, hdr, sizeof(hdr), NULL, 0, 0x80 + i);
+	}
+	ktest_ok(rc[0] == GNI_RC_SUCCESS && rc[1] == GNI_RC_SUCCESS &&
+		 rc[2] == GNI_RC_SUCCESS && rc[3] == GNI_RC_SUCCESS &&
+		 rc[KTEST_SMSG_CREDITS] == GNI_RC_NOT_DONE,
+		 "SMSG credits: %u messages sent, the next %s (want NOT_DONE)",
+		 KTEST_SMSG_CREDITS, ktest_rc_name(rc[KTEST_SMSG_CREDITS]));
+	for (i = 0; i <= KTEST_SMSG_CREDITS; i++) {
+		/* The 1st released, the credit comes back: the 5th goes. */
+		for (ms = 0; i == 1 && ms < KTEST_RDMA_WAIT_MS; ms += 20) {
+			ktest_fill(hdr, sizeof(hdr), 0x80 + KTEST_SMSG_CREDITS);
+			rc[KTEST_SMSG_CREDITS] =
+				gni_smsg_send(a, hdr, sizeof(hdr), NULL, 0,
+					      0x80 + KTEST_SMSG_CREDITS);
+			if (rc[KTEST_SMSG_CREDITS] != GNI_RC_NOT_DONE)
+				break;
+			msleep(20);
+		}
+		if (i == 1)
+			ktest_rc(rc[KTEST_SMSG_CREDITS], GNI_RC_SUCCESS,
+				 "SMSG credits: the 5th sent once the 1st is released");
+		msg = NULL;
+		for (ms = 0; ms < KTEST_RDMA_WAIT_MS; ms += 20) {
+			if (gni_smsg_getnext(b, (void **)&msg) !=
+			    GNI_RC_NOT_DONE)
+				break;
+			msleep(20);
+		}
+		same &= msg && ktest_filled(msg, sizeof(hdr), (u8)(0x80 + i)) &&
+			gni_smsg_release(b) == GNI_RC_SUCCESS;
+	}
+	ktest_ok(same, "SMSG credits: the %u messages arrived in order",
+		 KTEST_SMSG_CREDITS + 1);
+	for (i = 0; i <= KTEST_SMSG_CREDITS; i++) {
+		if (ktest_rdma_event(k->scq, &e) == GNI_RC_SUCCESS &&
+		    GNI_CQ_GET_MSG_ID(e) >= 0x80 &&
+		    GNI_CQ_GET_MSG_ID(e) <= 0x80 + KTEST_SMSG_CREDITS)
+			ids |= 1u << (GNI_CQ_GET_MSG_ID(e) - 0x80);
+		if (ktest_rdma_event(k->rcq, &e) == GNI_RC_SUCCESS &&
+		    GNI_CQ_GET_INST_ID(e) == k->remote_event[0])
+			insts++;
+	}
+	ktest_ok(ids == (1u << (KTEST_SMSG_CREDITS + 1)) - 1 &&
+		 insts == KTEST_SMSG_CREDITS + 1,
+		 "SMSG credits: a local event per msg_id (mask 0x%x), %u remote events",
+		 ids, insts);
+}
+
+/* The calls' refusals before gni_smsg_init() of @k's endpoints */
+static void ktest_smsg_refusals(gni_nic_handle_t nic, struct ktest_smsg *k,
+				gni_smsg_attr_t *a, gni_smsg_attr_t *b)
+{
+	gni_smsg_attr_t bad = *a;
+	gni_ep_handle_t ep;
+	u8 hdr[8] = { 0 };
+	void *msg;
+
+	ktest_rc(gni_smsg_send(k->ep[0], hdr, 8, NULL, 0, 1),
+		 GNI_RC_INVALID_PARAM, "gni_smsg_send before gni_smsg_init");
+	ktest_rc(gni_smsg_getnext(k->ep[0], &msg), GNI_RC_INVALID_STATE,
+		 "gni_smsg_getnext before gni_smsg_init");
+	ktest_rc(gni_smsg_release(k->ep[0]), GNI_RC_INVALID_PARAM,
+		 "gni_smsg_release before gni_smsg_init");
+	ktest_rc(gni_smsg_init(NULL, a, b), GNI_RC_INVALID_PARAM,
+		 "gni_smsg_init, no endpoint");
+	ktest_rc(gni_smsg_init((gni_ep_handle_t)k->scq, a, b),
+		 GNI_RC_INVALID_PARAM, "gni_smsg_init of a CQ");
+	ktest_rc(gni_smsg_init(k->ep[0], NULL, b), GNI_RC_INVALID_PARAM,
+		 "gni_smsg_init, no local attributes");
+	ktest_rc(gni_smsg_init(k->ep[0], a, NULL), GNI_RC_INVALID_PARAM,
+		 "gni_smsg_init, no remote attributes");
+	bad.msg_maxsize = KTEST_SMSG_MAX / 2;
+	ktest_rc(gni_smsg_init(k->ep[0], &bad, b), GNI_RC_INVALID_PARAM,
+		 "gni_smsg_init, msg_maxsize not the peer's");
+	bad = *a;
+	bad.buff_size = 64;
+	ktest_rc(gni_smsg_init(k->ep[0], &bad, b), GNI_RC_INVALID_PARAM,
+		 "gni_smsg_init, buff_size below a mailbox");
+	bad = *b;
+	bad.mem_hndl.qword2 ^= 1;
+	ktest_rc(gni_smsg_init(k->ep[0], a, &bad), GNI_RC_INVALID_PARAM,
+		 "gni_smsg_init, the peer's handle with a bad CRC");
+	if (gni_ep_create(nic, NULL, &ep) == GNI_RC_SUCCESS) {
+		gni_ep_bind(ep, 0, KTEST_INST);
+		ktest_rc(gni_smsg_init(ep, a, b), GNI_RC_INVALID_PARAM,
+			 "gni_smsg_init, an endpoint made without a CQ");
+		gni_ep_destroy(ep);
+	}
+	if (gni_ep_create(nic, k->scq, &ep) == GNI_RC_SUCCESS) {
+		ktest_rc(gni_smsg_init(ep, a, b), GNI_RC_INVALID_STATE,
+			 "gni_smsg_init, endpoint not bound");
+		gni_ep_destroy(ep);
+	}
+}
+
+/* The calls' refusals once A's connection is open */
+static void ktest_smsg_open_refusals(gni_nic_handle_t nic,
+				     struct ktest_smsg *k,
+				     gni_smsg_attr_t *a, gni_smsg_attr_t *b)
+{
+	u8 buf[KTEST_SMSG_MAX + 1] = { 0 };
+	gni_ep_handle_t ep = k->ep[0];
+	void *msg;
+
+	ktest_rc(gni_smsg_init(ep, a, b), GNI_RC_INVALID_STATE,
+		 "gni_smsg_init again");
+	ktest_rc(gni_smsg_send(ep, buf, 8, buf, KTEST_SMSG_MAX - 7, 1),
+		 GNI_RC_INVALID_PARAM, "gni_smsg_send, msg_maxsize + 1 bytes");
+	ktest_rc(gni_smsg_send(ep, NULL, 8, NULL, 0, 1), GNI_RC_INVALID_PARAM,
+		 "gni_smsg_send, a header length without a header");
+	ktest_rc(gni_smsg_send(NULL, buf, 8, NULL, 0, 1),
+		 GNI_RC_INVALID_PARAM, "gni_smsg_send, no endpoint");
+	ktest_rc(gni_smsg_send((gni_ep_handle_t)nic, buf, 8, NULL, 0, 1),
+		 GNI_RC_INVALID_PARAM, "gni_smsg_send of a NIC");
+	ktest_rc(gni_smsg_getnext(ep, NULL), GNI_RC_INVALID_PARAM,
+		 "gni_smsg_getnext, no header");
+	ktest_rc(gni_smsg_getnext((gni_ep_handle_t)k->rcq, &msg),
+		 GNI_RC_INVALID_PARAM, "gni_smsg_getnext of a CQ");
+	ktest_rc(gni_smsg_getnext(ep, &msg), GNI_RC_NOT_DONE,
+		 "gni_smsg_getnext, no message");
+	ktest_rc(gni_smsg_release(NULL), GNI_RC_INVALID_PARAM,
+		 "gni_smsg_release, no endpoint");
+	ktest_rc(gni_smsg_release(ep), GNI_RC_NOT_DONE,
+		 "gni_smsg_release, no message");
+	ktest_rc(gni_smsg_set_delivery_mode(NULL, GNI_DLVMODE_IN_ORDER),
+		 GNI_RC_INVALID_PARAM, "gni_smsg_set_delivery_mode, no NIC");
+	ktest_rc(gni_smsg_set_delivery_mode((gni_nic_handle_t)ep,
+					    GNI_DLVMODE_IN_ORDER),
+		 GNI_RC_INVALID_PARAM, "gni_smsg_set_delivery_mode of an endpoint");
+	ktest_rc(gni_smsg_set_max_retrans(NULL, 3), GNI_RC_INVALID_PARAM,
+		 "gni_smsg_set_max_retrans, no NIC");
+	ktest_rc(gni_smsg_set_max_retrans((gni_nic_handle_t)k->scq, 3),
+		 GNI_RC_INVALID_PARAM, "gni_smsg_set_max_retrans of a CQ");
+}
+
+/* gni_smsg_buff_size_needed(): the size of one mailbox, 0 if refused */
+static unsigned int ktest_smsg_size(gni_smsg_attr_t *attr)
+{
+	gni_smsg_attr_t bad = *attr;
+	unsigned int size = 0;
+
+	ktest_rc(gni_smsg_buff_size_needed(NULL, &size), GNI_RC_INVALID_PARAM,
+		 "gni_smsg_buff_size_needed, no attributes");
+	ktest_rc(gni_smsg_buff_size_needed(attr, NULL), GNI_RC_INVALID_PARAM,
+		 "gni_smsg_buff_size_needed, no size");
+	bad.msg_type = GNI_SMSG_TYPE_INVALID;
+	ktest_rc(gni_smsg_buff_size_needed(&bad, &size), GNI_RC_INVALID_PARAM,
+		 "gni_smsg_buff_size_needed, GNI_SMSG_TYPE_INVALID");
+	bad = *attr;
+	bad.msg_maxsize = 0;
+	ktest_rc(gni_smsg_buff_size_needed(&bad, &size), GNI_RC_INVALID_PARAM,
+		 "gni_smsg_buff_size_needed, msg_maxsize 0");
+	size = 0;
+	if (!ktest_rc(gni_smsg_buff_size_needed(attr, &size), GNI_RC_SUCCESS,
+		      "gni_smsg_buff_size_needed"))
+		return 0;
+	ktest_ok(size >= KTEST_SMSG_CREDITS * KTEST_SMSG_MAX,
+		 "a mailbox of %u credits of %u bytes: %u bytes",
+		 KTEST_SMSG_CREDITS, KTEST_SMSG_MAX, size);
+	return size;
+}
+
+/* What @k's two open connections do */
+static void ktest_smsg_traffic(gni_nic_handle_t nic, struct ktest_smsg *k)
+{
+	static const struct { u32 hlen, dlen; } ab[] = {
+		{ 0, 0 }, { 1, 0 }, { 8, 56 }, { 16, 112 }, { 0, 128 },
+	}, ba[] = {
+		{ 4, 0 }, { 8, 24 }, { 64, 64 }, { 0, 1 },
+	};
+	gni_cq_entry_t e;
+	unsigned int i;
+	const char *why = "not sent";
+	gni_return_t rc;
+
+	for (i = 0; i < ARRAY_SIZE(ab); i++)
+		ktest_smsg_one(k, 0, ab[i].hlen, ab[i].dlen, 0x10 + i);
+	for (i = 0; i < ARRAY_SIZE(ba); i++)
+		ktest_smsg_one(k, 1, ba[i].hlen, ba[i].dlen, 0x20 + i);
+	ktest_smsg_credits(k);
+	ktest_rc(gni_smsg_set_delivery_mode(nic, GNI_DLVMODE_IN_ORDER),
+		 GNI_RC_SUCCESS, "gni_smsg_set_delivery_mode, IN_ORDER");
+	ktest_smsg_one(k, 0, 8, 8, 0x30);
+	gni_smsg_set_delivery_mode(nic, GNI_DLVMODE_PERFORMANCE);
+	ktest_rc(gni_smsg_set_max_retrans(nic, 3), GNI_RC_SUCCESS,
+		 "gni_smsg_set_max_retrans, 3");
+	gni_smsg_set_max_retrans(nic, FMA_SMSG_MAX_RETRANS_DEFAULT);
+
+	ktest_fill(ktest_soft.hdr, sizeof(ktest_soft.hdr),
+		   (u8)(KTEST_SOFT_MSG_ID * 3));
+	rc = ktest_in_softirq(k->ep[0], NULL);
+	if (rc == GNI_RC_SUCCESS)
+		why = ktest_smsg_arrived(k, 0, sizeof(ktest_soft.hdr), 0,
+					 KTEST_SOFT_MSG_ID,
+					 (u8)(KTEST_SOFT_MSG_ID * 3));
+	ktest_ok(!why, "gni_smsg_send from a timer's softirq: %s%s%s",
+		 ktest_rc_name(rc), why ? ", " : ", delivered",
+		 why ? why : "");
+	ktest_ok(gni_cq_get_event(k->scq, &e) == GNI_RC_NOT_DONE &&
+		 gni_cq_get_event(k->rcq, &e) == GNI_RC_NOT_DONE,
+		 "no SMSG event left");
+}
+
+/* Short messages on @nic, whose address is @pe */
+static void ktest_smsg(gni_nic_handle_t nic, u32 pe)
+{
+	gni_smsg_attr_t attr = {
+		.msg_type = GNI_SMSG_TYPE_MBOX_AUTO_RETRANSMIT,
+		.mbox_maxcredit = KTEST_SMSG_CREDITS,
+		.msg_maxsize = KTEST_SMSG_MAX,
+	}, a, b;
+	struct ktest_smsg k = { .remote_event = { 0xa2, 0xb2 } };
+	unsigned int size, i;
+	gni_mem_handle_t mh;
+	void *mb;
+
+	size = ALIGN(ktest_smsg_size(&attr), 64);
+	mb = size ? kzalloc(2 * size, GFP_KERNEL) : NULL;
+	if (!ktest_ok(mb, "kmalloc, two mailboxes"))
+		return;
+	if (!ktest_rc(gni_cq_create(nic, 64, 0, NULL, 0, &k.scq),
+		      GNI_RC_SUCCESS, "gni_cq_create, SMSG local events"))
+		goto free;
+	if (!ktest_rc(gni_cq_create(nic, 64, 0, NULL, 0, &k.rcq),
+		      GNI_RC_SUCCESS, "gni_cq_create, SMSG remote events"))
+		goto scq;
+	if (!ktest_mem_reg(nic, "mailboxes", (u64)(unsigned long)mb, 2 * size,
+			   k.rcq, GNI_MEM_READWRITE, &mh))
+		goto rcq;
+	for (i = 0; i < 2; i++) {
+		if (!ktest_rc(gni_ep_create(nic, k.scq, &k.ep[i]),
+			      GNI_RC_SUCCESS, "gni_ep_create, for SMSG"))
+			goto eps;
+		gni_ep_bind(k.ep[i], pe, KTEST_INST);
+		gni_ep_set_eventdata(k.ep[i], 0xa1 + 0x10 * i,
+				     k.remote_event[i]);
+	}
+	a = attr;
+	a.msg_buffer = mb;
+	a.buff_size = size;
+	a.mem_hndl = mh;
+	b = a;
+	b.mbox_offset = size;
+	ktest_smsg_refusals(nic, &k, &a, &b);
+	if (ktest_rc(gni_smsg_init(k.ep[0], &a, &b), GNI_RC_SUCCESS,
+		     "gni_smsg_init, A") &&
+	    ktest_rc(gni_smsg_init(k.ep[1], &b, &a), GNI_RC_SUCCESS,
+		     "gni_smsg_init, B")) {
+		ktest_smsg_open_refusals(nic, &k, &a, &b);
+		ktest_smsg_traffic(nic, &k);
+	}
+	ktest_rc(gni_ep_unbind(k.ep[0]), GNI_RC_SUCCESS,
+		 "gni_ep_unbind, A (its SMSG connection goes)");
+	ktest_rc(gni_smsg_send(k.ep[0], &a, 8, NULL, 0, 1),
+		 GNI_RC_INVALID_PARAM, "gni_smsg_send after gni_ep_unbind");
+eps:
+	/* B goes with its connection open */
+	for (i = 0; i < 2; i++)
+		if (k.ep[i])
+			ktest_rc(gni_ep_destroy(k.ep[i]), GNI_RC_SUCCESS,
+				 "gni_ep_destroy, SMSG");
+	ktest_mem_dereg(nic, &mh, "mailboxes");
+rcq:
+	ktest_rc(gni_cq_destroy(k.rcq), GNI_RC_SUCCESS,
+		 "gni_cq_destroy, SMSG remote events");
+scq:
+	ktest_rc(gni_cq_destroy(k.scq), GNI_RC_SUCCESS,
+		 "gni_cq_destroy, SMSG local events");
+free:
+	kfree(mb);
 }
 
 /*
@@ -1709,6 +2533,8 @@ static void ktest_selftest(void)
 	ktest_mem(nic, cdm2 ? nic2 : NULL);
 	ktest_rdma(nic, addr);
 	ktest_dgram(addr);
+	ktest_fma(nic, addr);
+	ktest_smsg(nic, addr);
 	if (cdm2) {
 		gni_cq_handle_t cq;
 		gni_ep_handle_t ep;
@@ -1921,7 +2747,7 @@ static const struct file_operations ktest_result_fops = {
 
 static int __init ktest_init(void)
 {
-	ktest_result = kzalloc(KTEST_RESULT_SIZE, GFP_KERNEL);
+	ktest_result = kvzalloc(KTEST_RESULT_SIZE, GFP_KERNEL);
 	if (!ktest_result)
 		return -ENOMEM;
 	ktest_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
@@ -1939,7 +2765,7 @@ static void __exit ktest_exit(void)
 		gni_cdm_destroy(ktest_held);
 	if (ktest_watch)
 		krca_unregister(&ktest_watch);
-	kfree(ktest_result);
+	kvfree(ktest_result);
 }
 module_exit(ktest_exit);
 
