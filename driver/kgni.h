@@ -19,6 +19,7 @@
  *   kgni_bte.c       the BTE's channels and RDMA posts
  *   kgni_mmap.c      mmap of the data path's objects, the mappings' lifetime
  *   kgni_kdom.c      the kernel API's domains and NICs, errno, quiesce
+ *   kgni_err.c       the kernel API's error subscriptions and events
  *   kgni_rca.c       Cray's RCA for kernel clients: node events from the
  *                    fabric, the node list, NID <-> NIC address
  * The data path's files share kgni_dp.h besides, and the kernel API's
@@ -182,9 +183,13 @@ struct kgni_port_cache {
  *            read it (gni_get_quiesce_status() reads it in any context)
  * @quiesce_start: when @link_work first saw that quiesce
  * @kapi_lock: protects @kapi_nics and their quiesce callbacks, which are
- *             called under it
+ *             called under it, and @errs
  * @kapi_nics: the kernel API's NICs attached to this device
  *             (&struct gni_nic, kgni_kdom.c)
+ * @errs: the kernel API's error subscriptions of this device
+ *        (&struct gni_err, kgni_err.c)
+ * @nerrs: how many
+ * @route_gen: VGEMINI_CTL_ROUTE_GEN as @link_work last read it
  * @mdh_holds: MDH numbers held by kernel clients' deregistrations
  *             (&struct kgni_mdh_hold, earliest expiry first; dp_lock);
  *             they outlive the clients' NICs and go at remove
@@ -261,6 +266,9 @@ struct kgni_dev {
 	ktime_t quiesce_start;
 	spinlock_t kapi_lock;		/* see above */
 	struct list_head kapi_nics;
+	struct list_head errs;
+	unsigned int nerrs;
+	u32 route_gen;
 	struct list_head mdh_holds;
 	struct delayed_work mdh_hold_work;
 	spinlock_t kcq_lock;		/* see above */
@@ -496,6 +504,12 @@ int kgni_ioctl_diag_ping(struct kgni_ucmd *ucmd);
 /* kgni_kdom.c */
 void kgni_kapi_dev_init(struct kgni_dev *kdev);
 void kgni_kapi_quiesce_end(struct kgni_dev *kdev, u64 msecs);
+
+/* kgni_err.c */
+void kgni_err_post(struct kgni_dev *kdev, u8 category, u16 code, u8 ptag,
+		   u64 i0, u64 i1, u64 i2);
+void kgni_err_dev_remove(struct kgni_dev *kdev);
+void kgni_err_debugfs_add(struct kgni_dev *kdev);
 
 /* kgni_kcq.c */
 void kgni_kcq_irq(struct kgni_dev *kdev, unsigned int vector);

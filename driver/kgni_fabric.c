@@ -17,8 +17,12 @@
  * running again, which calls the kernel NICs' quiesce callbacks with the
  * quiesce's length (kgni_kapi_quiesce_end()).  A quiesce that begins and
  * ends before the work reads the state is not seen.
+ *
+ * A new table and a quiesce's end are INFORMATIONAL error events for the
+ * kernel API's subscribers (kgni_err.c).
  */
 #include "kgni.h"
+#include "kgni_kapi.h"
 
 /* Nodes of the torus: X * Y * Z (at most GEMINI_MAX_NODES). */
 unsigned int kgni_num_nodes(struct kgni_dev *kdev)
@@ -63,6 +67,14 @@ static void kgni_fabric_log(struct kgni_dev *kdev, const unsigned long *a,
 		dev_info(&kdev->pdev->dev, "nodes %*pbl %s\n", n, tmp, what);
 }
 
+/* A quiesce ended: the kernel NICs' callbacks, the subscribers' event */
+static void kgni_fabric_resumed(struct kgni_dev *kdev, s64 msecs)
+{
+	kgni_kapi_quiesce_end(kdev, msecs);
+	kgni_err_post(kdev, GNI_ERRMASK_INFORMATIONAL, KGNI_ERR_QUIESCE_END,
+		      0, msecs, 0, 0);
+}
+
 /* A quiesce begun or ended since the work last looked? */
 static void kgni_fabric_quiesce(struct kgni_dev *kdev)
 {
@@ -76,8 +88,8 @@ static void kgni_fabric_quiesce(struct kgni_dev *kdev)
 	if (quiesced)
 		kdev->quiesce_start = now;
 	else
-		kgni_kapi_quiesce_end(kdev, ktime_ms_delta(now,
-							   kdev->quiesce_start));
+		kgni_fabric_resumed(kdev, ktime_ms_delta(now,
+							 kdev->quiesce_start));
 }
 
 /**
@@ -92,6 +104,7 @@ void kgni_fabric_changed(struct kgni_dev *kdev)
 	u32 changes = kgni_rd(kdev, VGEMINI_CTL_FABRIC_CHANGES);
 	unsigned long *now, *tmp;
 	unsigned int n;
+	u32 gen;
 
 	if (changes == kdev->fabric_changes)
 		return;
@@ -102,8 +115,14 @@ void kgni_fabric_changed(struct kgni_dev *kdev)
 		goto out;	/* the next change tries again */
 	kdev->fabric_changes = changes;
 	n = kgni_fabric_read_reach(kdev, now);
-	if (!kgni_rd(kdev, VGEMINI_CTL_ROUTE_GEN))
+	gen = kgni_rd(kdev, VGEMINI_CTL_ROUTE_GEN);
+	if (!gen)
 		goto out;	/* no table: nothing to compare yet */
+	if (gen != kdev->route_gen)
+		kgni_err_post(kdev, GNI_ERRMASK_INFORMATIONAL,
+			      KGNI_ERR_ROUTE_LOAD, 0, gen,
+			      bitmap_weight(now, n), 0);
+	kdev->route_gen = gen;
 	kgni_rca_fabric(kdev, now, n);
 	if (kdev->reach_known) {
 		kgni_fabric_log(kdev, kdev->reach, now, tmp, n, "unreachable");

@@ -29,16 +29,21 @@
  *   kgni_kfma.c  the CQs' FMA descriptors, mapped in the kernel;
  *                gni_post_fma()
  *   kgni_ksmsg.c short messages
+ *   kgni_err.c   error subscriptions, their events and their callbacks;
+ *                debugfs kgniN/inject_error
  */
 #ifndef KGNI_KAPI_H
 #define KGNI_KAPI_H
 
 #include <linux/bits.h>
 #include <linux/errno.h>
+#include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
 
 #include "gni_pub.h"
 #include "gnicore.h"
@@ -170,6 +175,70 @@ struct gni_ep {
 };
 
 /*
+ * vgemini's error events (gni_error_event_t.error_code; what a real
+ * Gemini reports is not known): the class each is delivered as, and its
+ * info_mmrs (Documentation/kernel-api.rst, "Errors").
+ */
+#define KGNI_ERR_PORT_DOWN	0x0101	/* TRANSIENT: port, peer, state */
+#define KGNI_ERR_PORT_UP	0x0102	/* TRANSIENT: port, peer, state */
+#define KGNI_ERR_ROUTE_LOAD	0x0201	/* INFORMATIONAL: generation, nodes */
+#define KGNI_ERR_QUIESCE_END	0x0202	/* INFORMATIONAL: length in ms */
+#define KGNI_ERR_DEV_REMOVED	0x0301	/* CRITICAL: device number */
+#define KGNI_ERR_INJECTED	0x0f01	/* any class: injection number */
+
+/* Subscriptions a device takes; events a subscription's queue holds */
+#define KGNI_ERR_MAX_SUBS	16
+#define KGNI_ERR_MAX_EEQ	4096
+
+/**
+ * struct gni_err - an error subscription (gni_subscribe_errors())
+ * @tag: KGNI_TAG_ERR
+ * @nic: its NIC
+ * @node: in &kgni_dev.errs (&kgni_dev.kapi_lock)
+ * @lock: protects the members below; taken inside &kgni_dev.kapi_lock
+ * @mask: the GNI_ERRMASK_* classes it takes
+ * @ptag: its ptag filter: events of another ptag are not its (0: any)
+ * @ring: its queue, @size events; NULL when @size is 0
+ * @size: EEQ_size
+ * @head: index of the oldest queued event
+ * @count: events queued
+ * @serial: events delivered so far, the serial_number of the last
+ * @overruns: events dropped, the oldest, from a full queue
+ * @waiters: threads in gni_wait_error_events()
+ * @dead: released, or its CDM destroyed: no more events nor callbacks
+ * @wq: its waiters sleep there
+ * @new_event: called for each event delivered, or NULL
+ * @crit: called for each CRITICAL event of the device, or NULL
+ * @new_calls: @new_event calls @work has to make
+ * @crit_calls: @crit calls @work has to make
+ * @work: makes the callbacks, on the system workqueue
+ * @ref: held by @node, by @work while queued and by each waiter
+ */
+struct gni_err {
+	u32 tag;
+	struct gni_nic *nic;
+	struct list_head node;
+	spinlock_t lock;		/* see above */
+	gni_error_mask_t mask;
+	u8 ptag;
+	gni_error_event_t *ring;
+	u32 size;
+	u32 head;
+	u32 count;
+	u32 serial;
+	u64 overruns;
+	unsigned int waiters;
+	bool dead;
+	wait_queue_head_t wq;
+	void (*new_event)(gni_err_handle_t err);
+	void (*crit)(gni_err_handle_t err);
+	unsigned int new_calls;
+	unsigned int crit_calls;
+	struct work_struct work;
+	struct kref ref;
+};
+
+/*
  * The return-code contract: the codes each function may return, kgni
  * section 3 of the project's kGNI specification, which are all gnilnd
  * accepts (functions outside section 3: vgemini's choice, marked).
@@ -191,6 +260,17 @@ struct gni_ep {
 	(KGNI_RC(SUCCESS) | KGNI_RC(INVALID_PARAM) | KGNI_RC(NOT_DONE))
 #define KGNI_RCS_gni_set_quiesce_callback \
 	(KGNI_RC(SUCCESS) | KGNI_RC(INVALID_STATE) | KGNI_RC(INVALID_PARAM))
+/* vgemini: kgni section 4 gives no codes; as GNI_SubscribeErrors' kin */
+#define KGNI_RCS_gni_get_error_mask \
+	(KGNI_RC(SUCCESS) | KGNI_RC(INVALID_PARAM))
+#define KGNI_RCS_gni_set_error_mask \
+	(KGNI_RC(SUCCESS) | KGNI_RC(INVALID_PARAM))
+#define KGNI_RCS_gni_get_error_event \
+	(KGNI_RC(SUCCESS) | KGNI_RC(NOT_DONE) | KGNI_RC(INVALID_PARAM))
+#define KGNI_RCS_gni_wait_error_events \
+	(KGNI_RC(SUCCESS) | KGNI_RC(TIMEOUT) | KGNI_RC(INVALID_PARAM))
+#define KGNI_RCS_gni_set_error_ptag \
+	(KGNI_RC(SUCCESS) | KGNI_RC(INVALID_PARAM))
 /* vgemini: as GNI_CdmGetNicAddress */
 #define KGNI_RCS_gni_cdm_get_nic_address \
 	(KGNI_RC(SUCCESS) | KGNI_RC(INVALID_PARAM) | KGNI_RC(NO_MATCH))
@@ -312,6 +392,9 @@ void kgni_kfma_free(struct gni_cq *cq);
 
 /* kgni_ksmsg.c: an endpoint's SMSG state goes (unbind, destroy) */
 void kgni_ksmsg_release(struct gni_ep *ep);
+
+/* kgni_err.c: the subscriptions a NIC's client left */
+unsigned int kgni_err_nic_free(struct gni_nic *nic);
 
 /* The errno (positive) gni_get_errno() records for gnicore's code @rc */
 static inline int kgni_core_errno(gni_return_t rc)

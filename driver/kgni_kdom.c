@@ -274,7 +274,7 @@ EXPORT_SYMBOL(gni_cdm_attach);
 static void kgni_nic_free(struct gni_nic *nic)
 {
 	struct kgni_dev *kdev = nic->kdev;
-	unsigned int eps, cqs, mems;
+	unsigned int eps, cqs, mems, errs;
 	unsigned long flags;
 
 	/* Waits for a callback running on another CPU. */
@@ -283,15 +283,16 @@ static void kgni_nic_free(struct gni_nic *nic)
 	spin_unlock_irqrestore(&kdev->kapi_lock, flags);
 	WRITE_ONCE(nic->tag, KGNI_TAG_INVALID);
 	/* What the client left: its handles go, then the domain's objects. */
+	errs = kgni_err_nic_free(nic);
 	eps = kgni_kep_nic_free(nic);
 	cqs = kgni_kcq_nic_free(nic);
 	mutex_lock(&kdev->dp_lock);
 	mems = list_count_nodes(&nic->dom.mems);
 	mutex_unlock(&kdev->dp_lock);
-	if (eps || cqs || mems)
+	if (eps || cqs || mems || errs)
 		dev_info_once(&kdev->pdev->dev,
-			      "a kernel client destroyed its CDM with %u endpoints, %u CQs and %u registrations left: freed\n",
-			      eps, cqs, mems);
+			      "a kernel client destroyed its CDM with %u endpoints, %u CQs, %u registrations and %u error subscriptions left: freed\n",
+			      eps, cqs, mems, errs);
 	kgni_dom_release(kdev, &nic->dom);
 	put_device(&kdev->dev);
 	gnicore_nic_fini(&nic->core);
@@ -459,6 +460,7 @@ void kgni_kapi_dev_init(struct kgni_dev *kdev)
 {
 	spin_lock_init(&kdev->kapi_lock);
 	INIT_LIST_HEAD(&kdev->kapi_nics);
+	INIT_LIST_HEAD(&kdev->errs);
 	spin_lock_init(&kdev->kcq_lock);
 	INIT_LIST_HEAD(&kdev->kcqs);
 	kgni_kmem_dev_init(kdev);

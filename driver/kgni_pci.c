@@ -228,6 +228,7 @@ static int kgni_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		goto err_diag_stop;
 	}
 	kgni_counters_debugfs_add(kdev);
+	kgni_err_debugfs_add(kdev);
 
 	pe = kgni_rd(kdev, VGEMINI_CTL_NODE_PE);
 	coord = kgni_rd(kdev, VGEMINI_CTL_COORD);
@@ -270,6 +271,8 @@ static void kgni_remove(struct pci_dev *pdev)
 	kgni_dev_del(kdev);
 	kgni_dp_stop(kdev);
 	kgni_ioctl_shutdown(kdev);
+	/* Gone first: the clients' stack reset finds the device removed. */
+	kgni_err_dev_remove(kdev);
 	kgni_kmem_dev_fini(kdev);
 	kgni_diag_stop(kdev);
 	kgni_link_stop(kdev);

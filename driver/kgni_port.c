@@ -5,9 +5,12 @@
  * The device raises the vector written to VGEMINI_CTL_LINK_IRQ whenever a
  * torus port changes state or the fabric does (kgni_fabric.c).  The
  * handler only schedules link_work, which reads every port and logs those
- * that differ from what it logged last, then looks at the fabric.
+ * that differ from what it logged last, then looks at the fabric.  A port
+ * that comes up or goes down is a TRANSIENT error event for the kernel
+ * API's subscribers (kgni_err.c).
  */
 #include "kgni.h"
+#include "kgni_kapi.h"
 
 static const char * const kgni_port_names[GEMINI_NUM_TORUS_PORTS] = {
 	VGEMINI_PORT_LIST(VGEMINI_PORT_LABEL_INIT)
@@ -74,6 +77,21 @@ static void kgni_port_log(struct kgni_dev *kdev, unsigned int port,
 	}
 }
 
+/* Up or down since @was: the error event; the peer is the last known. */
+static void kgni_port_event(struct kgni_dev *kdev, unsigned int port,
+			    const struct kgni_port_cache *was,
+			    const struct kgni_port_cache *now)
+{
+	bool up = now->state == VGEMINI_PORT_UP;
+	bool was_up = was->state == VGEMINI_PORT_UP;
+
+	if (up == was_up)
+		return;
+	kgni_err_post(kdev, GNI_ERRMASK_TRANSIENT,
+		      up ? KGNI_ERR_PORT_UP : KGNI_ERR_PORT_DOWN, 0, port,
+		      up ? now->peer : was->peer, now->state);
+}
+
 static void kgni_link_work(struct work_struct *work)
 {
 	struct kgni_dev *kdev = container_of(work, struct kgni_dev, link_work);
@@ -87,6 +105,7 @@ static void kgni_link_work(struct work_struct *work)
 		    now.changes == kdev->port[port].changes)
 			continue;
 		kgni_port_log(kdev, port, &now);
+		kgni_port_event(kdev, port, &kdev->port[port], &now);
 		kdev->port[port] = now;
 	}
 	kgni_fabric_changed(kdev);

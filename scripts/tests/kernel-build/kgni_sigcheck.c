@@ -42,6 +42,8 @@ static_assert(offsetof(gni_errno_t, data1) == 112);
 static_assert(offsetof(gni_errno_t, data4) == 136);
 static_assert(sizeof(gni_errno_t) == 144);
 static_assert(__same_type(gni_cq_event_hndlr_f *, void (*)(u32, u64)));
+static_assert(__same_type(gni_error_mask_t, u8));
+static_assert(sizeof(gni_error_event_t) == 48);
 
 #ifdef KGNI_SIGCHECK_BREAK
 #define KGNI_SIGCHECK_PTAG_T	u32
@@ -62,6 +64,15 @@ static gni_return_t (*const sig_gni_cdm_attach)(gni_cdm_handle_t cdm_hndl,
 	__used = gni_cdm_attach;
 static gni_return_t (*const sig_gni_cdm_destroy)(gni_cdm_handle_t cdm_hndl)
 	__used = gni_cdm_destroy;
+static gni_return_t (*const sig_gni_subscribe_errors)
+	(gni_nic_handle_t nic_handle, gni_error_mask_t mask, u32 EEQ_size,
+	 void (*EQ_new_event)(gni_err_handle_t),
+	 void (*app_crit_err)(gni_err_handle_t),
+	 gni_err_handle_t *err_handle)
+	__used = gni_subscribe_errors;
+static gni_return_t (*const sig_gni_release_errors)
+	(gni_err_handle_t err_handle)
+	__used = gni_release_errors;
 static gni_return_t (*const sig_gni_set_quiesce_callback)
 	(gni_nic_handle_t nic_hndl,
 	 void (*qsce_func)(gni_nic_handle_t, u64))
@@ -218,6 +229,24 @@ static gni_return_t (*const sig_gni_smsg_set_delivery_mode)
 static gni_return_t (*const sig_gni_smsg_set_max_retrans)
 	(gni_nic_handle_t nic_handle, u16 max_retrans)
 	__used = gni_smsg_set_max_retrans;
+
+static gni_return_t (*const sig_gni_get_error_mask)
+	(gni_err_handle_t err_handle, gni_error_mask_t *mask)
+	__used = gni_get_error_mask;
+static gni_return_t (*const sig_gni_set_error_mask)
+	(gni_err_handle_t err_handle, gni_error_mask_t mask_in,
+	 gni_error_mask_t *mask_out)
+	__used = gni_set_error_mask;
+static gni_return_t (*const sig_gni_get_error_event)
+	(gni_err_handle_t err_handle, gni_error_event_t *event)
+	__used = gni_get_error_event;
+static gni_return_t (*const sig_gni_wait_error_events)
+	(gni_err_handle_t err_handle, gni_error_event_t *events,
+	 u32 events_size, u32 timeout, u32 *num_events)
+	__used = gni_wait_error_events;
+static gni_return_t (*const sig_gni_set_error_ptag)
+	(gni_err_handle_t err_handle, u8 ptag)
+	__used = gni_set_error_ptag;
 
 /* vgemini's, as GNI_CdmGetNicAddress */
 static gni_return_t (*const sig_gni_cdm_get_nic_address)(u32 device_id,
