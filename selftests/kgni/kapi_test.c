@@ -20,6 +20,12 @@
  *   EPERM (as for a pair no job has); once the CDM is destroyed a job may
  *   take the ptag.
  * - A ptag a job holds: gni_cdm_attach() refuses it (ERROR_RESOURCE).
+ * - Error events: with the client subscribed (err watch), events written
+ *   into kgni's debugfs kgni0/inject_error reach it as its mask and ptag
+ *   filter say, in order, with serials; a full queue drops the oldest;
+ *   the callbacks run, in process context; a subscription without a
+ *   queue gets the critical callback; release with events queued and a
+ *   CDM destroyed with its subscription both succeed.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -40,6 +46,12 @@
 /* gni_return_t values as the client prints them */
 #define RC_SUCCESS		0
 #define RC_ERROR_RESOURCE	3
+/* kgni's error injection, and what the client's err read answers */
+#define INJECT_ERROR		"/sys/kernel/debug/kgni0/inject_error"
+#define ERR_INJECTED		0x0f01	/* KGNI_ERR_INJECTED */
+#define ERRMASK_CRITICAL	0x02u
+#define ERRMASK_TRANSIENT	0x10u
+#define ERR_MAX_EVENTS		16
 /* Levels of /dev/kmsg records (syslog's) */
 #define KMSG_LEVEL_ERR		3
 
@@ -251,6 +263,111 @@ TEST_F(kapi, job_ptag_refused_to_kernel)
 				   USER_COOKIE));
 	EXPECT_EQ(RC_SUCCESS, hold(_metadata, HELD_PTAG, HELD_COOKIE));
 	EXPECT_EQ(RC_SUCCESS, ktest_rc(_metadata, "release"));
+}
+
+/* What err read answered: the injected events, the callback counts */
+struct err_read {
+	unsigned int n;
+	unsigned int cls[ERR_MAX_EVENTS];
+	unsigned int serial[ERR_MAX_EVENTS];
+	int news, crits, bad;
+};
+
+/*
+ * err read until the critical callback count reaches @crits (2 s at
+ * most: the callbacks run from a work item); events of other codes (a
+ * link that changed meanwhile) are not counted.  false if it failed.
+ */
+static bool err_read(struct __test_metadata *_metadata, int crits,
+		     struct err_read *r)
+{
+	char out[4096], *line, *save;
+	unsigned int code, cls, ptag, serial, tries;
+
+	for (tries = 0; tries < 100; tries++) {
+		memset(r, 0, sizeof(*r));
+		r->news = -1;
+		if (ktest("err read", out, sizeof(out))) {
+			TH_LOG("err read failed");
+			return false;
+		}
+		for (line = strtok_r(out, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save)) {
+			TH_LOG("ktest: %s", line);
+			if (sscanf(line, "event code 0x%x class 0x%x ptag %u serial %u",
+				   &code, &cls, &ptag, &serial) == 4) {
+				if (code == ERR_INJECTED && r->n < ERR_MAX_EVENTS) {
+					r->cls[r->n] = cls;
+					r->serial[r->n++] = serial;
+				}
+			} else if (sscanf(line, "calls new %d crit %d bad %d",
+					  &r->news, &r->crits, &r->bad) != 3) {
+				TH_LOG("(not an err read line)");
+			}
+		}
+		if (r->news < 0)
+			return false;
+		if (r->crits >= crits)
+			return true;
+		usleep(20 * 1000);
+	}
+	return true;
+}
+
+/* Injected events reach a subscription as its mask and ptag say. */
+TEST_F(kapi, errors)
+{
+	struct err_read r;
+	unsigned int i;
+
+	if (self->absent)
+		return;
+	if (!kgni_exists(INJECT_ERROR))
+		SKIP(return, "no %s", INJECT_ERROR);
+	/* TRANSIENT and CRITICAL, a queue of 4, the ptag filter 1 */
+	ASSERT_EQ(RC_SUCCESS, ktest_rc(_metadata, "err watch 0x12 4"));
+	ASSERT_TRUE(kgni_write_file(INJECT_ERROR, "TRANSIENT"));
+	ASSERT_TRUE(kgni_write_file(INJECT_ERROR, "GNI_ERRMASK_CRITICAL"));
+	ASSERT_TRUE(kgni_write_file(INJECT_ERROR, "informational"));
+	ASSERT_TRUE(kgni_write_file(INJECT_ERROR, "0x10 99"));	/* ptag 99 */
+	ASSERT_TRUE(kgni_write_file(INJECT_ERROR, "0x10 1"));	/* ptag 1 */
+	EXPECT_FALSE(kgni_write_file(INJECT_ERROR, "0x12"));
+	EXPECT_FALSE(kgni_write_file(INJECT_ERROR, "NO_SUCH_CLASS"));
+	ASSERT_TRUE(err_read(_metadata, 1, &r));
+	ASSERT_EQ(3u, r.n);
+	EXPECT_EQ(ERRMASK_TRANSIENT, r.cls[0]);
+	EXPECT_EQ(ERRMASK_CRITICAL, r.cls[1]);
+	EXPECT_EQ(ERRMASK_TRANSIENT, r.cls[2]);
+	EXPECT_LT(r.serial[0], r.serial[1]);
+	EXPECT_LT(r.serial[1], r.serial[2]);
+	EXPECT_LE(3, r.news);
+	EXPECT_EQ(1, r.crits);
+	EXPECT_EQ(0, r.bad);
+
+	/* Six more into a queue of four: the oldest two dropped */
+	for (i = 0; i < 6; i++)
+		ASSERT_TRUE(kgni_write_file(INJECT_ERROR, "TRANSIENT"));
+	ASSERT_TRUE(err_read(_metadata, 1, &r));
+	ASSERT_EQ(4u, r.n);
+	for (i = 1; i < r.n; i++)
+		EXPECT_EQ(r.serial[i - 1] + 1, r.serial[i]);
+	EXPECT_LE(9, r.news);
+
+	/* Released with an event queued */
+	ASSERT_TRUE(kgni_write_file(INJECT_ERROR, "TRANSIENT"));
+	EXPECT_EQ(RC_SUCCESS, ktest_rc(_metadata, "err stop"));
+
+	/* gnilnd's: no queue; the critical callback whatever the mask */
+	ASSERT_EQ(RC_SUCCESS, ktest_rc(_metadata, "err watch 0x80 0"));
+	ASSERT_TRUE(kgni_write_file(INJECT_ERROR, "CRITICAL"));
+	ASSERT_TRUE(err_read(_metadata, 1, &r));
+	EXPECT_EQ(0u, r.n);
+	EXPECT_EQ(1, r.crits);
+	EXPECT_EQ(0, r.news);
+	EXPECT_EQ(0, r.bad);
+	/* The CDM destroyed with its subscription */
+	EXPECT_EQ(RC_SUCCESS, ktest_rc(_metadata, "err leave"));
+	ASSERT_TRUE(kgni_write_file(INJECT_ERROR, "CRITICAL"));
 }
 
 TEST_HARNESS_MAIN

@@ -21,16 +21,30 @@
  *             rca read          take the events queued since, then list
  *                               the nodes (krca_get_sysnodes())
  *             rca stop          unsubscribe and unregister
+ *             err watch MASK EEQ_SIZE
+ *                               a CDM of its own on device 0, subscribed
+ *                               to MASK's error events with a queue of
+ *                               EEQ_SIZE (0: callbacks only) and both
+ *                               callbacks; kept until err stop, err
+ *                               leave or unload
+ *             err read          take the queued events, then count the
+ *                               callbacks
+ *             err stop          gni_release_errors, then destroy the CDM
+ *             err leave         destroy the CDM with the subscription
  *   result  what the last command answered: for selftest TAP lines ("ok
  *           N - ...", "not ok N - ..." and the plan "1..N" last), for
  *           hold and release "rc N" (the gni_return_t), for rca watch and
  *           stop "rc N" (the krca_* result), for rca read one line per
  *           event, "event SEQ unavailable|available|failed nid N state
- *           0xS", then one per node, "node N ready|down"
+ *           0xS", then one per node, "node N ready|down"; for err watch,
+ *           stop and leave "rc N" (the gni_return_t), for err read one
+ *           line per event, "event code 0xC class 0xM ptag P serial S
+ *           info 0xI0 0xI1 0xI2", then "calls new N crit N bad N" (bad:
+ *           callbacks called in atomic context)
  *
  * A command that cannot start (an unknown one, hold while holding,
  * release with nothing held, rca watch while watching, rca read or stop
- * without) fails its write with EINVAL, EBUSY or ENOENT and leaves result
+ * without, err likewise) fails its write with EINVAL, EBUSY or ENOENT and leaves result
  * as it was.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -42,6 +56,7 @@
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/io.h>
+#include <linux/irqflags.h>
 #include <linux/gfp.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>
@@ -2488,6 +2503,175 @@ static void ktest_rca(u32 pe)
 	ktest_ok(true, "send_hb_2_l0() returns");
 }
 
+/* Error subscriptions */
+
+#define KTEST_ERR_COOKIE	(KTEST_COOKIE + 0x200)
+#define KTEST_ERR_MASK		(GNI_ERRMASK_CRITICAL | \
+				 GNI_ERRMASK_UNKNOWN_TRANSACTION)
+/* More subscriptions than a device takes (16) */
+#define KTEST_ERR_SUBS		24
+
+static atomic_t ktest_err_news = ATOMIC_INIT(0);
+static atomic_t ktest_err_crits = ATOMIC_INIT(0);
+static atomic_t ktest_err_bad = ATOMIC_INIT(0);	/* called atomic */
+
+static void ktest_err_new(gni_err_handle_t err)
+{
+	if (!in_task() || irqs_disabled() || preempt_count())
+		atomic_inc(&ktest_err_bad);
+	atomic_inc(&ktest_err_news);
+}
+
+static void ktest_err_crit(gni_err_handle_t err)
+{
+	if (!in_task() || irqs_disabled() || preempt_count())
+		atomic_inc(&ktest_err_bad);
+	atomic_inc(&ktest_err_crits);
+}
+
+static void ktest_err_refusals(gni_cdm_handle_t cdm, gni_nic_handle_t nic,
+			       gni_err_handle_t ring)
+{
+	gni_error_event_t ev;
+	gni_error_mask_t m;
+	gni_err_handle_t h;
+	u32 n;
+
+	ktest_rc(gni_subscribe_errors(NULL, KTEST_ERR_MASK, 0, NULL,
+				      ktest_err_crit, &h),
+		 GNI_RC_INVALID_PARAM, "gni_subscribe_errors, no NIC");
+	ktest_rc(gni_subscribe_errors((gni_nic_handle_t)cdm, KTEST_ERR_MASK,
+				      0, NULL, ktest_err_crit, &h),
+		 GNI_RC_INVALID_PARAM, "gni_subscribe_errors of a CDM");
+	ktest_rc(gni_subscribe_errors(nic, KTEST_ERR_MASK, 0, NULL,
+				      ktest_err_crit, NULL),
+		 GNI_RC_INVALID_PARAM, "gni_subscribe_errors, no handle");
+	ktest_rc(gni_subscribe_errors(nic, KTEST_ERR_MASK, 4097, NULL,
+				      ktest_err_crit, &h),
+		 GNI_RC_INVALID_PARAM, "gni_subscribe_errors, EEQ_size 4097");
+	ktest_rc(gni_release_errors(NULL), GNI_RC_INVALID_PARAM,
+		 "gni_release_errors, no handle");
+	ktest_rc(gni_release_errors((gni_err_handle_t)nic),
+		 GNI_RC_INVALID_PARAM, "gni_release_errors of a NIC");
+	ktest_rc(gni_get_error_mask(NULL, &m), GNI_RC_INVALID_PARAM,
+		 "gni_get_error_mask, no handle");
+	ktest_rc(gni_get_error_mask(ring, NULL), GNI_RC_INVALID_PARAM,
+		 "gni_get_error_mask, no mask");
+	ktest_rc(gni_set_error_mask((gni_err_handle_t)nic, 0, &m),
+		 GNI_RC_INVALID_PARAM, "gni_set_error_mask of a NIC");
+	ktest_rc(gni_set_error_mask(ring, 0, NULL), GNI_RC_INVALID_PARAM,
+		 "gni_set_error_mask, no mask_out");
+	ktest_rc(gni_get_error_event(NULL, &ev), GNI_RC_INVALID_PARAM,
+		 "gni_get_error_event, no handle");
+	ktest_rc(gni_get_error_event(ring, NULL), GNI_RC_INVALID_PARAM,
+		 "gni_get_error_event, no event");
+	ktest_rc(gni_wait_error_events(ring, NULL, 1, 0, &n),
+		 GNI_RC_INVALID_PARAM, "gni_wait_error_events, no events");
+	ktest_rc(gni_wait_error_events(ring, &ev, 0, 0, &n),
+		 GNI_RC_INVALID_PARAM, "gni_wait_error_events, events_size 0");
+	ktest_rc(gni_wait_error_events(ring, &ev, 1, 0, NULL),
+		 GNI_RC_INVALID_PARAM, "gni_wait_error_events, no num_events");
+	ktest_rc(gni_wait_error_events((gni_err_handle_t)cdm, &ev, 1, 0, &n),
+		 GNI_RC_INVALID_PARAM, "gni_wait_error_events of a CDM");
+	ktest_rc(gni_set_error_ptag(NULL, 0), GNI_RC_INVALID_PARAM,
+		 "gni_set_error_ptag, no handle");
+}
+
+/* A subscription with a queue of 4: masks, ptag, nothing queued */
+static void ktest_err_ring(gni_err_handle_t h)
+{
+	gni_error_event_t ev[2];
+	gni_error_mask_t m = 0;
+	u32 n = 99;
+
+	ktest_rc(gni_get_error_mask(h, &m), GNI_RC_SUCCESS,
+		 "gni_get_error_mask");
+	ktest_ok(m == GNI_ERRMASK_TRANSIENT, "the mask 0x%x is 0x%x", m,
+		 GNI_ERRMASK_TRANSIENT);
+	ktest_rc(gni_set_error_mask(h, KTEST_ERR_MASK, &m), GNI_RC_SUCCESS,
+		 "gni_set_error_mask");
+	ktest_ok(m == GNI_ERRMASK_TRANSIENT, "mask_out 0x%x: the old mask",
+		 m);
+	gni_get_error_mask(h, &m);
+	ktest_ok(m == KTEST_ERR_MASK, "the mask is now 0x%x", m);
+	ktest_rc(gni_set_error_ptag(h, 0), GNI_RC_SUCCESS,
+		 "gni_set_error_ptag 0 (every ptag)");
+	ktest_rc(gni_set_error_ptag(h, KTEST_PTAG), GNI_RC_SUCCESS,
+		 "gni_set_error_ptag back to the NIC's");
+	ktest_rc(gni_get_error_event(h, ev), GNI_RC_NOT_DONE,
+		 "gni_get_error_event, nothing queued");
+	ktest_rc(gni_wait_error_events(h, ev, 2, 0, &n), GNI_RC_TIMEOUT,
+		 "gni_wait_error_events, timeout 0, nothing queued");
+	ktest_rc(gni_wait_error_events(h, ev, 2, 20, &n), GNI_RC_TIMEOUT,
+		 "gni_wait_error_events, 20 ms, nothing queued");
+}
+
+/* KTEST_ERR_SUBS subscriptions: the device refuses those past its limit. */
+static void ktest_err_limit(gni_nic_handle_t nic)
+{
+	gni_err_handle_t *h = kcalloc(KTEST_ERR_SUBS, sizeof(*h), GFP_KERNEL);
+	gni_return_t rc = GNI_RC_SUCCESS;
+	unsigned int n, i;
+
+	if (!ktest_ok(h, "room for %u handles", KTEST_ERR_SUBS))
+		return;
+	for (n = 0; n < KTEST_ERR_SUBS; n++) {
+		rc = gni_subscribe_errors(nic, 0, 1, NULL, NULL, &h[n]);
+		if (rc != GNI_RC_SUCCESS)
+			break;
+	}
+	ktest_ok(rc == GNI_RC_ERROR_RESOURCE && n > 0 && n <= 16,
+		 "subscription %u of %u refused: %s", n + 1, KTEST_ERR_SUBS,
+		 ktest_rc_name(rc));
+	for (i = 0; i < n; i++)
+		gni_release_errors(h[i]);
+	kfree(h);
+}
+
+/*
+ * gni_subscribe_errors() and the calls on its handle; no event comes
+ * (kapi_test injects them through kgni's debugfs and the err commands).
+ */
+static void ktest_errors(gni_cdm_handle_t cdm, gni_nic_handle_t nic)
+{
+	gni_err_handle_t h0, h4, left;
+	gni_error_event_t ev;
+	gni_nic_handle_t nic2;
+	gni_cdm_handle_t cdm2;
+	gni_return_t rc;
+
+	/* gnilnd's: no queue, callbacks only */
+	rc = gni_subscribe_errors(nic, KTEST_ERR_MASK, 0, NULL, ktest_err_crit,
+				  &h0);
+	if (!ktest_rc(rc, GNI_RC_SUCCESS,
+		      "gni_subscribe_errors as gnilnd: EEQ_size 0, a critical callback"))
+		return;
+	ktest_rc(gni_get_error_event(h0, &ev), GNI_RC_INVALID_PARAM,
+		 "gni_get_error_event without a queue");
+	rc = gni_subscribe_errors(nic, GNI_ERRMASK_TRANSIENT, 4, ktest_err_new,
+				  ktest_err_crit, &h4);
+	if (ktest_rc(rc, GNI_RC_SUCCESS,
+		     "gni_subscribe_errors, a queue of 4, both callbacks")) {
+		ktest_err_refusals(cdm, nic, h4);
+		ktest_err_ring(h4);
+		ktest_rc(gni_release_errors(h4), GNI_RC_SUCCESS,
+			 "gni_release_errors of the queue");
+	}
+	ktest_rc(gni_release_errors(h0), GNI_RC_SUCCESS,
+		 "gni_release_errors as gnilnd");
+	ktest_err_limit(nic);
+
+	cdm2 = ktest_attached(KTEST_PTAG, KTEST_ERR_COOKIE, KTEST_DEVICE,
+			      &nic2, &rc);
+	if (!ktest_rc(rc, GNI_RC_SUCCESS, "a CDM for a subscription left"))
+		return;
+	ktest_rc(gni_subscribe_errors(nic2, KTEST_ERR_MASK, 8, NULL, NULL,
+				      &left),
+		 GNI_RC_SUCCESS, "gni_subscribe_errors, to be left");
+	ktest_rc(gni_cdm_destroy(cdm2), GNI_RC_SUCCESS,
+		 "gni_cdm_destroy with a subscription left");
+}
+
 static void ktest_version(void)
 {
 	u32 *v = symbol_get(kgni_driver_version);
@@ -2564,6 +2748,7 @@ static void ktest_selftest(void)
 	ktest_quiesce(nic);
 	ktest_slots();
 	ktest_rca(addr);
+	ktest_errors(cdm, nic);
 	ktest_rc(gni_cdm_destroy(NULL), GNI_RC_INVALID_PARAM,
 		 "gni_cdm_destroy, no CDM");
 	ktest_rc(gni_cdm_destroy(cdm), GNI_RC_SUCCESS,
@@ -2686,6 +2871,97 @@ static int ktest_rca_stop(void)
 	return 0;
 }
 
+/* err watch MASK EEQ_SIZE: a CDM of its own, subscribed */
+static gni_cdm_handle_t ktest_err_cdm;
+static gni_err_handle_t ktest_err_watch;
+static u32 ktest_err_size;
+static unsigned int ktest_err_taken;	/* events read since watch */
+
+static int ktest_err_start(char *args)
+{
+	char *mask_s = strsep(&args, " ");
+	gni_nic_handle_t nic;
+	gni_return_t rc;
+	u8 mask;
+	u32 size;
+
+	if (!mask_s || !args || kstrtou8(mask_s, 0, &mask) ||
+	    kstrtou32(args, 0, &size))
+		return -EINVAL;
+	if (ktest_err_cdm)
+		return -EBUSY;
+	atomic_set(&ktest_err_news, 0);
+	atomic_set(&ktest_err_crits, 0);
+	atomic_set(&ktest_err_bad, 0);
+	ktest_err_taken = 0;
+	ktest_err_cdm = ktest_attached(KTEST_PTAG, KTEST_ERR_COOKIE + 1,
+				       KTEST_DEVICE, &nic, &rc);
+	if (ktest_err_cdm) {
+		rc = gni_subscribe_errors(nic, mask, size, ktest_err_new,
+					  ktest_err_crit, &ktest_err_watch);
+		if (rc != GNI_RC_SUCCESS) {
+			gni_cdm_destroy(ktest_err_cdm);
+			ktest_err_cdm = NULL;
+		}
+	}
+	ktest_err_size = size;
+	ktest_result_len = 0;
+	ktest_print("rc %d\n", rc);
+	return 0;
+}
+
+/*
+ * err read: the queued events, then the callbacks' counts once the
+ * new-event calls have caught up with the events taken (1 s at most).
+ */
+static int ktest_err_read(void)
+{
+	gni_error_event_t ev[8];
+	unsigned int i, tries;
+	u32 n = 0;
+
+	if (!ktest_err_cdm)
+		return -ENOENT;
+	ktest_result_len = 0;
+	while (ktest_err_size &&
+	       gni_wait_error_events(ktest_err_watch, ev, ARRAY_SIZE(ev), 0,
+				     &n) == GNI_RC_SUCCESS) {
+		for (i = 0; i < n; i++) {
+			ktest_print("event code 0x%x class 0x%x ptag %u serial %u",
+				    ev[i].error_code, ev[i].error_category,
+				    ev[i].ptag, ev[i].serial_number);
+			ktest_print(" info 0x%llx 0x%llx 0x%llx\n",
+				    ev[i].info_mmrs[0], ev[i].info_mmrs[1],
+				    ev[i].info_mmrs[2]);
+		}
+		ktest_err_taken += n;
+	}
+	for (tries = 0; tries < 50 &&
+	     atomic_read(&ktest_err_news) < ktest_err_taken; tries++)
+		msleep(20);
+	ktest_print("calls new %d crit %d bad %d\n",
+		    atomic_read(&ktest_err_news),
+		    atomic_read(&ktest_err_crits),
+		    atomic_read(&ktest_err_bad));
+	return 0;
+}
+
+/* err stop: release (what is queued is dropped); err leave: destroy only */
+static int ktest_err_end(bool release)
+{
+	gni_return_t rc, destroyed;
+
+	if (!ktest_err_cdm)
+		return -ENOENT;
+	rc = release ? gni_release_errors(ktest_err_watch) : GNI_RC_SUCCESS;
+	destroyed = gni_cdm_destroy(ktest_err_cdm);
+	rc = rc ?: destroyed;
+	ktest_err_cdm = NULL;
+	ktest_result_len = 0;
+	ktest_print("rc %d\n", rc);
+	return 0;
+}
+
 static ssize_t ktest_ctl_write(struct file *file, const char __user *ubuf,
 			       size_t len, loff_t *ppos)
 {
@@ -2716,6 +2992,14 @@ static ssize_t ktest_ctl_write(struct file *file, const char __user *ubuf,
 		ret = ktest_rca_read();
 	} else if (!strcmp(cmd, "rca") && args && !strcmp(args, "stop")) {
 		ret = ktest_rca_stop();
+	} else if (!strcmp(cmd, "err") && args && str_has_prefix(args, "watch ")) {
+		ret = ktest_err_start(args + 6);
+	} else if (!strcmp(cmd, "err") && args && !strcmp(args, "read")) {
+		ret = ktest_err_read();
+	} else if (!strcmp(cmd, "err") && args && !strcmp(args, "stop")) {
+		ret = ktest_err_end(true);
+	} else if (!strcmp(cmd, "err") && args && !strcmp(args, "leave")) {
+		ret = ktest_err_end(false);
 	}
 	mutex_unlock(&ktest_lock);
 	return ret ? ret : len;
@@ -2765,6 +3049,8 @@ static void __exit ktest_exit(void)
 		gni_cdm_destroy(ktest_held);
 	if (ktest_watch)
 		krca_unregister(&ktest_watch);
+	if (ktest_err_cdm)
+		gni_cdm_destroy(ktest_err_cdm);
 	kvfree(ktest_result);
 }
 module_exit(ktest_exit);
