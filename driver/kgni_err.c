@@ -501,6 +501,9 @@ EXPORT_SYMBOL(gni_set_error_ptag);
 
 /* Injection, for tests */
 
+/* The longest line inject_error takes */
+#define KGNI_ERR_INJECT_MAX	48
+
 static const char * const kgni_err_class_names[8] = {
 	"CORRECTABLE_MEMORY", "CRITICAL", "TRANSACTION",
 	"ADDRESS_TRANSLATION", "TRANSIENT", "INFORMATIONAL", "DIAG_ONLY",
@@ -533,22 +536,25 @@ static ssize_t kgni_err_inject_write(struct file *file,
 {
 	static atomic_t injected = ATOMIC_INIT(0);
 	struct kgni_dev *kdev = file->private_data;
-	char buf[48], *args, *name;
+	char *buf, *args, *name;
 	u8 class, ptag = 0;
+	ssize_t ret = len;
 
-	if (len >= sizeof(buf))
+	if (len > KGNI_ERR_INJECT_MAX)
 		return -EINVAL;
-	if (copy_from_user(buf, ubuf, len))
-		return -EFAULT;
-	buf[len] = '\0';
+	buf = memdup_user_nul(ubuf, len);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
 	args = strim(buf);
 	name = strsep(&args, " ");
 	class = kgni_err_parse_class(name);
 	if (!class || (args && kstrtou8(strim(args), 0, &ptag)))
-		return -EINVAL;
-	kgni_err_post(kdev, class, KGNI_ERR_INJECTED, ptag,
-		      atomic_inc_return(&injected), 0, 0);
-	return len;
+		ret = -EINVAL;
+	else
+		kgni_err_post(kdev, class, KGNI_ERR_INJECTED, ptag,
+			      atomic_inc_return(&injected), 0, 0);
+	kfree(buf);
+	return ret;
 }
 
 static const struct file_operations kgni_err_inject_fops = {
