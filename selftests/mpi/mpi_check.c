@@ -14,7 +14,9 @@
  *    status's source, tag and count.  --distances D: the blocking part
  *    only for k = 1 .. D, to save time (distance 1 alone crosses 1, 2
  *    and 3 hops of a 2x2x2 torus, and the node itself with two ranks a
- *    node); --max-size BYTES: no message larger than that.
+ *    node); --max-size BYTES: no message larger than that;
+ *    --nb-max-size BYTES: no non-blocking message larger than that (the
+ *    blocking part has sent the large ones already).
  * 2. MPI_Barrier, MPI_Allreduce (sum, max, and of a large vector) and
  *    MPI_Alltoall (distinct blocks for every pair), checked exactly.
  * 3. --abort-rank R: rank R calls MPI_Abort(MPI_COMM_WORLD, 7) after the
@@ -44,6 +46,8 @@ static int rank, nranks, checks, failed;
 static int max_distance;
 /* The largest point-to-point message (--max-size) */
 static size_t max_size = MAX_SIZE;
+/* The largest non-blocking message (--nb-max-size) */
+static size_t nb_max_size = MAX_SIZE;
 /* MPI_CHECK_TRACE set: each rank says which size it is at, to find a hang */
 static int trace;
 static double t_start;
@@ -184,7 +188,7 @@ static void p2p_nonblocking(unsigned char *sbuf, unsigned char *rbuf)
 		int n = len * MAX_INFLIGHT + 8 * MAX_INFLIGHT <=
 			MAX_SIZE + 64 ? MAX_INFLIGHT : 1;
 
-		if (len > max_size)
+		if (len > max_size || len > nb_max_size)
 			break;
 
 		if (trace) {
@@ -221,8 +225,9 @@ static void p2p_nonblocking(unsigned char *sbuf, unsigned char *rbuf)
 			}
 		}
 	}
-	check(!bad, "non-blocking messages of every size, up to %d in flight "
-	      "each way: every byte", MAX_INFLIGHT);
+	check(!bad, "non-blocking messages of every size up to %zu B, up to %d "
+	      "in flight each way: every byte",
+	      max_size < nb_max_size ? max_size : nb_max_size, MAX_INFLIGHT);
 }
 
 static void collectives(void)
@@ -295,10 +300,13 @@ int main(int argc, char **argv)
 			max_distance = atoi(argv[++i]);
 		} else if (!strcmp(argv[i], "--max-size") && i + 1 < argc) {
 			max_size = strtoul(argv[++i], NULL, 0);
+		} else if (!strcmp(argv[i], "--nb-max-size") && i + 1 < argc) {
+			nb_max_size = strtoul(argv[++i], NULL, 0);
 		} else {
 			if (!rank)
 				fprintf(stderr, "usage: mpi_check "
 					"[--distances D] [--max-size BYTES] "
+					"[--nb-max-size BYTES] "
 					"[--abort-rank R]\n");
 			MPI_Finalize();
 			return 2;
