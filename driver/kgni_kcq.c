@@ -449,7 +449,9 @@ EXPORT_SYMBOL(gni_cq_error_recoverable);
 
 /*
  * The CQ entry accessors that gni_pub.h's GNI_CQ_* macros call, those
- * with a meaning on Gemini (the Aries-only fields are not exported).
+ * with a meaning on Gemini (the Aries-only fields are not exported: a
+ * client reading one fails at modpost, rather than reading a 0 that means
+ * nothing).
  */
 
 /* The entry's 56 bits of data */
@@ -514,3 +516,53 @@ u64 gni_cq_get_type(gni_cq_entry_t entry)
 	return ugni_cqe_type(entry);
 }
 EXPORT_SYMBOL(gni_cq_get_type);
+
+/*
+ * The setters the GNI_CQ_SET_* macros call (a client making entries of
+ * its own, or rewriting one it took): a NULL entry is ignored, as in
+ * libugni.
+ */
+static void kgni_cqe_set(gni_cq_entry_t *entry, unsigned int shift,
+			 u64 mask, u64 value)
+{
+	if (entry)
+		ugni_cqe_set_field(entry, shift, mask, value);
+}
+
+void gni_cq_set_inst_id(gni_cq_entry_t *entry, u64 value)
+{
+	kgni_cqe_set(entry, UGNI_CQE_ID_SHIFT, UGNI_CQE_ID_MASK, value);
+}
+EXPORT_SYMBOL(gni_cq_set_inst_id);
+
+void gni_cq_set_rem_inst_id(gni_cq_entry_t *entry, u64 value)
+{
+	kgni_cqe_set(entry, UGNI_CQE_ID_SHIFT, UGNI_CQE_ID_MASK, value);
+}
+EXPORT_SYMBOL(gni_cq_set_rem_inst_id);
+
+void gni_cq_set_msg_id(gni_cq_entry_t *entry, u64 value)
+{
+	kgni_cqe_set(entry, UGNI_CQE_ID_SHIFT, UGNI_CQE_ID_MASK, value);
+}
+EXPORT_SYMBOL(gni_cq_set_msg_id);
+
+void gni_cq_set_tid(gni_cq_entry_t *entry, u64 value)
+{
+	kgni_cqe_set(entry, UGNI_CQE_TID_SHIFT, UGNI_CQE_TID_MASK, value);
+}
+EXPORT_SYMBOL(gni_cq_set_tid);
+
+void gni_cq_set_type(gni_cq_entry_t *entry, u64 value)
+{
+	kgni_cqe_set(entry, UGNI_CQE_TYPE_SHIFT, UGNI_CQE_TYPE_MASK, value);
+}
+EXPORT_SYMBOL(gni_cq_set_type);
+
+/* Make an error entry a success */
+void gni_cq_clr_status(gni_cq_entry_t *entry)
+{
+	kgni_cqe_set(entry, GEMINI_CQE_STATUS_SHIFT, GEMINI_CQE_STATUS_MASK,
+		     0);
+}
+EXPORT_SYMBOL(gni_cq_clr_status);

@@ -121,6 +121,19 @@ static u64 (*const sig_gni_cq_get_tid)(gni_cq_entry_t entry)
 	__used = gni_cq_get_tid;
 static u64 (*const sig_gni_cq_get_type)(gni_cq_entry_t entry)
 	__used = gni_cq_get_type;
+static void (*const sig_gni_cq_set_inst_id)(gni_cq_entry_t *entry, u64 v)
+	__used = gni_cq_set_inst_id;
+static void (*const sig_gni_cq_set_rem_inst_id)(gni_cq_entry_t *entry,
+						u64 v)
+	__used = gni_cq_set_rem_inst_id;
+static void (*const sig_gni_cq_set_msg_id)(gni_cq_entry_t *entry, u64 v)
+	__used = gni_cq_set_msg_id;
+static void (*const sig_gni_cq_set_tid)(gni_cq_entry_t *entry, u64 v)
+	__used = gni_cq_set_tid;
+static void (*const sig_gni_cq_set_type)(gni_cq_entry_t *entry, u64 v)
+	__used = gni_cq_set_type;
+static void (*const sig_gni_cq_clr_status)(gni_cq_entry_t *entry)
+	__used = gni_cq_clr_status;
 
 /* Endpoints (kgni section 3.4) */
 static gni_return_t (*const sig_gni_ep_create)(gni_nic_handle_t nic_hndl,

@@ -498,6 +498,28 @@ static void ktest_cq_entries(void)
 		 GNI_CQ_GET_SOURCE(e) == 5 && GNI_CQ_GET_STATUS(e) == 0 &&
 		 GNI_CQ_GET_DATA(e) == (e & ((1ull << 56) - 1)),
 		 "the GNI_CQ_* accessors");
+
+	/* The setters: each field alone, the others kept */
+	e = ktest_cqe(false, 0xB, 1, 1ull << 54 | 0x12345678ull << 16 | 0x9abc);
+	GNI_CQ_SET_TYPE(e, GNI_CQ_EVENT_TYPE_MSGQ);
+	GNI_CQ_SET_INST_ID(e, 0x7654321);
+	GNI_CQ_SET_TID(e, 0x1234);
+	GNI_CQ_CLR_STATUS(e);
+	ktest_ok(GNI_CQ_GET_TYPE(e) == GNI_CQ_EVENT_TYPE_MSGQ &&
+		 GNI_CQ_GET_INST_ID(e) == 0x7654321 &&
+		 GNI_CQ_GET_TID(e) == 0x1234 && GNI_CQ_STATUS_OK(e) &&
+		 GNI_CQ_GET_SOURCE(e) == 1 && !GNI_CQ_OVERRUN(e),
+		 "GNI_CQ_SET_TYPE, _INST_ID, _TID and GNI_CQ_CLR_STATUS");
+	GNI_CQ_SET_MSG_ID(e, 5);
+	r = GNI_CQ_GET_MSG_ID(e);
+	GNI_CQ_SET_REM_INST_ID(e, 6);
+	ktest_ok(r == 5 && GNI_CQ_GET_REM_INST_ID(e) == 6 &&
+		 GNI_CQ_GET_TID(e) == 0x1234,
+		 "GNI_CQ_SET_MSG_ID and _REM_INST_ID: %u, %llu", r,
+		 GNI_CQ_GET_REM_INST_ID(e));
+	gni_cq_set_type(NULL, 1);
+	gni_cq_clr_status(NULL);
+	ktest_ok(true, "the setters ignore a NULL entry");
 }
 
 /* Hold timeouts: one that outlives the test, one that expires in it */
