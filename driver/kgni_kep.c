@@ -59,6 +59,8 @@ gni_return_t gni_ep_create(gni_nic_handle_t nic_hndl,
 	ep->nic = nic;
 	ep->src_cq = cq;
 	ep->core.nic = &nic->core;
+	/* ugni-api's default: remote events name the sender's inst_id */
+	ep->core.remote_event = nic->cdm->inst_id;
 	ep->core.cq = cq ? &cq->core : NULL;
 	if (cq) {
 		/* Held until counted: the CQ's destruction frees it. */
@@ -122,6 +124,8 @@ gni_return_t gni_ep_bind(gni_ep_handle_t ep_hndl, u32 remote_addr,
 	if (!busy) {
 		ep->core.remote_pe = remote_addr;
 		ep->core.remote_id = remote_id;
+		/* ugni-api's default: local events name the peer's inst_id */
+		ep->core.local_event = remote_id;
 		ep->core.bound = true;
 	}
 	gnicore_unlock(&ep->nic->core.lock, flags);

@@ -1493,6 +1493,36 @@ static void ktest_fma_atomic(gni_ep_handle_t ep, gni_cq_handle_t scq,
 }
 
 /* Loopback FMA on @nic, whose address is @pe */
+/*
+ * The default event data (ugni-api): an endpoint's local events carry the
+ * remote_id it was bound with, its remote events its CDM's inst_id.
+ */
+static void ktest_fma_default_events(gni_ep_handle_t ep, u32 pe,
+				     struct ktest_loop *l)
+{
+	gni_post_descriptor_t d, *pd = NULL;
+	gni_cq_entry_t le = 0, re = 0;
+	gni_return_t rc, rrc;
+
+	gni_ep_bind(ep, pe, KTEST_INST + 100);
+	ktest_rdma_desc(&d, GNI_POST_FMA_PUT,
+			GNI_CQMODE_GLOBAL_EVENT | GNI_CQMODE_REMOTE_EVENT,
+			l->src, l->smh, l->dst, l->dmh, 8, 0x98);
+	if (!ktest_rc(gni_post_fma(ep, &d), GNI_RC_SUCCESS,
+		      "FMA PUT before gni_ep_set_eventdata"))
+		return;
+	rc = ktest_rdma_event(l->scq, &le);
+	if (rc == GNI_RC_SUCCESS)
+		gni_get_completed(l->scq, le, &pd);
+	rrc = ktest_rdma_event(l->rcq, &re);
+	ktest_ok(rc == GNI_RC_SUCCESS && pd == &d && rrc == GNI_RC_SUCCESS &&
+		 GNI_CQ_GET_INST_ID(le) == KTEST_INST + 100 &&
+		 GNI_CQ_GET_INST_ID(re) == KTEST_INST,
+		 "default event data: local inst_id %llu (the bound remote_id %u), remote %llu (the CDM's inst_id %u)",
+		 GNI_CQ_GET_INST_ID(le), KTEST_INST + 100,
+		 GNI_CQ_GET_INST_ID(re), KTEST_INST);
+}
+
 static void ktest_fma(gni_nic_handle_t nic, u32 pe)
 {
 	gni_post_descriptor_t d;
@@ -1514,6 +1544,7 @@ static void ktest_fma(gni_nic_handle_t nic, u32 pe)
 	if (!ktest_rc(gni_ep_create(nic, l.scq, &ep), GNI_RC_SUCCESS,
 		      "gni_ep_create, for FMA (takes the CQ's descriptor)"))
 		goto romh;
+	ktest_fma_default_events(ep, pe, &l);
 	gni_ep_bind(ep, pe, KTEST_INST);
 	gni_ep_set_eventdata(ep, KTEST_LOCAL_EVENT, KTEST_REMOTE_EVENT);
 	ktest_rdma_desc(&d, GNI_POST_FMA_PUT, GNI_CQMODE_GLOBAL_EVENT, l.src,
