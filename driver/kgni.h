@@ -42,7 +42,6 @@
 #include <linux/version.h>
 #include <linux/workqueue.h>
 #include <linux/wait.h>
-#include <linux/workqueue.h>
 
 #include "gemini_hw.h"
 #include "gemini_nic.h"
