@@ -159,6 +159,24 @@ check() {
 # Two more lines: the trace events generated from the core's list of guest
 # errors are the ones committed (scripts/gen-trace-events.py), and the
 # core's blocks keep to their own state (scripts/check-core-blocks.py).
+# checkpatch takes a second or two a file: run one per CPU, then report
+# in order.
+out_dir=$(mktemp -d)
+trap 'rm -rf "$out_dir"' EXIT
+jobs_max=$(nproc 2>/dev/null || echo 2)
+i=0
+for kf in "${files[@]}"; do
+	i=$((i + 1))
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do
+		wait -n
+	done
+	(
+		check "${kf%% *}" "${kf#* }" >"$out_dir/$i.out"
+		echo $? >"$out_dir/$i.rc"
+	) &
+done
+wait
+
 echo "1..$((${#files[@]} + 2))"
 n=0 failed=0
 for kf in "${files[@]}"; do
@@ -167,8 +185,8 @@ for kf in "${files[@]}"; do
 	what="checkpatch --strict"
 	[ "$kind" = qemu ] && what="QEMU's checkpatch"
 	[ "$kind" = client ] && what="checkpatch --strict, gni_pub.h alone,"
-	out=$(check "$kind" "$f")
-	if [ $? -eq 0 ] && [ -z "$out" ]; then
+	out=$(cat "$out_dir/$n.out")
+	if [ "$(cat "$out_dir/$n.rc")" = 0 ] && [ -z "$out" ]; then
 		echo "ok $n - $what $f"
 	else
 		echo "not ok $n - $what $f"

@@ -145,7 +145,7 @@ def domain_job(tap, n, ppn, nodes):
     # fails only after rank 0 had time to attach and print: a failing rank
     # ends the job and kills the others.
     rc, out, err, t = run("-v", "-n", 2, "--", "sh", "-c",
-                          'if [ "$PMI_RANK" = 1 ]; then sleep 10; exec kgni-job '
+                          'if [ "$PMI_RANK" = 1 ]; then sleep 4; exec kgni-job '
                           'attach "$PMI_GNI_PTAG" $((PMI_GNI_COOKIE ^ '
                           '0x10000)); else exec kgni-job attach; fi')
     tap.ok(rc == 1 and re.search(r"\[1\] kgni-job: attach .*errno 1\)",
@@ -215,10 +215,10 @@ def test_2x2x2(tap, fab):
            f"exit {rc}\n{out}{err}")
     nothing_left(tap, "after PMI_Abort")
 
-    rc, out, err, t = run("-n", 8, "--timeout", 10, PROG, "--sleep", 1000)
-    tap.ok(rc == 124 and re.search(r"timed out after 10 s; still running: "
+    rc, out, err, t = run("-n", 8, "--timeout", 6, PROG, "--sleep", 1000)
+    tap.ok(rc == 124 and re.search(r"timed out after 6 s; still running: "
                                    r"ranks 0-7 \(nodes 0-7\)", err),
-           f"--timeout 10 on sleeping ranks: exit 124, names them "
+           f"--timeout 6 on sleeping ranks: exit 124, names them "
            f"({t:.1f}s)", f"exit {rc}\n{out}{err}")
     nothing_left(tap, "after --timeout")
 
