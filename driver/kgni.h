@@ -233,12 +233,18 @@ struct kgni_port_cache {
  * @bte_stopped: remove has reset the channels: no more posts
  * @bte_rr: the channel the next post that may go anywhere tries first
  * @bte_home_next: the home channel of the next domain set up
- * @dg: the datagram service (kgni_dgram.c); NULL when not set up
- * @dg_work: reads its RX ring and its TX ends; scheduled by their
- *           interrupts
+ * @dg_lock: protects the datagram state (@dg and what it points to,
+ *           @dg_ended); a spinlock taken with interrupts off, inside
+ *           @dp_lock, so that the datagram calls that do not wait run in
+ *           any context (kgni_dgram.c tells what it covers)
+ * @dg: the datagram service (kgni_dgram.c); NULL when not set up, and
+ *      from kgni_dg_fini() on (set and cleared under @dp_lock and
+ *      @dg_lock both)
+ * @dg_work: reads its RX ring and its TX ends, sends what waits; scheduled
+ *           by their interrupts and by the calls that cannot send
  * @dg_wq: woken when a datagram ends and at remove
  * @dg_ended: datagrams ended so far (a waiter's "something changed")
- * @dg_on: the service runs: interrupts schedule @dg_work
+ * @dg_on: the service runs (a waiter's "not removed")
  */
 struct kgni_dev {
 	struct device dev;
@@ -303,6 +309,7 @@ struct kgni_dev {
 	bool bte_stopped;
 	unsigned int bte_rr;
 	unsigned int bte_home_next;
+	spinlock_t dg_lock;		/* see above */
 	struct kgni_dgrams *dg;
 	struct delayed_work dg_work;
 	wait_queue_head_t dg_wq;

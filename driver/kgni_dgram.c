@@ -7,7 +7,7 @@
  * carried by the BTE: a SEND on the kernel's TX channel 3 lands in a
  * buffer of the target kgni's RX channel 3, whose interrupt schedules
  * the work that reads it.  A message to this node's own PE is handled
- * at once, without the device.
+ * at once, without the device, by whoever makes it.
  *
  * A bound post sends a REQ with its data to its peer.  The target
  * matches a REQ against its pending posts; if one matches, that post
@@ -34,7 +34,47 @@
  * domain, in the same lists and the same protocol; their messages say
  * they are a kernel's, and match only a kernel's (kgni_dg_accepts()).
  *
- * All of it runs under dp_lock; waiters sleep on dg_wq.
+ * Locking.  Lustre's gnilnd probes, tests and cancels its datagrams with
+ * a spinlock of its own held, so those calls may not sleep.  The
+ * datagram state (the posts, the queued REQs, the tombstones, the backlog
+ * of messages to send, the xids, the ended count waiters watch) is
+ * therefore under the device's dg_lock, a spinlock taken with interrupts
+ * off, and the calls that neither post nor wait take nothing else:
+ * kgni_dg_test() and kgni_dg_probe() without a timeout, kgni_dg_cancel()
+ * and kgni_dg_drop() run in any context.  dp_lock, the data path's mutex,
+ * stays for what touches the device: writing the TX ring of the kernel's
+ * BTE channel and its slots (&kgni_dgrams.tx), reaping them, reading the
+ * RX ring.  A post and the work hold it, and take dg_lock inside it for
+ * each change of the state.  Nothing sleeps under dg_lock: allocations
+ * are GFP_ATOMIC, and beside the state only dg_wq is woken, the work
+ * scheduled and, by a holder of dp_lock, the TX ring written.
+ *
+ * Sending.  kgni_dg_send() runs under dg_lock.  A message to this node
+ * is handled there and then.  One to another node goes into a TX slot at
+ * once if the caller holds dp_lock too and the backlog is empty; else it
+ * joins the tail of the backlog and the work, scheduled (any context may
+ * schedule it), sends the backlog in order under dp_lock.  So a call
+ * that cannot touch the device (a cancel under the caller's spinlock)
+ * leaves its CANCEL to the work.  The order the protocol relies on holds:
+ * the backlog is one FIFO, and a message skips it only when it is empty,
+ * so messages to a node reach the TX ring in the order they were made,
+ * whoever made them; a post's REQ is made in the same hold of dg_lock
+ * that lists the post, before any cancel can find it, so its CANCEL
+ * follows it; a REPLY is made when its REQ is answered, before the
+ * CANCEL that the ACK answers can be handled, so it goes ahead of the
+ * ACK.  Messages to this node never wait in the backlog: each handler
+ * makes at most one message, as its last step, so handling them at once
+ * (depth first) is their order too.  Only a message refused for want of
+ * an RX buffer is sent again from the tail, as before (the REPLY case is
+ * in the CANCEL_ACK's handler).
+ *
+ * Removal.  kgni_dg_stop() sets stopped under dg_lock, so nothing is
+ * sent and the work is not scheduled any more, then waits for the work.
+ * kgni_dg_fini() takes kdev->dg away under dg_lock before it frees
+ * anything.  A kernel client's call holds the device (its NIC's
+ * reference), not the service: it finds kdev->dg under dg_lock, or NULL
+ * once the service is gone, and never blocks on remove.  Waiters sleep
+ * on dg_wq, woken at each end and at remove.
  */
 #include <linux/delay.h>
 #include <linux/dma-mapping.h>
@@ -185,21 +225,28 @@ struct kgni_dg_out {
  * @posts: every pending or uncollected post of every domain
  * @queued: REQs that matched nothing yet
  * @nqueued: their number
- * @backlog: messages waiting for a TX slot (struct kgni_dg_out)
+ * @backlog: messages waiting for the work to send them (struct
+ *           kgni_dg_out), in the order they were made
  * @pe: this node's PE
- * @stopped: remove has begun: nothing is sent any more
+ * @stopped: remove has begun: nothing is sent, nor the work scheduled
+ * @dp_held: the holder of dg_lock holds dp_lock too: kgni_dg_send() may
+ *           write the TX ring
  * @tomb: REQs retired, cancelled or answered: (PE, xid), a ring
  * @tomb_next: the next place in @tomb
- * @tx: the TX channel's slots
- * @tx_buf: a KGNI_DG_BUF buffer per TX slot
+ * @tx: the TX channel's slots (dp_lock)
+ * @tx_buf: a KGNI_DG_BUF buffer per TX slot (dp_lock)
  * @tx_dma: its bus address
- * @rx_buf: a KGNI_DG_BUF buffer per RX descriptor
+ * @rx_buf: a KGNI_DG_BUF buffer per RX descriptor (dp_lock)
  * @rx_dma: its bus address
- * @rx_copy: the RX descriptors' CPU copies (GEMINI_BTE_RX_COPY_BYTES each)
+ * @rx_copy: the RX descriptors' CPU copies (GEMINI_BTE_RX_COPY_BYTES
+ *           each; dp_lock)
  * @rx_copy_dma: its bus address
- * @rx_next: the next RX ring index to read
+ * @rx_next: the next RX ring index to read (dp_lock)
  * @next_xid: the last xid given
  * @dropped: messages refused (malformed, queue full, no memory)
+ *
+ * All but what says dp_lock is under &kgni_dev.dg_lock; @stopped is set
+ * under both, and may be read under either.
  */
 struct kgni_dgrams {
 	struct list_head posts;
@@ -208,6 +255,7 @@ struct kgni_dgrams {
 	struct list_head backlog;
 	u32 pe;
 	bool stopped;
+	bool dp_held;
 	struct { u32 pe; bool answered; u64 xid; } tomb[KGNI_DG_TOMBSTONES];
 	unsigned int tomb_next;
 	struct kgni_dg_tx tx[GEMINI_NUM_BTE_TX];
@@ -221,6 +269,32 @@ struct kgni_dgrams {
 	u64 next_xid;
 	unsigned long dropped;
 };
+
+/*
+ * Take dg_lock, interrupts off; the service, or NULL if there is none
+ * (not set up, or removed: kgni_dg_fini()).  @dp: the caller holds
+ * dp_lock too, so that its sends may write the TX ring.
+ */
+static struct kgni_dgrams *kgni_dg_lock(struct kgni_dev *kdev, bool dp,
+					unsigned long *flags)
+	__acquires(&kdev->dg_lock)
+{
+	struct kgni_dgrams *dg;
+
+	spin_lock_irqsave(&kdev->dg_lock, *flags);
+	dg = kdev->dg;
+	if (dg)
+		dg->dp_held = dp;
+	return dg;
+}
+
+static void kgni_dg_unlock(struct kgni_dev *kdev, unsigned long flags)
+	__releases(&kdev->dg_lock)
+{
+	if (kdev->dg)
+		kdev->dg->dp_held = false;
+	spin_unlock_irqrestore(&kdev->dg_lock, flags);
+}
 
 /* Decode and check a message of @n bytes; false if it is malformed. */
 static bool kgni_dg_decode(const void *buf, size_t n, struct kgni_dg_in *m)
@@ -267,9 +341,9 @@ static size_t kgni_dg_encode(const struct kgni_dg_in *m, void *buf)
 static void kgni_dg_receive(struct kgni_dev *kdev, const struct kgni_dg_in *m);
 
 /*
- * A message to node @pe: handled here if it is this node, else written
- * into the next TX slot of the kernel channel as a SEND.  false if no
- * slot is free (the caller keeps it for later).
+ * A message to another node @pe, written into the next TX slot of the
+ * kernel channel as a SEND (dp_lock and dg_lock held).  false if no slot
+ * is free (the caller keeps it for later).
  */
 static bool kgni_dg_xmit(struct kgni_dev *kdev, u32 pe,
 			 const struct kgni_dg_in *m, unsigned int tries)
@@ -280,10 +354,7 @@ static bool kgni_dg_xmit(struct kgni_dev *kdev, u32 pe,
 	unsigned int idx = ch->head;
 	size_t n;
 
-	if (pe == dg->pe) {
-		kgni_dg_receive(kdev, m);
-		return true;
-	}
+	lockdep_assert_held(&kdev->dp_lock);
 	if (kgni_bte_full(ch) || dg->tx[idx].busy)
 		return false;
 	n = kgni_dg_encode(m, dg->tx_buf + idx * KGNI_DG_BUF);
@@ -302,18 +373,29 @@ static bool kgni_dg_xmit(struct kgni_dev *kdev, u32 pe,
 	return true;
 }
 
-/* Send @m to @pe now, or as soon as a TX slot is free. */
+/*
+ * Send @m to @pe (dg_lock held, any context): handled now if @pe is this
+ * node; else into a TX slot now if the caller holds dp_lock and nothing
+ * waits before it, or into the backlog for the work, in order (the
+ * header comment tells why the order holds).
+ */
 static void kgni_dg_send(struct kgni_dev *kdev, u32 pe,
 			 const struct kgni_dg_in *m, unsigned int tries)
 {
 	struct kgni_dgrams *dg = kdev->dg;
 	struct kgni_dg_out *o;
 
+	lockdep_assert_held(&kdev->dg_lock);
 	if (dg->stopped)
 		return;
-	if (list_empty(&dg->backlog) && kgni_dg_xmit(kdev, pe, m, tries))
+	if (pe == dg->pe) {
+		kgni_dg_receive(kdev, m);
 		return;
-	o = kmalloc(sizeof(*o), GFP_KERNEL);
+	}
+	if (dg->dp_held && list_empty(&dg->backlog) &&
+	    kgni_dg_xmit(kdev, pe, m, tries))
+		return;
+	o = kmalloc(sizeof(*o), GFP_ATOMIC);
 	if (!o) {
 		dg->dropped++;
 		return;
@@ -481,7 +563,7 @@ static void kgni_dg_on_req(struct kgni_dev *kdev, const struct kgni_dg_in *m)
 		dg->dropped++;
 		return;
 	}
-	q = kmalloc(sizeof(*q), GFP_KERNEL);
+	q = kmalloc(sizeof(*q), GFP_ATOMIC);
 	if (!q) {
 		dg->dropped++;
 		return;
@@ -596,7 +678,10 @@ static void kgni_dg_undelivered(struct kgni_dev *kdev,
 	}
 }
 
-/* Take back the TX slots whose SEND has ended; count those still out. */
+/*
+ * Take back the TX slots whose SEND has ended; count those still out
+ * (dp_lock and dg_lock held).
+ */
 static unsigned int kgni_dg_tx_reap(struct kgni_dev *kdev)
 {
 	struct kgni_dgrams *dg = kdev->dg;
@@ -634,7 +719,10 @@ static unsigned int kgni_dg_tx_reap(struct kgni_dev *kdev)
 	return out;
 }
 
-/* Send what waits for a TX slot, in order, as far as slots are free. */
+/*
+ * Send the backlog, in order, as far as TX slots are free (dp_lock and
+ * dg_lock held).
+ */
 static void kgni_dg_flush(struct kgni_dev *kdev)
 {
 	struct kgni_dgrams *dg = kdev->dg;
@@ -654,14 +742,19 @@ static void __iomem *kgni_dg_rxc(struct kgni_dev *kdev, unsigned int qw)
 			       GEMINI_MMR_BTE_RX_DESC) + 8 * qw;
 }
 
-/* Read the messages the RX ring received, and give their buffers back. */
+/*
+ * Read the messages the RX ring received, and give their buffers back
+ * (dp_lock held).  Each is handled under dg_lock, taken for it alone.
+ */
 static void kgni_dg_rx(struct kgni_dev *kdev)
 {
 	struct kgni_dgrams *dg = kdev->dg;
+	unsigned long flags;
 	struct kgni_dg_in m;
 	unsigned int n, i;
 	__le64 *copy;
 	u64 qw2, len;
+	bool ok;
 
 	for (n = 0; n < KGNI_DG_RX_SLOTS; n++) {
 		i = dg->rx_next;
@@ -671,13 +764,16 @@ static void kgni_dg_rx(struct kgni_dev *kdev)
 			break;
 		rmb();	/* the buffer is written before COMPLETE */
 		len = qw2 >> GEMINI_BTE_RXCPY_LEN_SHIFT;
-		if ((qw2 >> GEMINI_BTE_RX_ERR_STATUS_SHIFT) &
-		    GEMINI_BTE_RX_ERR_STATUS_MASK ||
-		    len > KGNI_DG_BUF ||
-		    !kgni_dg_decode(dg->rx_buf + i * KGNI_DG_BUF, len, &m))
-			dg->dropped++;
-		else
+		ok = !((qw2 >> GEMINI_BTE_RX_ERR_STATUS_SHIFT) &
+		       GEMINI_BTE_RX_ERR_STATUS_MASK) &&
+		     len <= KGNI_DG_BUF &&
+		     kgni_dg_decode(dg->rx_buf + i * KGNI_DG_BUF, len, &m);
+		kgni_dg_lock(kdev, true, &flags);
+		if (ok)
 			kgni_dg_receive(kdev, &m);
+		else
+			dg->dropped++;
+		kgni_dg_unlock(kdev, flags);
 		WRITE_ONCE(copy[1], 0);
 		dg->rx_next = (i + 1) % KGNI_DG_RX_SLOTS;
 		/* Descriptor i is free again: post up to it. */
@@ -689,23 +785,31 @@ void kgni_dg_work(struct work_struct *work)
 {
 	struct kgni_dev *kdev = container_of(to_delayed_work(work),
 					     struct kgni_dev, dg_work);
-	unsigned int out = 0;
+	struct kgni_dgrams *dg;
+	unsigned long flags;
+	unsigned int out;
 	bool again;
 
 	mutex_lock(&kdev->dp_lock);
+	/* Set under dp_lock too: either lock may read them. */
 	if (!kdev->dg || kdev->dg->stopped) {
 		mutex_unlock(&kdev->dp_lock);
 		return;
 	}
 	kgni_dg_rx(kdev);
+	dg = kgni_dg_lock(kdev, true, &flags);
 	out = kgni_dg_tx_reap(kdev);
 	kgni_dg_flush(kdev);
-	/* Interrupts tell of ends; a slow poll covers the rest. */
-	again = out || !list_empty(&kdev->dg->backlog);
+	again = out || !list_empty(&dg->backlog);
+	kgni_dg_unlock(kdev, flags);
 	mutex_unlock(&kdev->dp_lock);
+	/*
+	 * Interrupts tell of ends; a slow poll covers the rest.  Queued, not
+	 * modified: a send made meanwhile may have asked for a run at once.
+	 */
 	if (again)
-		mod_delayed_work(system_wq, &kdev->dg_work,
-				 msecs_to_jiffies(KGNI_DG_POLL_MS));
+		queue_delayed_work(system_wq, &kdev->dg_work,
+				   msecs_to_jiffies(KGNI_DG_POLL_MS));
 }
 
 /**
@@ -713,13 +817,23 @@ void kgni_dg_work(struct work_struct *work)
  * @kdev: the device
  * @vector: the MSI-X vector
  *
+ * Schedules the work unless the service has stopped, which is looked at
+ * under dg_lock: once kgni_dg_stop() has set it, nothing schedules the
+ * work again, so its wait for the work is the last.
+ *
  * Context: hard interrupt.
  */
 void kgni_dg_irq(struct kgni_dev *kdev, unsigned int vector)
 {
-	if ((vector == KGNI_DG_RX_VECTOR || vector == KGNI_DG_TX_VECTOR) &&
-	    READ_ONCE(kdev->dg_on))
+	struct kgni_dgrams *dg;
+	unsigned long flags;
+
+	if (vector != KGNI_DG_RX_VECTOR && vector != KGNI_DG_TX_VECTOR)
+		return;
+	dg = kgni_dg_lock(kdev, false, &flags);
+	if (dg && !dg->stopped)
 		mod_delayed_work(system_wq, &kdev->dg_work, 0);
+	kgni_dg_unlock(kdev, flags);
 }
 
 /**
@@ -729,7 +843,7 @@ void kgni_dg_irq(struct kgni_dev *kdev, unsigned int vector)
  * Gives RX channel 3 its ring of buffers and turns on the interrupts of
  * the kernel's channel.
  *
- * Context: dp_lock held.
+ * Context: dp_lock held; takes dg_lock.
  * Return: 0 or -ENOMEM.
  */
 int kgni_dg_init(struct kgni_dev *kdev)
@@ -745,7 +859,9 @@ int kgni_dg_init(struct kgni_dev *kdev)
 	INIT_LIST_HEAD(&dg->queued);
 	INIT_LIST_HEAD(&dg->backlog);
 	dg->pe = kgni_rd(kdev, VGEMINI_CTL_NODE_PE);
+	spin_lock_irq(&kdev->dg_lock);
 	kdev->dg = dg;
+	spin_unlock_irq(&kdev->dg_lock);
 	dg->tx_buf = dma_alloc_coherent(dev, GEMINI_NUM_BTE_TX * KGNI_DG_BUF,
 					&dg->tx_dma, GFP_KERNEL);
 	dg->rx_buf = dma_alloc_coherent(dev, KGNI_DG_RX_SLOTS * KGNI_DG_BUF,
@@ -781,14 +897,23 @@ int kgni_dg_init(struct kgni_dev *kdev)
  * kgni_dg_stop() - stop sending and receiving, at remove
  * @kdev: the device
  *
- * Wakes every waiter; the work ends.
+ * Once stopped (under dg_lock), no message is sent and nothing schedules
+ * the work; the work ends and every waiter is woken.  The datagrams stay
+ * until kgni_dg_fini(): a cancel ends its datagram TERMINATED at once.
+ *
+ * Context: process context; takes dp_lock and dg_lock.
  */
 void kgni_dg_stop(struct kgni_dev *kdev)
 {
+	struct kgni_dgrams *dg;
+	unsigned long flags;
+
 	mutex_lock(&kdev->dp_lock);
+	dg = kgni_dg_lock(kdev, true, &flags);
 	WRITE_ONCE(kdev->dg_on, false);
-	if (kdev->dg)
-		kdev->dg->stopped = true;
+	if (dg)
+		dg->stopped = true;
+	kgni_dg_unlock(kdev, flags);
 	mutex_unlock(&kdev->dp_lock);
 	cancel_delayed_work_sync(&kdev->dg_work);
 	wake_up_all(&kdev->dg_wq);
@@ -799,17 +924,27 @@ void kgni_dg_stop(struct kgni_dev *kdev)
  * @kdev: the device, at remove after kgni_dg_stop() (no file holds a
  *        post any more) or at a failed probe
  *
- * Context: dp_lock held.
+ * The service leaves kdev->dg under dg_lock before anything is freed: a
+ * kernel client's call that holds dg_lock meanwhile is done with it
+ * first, and those that come after find none (-ENODEV).
+ *
+ * Context: dp_lock held; takes dg_lock.
  */
 void kgni_dg_fini(struct kgni_dev *kdev)
 {
 	struct device *dev = &kdev->pdev->dev;
-	struct kgni_dgrams *dg = kdev->dg;
 	struct kgni_dg_req *q, *qn;
 	struct kgni_dg_out *o, *on;
+	struct kgni_dgrams *dg;
 	struct kgni_dg *p, *pn;
+	unsigned long flags;
 
+	dg = kgni_dg_lock(kdev, true, &flags);
 	WRITE_ONCE(kdev->dg_on, false);
+	if (dg)
+		dg->stopped = true;
+	kdev->dg = NULL;
+	kgni_dg_unlock(kdev, flags);
 	if (!dg)
 		return;
 	list_for_each_entry_safe(p, pn, &dg->posts, node) {
@@ -831,11 +966,10 @@ void kgni_dg_fini(struct kgni_dev *kdev)
 				  GEMINI_BTE_RX_COPY_BYTES, dg->rx_copy,
 				  dg->rx_copy_dma);
 	kfree(dg);
-	kdev->dg = NULL;
 }
 
 /*
- * Drop post @p without waiting (dp_lock held): a pending one whose REQ
+ * Drop post @p without waiting (dg_lock held): a pending one whose REQ
  * went out is cancelled at its peer, whose answer then finds nothing.
  */
 static void kgni_dg_discard(struct kgni_dev *kdev, struct kgni_dg *p)
@@ -858,17 +992,21 @@ static void kgni_dg_discard(struct kgni_dev *kdev, struct kgni_dg *p)
  *
  * A pending one whose REQ went out is cancelled at its peer.
  *
- * Context: dp_lock held.
+ * Context: dp_lock held; takes dg_lock.
  */
 void kgni_dg_dom_release(struct kgni_dev *kdev, struct kgni_dom *dom)
 {
 	struct kgni_dg *p, *next;
+	struct kgni_dgrams *dg;
+	unsigned long flags;
 
-	if (!kdev->dg)
-		return;
-	list_for_each_entry_safe(p, next, &kdev->dg->posts, node)
-		if (p->dom == dom)
-			kgni_dg_discard(kdev, p);
+	dg = kgni_dg_lock(kdev, true, &flags);
+	if (dg) {
+		list_for_each_entry_safe(p, next, &dg->posts, node)
+			if (p->dom == dom)
+				kgni_dg_discard(kdev, p);
+	}
+	kgni_dg_unlock(kdev, flags);
 	wake_up_all(&kdev->dg_wq);
 }
 
@@ -883,7 +1021,7 @@ static unsigned int kgni_dg_by(u32 flags)
 /*
  * The domain's datagram named by @key, by @id or by both, as @by says
  * (KGNI_DG_BY_*); NULL if none.  Keys and ids are the domain's: another
- * domain's datagram is never found.
+ * domain's datagram is never found.  dg_lock held.
  */
 static struct kgni_dg *kgni_dg_find(struct kgni_dev *kdev,
 				    struct kgni_dom *dom, unsigned int by,
@@ -901,7 +1039,10 @@ static struct kgni_dg *kgni_dg_find(struct kgni_dev *kdev,
 	return NULL;
 }
 
-/* The first queued REQ post @p takes, out of the queue; NULL if none. */
+/*
+ * The first queued REQ post @p takes, out of the queue; NULL if none
+ * (dg_lock held).
+ */
 static struct kgni_dg_req *kgni_dg_dequeue(struct kgni_dev *kdev,
 					   const struct kgni_dg *p)
 {
@@ -935,8 +1076,11 @@ static struct kgni_dg_req *kgni_dg_dequeue(struct kgni_dev *kdev,
  *           file, whose test names a buffer of its own
  * @buf_size: bytes of the peer's data the caller will take
  *
+ * A bound post's REQ goes into a TX slot before this returns, unless
+ * earlier messages wait for the work (the backlog) or the ring is full.
+ *
  * Context: process context, may sleep; ctl_rwsem held for reading with
- * the device alive; takes dp_lock.
+ * the device alive; takes dp_lock, then dg_lock.
  * Return: 0, -EMSGSIZE past KGNI_DGRAM_MAX_DATA, -ENOMEM, -EPERM without
  * a CDM, -ENOLINK once the domain's job was released, -ENODEV without
  * the datagram service, -EBUSY while @key has a datagram not collected,
@@ -946,9 +1090,11 @@ int kgni_dg_post(struct kgni_dev *kdev, struct kgni_dom *dom, u64 key,
 		 u64 id, bool bound, u32 peer_pe, u32 peer_inst,
 		 const void *data, u16 len, void *out_buf, u16 buf_size)
 {
+	struct kgni_dgrams *dg;
 	struct kgni_dg *p, *o;
 	unsigned int mine = 0;
 	struct kgni_dg_req *q;
+	unsigned long flags;
 	struct kgni_dg_in m;
 	int ret;
 
@@ -970,21 +1116,22 @@ int kgni_dg_post(struct kgni_dev *kdev, struct kgni_dom *dom, u64 key,
 	p->dom = dom;
 
 	mutex_lock(&kdev->dp_lock);
+	dg = kgni_dg_lock(kdev, true, &flags);
 	ret = kgni_dom_usable(dom);
-	if (!ret && (!kdev->dg || kdev->dg->stopped))
+	if (!ret && (!dg || dg->stopped))
 		ret = -ENODEV;
 	if (ret)
 		goto err;
 	ret = -EBUSY;
 	if (kgni_dg_find(kdev, dom, KGNI_DG_BY_KEY, key, 0))
 		goto err;
-	list_for_each_entry(o, &kdev->dg->posts, node)
+	list_for_each_entry(o, &dg->posts, node)
 		mine += o->dom == dom;
 	ret = -ENOSPC;
 	if (mine >= KGNI_DGRAM_MAX_POSTS)
 		goto err;
-	p->xid = ++kdev->dg->next_xid;
-	list_add_tail(&p->node, &kdev->dg->posts);
+	p->xid = ++dg->next_xid;
+	list_add_tail(&p->node, &dg->posts);
 	q = kgni_dg_dequeue(kdev, p);
 	if (q) {
 		/* Its peer's datagram came first. */
@@ -996,10 +1143,12 @@ int kgni_dg_post(struct kgni_dev *kdev, struct kgni_dom *dom, u64 key,
 		m.xid = p->xid;
 		kgni_dg_send(kdev, p->peer_pe, &m, 0);
 	}
+	kgni_dg_unlock(kdev, flags);
 	mutex_unlock(&kdev->dp_lock);
 	return 0;
 
 err:
+	kgni_dg_unlock(kdev, flags);
 	mutex_unlock(&kdev->dp_lock);
 	kfree(p);
 	return ret;
@@ -1035,21 +1184,25 @@ static bool kgni_dg_changed(struct kgni_dev *kdev, u64 seen)
 }
 
 /*
- * With dp_lock held: drop it and wait up to *@left jiffies
- * (MAX_SCHEDULE_TIMEOUT: for ever) for any datagram of the device to end,
- * or for remove.  0 (look again, after taking dp_lock), -EINTR or
+ * With dg_lock held (taken with @flags): drop it and wait up to *@left
+ * jiffies (MAX_SCHEDULE_TIMEOUT: for ever) for any datagram of the device
+ * to end, or for remove.  0 (look again, after taking dg_lock), -EINTR or
  * -ENODEV; *@left what is left.  A kernel client (@dom->kernel) waits
  * without signals, as TASK_IDLE: its thread's signals are not its
- * caller's to take, and a wait for ever is not a hung task.
+ * caller's to take, and a wait for ever is not a hung task.  The count
+ * is read under dg_lock, so no end after it is missed.
  */
 static int kgni_dg_unlock_wait(struct kgni_dev *kdev,
-			       const struct kgni_dom *dom, long *left)
+			       const struct kgni_dom *dom, long *left,
+			       unsigned long flags)
+	__releases(&kdev->dg_lock)
 {
 	u64 seen = kdev->dg_ended;
 	bool kernel = dom->kernel;
 	long r;
 
-	mutex_unlock(&kdev->dp_lock);
+	kgni_dg_unlock(kdev, flags);
+	might_sleep();
 	if (READ_ONCE(kdev->gone) || !READ_ONCE(kdev->dg_on))
 		return -ENODEV;
 	if (kernel)
@@ -1073,7 +1226,7 @@ static long kgni_dg_timeout(u32 ms)
 					  (long)msecs_to_jiffies(ms);
 }
 
-/* What a test or probe tells of datagram @p (dp_lock held) */
+/* What a test or probe tells of datagram @p (dg_lock held) */
 static void kgni_dg_result_of(const struct kgni_dg *p,
 			      struct kgni_dg_result *res)
 {
@@ -1109,8 +1262,10 @@ static void kgni_dg_result_of(const struct kgni_dg *p,
  * A datagram that has ended (COMPLETED, TIMEOUT, TERMINATED) is collected:
  * its key is free again.
  *
- * Context: process context, may sleep (dropping dp_lock while it waits);
- * ctl_rwsem held for reading with the device alive; takes dp_lock.
+ * Context: with @timeout_ms 0 any context (the device referenced: a file
+ * or a kernel NIC holds it); else process context, may sleep (dropping
+ * dg_lock while it waits), ctl_rwsem held for reading with the device
+ * alive.  Takes dg_lock.
  * Return: 0, -ENOENT if there is no such datagram, -ETIMEDOUT when the
  * wait ran out (the datagram is still PENDING), -EINTR, -ENODEV without
  * the datagram service or once remove has begun.
@@ -1120,24 +1275,26 @@ int kgni_dg_test(struct kgni_dev *kdev, struct kgni_dom *dom,
 		 struct kgni_dg_result *res, void *buf)
 {
 	long left = kgni_dg_timeout(timeout_ms);
+	struct kgni_dgrams *dg;
+	unsigned long flags;
 	struct kgni_dg *p;
 	int ret;
 
 	for (;;) {
-		mutex_lock(&kdev->dp_lock);
-		ret = kdev->dg ? 0 : -ENODEV;
+		dg = kgni_dg_lock(kdev, false, &flags);
+		ret = dg ? 0 : -ENODEV;
 		p = ret ? NULL : kgni_dg_find(kdev, dom, by, key, id);
 		if (!ret && !p)
 			ret = -ENOENT;
 		if (ret || p->state != KGNI_DGRAM_PENDING || !timeout_ms ||
 		    !left)
 			break;
-		ret = kgni_dg_unlock_wait(kdev, dom, &left);
+		ret = kgni_dg_unlock_wait(kdev, dom, &left, flags);
 		if (ret)
 			return ret;
 	}
 	if (ret) {
-		mutex_unlock(&kdev->dp_lock);
+		kgni_dg_unlock(kdev, flags);
 		return ret;
 	}
 	kgni_dg_result_of(p, res);
@@ -1151,7 +1308,7 @@ int kgni_dg_test(struct kgni_dev *kdev, struct kgni_dom *dom,
 		list_del(&p->node);
 		kfree(p);
 	}
-	mutex_unlock(&kdev->dp_lock);
+	kgni_dg_unlock(kdev, flags);
 	if (res->state == KGNI_DGRAM_PENDING && timeout_ms)
 		return -ETIMEDOUT;
 	return 0;
@@ -1199,8 +1356,7 @@ int kgni_ioctl_dgram_test(struct kgni_ucmd *ucmd)
  * The first in the order they ended of those not collected yet; it stays
  * until kgni_dg_test() collects it.
  *
- * Context: process context, may sleep (dropping dp_lock while it waits);
- * ctl_rwsem held for reading with the device alive; takes dp_lock.
+ * Context: as kgni_dg_test(): any with @timeout_ms 0.  Takes dg_lock.
  * Return: 0, -ENOENT if there is none, -ETIMEDOUT when the wait ran out,
  * -EINTR, -ENODEV without the datagram service or once remove has begun.
  */
@@ -1209,32 +1365,33 @@ int kgni_dg_probe(struct kgni_dev *kdev, struct kgni_dom *dom,
 {
 	long left = kgni_dg_timeout(timeout_ms);
 	struct kgni_dg *p, *first;
+	struct kgni_dgrams *dg;
+	unsigned long flags;
 	int ret;
 
 	for (;;) {
 		first = NULL;
-		mutex_lock(&kdev->dp_lock);
-		if (!kdev->dg) {
-			mutex_unlock(&kdev->dp_lock);
+		dg = kgni_dg_lock(kdev, false, &flags);
+		if (!dg) {
+			kgni_dg_unlock(kdev, flags);
 			return -ENODEV;
 		}
-		list_for_each_entry(p, &kdev->dg->posts, node)
+		list_for_each_entry(p, &dg->posts, node)
 			if (p->dom == dom &&
 			    p->state != KGNI_DGRAM_PENDING &&
 			    (!first || p->ended < first->ended))
 				first = p;
 		if (first || !timeout_ms || !left)
 			break;
-		ret = kgni_dg_unlock_wait(kdev, dom, &left);
+		ret = kgni_dg_unlock_wait(kdev, dom, &left, flags);
 		if (ret)
 			return ret;
 	}
-	if (!first) {
-		mutex_unlock(&kdev->dp_lock);
+	if (first)
+		kgni_dg_result_of(first, res);
+	kgni_dg_unlock(kdev, flags);
+	if (!first)
 		return timeout_ms ? -ETIMEDOUT : -ENOENT;
-	}
-	kgni_dg_result_of(first, res);
-	mutex_unlock(&kdev->dp_lock);
 	return 0;
 }
 
@@ -1275,10 +1432,13 @@ int kgni_ioctl_dgram_probe(struct kgni_ucmd *ucmd)
  * It ends TERMINATED, to be collected by kgni_dg_test().  If it sent a
  * REQ, it ends once its peer has dropped the REQ (TERMINATED), or with
  * the peer's data (COMPLETED) if the peer had matched the REQ already:
- * until then a test sees it PENDING.
+ * until then a test sees it PENDING.  To this node's own PE that is over
+ * before this returns (the messages are handled at once); to another the
+ * CANCEL is left to the work, which sends it after whatever was sent
+ * before it.
  *
- * Context: process context, may sleep; ctl_rwsem held for reading with
- * the device alive; takes dp_lock.
+ * Context: any (the device referenced: a file or a kernel NIC holds it).
+ * Takes dg_lock.
  * Return: 0, -ENOENT if there is no such datagram, -EALREADY if it has
  * ended (not collected yet) or was cancelled already, -ENODEV without the
  * datagram service.
@@ -1286,12 +1446,14 @@ int kgni_ioctl_dgram_probe(struct kgni_ucmd *ucmd)
 int kgni_dg_cancel(struct kgni_dev *kdev, struct kgni_dom *dom,
 		   unsigned int by, u64 key, u64 id)
 {
+	struct kgni_dgrams *dg;
+	unsigned long flags;
 	struct kgni_dg_in m;
 	struct kgni_dg *p;
 	int ret = -ENOENT;
 
-	mutex_lock(&kdev->dp_lock);
-	if (!kdev->dg) {
+	dg = kgni_dg_lock(kdev, false, &flags);
+	if (!dg) {
 		ret = -ENODEV;
 		goto out;
 	}
@@ -1302,7 +1464,7 @@ int kgni_dg_cancel(struct kgni_dev *kdev, struct kgni_dom *dom,
 	if (p->state != KGNI_DGRAM_PENDING || p->cancelling)
 		goto out;
 	ret = 0;
-	if (!p->req_sent || kdev->dg->stopped) {
+	if (!p->req_sent || dg->stopped) {
 		kgni_dg_end(kdev, p, KGNI_DGRAM_TERMINATED);
 		goto out;
 	}
@@ -1312,7 +1474,7 @@ int kgni_dg_cancel(struct kgni_dev *kdev, struct kgni_dom *dom,
 	m.xid = p->xid;
 	kgni_dg_send(kdev, p->peer_pe, &m, 0);
 out:
-	mutex_unlock(&kdev->dp_lock);
+	kgni_dg_unlock(kdev, flags);
 	return ret;
 }
 
@@ -1327,19 +1489,20 @@ out:
  * cancelled at its peer without waiting for the answer, as when a domain
  * is torn down.
  *
- * Context: process context, may sleep; ctl_rwsem held for reading with
- * the device alive; takes dp_lock.
+ * Context: any (the device referenced); takes dg_lock.
  */
 void kgni_dg_drop(struct kgni_dev *kdev, struct kgni_dom *dom, u64 key)
 {
+	struct kgni_dgrams *dg;
 	struct kgni_dg *p = NULL;
+	unsigned long flags;
 
-	mutex_lock(&kdev->dp_lock);
-	if (kdev->dg)
+	dg = kgni_dg_lock(kdev, false, &flags);
+	if (dg)
 		p = kgni_dg_find(kdev, dom, KGNI_DG_BY_KEY, key, 0);
 	if (p)
 		kgni_dg_discard(kdev, p);
-	mutex_unlock(&kdev->dp_lock);
+	kgni_dg_unlock(kdev, flags);
 }
 
 /**

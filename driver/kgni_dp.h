@@ -221,7 +221,10 @@ static inline void __iomem *kgni_mmr(struct kgni_dev *kdev, u64 off)
  * declared after them) take a domain and kernel types; the ioctls copy in
  * and out around them.  Process context, may sleep, ctl_rwsem held for
  * reading with the device alive; they take dp_lock.  0 or an errno, as
- * their kernel-doc says.
+ * their kernel-doc says.  The datagram cores that do not wait
+ * (kgni_dg_test() and kgni_dg_probe() without a timeout, kgni_dg_cancel(),
+ * kgni_dg_drop()) take only the datagram spinlock and run in any context,
+ * with no more than a reference on the device (kgni_dgram.c).
  */
 
 /* kgni_job.c */

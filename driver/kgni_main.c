@@ -126,6 +126,7 @@ struct kgni_dev *kgni_dev_alloc(struct pci_dev *pdev)
 	mutex_init(&kdev->diag_lock);
 	init_waitqueue_head(&kdev->diag_wq);
 	init_waitqueue_head(&kdev->cq_wq);
+	spin_lock_init(&kdev->dg_lock);
 	init_waitqueue_head(&kdev->dg_wq);
 	INIT_DELAYED_WORK(&kdev->dg_work, kgni_dg_work);
 	mutex_init(&kdev->dp_lock);
