@@ -24,9 +24,20 @@
  * Isolation from user jobs is the core's matching (kgni_dg_accepts()):
  * ptag, cookie, and a kernel post only ever meets a kernel one.
  *
- * Every function may sleep: the cores take dp_lock, and the waits sleep
- * (without signals, kgni_dg_unlock_wait()).  Atomic context is refused,
- * as by the other slow paths.
+ * Contexts.  Lustre's gnilnd probes for a datagram and collects it, and
+ * cancels one and tests it, with its own spinlock held; it takes
+ * INVALID_PARAM from them for a bug and stops the node.  So the calls
+ * that neither post nor wait (the tests, the probes, the cancels) run in
+ * any context: their cores take only the datagram spinlock, never dp_lock
+ * nor ctl_rwsem, and a cancel that must tell a peer leaves the message to
+ * the datagram work (kgni_dgram.c).  What keeps them safe from remove is
+ * the NIC's reference on the device (the structure, its dg_lock) and the
+ * core's finding no service under dg_lock once kgni_dg_fini() has run;
+ * before that, a removed device (gone, set first) answers as before, as
+ * if nothing were there.  The posts allocate and write the TX ring under
+ * dp_lock, and the waits sleep (without signals, kgni_dg_unlock_wait()):
+ * those may sleep, hold ctl_rwsem as the ioctls do, and refuse atomic
+ * context (kgni_may_sleep()).
  */
 #include <linux/build_bug.h>
 #include <linux/errno.h>
@@ -51,9 +62,9 @@ static u64 kgni_kdg_key(const struct gni_ep *ep)
 }
 
 /*
- * Hold the NIC's device for a core: ctl_rwsem for reading, the device
- * alive.  false, holding nothing, once it has been removed (its
- * datagrams went with it).
+ * Hold the NIC's device for a core that may sleep (a post, a wait):
+ * ctl_rwsem for reading, the device alive.  false, holding nothing, once
+ * it has been removed (its datagrams went with it).
  */
 static bool kgni_kdg_get(struct gni_nic *nic)
 {
@@ -198,16 +209,21 @@ static gni_return_t kgni_kdg_test(struct gni_ep *ep, unsigned int by,
 	int ret = -ENODEV;
 
 	*err = EINVAL;
-	if (!kgni_may_sleep() || !kgni_is(ep, KGNI_TAG_EP) || !post_state ||
-	    !remote_addr || !remote_id ||
+	if ((wait && !kgni_may_sleep()) || !kgni_is(ep, KGNI_TAG_EP) ||
+	    !post_state || !remote_addr || !remote_id ||
 	    ((by & KGNI_DG_BY_ID) && id == KGNI_KDG_NO_ID) ||
 	    (wait && !timeout))
 		return GNI_RC_INVALID_PARAM;
 	nic = ep->nic;
-	if (kgni_kdg_get(nic)) {
+	if (!wait) {
+		if (!READ_ONCE(nic->kdev->gone))
+			ret = kgni_dg_test(nic->kdev, &nic->dom,
+					   KGNI_DG_BY_KEY | by,
+					   kgni_kdg_key(ep), id, 0, &res,
+					   NULL);
+	} else if (kgni_kdg_get(nic)) {
 		ret = kgni_dg_test(nic->kdev, &nic->dom, KGNI_DG_BY_KEY | by,
-				   kgni_kdg_key(ep), id, wait ? timeout : 0,
-				   &res, NULL);
+				   kgni_kdg_key(ep), id, timeout, &res, NULL);
 		kgni_kdg_put(nic);
 	}
 	*err = -ret;
@@ -243,7 +259,8 @@ static gni_return_t kgni_kdg_test(struct gni_ep *ep, unsigned int by,
  * buf_size bytes of it).  Not called by gnilnd (kgni section 4); codes as
  * gni_ep_postdata_test_by_id().
  *
- * Context: process context, may sleep.
+ * Context: any context (a spinlock held, softirq, hard IRQ): takes only
+ * the datagram spinlock.
  * Return: SUCCESS; NO_MATCH, the endpoint has no datagram (or the device
  * was removed); SIZE_ERROR, COMPLETED but the peer sent more than
  * buf_size (collected all the same); INVALID_PARAM.
@@ -274,7 +291,8 @@ EXPORT_SYMBOL(gni_ep_postdata_test);
  * PENDING until its peer has answered the CANCEL, then is TERMINATED (or
  * COMPLETED, if the peer had matched it first).
  *
- * Context: process context, may sleep.
+ * Context: any context (a spinlock held, softirq, hard IRQ): takes only
+ * the datagram spinlock.
  * Return: SUCCESS; NO_MATCH, no such datagram (or the device was
  * removed); SIZE_ERROR, COMPLETED but the peer sent more than buf_size
  * (collected all the same); INVALID_PARAM.
@@ -309,7 +327,7 @@ EXPORT_SYMBOL(gni_ep_postdata_test_by_id);
  * Context: process context, may sleep.
  * Return: SUCCESS (collected); TIMEOUT, still PENDING; NO_MATCH, the
  * endpoint has no datagram (or the device was removed); SIZE_ERROR, as
- * for the test; INVALID_PARAM (@timeout 0 too).
+ * for the test; INVALID_PARAM (@timeout 0 too, atomic context).
  */
 gni_return_t gni_ep_postdata_wait(gni_ep_handle_t ep_hndl, u32 timeout,
 				  gni_post_state_t *post_state,
@@ -336,11 +354,13 @@ static gni_return_t kgni_kdg_probe(struct gni_nic *nic, bool ok, bool wait,
 	int ret = -ENODEV;
 
 	*err = EINVAL;
-	if (!kgni_may_sleep() || !kgni_is(nic, KGNI_TAG_NIC) || !ok)
+	if ((wait && !kgni_may_sleep()) || !kgni_is(nic, KGNI_TAG_NIC) || !ok)
 		return GNI_RC_INVALID_PARAM;
-	if (kgni_kdg_get(nic)) {
-		ret = kgni_dg_probe(nic->kdev, &nic->dom, wait ? timeout : 0,
-				    res);
+	if (!wait) {
+		if (!READ_ONCE(nic->kdev->gone))
+			ret = kgni_dg_probe(nic->kdev, &nic->dom, 0, res);
+	} else if (kgni_kdg_get(nic)) {
+		ret = kgni_dg_probe(nic->kdev, &nic->dom, timeout, res);
 		kgni_kdg_put(nic);
 	}
 	*err = -ret;
@@ -361,7 +381,8 @@ static gni_return_t kgni_kdg_probe(struct gni_nic *nic, bool ok, bool wait,
  * yet, which stays until a test collects it.  Not called by gnilnd (kgni
  * section 4); codes as gni_postdata_probe_by_id().
  *
- * Context: process context, may sleep.
+ * Context: any context (a spinlock held, softirq, hard IRQ): takes only
+ * the datagram spinlock.
  * Return: SUCCESS; NO_MATCH, none has ended (or the device was removed);
  * INVALID_PARAM.
  */
@@ -395,7 +416,8 @@ EXPORT_SYMBOL(gni_postdata_probe);
  * As gni_postdata_probe(); gnilnd then collects it with
  * gni_ep_postdata_test_by_id().
  *
- * Context: process context, may sleep.
+ * Context: any context (a spinlock held, softirq, hard IRQ): takes only
+ * the datagram spinlock.
  * Return: SUCCESS; NO_MATCH, none has ended (or the device was removed);
  * INVALID_PARAM.
  */
@@ -421,11 +443,12 @@ EXPORT_SYMBOL(gni_postdata_probe_by_id);
  *               without)
  *
  * gni_postdata_probe_by_id(), waiting up to @timeout for a datagram to
- * end if none has.  The wait takes no signal.
+ * end if none has.  The wait takes no signal.  Atomic context is refused
+ * whatever @timeout: gni_postdata_probe_by_id() is the call for it.
  *
  * Context: process context, may sleep.
  * Return: SUCCESS; TIMEOUT, none ended in time (at once after the device
- * was removed); INVALID_PARAM.
+ * was removed); INVALID_PARAM (atomic context too).
  */
 gni_return_t gni_postdata_probe_wait_by_id(gni_nic_handle_t nic_hndl,
 					   u32 timeout, u64 *datagram_id)
@@ -450,16 +473,14 @@ static gni_return_t kgni_kdg_cancel(struct gni_ep *ep, unsigned int by,
 	int ret = -ENODEV;
 
 	*err = EINVAL;
-	if (!kgni_may_sleep() || !kgni_is(ep, KGNI_TAG_EP) ||
+	if (!kgni_is(ep, KGNI_TAG_EP) ||
 	    ((by & KGNI_DG_BY_ID) && id == KGNI_KDG_NO_ID))
 		return GNI_RC_INVALID_PARAM;
 	nic = ep->nic;
-	if (kgni_kdg_get(nic)) {
+	if (!READ_ONCE(nic->kdev->gone))
 		ret = kgni_dg_cancel(nic->kdev, &nic->dom,
 				     KGNI_DG_BY_KEY | by, kgni_kdg_key(ep),
 				     id);
-		kgni_kdg_put(nic);
-	}
 	/*
 	 * EALREADY: it has ended, or is being cancelled, and waits for a
 	 * test: nothing to do, as for the Cray driver, whose cancel takes
@@ -479,12 +500,15 @@ static gni_return_t kgni_kdg_cancel(struct gni_ep *ep, unsigned int by,
  * The datagram ends TERMINATED, which a test then collects.  One that
  * sent its data to its peer (a bound post) stays PENDING until the peer
  * has dropped it, then is TERMINATED; or COMPLETED, if the peer had
- * matched it first, so that both sides agree.  A datagram that has ended
- * already, or is being cancelled, is left as it is (SUCCESS): the test
- * says how it ended.  Not called by gnilnd (kgni section 4); codes as
- * gni_ep_postdata_cancel_by_id().
+ * matched it first, so that both sides agree.  (To a peer of this node's
+ * own address that is settled before the call returns; to another node
+ * the CANCEL leaves from the datagram work, after it.)  A datagram that
+ * has ended already, or is being cancelled, is left as it is (SUCCESS):
+ * the test says how it ended.  Not called by gnilnd (kgni section 4);
+ * codes as gni_ep_postdata_cancel_by_id().
  *
- * Context: process context, may sleep.
+ * Context: any context (a spinlock held, softirq, hard IRQ): takes only
+ * the datagram spinlock.
  * Return: SUCCESS; NO_MATCH, the endpoint has no datagram (none posted,
  * or collected already; the device removed); INVALID_PARAM.
  */
@@ -507,7 +531,8 @@ EXPORT_SYMBOL(gni_ep_postdata_cancel);
  * the datagram, and collects it TERMINATED with
  * gni_ep_postdata_test_by_id().
  *
- * Context: process context, may sleep.
+ * Context: any context (a spinlock held, softirq, hard IRQ): takes only
+ * the datagram spinlock.
  * Return: SUCCESS; NO_MATCH, the endpoint has no datagram of that id
  * (none posted, or collected already; the device removed);
  * INVALID_PARAM.
@@ -530,16 +555,14 @@ EXPORT_SYMBOL(gni_ep_postdata_cancel_by_id);
  *
  * Nothing may collect it or write its out_buf afterwards: a pending one
  * whose message went out is cancelled at its peer without waiting
- * (kgni_dg_drop()).
+ * (kgni_dg_drop()).  Once the device is removed, nothing is sent and the
+ * datagram goes anyway (or went, with the service).
  *
- * Context: process context, may sleep.
+ * Context: any.
  */
 void kgni_kdg_ep_release(struct gni_ep *ep)
 {
 	struct gni_nic *nic = ep->nic;
 
-	if (kgni_kdg_get(nic)) {
-		kgni_dg_drop(nic->kdev, &nic->dom, kgni_kdg_key(ep));
-		kgni_kdg_put(nic);
-	}
+	kgni_dg_drop(nic->kdev, &nic->dom, kgni_kdg_key(ep));
 }
