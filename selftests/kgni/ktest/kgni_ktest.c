@@ -64,6 +64,7 @@
 #include <linux/mutex.h>
 #include <linux/preempt.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/timer.h>
 #include <linux/types.h>
@@ -2325,6 +2326,326 @@ cdm:
 		 "gni_cdm_destroy with a wildcard pending");
 }
 
+/*
+ * gnilnd probes for its datagrams, collects them and cancels them with a
+ * spinlock of its own held (kgnilnd_probe_for_dgram(),
+ * kgnilnd_cancel_dgram_locked()), and stops the node on INVALID_PARAM:
+ * those calls, in its order, under spin_lock, under spin_lock_irqsave and
+ * with local_irq_save, on datagrams that completed and on pending ones.
+ * The answers to the node's own address come at once, so a cancelled
+ * datagram is TERMINATED for the test in the same hold of the lock.  A
+ * post or a wait there must be refused.
+ */
+enum ktest_atomic {
+	KTEST_SPIN,
+	KTEST_SPIN_IRQ,
+	KTEST_IRQ_OFF,
+};
+
+static const char *const ktest_atomic_names[] = {
+	[KTEST_SPIN] = "under spin_lock",
+	[KTEST_SPIN_IRQ] = "under spin_lock_irqsave",
+	[KTEST_IRQ_OFF] = "with local_irq_save",
+};
+
+static DEFINE_SPINLOCK(ktest_dg_spin);
+
+static unsigned long ktest_atomic_enter(enum ktest_atomic how)
+{
+	unsigned long flags = 0;
+
+	if (how == KTEST_SPIN)
+		spin_lock(&ktest_dg_spin);
+	else if (how == KTEST_SPIN_IRQ)
+		spin_lock_irqsave(&ktest_dg_spin, flags);
+	else
+		local_irq_save(flags);
+	return flags;
+}
+
+static void ktest_atomic_exit(enum ktest_atomic how, unsigned long flags)
+{
+	if (how == KTEST_SPIN)
+		spin_unlock(&ktest_dg_spin);
+	else if (how == KTEST_SPIN_IRQ)
+		spin_unlock_irqrestore(&ktest_dg_spin, flags);
+	else
+		local_irq_restore(flags);
+}
+
+/* What the calls of one hold of the lock answered */
+struct ktest_dg_seen {
+	gni_return_t probe, test, cancel;
+	u64 id;
+	gni_post_state_t st;
+	u32 addr, rid;
+};
+
+static void ktest_dg_seen_init(struct ktest_dg_seen *s)
+{
+	s->probe = GNI_RC_NOT_DONE;
+	s->test = GNI_RC_NOT_DONE;
+	s->cancel = GNI_RC_NOT_DONE;
+	s->id = 0;
+	s->st = GNI_POST_ERROR;
+	s->addr = 0;
+	s->rid = 0;
+}
+
+/* kgnilnd_probe_for_dgram(): the probe, then the test of what it named */
+static void ktest_dg_probe_test(gni_nic_handle_t nic, gni_ep_handle_t ep,
+				struct ktest_dg_seen *s)
+{
+	s->probe = gni_postdata_probe_by_id(nic, &s->id);
+	if (s->probe == GNI_RC_SUCCESS)
+		s->test = gni_ep_postdata_test_by_id(ep, s->id, &s->st,
+						     &s->addr, &s->rid);
+}
+
+/* kgnilnd_cancel_dgram_locked(): the cancel, then the test */
+static void ktest_dg_cancel_test(gni_ep_handle_t ep, u64 id,
+				 struct ktest_dg_seen *s)
+{
+	s->cancel = gni_ep_postdata_cancel_by_id(ep, id);
+	s->test = gni_ep_postdata_test_by_id(ep, id, &s->st, &s->addr,
+					     &s->rid);
+}
+
+/* A collected by probe and test: @id, COMPLETED from (t->pe, @inst) */
+static bool ktest_dg_collected(struct ktest_dg *t,
+			       const struct ktest_dg_seen *s, u64 id,
+			       u32 inst)
+{
+	return s->probe == GNI_RC_SUCCESS && s->id == id &&
+	       s->test == GNI_RC_SUCCESS && s->st == GNI_POST_COMPLETED &&
+	       s->addr == t->pe && s->rid == inst;
+}
+
+/*
+ * A and B exchange @len_a and @len_b bytes (round @n); then, @how, each
+ * side probes and collects its datagram.
+ */
+static void ktest_dg_atomic_collect(struct ktest_dg *t,
+				    enum ktest_atomic how, unsigned int n,
+				    u16 len_a, u16 len_b)
+{
+	const char *name = ktest_atomic_names[how];
+	u64 id_a = KTEST_DG_ID(0xa, n), id_b = KTEST_DG_ID(0xb, n);
+	struct ktest_dg_seen a, b;
+	unsigned long flags;
+
+	ktest_dg_seen_init(&a);
+	ktest_dg_seen_init(&b);
+	ktest_dg_clear(t);
+	if (!ktest_rc(gni_ep_postdata_w_id(t->ep_a, t->in_a, len_a, t->out_a,
+					   KTEST_DG_BUF, id_a),
+		      GNI_RC_SUCCESS, "gni_ep_postdata_w_id, A, to collect atomic"))
+		return;
+	if (!ktest_rc(gni_ep_postdata_w_id(t->ep_b, t->in_b, len_b, t->out_b,
+					   KTEST_DG_BUF, id_b),
+		      GNI_RC_SUCCESS, "gni_ep_postdata_w_id, B, to collect atomic")) {
+		gni_ep_postdata_cancel_by_id(t->ep_a, id_a);
+		ktest_dg_probe(t->nic_a, id_a, "A cancelled");
+		ktest_dg_test(t, t->ep_a, id_a, GNI_RC_SUCCESS,
+			      GNI_POST_TERMINATED, 0, "A cancelled");
+		return;
+	}
+	flags = ktest_atomic_enter(how);
+	ktest_dg_probe_test(t->nic_a, t->ep_a, &a);
+	ktest_dg_probe_test(t->nic_b, t->ep_b, &b);
+	ktest_atomic_exit(how, flags);
+	ktest_ok(ktest_dg_collected(t, &a, id_a, KTEST_DG_INST_B) &&
+		 ktest_dg_bytes(t->out_a, t->in_b, len_b),
+		 "%s, A: probe_by_id %s, id 0x%llx; test_by_id %s, state %d from (0x%x, %u), B's %u bytes",
+		 name, ktest_rc_name(a.probe), a.id, ktest_rc_name(a.test),
+		 a.st, a.addr, a.rid, len_b);
+	ktest_ok(ktest_dg_collected(t, &b, id_b, KTEST_DG_INST_A) &&
+		 ktest_dg_bytes(t->out_b, t->in_a, len_a),
+		 "%s, B: probe_by_id %s, id 0x%llx; test_by_id %s, state %d from (0x%x, %u), A's %u bytes",
+		 name, ktest_rc_name(b.probe), b.id, ktest_rc_name(b.test),
+		 b.st, b.addr, b.rid, len_a);
+}
+
+/*
+ * A's datagram pending (round @n): @how, the probe finds nothing, the
+ * test says PENDING, and the cancel then the test say TERMINATED.  Its
+ * message was taken back, so B's datagram after it is pending too, and
+ * goes the same way.
+ */
+static void ktest_dg_atomic_cancel(struct ktest_dg *t, enum ktest_atomic how,
+				   unsigned int n)
+{
+	const char *name = ktest_atomic_names[how];
+	u64 id_a = KTEST_DG_ID(0xa, n), id_b = KTEST_DG_ID(0xb, n);
+	struct ktest_dg_seen pa, ca, pb, cb;
+	unsigned long flags;
+	u64 id = 0;
+
+	ktest_dg_seen_init(&pa);
+	ktest_dg_seen_init(&ca);
+	ktest_dg_seen_init(&pb);
+	ktest_dg_seen_init(&cb);
+	if (!ktest_rc(gni_ep_postdata_w_id(t->ep_a, t->in_a, 8, t->out_a,
+					   KTEST_DG_BUF, id_a),
+		      GNI_RC_SUCCESS, "gni_ep_postdata_w_id, A, to cancel atomic"))
+		return;
+	flags = ktest_atomic_enter(how);
+	ktest_dg_probe_test(t->nic_a, t->ep_a, &pa);
+	pa.test = gni_ep_postdata_test_by_id(t->ep_a, id_a, &pa.st, &pa.addr,
+					     &pa.rid);
+	ktest_dg_cancel_test(t->ep_a, id_a, &ca);
+	ktest_atomic_exit(how, flags);
+	ktest_ok(pa.probe == GNI_RC_NO_MATCH && pa.test == GNI_RC_SUCCESS &&
+		 pa.st == GNI_POST_PENDING,
+		 "%s, A pending: probe_by_id %s; test_by_id %s, state %d",
+		 name, ktest_rc_name(pa.probe), ktest_rc_name(pa.test),
+		 pa.st);
+	ktest_ok(ca.cancel == GNI_RC_SUCCESS && ca.test == GNI_RC_SUCCESS &&
+		 ca.st == GNI_POST_TERMINATED,
+		 "%s, A: cancel_by_id %s; test_by_id %s, state %d (TERMINATED)",
+		 name, ktest_rc_name(ca.cancel), ktest_rc_name(ca.test), ca.st);
+
+	if (!ktest_rc(gni_ep_postdata_w_id(t->ep_b, t->in_b, 8, t->out_b,
+					   KTEST_DG_BUF, id_b),
+		      GNI_RC_SUCCESS, "gni_ep_postdata_w_id, B, to cancel atomic"))
+		return;
+	flags = ktest_atomic_enter(how);
+	pb.test = gni_ep_postdata_test_by_id(t->ep_b, id_b, &pb.st, &pb.addr,
+					     &pb.rid);
+	ktest_dg_cancel_test(t->ep_b, id_b, &cb);
+	ktest_atomic_exit(how, flags);
+	ktest_ok(pb.test == GNI_RC_SUCCESS && pb.st == GNI_POST_PENDING &&
+		 cb.cancel == GNI_RC_SUCCESS && cb.test == GNI_RC_SUCCESS &&
+		 cb.st == GNI_POST_TERMINATED,
+		 "%s, B after A's cancel: test_by_id %s, state %d; cancel_by_id %s; test_by_id %s, state %d",
+		 name, ktest_rc_name(pb.test), pb.st, ktest_rc_name(cb.cancel),
+		 ktest_rc_name(cb.test), cb.st);
+	ktest_rc(gni_postdata_probe_by_id(t->nic_a, &id), GNI_RC_NO_MATCH,
+		 "gni_postdata_probe_by_id, A: all collected");
+	ktest_rc(gni_postdata_probe_by_id(t->nic_b, &id), GNI_RC_NO_MATCH,
+		 "gni_postdata_probe_by_id, B: all collected");
+}
+
+/*
+ * The calls without an id, @how: A and B exchange bound datagrams, each
+ * side probes and tests; A's next one, pending, is cancelled, probed
+ * (its peer is the one it was posted to) and tested TERMINATED.
+ */
+static void ktest_dg_atomic_noid(struct ktest_dg *t, enum ktest_atomic how)
+{
+	const char *name = ktest_atomic_names[how];
+	struct ktest_dg_seen a, b, c;
+	u32 pa_addr = 0, pa_rid = 0, pb_addr = 0, pb_rid = 0;
+	unsigned long flags;
+
+	ktest_dg_seen_init(&a);
+	ktest_dg_seen_init(&b);
+	ktest_dg_seen_init(&c);
+	ktest_dg_clear(t);
+	if (!ktest_rc(gni_ep_postdata(t->ep_a, t->in_a, 33, t->out_a,
+				      KTEST_DG_BUF),
+		      GNI_RC_SUCCESS, "gni_ep_postdata, A, to test atomic"))
+		return;
+	if (!ktest_rc(gni_ep_postdata(t->ep_b, t->in_b, 66, t->out_b,
+				      KTEST_DG_BUF),
+		      GNI_RC_SUCCESS, "gni_ep_postdata, B, to test atomic")) {
+		gni_ep_postdata_cancel(t->ep_a);
+		gni_ep_postdata_test(t->ep_a, &a.st, &a.addr, &a.rid);
+		return;
+	}
+	flags = ktest_atomic_enter(how);
+	a.probe = gni_postdata_probe(t->nic_a, &pa_addr, &pa_rid);
+	a.test = gni_ep_postdata_test(t->ep_a, &a.st, &a.addr, &a.rid);
+	b.probe = gni_postdata_probe(t->nic_b, &pb_addr, &pb_rid);
+	b.test = gni_ep_postdata_test(t->ep_b, &b.st, &b.addr, &b.rid);
+	ktest_atomic_exit(how, flags);
+	ktest_ok(a.probe == GNI_RC_SUCCESS && pa_addr == t->pe &&
+		 pa_rid == KTEST_DG_INST_B && a.test == GNI_RC_SUCCESS &&
+		 a.st == GNI_POST_COMPLETED && a.addr == t->pe &&
+		 a.rid == KTEST_DG_INST_B && ktest_dg_bytes(t->out_a, t->in_b, 66),
+		 "%s, A: gni_postdata_probe %s (0x%x, %u); test %s, state %d from (0x%x, %u), B's 66 bytes",
+		 name, ktest_rc_name(a.probe), pa_addr, pa_rid,
+		 ktest_rc_name(a.test), a.st, a.addr, a.rid);
+	ktest_ok(b.probe == GNI_RC_SUCCESS && pb_addr == t->pe &&
+		 pb_rid == KTEST_DG_INST_A && b.test == GNI_RC_SUCCESS &&
+		 b.st == GNI_POST_COMPLETED && b.addr == t->pe &&
+		 b.rid == KTEST_DG_INST_A && ktest_dg_bytes(t->out_b, t->in_a, 33),
+		 "%s, B: gni_postdata_probe %s (0x%x, %u); test %s, state %d from (0x%x, %u), A's 33 bytes",
+		 name, ktest_rc_name(b.probe), pb_addr, pb_rid,
+		 ktest_rc_name(b.test), b.st, b.addr, b.rid);
+
+	if (!ktest_rc(gni_ep_postdata(t->ep_a, t->in_a, 5, t->out_a, 5),
+		      GNI_RC_SUCCESS, "gni_ep_postdata, A, to cancel atomic"))
+		return;
+	pa_addr = 0;
+	pa_rid = 0;
+	flags = ktest_atomic_enter(how);
+	c.cancel = gni_ep_postdata_cancel(t->ep_a);
+	c.probe = gni_postdata_probe(t->nic_a, &pa_addr, &pa_rid);
+	c.test = gni_ep_postdata_test(t->ep_a, &c.st, &c.addr, &c.rid);
+	ktest_atomic_exit(how, flags);
+	ktest_ok(c.cancel == GNI_RC_SUCCESS && c.probe == GNI_RC_SUCCESS &&
+		 pa_addr == t->pe && pa_rid == KTEST_DG_INST_B &&
+		 c.test == GNI_RC_SUCCESS && c.st == GNI_POST_TERMINATED,
+		 "%s, A: gni_ep_postdata_cancel %s; probe %s (0x%x, %u); test %s, state %d",
+		 name, ktest_rc_name(c.cancel), ktest_rc_name(c.probe),
+		 pa_addr, pa_rid, ktest_rc_name(c.test), c.st);
+}
+
+/*
+ * Posts and waits may sleep: @how, each is refused with INVALID_PARAM
+ * and posts nothing.  A held spinlock alone shows only where the
+ * preemption count counts it (CONFIG_PREEMPT_COUNT).
+ */
+static void ktest_dg_atomic_refusals(struct ktest_dg *t,
+				     enum ktest_atomic how)
+{
+	const char *name = ktest_atomic_names[how];
+	gni_return_t post, post_noid, wait, pwait;
+	gni_post_state_t st = GNI_POST_ERROR;
+	u32 addr = 0, rid = 0;
+	unsigned long flags;
+	u64 id = 0;
+
+	if (how == KTEST_SPIN && !IS_ENABLED(CONFIG_PREEMPT_COUNT)) {
+		ktest_ok(true,
+			 "%s: posts and waits not called # SKIP no CONFIG_PREEMPT_COUNT: a spinlock does not show",
+			 name);
+		return;
+	}
+	flags = ktest_atomic_enter(how);
+	post = gni_ep_postdata_w_id(t->ep_a, t->in_a, 8, t->out_a, 8,
+				    KTEST_DG_ID(0xa, 0xf0));
+	post_noid = gni_ep_postdata(t->ep_a, t->in_a, 8, t->out_a, 8);
+	wait = gni_ep_postdata_wait(t->ep_a, 10, &st, &addr, &rid);
+	pwait = gni_postdata_probe_wait_by_id(t->nic_a, 10, &id);
+	ktest_atomic_exit(how, flags);
+	ktest_ok(post == GNI_RC_INVALID_PARAM &&
+		 post_noid == GNI_RC_INVALID_PARAM,
+		 "%s: gni_ep_postdata_w_id %s, gni_ep_postdata %s (refused)",
+		 name, ktest_rc_name(post), ktest_rc_name(post_noid));
+	ktest_ok(wait == GNI_RC_INVALID_PARAM && pwait == GNI_RC_INVALID_PARAM,
+		 "%s: gni_ep_postdata_wait %s, gni_postdata_probe_wait_by_id %s (refused)",
+		 name, ktest_rc_name(wait), ktest_rc_name(pwait));
+	ktest_rc(gni_ep_postdata_test(t->ep_a, &st, &addr, &rid),
+		 GNI_RC_NO_MATCH, "gni_ep_postdata_test: the refused posts posted nothing");
+}
+
+/* The datagram calls gnilnd makes under its lock, and the refusals there */
+static void ktest_dg_atomic(struct ktest_dg *t)
+{
+	ktest_dg_atomic_collect(t, KTEST_SPIN, 0xa0, 48, 77);
+	ktest_dg_atomic_collect(t, KTEST_SPIN_IRQ, 0xa1, GNI_DATAGRAM_MAXSIZE,
+				1);
+	ktest_dg_atomic_cancel(t, KTEST_SPIN, 0xa2);
+	ktest_dg_atomic_cancel(t, KTEST_SPIN_IRQ, 0xa3);
+	ktest_dg_atomic_noid(t, KTEST_SPIN);
+	ktest_dg_atomic_noid(t, KTEST_IRQ_OFF);
+	ktest_dg_atomic_refusals(t, KTEST_SPIN);
+	ktest_dg_atomic_refusals(t, KTEST_SPIN_IRQ);
+	ktest_dg_atomic_refusals(t, KTEST_IRQ_OFF);
+}
+
 /* The datagram checks; @pe is the NIC's address. */
 static void ktest_dgram(u32 pe)
 {
@@ -2368,6 +2689,7 @@ static void ktest_dgram(u32 pe)
 	ktest_dg_wildcard(t);
 	ktest_dg_timeout(t);
 	ktest_dg_isolation(t);
+	ktest_dg_atomic(t);
 	ktest_rc(gni_ep_destroy(t->ep_a), GNI_RC_SUCCESS,
 		 "gni_ep_destroy, A's");
 	ktest_rc(gni_ep_destroy(t->ep_b), GNI_RC_SUCCESS,
