@@ -201,7 +201,8 @@ int kgni_dp_map(struct kgni_dev *kdev)
 
 /**
  * kgni_dp_stop() - stop the device's access to registered memory
- * @kdev: the device, at remove, before kgni_ioctl_shutdown()
+ * @kdev: the device, at remove before kgni_ioctl_shutdown(), or at a
+ *        failed probe before kgni_dp_unmap()
  *
  * Resets the BTE's channels, then turns the GART off and invalidates the
  * MRT entries in use: from then on a request into any registration fails

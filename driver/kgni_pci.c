@@ -245,6 +245,8 @@ static int kgni_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 err_diag_stop:
 	kgni_diag_stop(kdev);
 	kgni_link_stop(kdev);
+	/* As remove does: no datagram work left to run on a freed device */
+	kgni_dp_stop(kdev);
 	kgni_dp_unmap(kdev);
 err_irq_teardown:
 	kgni_irq_teardown(kdev);
