@@ -32,7 +32,7 @@ REPO  := $(CURDIR)
 BUILD := $(REPO)/build
 
 .PHONY: all setup check demo bench bench-mpi bench-scale soak docs clean
-.PHONY: build qemu test-core module kgni-sdk ktest selftests image firmware ompi
+.PHONY: build qemu test-core module kgni-sdk ktest ipogif selftests image firmware ompi
 
 all: setup
 	@$(MAKE) --no-print-directory build
@@ -76,7 +76,7 @@ docs:
 KVER  ?= $(shell scripts/kver.sh)
 KDIR  ?= /usr/src/linux-headers-$(KVER)
 
-build: qemu module ktest selftests lib image core-tests firmware ethhub
+build: qemu module ktest ipogif selftests lib image core-tests firmware ethhub
 
 qemu:
 	@scripts/build-qemu.sh
@@ -100,9 +100,9 @@ module:
 selftests:
 	@$(MAKE) --no-print-directory -C selftests O=$(BUILD)/selftests
 
-image: module ktest selftests lib
+image: module ktest ipogif selftests lib
 	@KGNI_KO=$(REPO)/driver/kgni.ko KTEST_KO=$(KTEST_OUT)/kgni_ktest.ko \
-		SELFTESTS_DIR=$(BUILD)/selftests LIB_GUEST=$(LIB_OUT)/guest \
+		IPOGIF_KO=$(IPOGIF_OUT)/ipogif.ko SELFTESTS_DIR=$(BUILD)/selftests LIB_GUEST=$(LIB_OUT)/guest \
 		scripts/build-image.sh
 
 # Host unit tests of the device core, under ASan and UBSan.
@@ -232,6 +232,22 @@ ktest: module $(LIB_OUT)/pkgconfig/cray-gni-headers.pc
 		-C $(KTEST_OUT) KDIR=$(KDIR) >$(BUILD)/ktest.log 2>&1 || \
 		{ cat $(BUILD)/ktest.log >&2; exit 1; }
 	@! grep -i 'warning' $(BUILD)/ktest.log >&2 || { echo "ktest: warnings" >&2; exit 1; }
+
+# ipogif.ko, IP over the fabric (driver/ipogif/, Documentation/ipogif.rst),
+# built as any client is, through pkg-config, into $(IPOGIF_OUT); the image
+# carries it, guest/init loads it with vgemini.ipogif=1 (vgemini up
+# --ipogif).
+IPOGIF_OUT := $(BUILD)/ipogif
+IPOGIF_SRC := driver/ipogif/Kbuild driver/ipogif/Makefile \
+	$(wildcard driver/ipogif/*.[ch])
+ipogif: module $(LIB_OUT)/pkgconfig/cray-gni-headers.pc
+	@echo "ipogif: ipogif.ko for $(KVER)"
+	@mkdir -p $(IPOGIF_OUT)
+	@cp -p $(IPOGIF_SRC) $(IPOGIF_OUT)/
+	@PKG_CONFIG_PATH=$(LIB_OUT)/pkgconfig $(MAKE) --no-print-directory \
+		-C $(IPOGIF_OUT) KDIR=$(KDIR) >$(BUILD)/ipogif.log 2>&1 || \
+		{ cat $(BUILD)/ipogif.log >&2; exit 1; }
+	@! grep -i 'warning' $(BUILD)/ipogif.log >&2 || { echo "ipogif: warnings" >&2; exit 1; }
 
 # The Ethernet hub of "vgemini up --net" (a host program; the launcher
 # also builds it, with the same flags, when it is missing or stale).

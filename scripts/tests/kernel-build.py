@@ -25,7 +25,10 @@ build/kernel-build/:
     referring to every checked one);
   * selftests/kgni/ktest/ with its own Makefile: kgni_ktest.ko, which
     depends on kgni (scripts/style.sh checks that it includes no header
-    of kgni's but gni_pub.h).
+    of kgni's but gni_pub.h);
+  * driver/ipogif/ likewise: ipogif.ko, IP over the fabric, which
+    depends on kgni alone (gni_pub.h and krca_lib.h, the four pkg-config
+    modules).
 
 TAP (scripts/tests/tap.py).  Needs `make module` and the pkg-config
 module cray-gni-headers (`make lib`).
@@ -47,6 +50,7 @@ OUT = os.path.join(REPO, "build", "kernel-build")
 PKG_PATH = os.path.join(REPO, "build", "lib", "pkgconfig")
 MODS_SRC = os.path.join(HERE, "kernel-build")
 KTEST_SRC = os.path.join(REPO, "selftests", "kgni", "ktest")
+IPOGIF_SRC = os.path.join(REPO, "driver", "ipogif")
 HEADER = os.path.join(REPO, "lib", "ugni", "gni_pub.h")
 # The API's functions in Module.symvers and kgni_sigcheck.c
 API_FN = re.compile(r"^(gni_\w+|krca_\w+|send_hb_2_l0)$")
@@ -197,6 +201,19 @@ def main():
     rc, out = run(["modinfo", "-F", "depends", ko])
     tap.ok(out.strip() == "kgni", f"kgni_ktest.ko depends on "
            f"'{out.strip()}'", out)
+
+    # ipogif, the same way
+    ipogif = os.path.join(OUT, "ipogif")
+    fresh_copy(IPOGIF_SRC, ipogif,
+               [n for n in sorted(os.listdir(IPOGIF_SRC))
+                if n in ("Kbuild", "Makefile") or n.endswith((".c", ".h"))])
+    rc, out = run(["make", "-C", ipogif, f"KDIR={kdir}"], env=pkg_env())
+    ko = os.path.join(ipogif, "ipogif.ko")
+    tap.ok(rc == 0 and not BAD.search(out) and os.path.isfile(ko),
+           "ipogif.ko through its Makefile and pkg-config", out)
+    rc, out = run(["modinfo", "-F", "depends", ko])
+    tap.ok(out.strip() == "kgni", f"ipogif.ko depends on '{out.strip()}'",
+           out)
     return tap.finish()
 
 

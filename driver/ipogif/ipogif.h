@@ -1,0 +1,287 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * ipogif: IP over the Gemini fabric, the ipogif0 network device
+ * (Documentation/ipogif.rst), a kernel client of kgni's kernel API built
+ * out of tree; of kgni's headers it includes gni_pub.h and krca_lib.h
+ * alone.
+ *
+ *   ipogif_main.c  module parameters, the net device, set-up and teardown
+ *   ipogif_conn.c  peers' connections: mailboxes, datagrams, the cm thread
+ *   ipogif_tx.c    ndo_start_xmit, broadcast fan-out, per-peer backlogs
+ *   ipogif_rx.c    CQ handlers, NAPI: events, short messages into skbs
+ *
+ * Locks, outermost first: priv->cm_lock (mutex: connection set-up, the cm
+ * thread and the connect work), peer->lock (spinlock, BH: a peer's state,
+ * its tx connection and backlog).  NAPI reads a peer's connections under
+ * RCU and never holds peer->lock while it hands an skb to the stack, which
+ * may transmit on the same peer.
+ */
+#ifndef IPOGIF_H
+#define IPOGIF_H
+
+#include <linux/bitmap.h>
+#include <linux/kthread.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <linux/skbuff.h>
+#include <linux/spinlock.h>
+#include <linux/timer.h>
+#include <linux/types.h>
+#include <linux/u64_stats_sync.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+
+#include <gni_pub.h>
+#include <krca_lib.h>
+
+/* The CDM's inst_id, the same on every node: datagrams match on it */
+#define IPOGIF_INST		0
+/* A connection's short messages: the header before every frame */
+#define IPOGIF_MSG_FRAME	1
+
+/**
+ * struct ipogif_hdr - the SMSG header of every message (little-endian)
+ * @type: IPOGIF_MSG_FRAME (step 10 adds the RDMA rendezvous's types)
+ * @flags: 0
+ * @rsvd: 0
+ * @len: bytes of the Ethernet frame that follows as the message's data
+ * @slot: 0 (step 10: the sender's TX-pool slot)
+ * @gen: the sender's load stamp (struct ipogif_priv @gen)
+ */
+struct ipogif_hdr {
+	u8 type;
+	u8 flags;
+	__le16 rsvd;
+	__le32 len;
+	__le32 slot;
+	__le32 gen;
+};
+
+/*
+ * A mailbox's handle, once deregistered, is held this long: a peer's
+ * late write finds it invalid instead of a new registration's.
+ */
+#define IPOGIF_MBOX_HOLD_MS	3000
+
+/* Datagrams: the connect message's magic ("IPOG") and version */
+#define IPOGIF_DG_MAGIC		0x474f5049u
+#define IPOGIF_DG_VERSION	1
+#define IPOGIF_DG_CONNECT	1
+/* Datagram ids: the wildcard, and a peer's bound post (| its NID) */
+#define IPOGIF_DG_LISTEN	0x1000000000ull
+#define IPOGIF_DG_PEER		0x2000000000ull
+#define IPOGIF_DG_NID_MASK	0xffffffffull
+
+/**
+ * struct ipogif_dg - what a datagram carries: a mailbox (little-endian)
+ * @magic: IPOGIF_DG_MAGIC
+ * @version: IPOGIF_DG_VERSION
+ * @type: IPOGIF_DG_CONNECT
+ * @credits: the mailbox's mbox_maxcredit
+ * @nid: the sender's NID
+ * @gen: the sender's load stamp
+ * @msg_maxsize: the mailbox's msg_maxsize (both sides must agree)
+ * @buff_size: the mailbox's bytes
+ * @mbox_offset: the mailbox's offset from @mbox_addr
+ * @rsvd: 0
+ * @mbox_addr: the mailbox's kernel address on the sender (msg_buffer)
+ * @mh: its memory handle's two words
+ */
+struct ipogif_dg {
+	__le32 magic;
+	u8 version;
+	u8 type;
+	__le16 credits;
+	__le32 nid;
+	__le32 gen;
+	__le32 msg_maxsize;
+	__le32 buff_size;
+	__le32 mbox_offset;
+	__le32 rsvd;
+	__le64 mbox_addr;
+	__le64 mh[2];
+};
+
+/**
+ * struct ipogif_conn - one SMSG connection to a peer
+ * @ep: its endpoint (local events on the TX CQ)
+ * @mbox: the mailbox the peer writes into (kvzalloc'd)
+ * @mh: @mbox's registration (remote events on the RX CQ)
+ * @attr: @mbox's attributes, what our datagram tells the peer
+ * @peer_dg: the peer's datagram, filled when ours completes
+ * @open: gni_smsg_init() done: NAPI may read it
+ */
+struct ipogif_conn {
+	gni_ep_handle_t ep;
+	void *mbox;
+	gni_mem_handle_t mh;
+	gni_smsg_attr_t attr;
+	struct ipogif_dg peer_dg;
+	bool open;
+};
+
+enum ipogif_peer_state {
+	IPOGIF_PEER_IDLE,	/* no connection, none being made */
+	IPOGIF_PEER_CONNECTING,	/* a bound datagram posted or to be */
+	IPOGIF_PEER_UP,		/* frames go out on @tx */
+};
+
+/* Connections per peer: one each way if both sides connected at once */
+#define IPOGIF_PEER_CONNS	2
+
+/**
+ * struct ipogif_peer - another node
+ * @priv: the device
+ * @idx: its place in priv->peers (the bitmaps' bit)
+ * @nid: its NID
+ * @pe: its NIC address
+ * @lock: @state, @tx, @backlog (BH)
+ * @state: enum ipogif_peer_state
+ * @tx: the connection frames go out on, once UP
+ * @backlog: frames waiting for the connection or for credits
+ * @conns: its open connections, read by NAPI under RCU
+ * @connecting: our bound datagram's connection (cm_lock)
+ */
+struct ipogif_peer {
+	struct ipogif_priv *priv;
+	unsigned int idx;
+	u32 nid;
+	u32 pe;
+	spinlock_t lock;	/* see above */
+	enum ipogif_peer_state state;
+	struct ipogif_conn *tx;
+	struct sk_buff_head backlog;
+	struct ipogif_conn __rcu *conns[IPOGIF_PEER_CONNS];
+	struct ipogif_conn *connecting;
+};
+
+/* The counters of ndo_get_stats64 (ip -s link) */
+enum ipogif_stat {
+	IPOGIF_RX_PACKETS,
+	IPOGIF_RX_BYTES,
+	IPOGIF_TX_PACKETS,
+	IPOGIF_TX_BYTES,
+	IPOGIF_RX_DROPPED,
+	IPOGIF_TX_DROPPED,
+	IPOGIF_RX_ERRORS,
+	IPOGIF_TX_ERRORS,
+	IPOGIF_NSTATS,
+};
+
+/* Per CPU */
+struct ipogif_stats {
+	u64_stats_t c[IPOGIF_NSTATS];
+	struct u64_stats_sync syncp;
+};
+
+/**
+ * struct ipogif_priv - the device (netdev_priv of ipogif0)
+ * @dev: the net device
+ * @cdm: the communication domain (ptag, cookie, IPOGIF_INST)
+ * @nic: @cdm attached to the kgni device
+ * @pe: this node's NIC address
+ * @nid: this node's NID
+ * @gen: a random stamp of this load, in every message and datagram
+ * @msg_maxsize: the mailboxes' msg_maxsize (module parameter smsg_max)
+ * @credits: the mailboxes' mbox_maxcredit
+ * @mbox_size: one mailbox's bytes (gni_smsg_buff_size_needed())
+ * @tx_cq: the local events of every connection's sends
+ * @rx_cq: the remote events of every mailbox
+ * @peers: every other node, in the order RCA lists them
+ * @npeers: their number
+ * @by_nid: NID -> peer
+ * @by_pe: NIC address -> peer
+ * @stats: per-CPU counters
+ * @napi: receive, event taking and backlog flushing
+ * @rx_pending: peers whose mailboxes may hold messages (NAPI only)
+ * @backlogged: UP peers with frames waiting for credits
+ * @flush_timer: while some peer is backlogged, NAPI again in a jiffy
+ * @cm_lock: connection set-up
+ * @cm_task: the cm thread (datagrams that end)
+ * @cm_stopping: teardown has begun: post nothing more (cm_lock)
+ * @listen_ep: the wildcard datagram's endpoint
+ * @spare: the connection the wildcard offers (cm_lock)
+ * @listening: the wildcard is posted (cm_lock)
+ * @listen_dg: the wildcard's received datagram
+ * @connect_work: posts bound datagrams for peers in @connect_map
+ * @connect_map: peers that want a connection made
+ */
+struct ipogif_priv {
+	struct net_device *dev;
+	gni_cdm_handle_t cdm;
+	gni_nic_handle_t nic;
+	u32 pe;
+	u32 nid;
+	u32 gen;
+	u32 msg_maxsize;
+	u16 credits;
+	unsigned int mbox_size;
+	gni_cq_handle_t tx_cq;
+	gni_cq_handle_t rx_cq;
+	struct ipogif_peer *peers;
+	unsigned int npeers;
+	struct xarray by_nid;
+	struct xarray by_pe;
+	struct ipogif_stats __percpu *stats;
+	struct napi_struct napi;
+	unsigned long *rx_pending;
+	unsigned long *backlogged;
+	struct timer_list flush_timer;
+	struct mutex cm_lock;	/* see above */
+	struct task_struct *cm_task;
+	bool cm_stopping;
+	gni_ep_handle_t listen_ep;
+	struct ipogif_conn *spare;
+	bool listening;
+	struct ipogif_dg listen_dg;
+	struct work_struct connect_work;
+	unsigned long *connect_map;
+};
+
+/* Module parameters read outside ipogif_main.c */
+extern unsigned int ipogif_backlog;
+
+/*
+ * Add @n to this CPU's counter @stat; BH or preemption off (the softirqs,
+ * or a spin_lock_bh() section).
+ */
+static inline void ipogif_count(struct ipogif_priv *priv,
+				enum ipogif_stat stat, u64 n)
+{
+	struct ipogif_stats *s = this_cpu_ptr(priv->stats);
+
+	u64_stats_update_begin(&s->syncp);
+	u64_stats_add(&s->c[stat], n);
+	u64_stats_update_end(&s->syncp);
+}
+
+/* A packet of @bytes on @packets (RX or TX), whose bytes counter follows */
+static inline void ipogif_count_packet(struct ipogif_priv *priv,
+				       enum ipogif_stat packets, u64 bytes)
+{
+	struct ipogif_stats *s = this_cpu_ptr(priv->stats);
+
+	u64_stats_update_begin(&s->syncp);
+	u64_stats_inc(&s->c[packets]);
+	u64_stats_add(&s->c[packets + 1], bytes);
+	u64_stats_update_end(&s->syncp);
+}
+
+/* ipogif_conn.c */
+int ipogif_cm_start(struct ipogif_priv *priv);
+void ipogif_cm_stop(struct ipogif_priv *priv);
+void ipogif_conns_free(struct ipogif_priv *priv);
+void ipogif_connect_work(struct work_struct *work);
+
+/* ipogif_tx.c */
+netdev_tx_t ipogif_start_xmit(struct sk_buff *skb, struct net_device *dev);
+void ipogif_peer_flush(struct ipogif_peer *peer);
+void __ipogif_peer_drop_backlog(struct ipogif_peer *peer);
+void ipogif_peer_drop_backlog(struct ipogif_peer *peer);
+void ipogif_flush_timer(struct timer_list *t);
+
+/* ipogif_rx.c */
+void ipogif_cq_handler(u32 device_id, u64 data);
+int ipogif_poll(struct napi_struct *napi, int budget);
+
+#endif /* IPOGIF_H */

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ipogif: transmit (Documentation/ipogif.rst, "Frames").
+ *
+ * A frame goes whole, Ethernet header included, as the data of one SMSG
+ * message after a struct ipogif_hdr, sent from ndo_start_xmit (softirq or
+ * BH-off process context: gni_smsg_send() takes any).  The destination
+ * MAC names the peer (00:01:01 + its NIC address); a broadcast or
+ * multicast frame goes to every other node, a copy each.
+ *
+ * A peer that is not connected yet, or has no credit left (the peer has
+ * not released enough of our messages; credits come back as silent PUTs,
+ * without an event), keeps up to `backlog` frames in order; beyond that
+ * they are dropped (tx_dropped).  A connection's opening flushes its
+ * backlog; a credit stall is retried by NAPI, scheduled by a timer a
+ * jiffy later while some peer is backlogged.
+ */
+#include <linux/etherdevice.h>
+#include <linux/netdevice.h>
+#include <linux/skbuff.h>
+
+#include "ipogif.h"
+
+/* The peer whose MAC is @mac, or NULL */
+static struct ipogif_peer *ipogif_peer_of(struct ipogif_priv *priv,
+					  const u8 *mac)
+{
+	if (mac[0] != 0x00 || mac[1] != 0x01 || mac[2] != 0x01)
+		return NULL;
+	return xa_load(&priv->by_pe, mac[3] << 16 | mac[4] << 8 | mac[5]);
+}
+
+/* Send @skb to @peer now. peer->lock held, @peer UP. */
+static gni_return_t ipogif_send(struct ipogif_peer *peer, struct sk_buff *skb)
+{
+	struct ipogif_priv *priv = peer->priv;
+	struct ipogif_hdr hdr = {
+		.type = IPOGIF_MSG_FRAME,
+		.len = cpu_to_le32(skb->len),
+		.gen = cpu_to_le32(priv->gen),
+	};
+	gni_return_t rc;
+
+	rc = gni_smsg_send(peer->tx->ep, &hdr, sizeof(hdr), skb->data,
+			   skb->len, peer->nid);
+	if (rc == GNI_RC_SUCCESS)
+		ipogif_count_packet(priv, IPOGIF_TX_PACKETS, skb->len);
+	return rc;
+}
+
+/* No credit, or no room in the FMA descriptor: later */
+static bool ipogif_retry(gni_return_t rc)
+{
+	return rc == GNI_RC_NOT_DONE || rc == GNI_RC_ERROR_RESOURCE;
+}
+
+static void ipogif_arm_flush(struct ipogif_priv *priv)
+{
+	if (!timer_pending(&priv->flush_timer))
+		mod_timer(&priv->flush_timer, jiffies + 1);
+}
+
+/*
+ * Send what @peer's backlog holds, in order, until a send must wait.
+ * peer->lock held, BH off.
+ */
+void ipogif_peer_flush(struct ipogif_peer *peer)
+{
+	struct ipogif_priv *priv = peer->priv;
+	struct sk_buff *skb;
+	gni_return_t rc;
+
+	if (!peer->tx)
+		return;
+	while ((skb = skb_peek(&peer->backlog))) {
+		rc = ipogif_send(peer, skb);
+		if (ipogif_retry(rc)) {
+			set_bit(peer->idx, priv->backlogged);
+			ipogif_arm_flush(priv);
+			return;
+		}
+		__skb_unlink(skb, &peer->backlog);
+		if (rc == GNI_RC_SUCCESS) {
+			consume_skb(skb);
+		} else {
+			/* The connection broke: step 10 makes a new one. */
+			ipogif_count(priv, IPOGIF_TX_ERRORS, 1);
+			kfree_skb(skb);
+		}
+	}
+	clear_bit(peer->idx, priv->backlogged);
+}
+
+/* Drop what @peer's backlog holds (tx_dropped). peer->lock held, BH off. */
+void __ipogif_peer_drop_backlog(struct ipogif_peer *peer)
+{
+	struct ipogif_priv *priv = peer->priv;
+	unsigned int n = skb_queue_len(&peer->backlog);
+
+	__skb_queue_purge(&peer->backlog);
+	clear_bit(peer->idx, priv->backlogged);
+	if (n)
+		ipogif_count(priv, IPOGIF_TX_DROPPED, n);
+}
+
+void ipogif_peer_drop_backlog(struct ipogif_peer *peer)
+{
+	spin_lock_bh(&peer->lock);
+	__ipogif_peer_drop_backlog(peer);
+	spin_unlock_bh(&peer->lock);
+}
+
+/* Queue @skb on @peer's backlog, or drop it. peer->lock held. */
+static bool ipogif_enqueue(struct ipogif_peer *peer, struct sk_buff *skb)
+{
+	if (skb_queue_len(&peer->backlog) >= ipogif_backlog) {
+		ipogif_count(peer->priv, IPOGIF_TX_DROPPED, 1);
+		kfree_skb(skb);
+		return false;
+	}
+	__skb_queue_tail(&peer->backlog, skb);
+	return true;
+}
+
+/* Send @skb to @peer, or keep it for later; it is ours. BH off. */
+static void ipogif_xmit_one(struct ipogif_peer *peer, struct sk_buff *skb)
+{
+	struct ipogif_priv *priv = peer->priv;
+	gni_return_t rc;
+
+	spin_lock(&peer->lock);
+	switch (peer->state) {
+	case IPOGIF_PEER_IDLE:
+		if (ipogif_enqueue(peer, skb)) {
+			peer->state = IPOGIF_PEER_CONNECTING;
+			set_bit(peer->idx, priv->connect_map);
+			schedule_work(&priv->connect_work);
+		}
+		break;
+	case IPOGIF_PEER_CONNECTING:
+		ipogif_enqueue(peer, skb);
+		break;
+	case IPOGIF_PEER_UP:
+		if (!skb_queue_empty(&peer->backlog)) {
+			/* Behind the others, in order */
+			if (ipogif_enqueue(peer, skb))
+				ipogif_peer_flush(peer);
+			break;
+		}
+		rc = ipogif_send(peer, skb);
+		if (rc == GNI_RC_SUCCESS) {
+			consume_skb(skb);
+		} else if (ipogif_retry(rc)) {
+			ipogif_enqueue(peer, skb);
+			set_bit(peer->idx, priv->backlogged);
+			ipogif_arm_flush(priv);
+		} else {
+			ipogif_count(priv, IPOGIF_TX_ERRORS, 1);
+			kfree_skb(skb);
+		}
+		break;
+	}
+	spin_unlock(&peer->lock);
+}
+
+netdev_tx_t ipogif_start_xmit(struct sk_buff *skb, struct net_device *dev)
+{
+	struct ipogif_priv *priv = netdev_priv(dev);
+	const struct ethhdr *eth = (const struct ethhdr *)skb->data;
+	struct ipogif_peer *peer;
+	struct sk_buff *copy;
+	unsigned int i;
+
+	/* The stack segments and linearizes for us (no SG, no GSO). */
+	if (skb->len < ETH_HLEN || skb->len > dev->mtu + ETH_HLEN ||
+	    skb_is_nonlinear(skb)) {
+		ipogif_count(priv, IPOGIF_TX_ERRORS, 1);
+		kfree_skb(skb);
+		return NETDEV_TX_OK;
+	}
+	if (is_multicast_ether_addr(eth->h_dest)) {
+		/* ARP and the like: to every node, each its own copy */
+		for (i = 0; i < priv->npeers; i++) {
+			copy = skb_clone(skb, GFP_ATOMIC);
+			if (!copy) {
+				ipogif_count(priv, IPOGIF_TX_DROPPED, 1);
+				continue;
+			}
+			ipogif_xmit_one(&priv->peers[i], copy);
+		}
+		consume_skb(skb);
+		return NETDEV_TX_OK;
+	}
+	peer = ipogif_peer_of(priv, eth->h_dest);
+	if (!peer) {
+		ipogif_count(priv, IPOGIF_TX_DROPPED, 1);
+		kfree_skb(skb);
+		return NETDEV_TX_OK;
+	}
+	ipogif_xmit_one(peer, skb);
+	return NETDEV_TX_OK;
+}
+
+/* Some peer is backlogged: NAPI flushes it. */
+void ipogif_flush_timer(struct timer_list *t)
+{
+	struct ipogif_priv *priv = from_timer(priv, t, flush_timer);
+
+	napi_schedule(&priv->napi);
+}
