@@ -3,10 +3,11 @@
 #
 # Build the vgemini guest image: build/image/vmlinuz, build/image/vmlinux (the
 # same kernel as an ELF file, which the launcher boots at its PVH entry, so
-# that no guest decompresses it) and build/image/initrd.img (a gzip'd cpio initramfs with busybox, /init, the command agent, kgni-job,
-# the baseline tools of guest/bench/, kgni.ko, the kernel API's test client
-# kgni_ktest.ko, the selftests, the job programs of lib/ and the few kernel
-# modules the guest needs).
+# that no guest decompresses it) and build/image/initrd.img (a gzip'd cpio
+# initramfs with busybox, /init, the command agent, kgni-job, ipogif-up, the
+# tools of guest/bench/, kgni.ko, the kernel API's test client
+# kgni_ktest.ko, ipogif.ko, the selftests, the job programs of lib/ and the
+# few kernel modules the guest needs).
 #
 # The kernel is Debian's own, the same version as the installed
 # linux-headers-amd64 (which the module is built against).  Its package is
@@ -14,15 +15,19 @@
 # on the host.
 #
 # Usage: scripts/build-image.sh [--kgni FILE | --no-kgni]
-#            [--ktest FILE | --no-ktest]
+#            [--ktest FILE | --no-ktest] [--ipogif FILE | --no-ipogif]
 #            [--selftests DIR | --no-selftests] [--lib DIR | --no-lib]
 #            [--extra SRC:/DST]... [--force]
-# Environment (same meaning): KGNI_KO, KTEST_KO, SELFTESTS_DIR, LIB_GUEST
+# Environment (same meaning): KGNI_KO, KTEST_KO, IPOGIF_KO, SELFTESTS_DIR,
+# LIB_GUEST
 # (each may be "none"), EXTRA_FILES (space separated SRC:/DST pairs),
 # IMAGE_DIR (default build/image).  Without --kgni/KGNI_KO, driver/kgni.ko
 # is used if it exists; without --ktest/KTEST_KO, build/ktest/kgni_ktest.ko
 # (made by `make ktest`; installed as /lib/modules/kgni_ktest.ko, loaded
 # only by the selftest kapi_test) is used if it exists; without
+# --ipogif/IPOGIF_KO, build/ipogif/ipogif.ko (made by `make ipogif`;
+# installed as /lib/modules/ipogif.ko, loaded by /init with
+# vgemini.ipogif=1) is used if it exists; without
 # --selftests/SELFTESTS_DIR, build/selftests is used if it exists; without
 # --lib/LIB_GUEST, build/lib/guest (a tree made by lib/lib.mk, copied onto
 # the image's root: usr/bin/pmi_test) is used if it exists.
@@ -37,6 +42,7 @@ cd "$REPO"
 
 KGNI_KO=${KGNI_KO-}
 KTEST_KO=${KTEST_KO-}
+IPOGIF_KO=${IPOGIF_KO-}
 SELFTESTS_DIR=${SELFTESTS_DIR-}
 LIB_GUEST=${LIB_GUEST-}
 EXTRA_FILES=${EXTRA_FILES-}
@@ -53,6 +59,9 @@ while [ $# -gt 0 ]; do
 	--ktest) KTEST_KO=${2:?--ktest needs a file}; shift 2 ;;
 	--ktest=*) KTEST_KO=${1#*=}; shift ;;
 	--no-ktest) KTEST_KO=none; shift ;;
+	--ipogif) IPOGIF_KO=${2:?--ipogif needs a file}; shift 2 ;;
+	--ipogif=*) IPOGIF_KO=${1#*=}; shift ;;
+	--no-ipogif) IPOGIF_KO=none; shift ;;
 	--selftests) SELFTESTS_DIR=${2:?--selftests needs a directory}; shift 2 ;;
 	--selftests=*) SELFTESTS_DIR=${1#*=}; shift ;;
 	--lib) LIB_GUEST=${2:?--lib needs a directory}; shift 2 ;;
@@ -63,7 +72,7 @@ while [ $# -gt 0 ]; do
 	--no-kgni) KGNI_KO=none; shift ;;
 	--no-selftests) SELFTESTS_DIR=none; shift ;;
 	--force) FORCE=1; shift ;;
-	-h|--help) sed -n '3,31p' "$REPO/scripts/build-image.sh" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,35p' "$REPO/scripts/build-image.sh" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown argument '$1' (see --help)" ;;
 	esac
 done
@@ -81,6 +90,13 @@ if [ "$KTEST_KO" = none ]; then
 elif [ -z "$KTEST_KO" ]; then
 	ktest_explicit=0
 	[ -f build/ktest/kgni_ktest.ko ] && KTEST_KO=build/ktest/kgni_ktest.ko
+fi
+ipogif_explicit=1
+if [ "$IPOGIF_KO" = none ]; then
+	IPOGIF_KO=
+elif [ -z "$IPOGIF_KO" ]; then
+	ipogif_explicit=0
+	[ -f build/ipogif/ipogif.ko ] && IPOGIF_KO=build/ipogif/ipogif.ko
 fi
 st_explicit=1
 if [ "$SELFTESTS_DIR" = none ]; then
@@ -104,6 +120,9 @@ if [ -n "$KGNI_KO" ] && [ ! -f "$KGNI_KO" ]; then
 fi
 if [ -n "$KTEST_KO" ] && [ ! -f "$KTEST_KO" ]; then
 	die "kgni_ktest module '$KTEST_KO' not found"
+fi
+if [ -n "$IPOGIF_KO" ] && [ ! -f "$IPOGIF_KO" ]; then
+	die "ipogif module '$IPOGIF_KO' not found"
 fi
 if [ -n "$SELFTESTS_DIR" ] && [ ! -d "$SELFTESTS_DIR" ]; then
 	die "selftests directory '$SELFTESTS_DIR' not found"
@@ -163,7 +182,7 @@ if [ ! -e "$KROOT/.unpacked" ] || [ "$deb" -nt "$KROOT/.unpacked" ] ||
 	unpack
 fi
 
-for ko in ${KGNI_KO:+"$KGNI_KO"} ${KTEST_KO:+"$KTEST_KO"}; do
+for ko in ${KGNI_KO:+"$KGNI_KO"} ${KTEST_KO:+"$KTEST_KO"} ${IPOGIF_KO:+"$IPOGIF_KO"}; do
 	vm=$(modinfo -F vermagic "$ko" 2>/dev/null | awk '{print $1}')
 	[ "$vm" = "$KVER" ] ||
 		die "$ko is built for '${vm:-?}', the guest kernel is $KVER"
@@ -173,18 +192,22 @@ done
 GUEST=guest
 # The command agent's sources (its header: $GUEST/agent.h).
 AGENT_SRC=("$GUEST"/agent.c "$GUEST"/agent_frame.c "$GUEST"/agent_exec.c)
-# The baselines of `make bench` that run in the guests, one file each.
-BENCH_SRC=("$GUEST"/bench/udp_pingpong.c "$GUEST"/bench/edu_store.c)
+# The baselines of `make bench` that run in the guests, one file each, and
+# the ipogif test's checkers (a TCP stream and a ping checked byte for
+# byte).
+BENCH_SRC=("$GUEST"/bench/udp_pingpong.c "$GUEST"/bench/edu_store.c
+	"$GUEST"/bench/tcp_stream.c "$GUEST"/bench/icmp_echo.c)
 hash_inputs() {
 	{
 		echo "kver $KVER $(basename "$deb")"
 		sha256sum scripts/build-image.sh scripts/extract-vmlinux.py \
-			"$GUEST"/init "${AGENT_SRC[@]}" \
+			"$GUEST"/init "$GUEST"/ipogif-up "${AGENT_SRC[@]}" \
 			"$GUEST"/agent.h "$GUEST"/kgni-job.c uapi/kgni_ioctl.h \
 			uapi/vgemini_agent.h uapi/vgemini_le.h "$BUSYBOX" \
 			"${BENCH_SRC[@]}"
 		[ -n "$KGNI_KO" ] && sha256sum "$KGNI_KO"
 		[ -n "$KTEST_KO" ] && echo ktest && sha256sum "$KTEST_KO"
+		[ -n "$IPOGIF_KO" ] && echo ipogif && sha256sum "$IPOGIF_KO"
 		if [ -n "$SELFTESTS_DIR" ]; then
 			(cd "$SELFTESTS_DIR" && find . -type f -print0 | sort -z |
 				xargs -0r sha256sum)
@@ -233,13 +256,17 @@ for applet in $("$BUSYBOX" --list-full); do
 done
 
 install -m 0755 "$GUEST/init" "$ROOT/init"
+# ipogif0's set-up, run by /init with vgemini.ipogif=1 (and by hand after
+# an rmmod of ipogif)
+install -m 0755 "$GUEST/ipogif-up" "$ROOT/sbin/ipogif-up"
 gcc -static -O2 -Wall -Wextra -Werror -s -Iuapi -o "$ROOT/sbin/vgemini-agent" \
 	"${AGENT_SRC[@]}"
 # The job domain tool "vgemini run" runs on every node (Documentation/jobs.rst).
 gcc -static -O2 -Wall -Wextra -Werror -s -Iuapi -o "$ROOT/usr/bin/kgni-job" \
 	"$GUEST/kgni-job.c"
-# udp_pingpong (over the Ethernet segment of "vgemini up --net") and
-# edu_store (the edu device of "vgemini up --edu").
+# udp_pingpong (over the Ethernet segment of "vgemini up --net"),
+# edu_store (the edu device of "vgemini up --edu"), tcp_stream and
+# icmp_echo (over ipogif0 of "vgemini up --ipogif").
 for src in "${BENCH_SRC[@]}"; do
 	gcc -static -O2 -Wall -Wextra -Werror -s \
 		-o "$ROOT/usr/bin/$(basename "$src" .c)" "$src"
@@ -315,6 +342,13 @@ if [ -n "$KTEST_KO" ]; then
 	say "ktest: $KTEST_KO"
 elif [ "$ktest_explicit" = 0 ]; then
 	say "ktest: none (build/ktest/kgni_ktest.ko not built: make ktest)"
+fi
+# Loaded by /init when the command line says vgemini.ipogif=1.
+if [ -n "$IPOGIF_KO" ]; then
+	cp "$IPOGIF_KO" "$ROOT/lib/modules/ipogif.ko"
+	say "ipogif: $IPOGIF_KO"
+elif [ "$ipogif_explicit" = 0 ]; then
+	say "ipogif: none (build/ipogif/ipogif.ko not built: make ipogif)"
 fi
 if [ -n "$SELFTESTS_DIR" ]; then
 	cp -a "$SELFTESTS_DIR"/. "$ROOT/selftests/"

@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""The guest baseline tools of guest/bench/, run on the host: udp_pingpong
-over loopback (UDP and TCP, output, time-outs, usage) and edu_store
-against a made-up sysfs tree (finding the device, enabling it, refusing
-one that is no edu device).  In the guests they run against the
-Ethernet segment of 'up --net' and the edu device of 'up --edu'."""
+"""The guest tools of guest/bench/, run on the host: udp_pingpong over
+loopback (UDP and TCP, output, time-outs, usage), edu_store against a
+made-up sysfs tree (finding the device, enabling it, refusing one that is
+no edu device), tcp_stream and icmp_echo over loopback (the bytes
+checked, a difference found, usage).  In the guests they run against the
+Ethernet segment of 'up --net', the edu device of 'up --edu' and ipogif0
+of 'up --ipogif'."""
 
 import os
 import re
@@ -127,6 +129,87 @@ class PingPong(unittest.TestCase):
             r = self.run_tool(*args)
             self.assertEqual(r.returncode, 2, args)
             self.assertIn("usage: udp_pingpong", r.stderr)
+
+
+class TcpStream(unittest.TestCase):
+    RECV = (r"^tcp_stream: received (\d+) bytes as sent in [0-9.]+ s "
+            r"\([0-9.]+ MB/s\)$")
+
+    def recv(self, port, nbytes, seed="5", wait="20"):
+        return subprocess.Popen([tool("tcp_stream"), "-t", wait, "recv",
+                                 str(port), str(nbytes), seed],
+                                stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+
+    def test_stream(self):
+        for nbytes in (1, 65536, 3000001):
+            port = free_port(socket.SOCK_STREAM)
+            r = self.recv(port, nbytes)
+            s = subprocess.run([tool("tcp_stream"), "send", "127.0.0.1",
+                                str(port), str(nbytes), "5"],
+                               capture_output=True, text=True, timeout=60)
+            rout, rerr = r.communicate(timeout=60)
+            self.assertEqual((r.returncode, rerr), (0, ""))
+            m = re.fullmatch(self.RECV, rout.strip())
+            self.assertIsNotNone(m, rout)
+            self.assertEqual(int(m.group(1)), nbytes)
+            self.assertEqual((s.returncode, s.stderr), (0, ""))
+            self.assertRegex(s.stdout, rf"^tcp_stream: sent {nbytes} bytes ")
+
+    def test_difference_and_short_stream(self):
+        port = free_port(socket.SOCK_STREAM)
+        r = self.recv(port, 1000)
+        subprocess.run([tool("tcp_stream"), "send", "127.0.0.1", str(port),
+                        "1000", "6"], capture_output=True, timeout=60)
+        _, err = r.communicate(timeout=60)
+        self.assertEqual(r.returncode, 1)
+        self.assertRegex(err, r"byte \d+ is 0x[0-9a-f]{2}, not 0x")
+        port = free_port(socket.SOCK_STREAM)
+        r = self.recv(port, 1000)
+        subprocess.run([tool("tcp_stream"), "send", "127.0.0.1", str(port),
+                        "999", "5"], capture_output=True, timeout=60)
+        _, err = r.communicate(timeout=60)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("the stream ended after 999 of 1000 bytes", err)
+
+    def test_time_out_and_usage(self):
+        port = free_port(socket.SOCK_STREAM)
+        r = self.recv(port, 10, wait="0.5")
+        _, err = r.communicate(timeout=30)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("no connection within 0.5 s", err)
+        for args in ((), ("recv", "5"), ("recv", "0", "5"),
+                     ("recv", "5", "0"), ("send", "1.2.3", "5", "5"),
+                     ("send", "127.0.0.1", "5", "5", "4294967296"),
+                     ("bogus", "1", "2")):
+            p = subprocess.run([tool("tcp_stream"), *args],
+                               capture_output=True, text=True, timeout=30)
+            self.assertEqual(p.returncode, 2, args)
+            self.assertIn("usage: tcp_stream", p.stderr)
+
+
+class IcmpEcho(unittest.TestCase):
+    def run_tool(self, *args):
+        return subprocess.run([tool("icmp_echo"), *args],
+                              capture_output=True, text=True, timeout=60)
+
+    def test_loopback(self):
+        for size in (8, 4038, 65507):
+            p = self.run_tool("127.0.0.1", str(size), "3", "9")
+            if "raw ICMP socket" in p.stderr:
+                self.skipTest("no raw socket here: " + p.stderr.strip())
+            self.assertEqual((p.returncode, p.stderr), (0, ""))
+            self.assertRegex(p.stdout, rf"^icmp_echo: 3 replies of {size} "
+                             r"bytes as sent; round trip us: min [0-9.]+ "
+                             r"avg [0-9.]+ max [0-9.]+\n$")
+
+    def test_usage(self):
+        for args in ((), ("127.0.0.1", "7", "1"), ("127.0.0.1", "65508", "1"),
+                     ("127.0.0.1", "8", "0"), ("1.2.3", "8", "1"),
+                     ("-t", "0", "127.0.0.1", "8", "1")):
+            p = self.run_tool(*args)
+            self.assertEqual(p.returncode, 2, args)
+            self.assertIn("usage: icmp_echo", p.stderr)
 
 
 class EduStore(unittest.TestCase):
