@@ -40,6 +40,10 @@ def cmd_up(args):
     nnodes = dims[0] * dims[1] * dims[2]
     gemini = not args.no_gemini
     net, edu = getattr(args, "net", False), getattr(args, "edu", False)
+    ipogif = getattr(args, "ipogif", False)
+    if ipogif and not gemini:
+        raise Failure("--ipogif needs the cray-gemini device (not with "
+                      "--no-gemini)", EXIT_USAGE)
     check_tools(qemu, gemini, net, edu)
     extra = shlex.split(args.qemu_args or "")
     link_size = header_define("vgemini_link.h", "VGEMINI_LINK_FILE_SIZE")
@@ -51,7 +55,7 @@ def cmd_up(args):
         net_devices.check_net(fab, nnodes)
         net_devices.ethhub_binary()     # built before anything boots
     topo = claim_fabric(fab, dims, mem, qemu, image, gemini, link_size,
-                        shares, net, edu)
+                        shares, net, edu, ipogif)
     return boot_fabric(fab, topo, args, extra)
 
 
@@ -94,7 +98,7 @@ def check_host(fab, nnodes, mem):
 
 
 def claim_fabric(fab, dims, mem, qemu, image, gemini, link_size, shares,
-                 net=False, edu=False):
+                 net=False, edu=False, ipogif=False):
     """Under the base directory's lock: refuse a fabric that is up, remove
     the leftovers of one that is not, create the run directory (with its
     net/ for --net), the link files and the topology record (saved, and
@@ -122,7 +126,7 @@ def claim_fabric(fab, dims, mem, qemu, image, gemini, link_size, shares,
                 os.ftruncate(fd, link_size)   # zero-filled
                 os.close(fd)
         topo = topology_record(fab, dims, mem, qemu, image, gemini, shares,
-                               net, edu)
+                               net, edu, ipogif)
         fab.save(topo)
     finally:
         os.close(lockfd)
@@ -130,7 +134,7 @@ def claim_fabric(fab, dims, mem, qemu, image, gemini, link_size, shares,
 
 
 def topology_record(fab, dims, mem, qemu, image, gemini, shares,
-                    net=False, edu=False):
+                    net=False, edu=False, ipogif=False):
     """The new fabric's topology.json (no process started yet)."""
     nnodes = dims[0] * dims[1] * dims[2]
     topo = {
@@ -138,7 +142,7 @@ def topology_record(fab, dims, mem, qemu, image, gemini, shares,
         "qemu": qemu, "image": image, "gemini": gemini,
         "rundir": fab.rundir, "linkdir": fab.linkdir,
         "agent_ports": AGENT_PORTS, "created": time.time(),
-        "shares": shares, "net": net, "edu": edu,
+        "shares": shares, "net": net, "edu": edu, "ipogif": ipogif,
         "nodes": [],
     }
     for n in range(nnodes):
@@ -152,6 +156,9 @@ def topology_record(fab, dims, mem, qemu, image, gemini, shares,
             nd["mac"] = net_devices.node_mac(n)
             nd["ip"] = net_devices.node_ip(n)
             nd["net_sock"] = fab.net_sock(n)
+        if ipogif:
+            nd["ipogif_mac"] = net_devices.ipogif_mac(n)
+            nd["ipogif_ip"] = net_devices.ipogif_ip(n)
         for d in DIMS:
             nd["neighbours"][d + "p"] = neighbour(n, dims, d, +1)
             nd["neighbours"][d + "m"] = neighbour(n, dims, d, -1)
@@ -187,6 +194,12 @@ def boot_fabric(fab, topo, args, extra):
                 ips += " to " + net_devices.node_ip(nnodes - 1)
             say(f"  Ethernet hub pid {topo['ethhub']['pid']}: nodes {ips}"
                 f"/{net_devices.NET_BITS} (log {fab.ethhub_log})")
+        if topo.get("ipogif"):
+            ips = net_devices.ipogif_ip(0)
+            if nnodes > 1:
+                ips += " to " + net_devices.ipogif_ip(nnodes - 1)
+            say(f"  ipogif0: nodes {ips}/{net_devices.IPOGIF_BITS} "
+                f"({net_devices.IPOGIF_ARG})")
         procs = start_qemus(fab, topo, args.append, extra)
         deadline = t0 + args.timeout
 
@@ -299,7 +312,8 @@ def start_qemus(fab, topo, append, extra):
     for n in range(len(topo["nodes"])):
         argv = qemu_argv(fab, qemu, image, n, dims, mem, gemini,
                          append, extra, topo.get("shares", []),
-                         topo.get("net", False), topo.get("edu", False))
+                         topo.get("net", False), topo.get("edu", False),
+                         topo.get("ipogif", False))
         with open(fab.path(n, "cmdline"), "w") as f:
             f.write(" ".join(shlex.quote(a) for a in argv) + "\n")
         with open(fab.path(n, "log"), "wb") as log:

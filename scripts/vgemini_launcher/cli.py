@@ -86,6 +86,10 @@ def build_parser():
     s.add_argument("--edu", action="store_true",
                    help="give every node QEMU's edu test device (the "
                    "store-rate baseline, guest tool edu_store)")
+    s.add_argument("--ipogif", action="store_true",
+                   help="bring up ipogif0, IP over the fabric, in every "
+                   "node (ipogif.ko; node N: MAC 00:01:01 + its NIC "
+                   "address, IP 10.128.0.0/14 + N + 1)")
     s.set_defaults(func=cmd_up)
 
     s = sub.add_parser("status", parents=[common], help="show the nodes")

@@ -4,7 +4,9 @@ fabric with): --net, one Ethernet segment shared by every node (a
 virtio-net interface each, QEMU's '-netdev dgram' unix sockets joined by
 the vgemini-ethhub learning switch), and --edu, QEMU's 'edu' test device
 (the rate of a guest's stores to an emulated register).  Their addresses,
-QEMU arguments and the hub's program and command line.
+QEMU arguments and the hub's program and command line.  Also the
+addresses of --ipogif's ipogif0, IP over the fabric itself (the guests'
+ipogif.ko, Documentation/ipogif.rst).
 """
 
 import os
@@ -26,6 +28,13 @@ EDU_ID = "edu0"
 # sizeof(struct sockaddr_un.sun_path) - 1
 SUN_PATH_MAX = 107
 
+# --ipogif: node n's ipogif0 is 10.128.0.0/14 + n + 1 (guest/ipogif-up,
+# the same H as the segment's), its MAC 00:01:01 and its NIC address
+# (uGNI's convention; the NIC address of node n is n << 2, NIC id 0).
+IPOGIF_ARG = "vgemini.ipogif=1"
+IPOGIF_BITS = 14
+IPOGIF_MAC_PREFIX = "00:01:01"
+
 HUB_SOURCE = os.path.join(REPO, "scripts", "vgemini-ethhub.c")
 HUB_BINARY = os.path.join(REPO, "build", "host", "vgemini-ethhub")
 # The same as the Makefile's rule for it.
@@ -45,6 +54,23 @@ def node_ip(n):
     if n < 0 or h > 0xfffe:
         raise ValueError(f"node {n} has no IP address")
     return f"{NET_PREFIX[0]}.{NET_PREFIX[1]}.{h >> 8}.{h & 0xff}"
+
+
+def ipogif_ip(n):
+    """Node n's address on ipogif0 (without the prefix length)."""
+    h = n + 1
+    if n < 0 or h > (1 << (32 - IPOGIF_BITS)) - 2:
+        raise ValueError(f"node {n} has no ipogif0 address")
+    return f"10.{128 + (h >> 16)}.{(h >> 8) & 0xff}.{h & 0xff}"
+
+
+def ipogif_mac(n):
+    """Node n's MAC on ipogif0."""
+    if not 0 <= n <= 0xffff:
+        raise ValueError(f"node {n} has no NIC address")
+    pe = n << 2
+    return (f"{IPOGIF_MAC_PREFIX}:{pe >> 16:02x}:{(pe >> 8) & 0xff:02x}:"
+            f"{pe & 0xff:02x}")
 
 
 def check_net(fab, nnodes):

@@ -193,7 +193,7 @@ def qemu_has_gemini(qemu):
 
 
 def qemu_argv(fab, qemu, image, n, dims, mem, gemini, append, extra,
-              shares=(), net=False, edu=False):
+              shares=(), net=False, edu=False, ipogif=False):
     x, y, z = coord_of(n, dims)
     cmdline = (f"console=ttyS0 panic=-1 quiet mitigations=off "
                f"no_timer_check vgemini.fabric={fab.name} vgemini.node={n} "
@@ -202,6 +202,8 @@ def qemu_argv(fab, qemu, image, n, dims, mem, gemini, append, extra,
                f"vgemini.ports={AGENT_PORTS}")
     if shares:
         cmdline += " " + host_shares.kernel_arg(shares)
+    if ipogif:
+        cmdline += " " + net_devices.IPOGIF_ARG
     if append:
         cmdline += " " + append
     argv = [qemu, "-name", qopt(f"vgemini-{fab.name}-node{n}"),

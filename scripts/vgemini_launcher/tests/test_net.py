@@ -112,6 +112,98 @@ class GuestInit(unittest.TestCase):
             self.assertEqual(env, "")
 
 
+class IpogifAddresses(unittest.TestCase):
+    def test_ip(self):
+        for n, ip in ((0, "10.128.0.1"), (1, "10.128.0.2"),
+                      (254, "10.128.0.255"), (255, "10.128.1.0"),
+                      (65535, "10.129.0.0"), (262141, "10.131.255.254")):
+            self.assertEqual(net.ipogif_ip(n), ip)
+        for n in (-1, 262142):
+            with self.assertRaises(ValueError):
+                net.ipogif_ip(n)
+
+    def test_mac(self):
+        for n, m in ((0, "00:01:01:00:00:00"), (1, "00:01:01:00:00:04"),
+                     (7, "00:01:01:00:00:1c"), (300, "00:01:01:00:04:b0"),
+                     (65535, "00:01:01:03:ff:fc")):
+            self.assertEqual(net.ipogif_mac(n), m)
+        for n in (-1, 65536):
+            with self.assertRaises(ValueError):
+                net.ipogif_mac(n)
+
+
+class IpogifUp(unittest.TestCase):
+    """guest/ipogif-up, run by busybox sh with stand-ins for insmod and
+    ip and its /proc, /sys and /run files in a scratch directory: the
+    address is the launcher's, IPv6 is off before the link comes up."""
+
+    def run_up(self, node, loaded=False, netdev=True, cmdline="quiet"):
+        busybox = shutil.which("busybox")
+        if busybox is None:
+            self.skipTest("no busybox")
+        tmp = tempfile.mkdtemp(prefix="vgemini-ipogif-")
+        self.addCleanup(shutil.rmtree, tmp, True)
+        paths = {"/proc/cmdline": "cmdline", "/run/vgemini.env": "env",
+                 "/proc/sys/net/ipv6/conf/ipogif0/disable_ipv6": "ipv6",
+                 "/sys/module/ipogif": "module",
+                 "/sys/class/net/ipogif0": "netdev"}
+        with open(os.path.join(tmp, "cmdline"), "w") as f:
+            f.write(cmdline + "\n")
+        if loaded:
+            os.mkdir(os.path.join(tmp, "module"))
+        if netdev:
+            os.mkdir(os.path.join(tmp, "netdev"))
+        with open(os.path.join(REPO, "guest", "ipogif-up")) as f:
+            script = f.read()
+        for real, mine in paths.items():
+            script = script.replace(real, os.path.join(tmp, mine))
+        ipv6 = os.path.join(tmp, "ipv6")
+        script = ("insmod() { echo \"insmod $*\"; }\n"
+                  f"ip() {{ echo \"ip $* (ipv6 off: $(cat {ipv6}))\"; }}\n"
+                  + script.split("\n", 1)[1])
+        env = {"PATH": os.environ["PATH"]}
+        if node is not None:
+            env["VGEMINI_NODE"] = str(node)
+        p = subprocess.run([busybox, "sh", "-c", script], env=env,
+                           capture_output=True, text=True, timeout=30)
+        try:
+            with open(os.path.join(tmp, "env")) as f:
+                saved = f.read()
+        except FileNotFoundError:
+            saved = ""
+        return p.returncode, p.stdout, p.stderr, saved
+
+    def test_address_rule(self):
+        for n in (0, 1, 254, 255, 65535):
+            ip = net.ipogif_ip(n)
+            rc, out, err, env = self.run_up(n)
+            self.assertEqual((rc, err), (0, ""))
+            self.assertEqual(out, "insmod /lib/modules/ipogif.ko\n"
+                             f"ip addr add {ip}/14 dev ipogif0 "
+                             "(ipv6 off: 1)\n"
+                             "ip link set ipogif0 up (ipv6 off: 1)\n")
+            self.assertEqual(env, f"VGEMINI_IPOGIF_IP={ip}\n")
+
+    def test_parameters_and_loaded(self):
+        rc, out, _, _ = self.run_up(3, cmdline="quiet ipogif.smsg_max=2048 "
+                                    "kgni.debug=1 ipogif.credits=8")
+        self.assertEqual(rc, 0)
+        self.assertIn("insmod /lib/modules/ipogif.ko smsg_max=2048 "
+                      "credits=8\n", out)
+        rc, out, _, _ = self.run_up(3, loaded=True)
+        self.assertEqual(rc, 0)
+        self.assertNotIn("insmod", out)
+
+    def test_failures(self):
+        for node in ("x", "01", "262142", ""):
+            rc, out, err, env = self.run_up(node)
+            self.assertEqual((rc, out, env), (1, "", ""), node)
+            self.assertIn("ipogif-up:", err)
+        rc, out, err, env = self.run_up(2, netdev=False)
+        self.assertEqual((rc, env), (1, ""))
+        self.assertIn("no ipogif0", err)
+
+
 class QemuArgv(ScratchTest):
     def argv(self, n, **kw):
         fab = Fabric("f")
@@ -147,6 +239,15 @@ class QemuArgv(ScratchTest):
         self.assertNotIn("-netdev", argv)
         self.assertFalse(any(a.startswith(("edu", "virtio-net"))
                              for a in argv))
+
+    def test_ipogif(self):
+        _, argv = self.argv(2, ipogif=True)
+        cmdline = argv[argv.index("-append") + 1].split()
+        self.assertIn("vgemini.ipogif=1", cmdline)
+        self.assertIn("vgemini.node=2", cmdline)
+        _, argv = self.argv(2)
+        self.assertNotIn("vgemini.ipogif=1",
+                         argv[argv.index("-append") + 1].split())
 
     def test_commas_in_paths_are_escaped(self):
         os.environ["VGEMINI_RUNDIR"] = self.rundir + ",x"
@@ -242,8 +343,34 @@ class Topology(ScratchTest):
             with open(fab.path(n, "cmdline")) as f:
                 self.assertIn("edu,id=edu0", f.read())
 
+    def test_ipogif_record(self):
+        fab = Fabric("f")
+        topo = boot.claim_fabric(fab, [2, 1, 1], 128, "/q", "/img", True,
+                                 4096, [], False, False, True)
+        self.assertTrue(topo["ipogif"])
+        self.assertEqual([(nd["ipogif_mac"], nd["ipogif_ip"])
+                          for nd in topo["nodes"]],
+                         [("00:01:01:00:00:00", "10.128.0.1"),
+                          ("00:01:01:00:00:04", "10.128.0.2")])
+        started = []
+
+        class FakeQemu:
+            pid = os.getpid()
+
+            def __init__(self, argv, **kw):
+                started.append(argv)
+
+            def poll(self):
+                return None
+        with mock.patch.object(boot.subprocess, "Popen", FakeQemu):
+            boot.start_qemus(fab, topo, "", [])
+        for argv in started:
+            self.assertIn("vgemini.ipogif=1",
+                          argv[argv.index("-append") + 1].split())
+
     def test_without(self):
         fab, topo = self.claim(False, False)
+        self.assertFalse(topo["ipogif"])
         self.assertEqual((topo["net"], topo["edu"]), (False, False))
         self.assertNotIn("mac", topo["nodes"][0])
         self.assertFalse(os.path.exists(fab.netdir))
