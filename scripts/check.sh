@@ -94,6 +94,7 @@ for dims in 3x2x1 2x2x2; do
 	stage "guest-selftests-$dims" 1500 "$REPO/scripts/tests/guest-selftests.sh" "$dims"
 done
 stage fabric-faults-2x2x2 1500 "$REPO/scripts/tests/fabric-test.py" 2x2x2
+stage ipogif-2x2x2 600 "$REPO/scripts/tests/ipogif.py" 2x2x2
 for dims in 2x2x2 4x2x1 3x3x1; do
 	stage "fabric-routing-$dims" 1500 "$REPO/scripts/tests/fabric-routing.py" "$dims"
 done

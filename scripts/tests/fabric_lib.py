@@ -68,13 +68,14 @@ class Fabric:
             os.path.abspath(os.environ.get("VGEMINI_SHMDIR", "/dev/shm")),
             f"vgemini-{self.name}")
 
-    def up(self, tap, dims, timeout=900):
+    def up(self, tap, dims, timeout=900, extra=()):
+        """vgemini up --dims DIMS [EXTRA...] as a TAP line."""
         t0 = time.time()
         rc, out, err = vg("up", "--dims", dims, "--timeout", timeout - 60,
-                          timeout=timeout)
+                          *extra, timeout=timeout)
         self.boot = time.time() - t0
-        tap.ok(rc == 0, f"up --dims {dims} ({self.boot:.1f}s)",
-               "" if rc == 0 else out + err)
+        tap.ok(rc == 0, f"up --dims {dims}{''.join(' ' + e for e in extra)} "
+               f"({self.boot:.1f}s)", "" if rc == 0 else out + err)
         return rc == 0
 
     def supervisor_log(self, lines=30):

@@ -1,0 +1,314 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""ipogif0, IP over the fabric (Documentation/ipogif.rst), on a torus of
+its own booted with --ipogif: every node has ipogif0 with its MAC
+(00:01:01 + its NIC address), its address (10.128.0.0/14 + NID + 1), the
+MTU of one short message and IPv6 off; every node pings every other at
+once (all ordered pairs, 0% loss, the connections made on demand, many
+of them simultaneous); a ping of payload near the MTU, and one of two
+fragments, checked byte for byte across the three hops from (0,0,0) to
+(1,1,1); a TCP stream between them checked byte for byte; the ARP tables
+hold the 00:01:01 MACs; the counters (ip -s link) agree: every packet
+and byte sent was received, none dropped or in error; "rmmod ipogif"
+while idle on every node leaves nothing behind (no object kgni frees for
+it), and after ipogif-up the pings go through again; no BUG, WARNING or
+Oops in any node's kernel log; down leaves nothing.  The MACs and
+addresses are computed here, never read from the launcher.  Prints TAP.
+
+usage: ipogif.py [DIMS]      (default 2x2x2)
+"""
+
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+import fabric_lib as fl  # noqa: E402
+
+SMSG_MAX = 4096                 # ipogif's default smsg_max
+HDR = 16                        # struct ipogif_hdr
+MTU = SMSG_MAX - HDR - 14       # less the Ethernet header
+BIG = MTU - 20 - 8              # an ICMP payload that fills one frame
+FRAGMENTED = 2 * MTU            # an ICMP payload of two IP fragments
+PINGS = 3                       # per ordered pair
+TCP_BYTES = 1 << 20
+TCP_PORT = 5201
+# What kgni logs when a client leaves objects behind at gni_cdm_destroy()
+KGNI_LEFT = "a kernel client destroyed its CDM with"
+
+
+def mac(n):
+    pe = n << 2                 # NID n's NIC address: Gemini id n, NIC 0
+    return f"00:01:01:{pe >> 16:02x}:{(pe >> 8) & 0xff:02x}:{pe & 0xff:02x}"
+
+
+def ip(n):
+    h = n + 1
+    return f"10.{128 + (h >> 16)}.{(h >> 8) & 0xff}.{h & 0xff}"
+
+
+def on_all(script, timeout=300):
+    """{node: [lines]} of a shell script run on every node at once, and
+    (exit status, stderr)."""
+    rc, out, err = fl.vg("exec", "all", "--timeout", timeout, "--", script,
+                         timeout=timeout + 60)
+    lines = {}
+    for line in out.splitlines():
+        m = re.match(r"\[(\d+)\] (.*)$", line)
+        if m:
+            lines.setdefault(int(m.group(1)), []).append(m.group(2))
+    return lines, rc, err
+
+
+def on(n, script, timeout=300):
+    return fl.vg("exec", n, "--timeout", timeout, "--", script,
+                 timeout=timeout + 60)
+
+
+def ping_all(nodes, targets, count=PINGS):
+    """Every node pings its targets (a function of the node) one after
+    the other, all nodes at once; ({(src, dst): (loss, rtt)}, problems)."""
+    script = ("for t in $TARGETS; do "
+              f"o=$(ping -c {count} -i 0.2 -W 5 -q $t 2>&1); "
+              "l=$(echo \"$o\" | "
+              "sed -n 's/.* \\([0-9.]*\\)% packet loss.*/\\1/p'); "
+              "r=$(echo \"$o\" | sed -n 's|.*= \\([0-9./]*\\) ms.*|\\1|p'); "
+              "echo \"P $t ${l:-?} ${r:--}\"; done")
+    case = " ".join(f"{n}) TARGETS='{' '.join(ip(m) for m in targets(n))}' ;;"
+                    for n in nodes)
+    lines, rc, err = on_all(f"case $VGEMINI_NODE in {case} esac; " + script)
+    seen, bad = {}, []
+    by_ip = {ip(m): m for m in nodes}
+    for n in nodes:
+        for line in lines.get(n, []):
+            f = line.split()
+            if len(f) == 4 and f[0] == "P" and f[1] in by_ip:
+                seen[(n, by_ip[f[1]])] = (f[2], f[3])
+    for n in nodes:
+        for m in targets(n):
+            loss, rtt = seen.get((n, m), ("no answer", "-"))
+            if loss != "0":
+                bad.append(f"{n} -> {m}: {loss}% loss")
+    if rc:
+        bad.append(f"exec all: exit {rc}: {err.strip()}")
+    return seen, bad
+
+
+def rtt_summary(seen):
+    """min/avg/max of the pings' averages, in ms."""
+    avgs = [float(r.split("/")[1]) for _, r in seen.values()
+            if r.count("/") == 2]
+    if not avgs:
+        return "no round trips"
+    return (f"{min(avgs):.2f}/{sum(avgs) / len(avgs):.2f}/{max(avgs):.2f} "
+            "ms (min/avg/max of the pairs' averages)")
+
+
+STATS = ("rx_packets", "tx_packets", "rx_bytes", "tx_bytes", "rx_dropped",
+         "tx_dropped", "rx_errors", "tx_errors")
+# iproute2's ip, from the host's /usr the guests see (busybox ip has no -s)
+IP_S_LINK = "chroot /run/vgemini/host /usr/bin/ip -s link show dev ipogif0"
+
+
+def parse_ip_s_link(lines):
+    """{counter: value} of ip -s link's RX: and TX: blocks."""
+    out = {}
+    for i, line in enumerate(lines[:-1]):
+        f = line.split()
+        if f and f[0] in ("RX:", "TX:"):
+            d = f[0][:2].lower()
+            v = lines[i + 1].split()
+            for k, name in enumerate(f[1:5]):
+                if k < len(v) and v[k].isdigit():
+                    out[f"{d}_{name}"] = int(v[k])
+    return out
+
+
+def counters(nodes):
+    """{node: {counter: value}} of ipogif0, as ip -s link shows them."""
+    lines, rc, err = on_all(IP_S_LINK)
+    return {n: parse_ip_s_link(lines.get(n, [])) for n in nodes}
+
+
+def idle_counters(nodes, tries=10):
+    """The counters once two reads a second apart agree (nothing in
+    flight); the last read if they never do."""
+    last = counters(nodes)
+    for _ in range(tries):
+        time.sleep(1)
+        now = counters(nodes)
+        if now == last:
+            return now, True
+        last = now
+    return last, False
+
+
+def check_counters(tap, nodes, what):
+    c, still = idle_counters(nodes)
+    missing = [n for n in nodes if set(c[n]) != set(STATS)]
+    tot = {k: sum(c[n].get(k, 0) for n in nodes) for k in STATS}
+    tap.ok(still and not missing and
+           tot["tx_packets"] == tot["rx_packets"] > 0 and
+           tot["tx_bytes"] == tot["rx_bytes"] > 0 and
+           all(c[n].get("rx_packets") and c[n].get("tx_packets")
+               for n in nodes) and
+           not any(tot[k] for k in STATS[4:]),
+           f"{what}: ip -s link's counters agree: {tot['tx_packets']} "
+           "packets, "
+           f"{tot['tx_bytes']} bytes sent and received, none dropped or "
+           "in error", f"idle {still}, no counters on {missing}, totals "
+           f"{tot}, per node {c}")
+
+
+def arp_tables(tap, nodes):
+    lines, rc, err = on_all("cat /proc/net/arp")
+    bad = []
+    for n in nodes:
+        have = {}
+        for line in lines.get(n, []):
+            f = line.split()
+            if len(f) == 6 and f[5] == "ipogif0":
+                have[f[0]] = (f[3], f[2])
+        for m in nodes:
+            if m == n:
+                continue
+            got = have.get(ip(m))
+            if got != (mac(m), "0x2"):
+                bad.append(f"node {n}: {ip(m)} is {got}, want "
+                           f"({mac(m)}, 0x2)")
+    tap.ok(rc == 0 and not bad, f"ARP: every node has every other's "
+           f"00:01:01 MAC on ipogif0 ({len(nodes) * (len(nodes) - 1)} "
+           "entries)", "\n".join(bad[:30]) + err)
+
+
+def interfaces(tap, nodes):
+    lines, rc, err = on_all(
+        "d=/sys/class/net/ipogif0; echo \"mac $(cat $d/address)\"; "
+        "echo \"mtu $(cat $d/mtu)\"; "
+        "echo \"ipv6 $(cat /proc/sys/net/ipv6/conf/ipogif0/disable_ipv6)\"; "
+        "ip -4 -o addr show dev ipogif0 | "
+        "sed -n 's/.* inet \\([^ ]*\\).*/addr \\1/p'; "
+        "echo \"state $(cat $d/operstate)\"")
+    bad = []
+    for n in nodes:
+        got = dict(line.split(" ", 1) for line in lines.get(n, [])
+                   if " " in line)
+        want = {"mac": mac(n), "mtu": str(MTU), "ipv6": "1",
+                "addr": ip(n) + "/14", "state": "unknown"}
+        for k, v in want.items():
+            if got.get(k) != v and not (k == "state" and got.get(k) == "up"):
+                bad.append(f"node {n}: {k} {got.get(k)!r}, want {v!r}")
+    tap.ok(rc == 0 and not bad, f"ipogif0 on every node: its MAC, "
+           f"10.128.0.0/14 + NID + 1, MTU {MTU}, IPv6 off, up",
+           "\n".join(bad) + err)
+
+
+def kernel_logs(tap, nodes, what):
+    lines, rc, err = on_all("dmesg")
+    bad = []
+    for n in nodes:
+        for line in lines.get(n, []):
+            if re.search(r"BUG|WARNING|Oops|Call Trace|" + KGNI_LEFT, line):
+                bad.append(f"node {n}: {line}")
+    tap.ok(rc == 0 and not bad, f"{what}: no BUG, WARNING, Oops or object "
+           "left in any node's kernel log", "\n".join(bad[:40]) + err)
+
+
+def big_pings(tap, src, dst):
+    for size, what in ((BIG, "one full frame"),
+                       (FRAGMENTED, "two IP fragments")):
+        rc, out, err = on(src, f"icmp_echo -t 10 {ip(dst)} {size} 5 {size}")
+        tap.ok(rc == 0 and " replies of " in out,
+               f"{fl.distance(src, dst, DIMS_L)}-hop ping {src} -> {dst} "
+               f"of {size} bytes ({what}), 5 replies checked byte for byte",
+               out + err)
+        if rc == 0:
+            tap.note(out.strip())
+
+
+def tcp_stream(tap, src, dst):
+    recv = {}
+
+    def receiver():
+        recv["r"] = on(dst, f"tcp_stream -t 60 recv {TCP_PORT} "
+                       f"{TCP_BYTES} 42", timeout=120)
+    t = threading.Thread(target=receiver)
+    t.start()
+    rc, out, err = on(src, f"tcp_stream -t 60 send {ip(dst)} {TCP_PORT} "
+                      f"{TCP_BYTES} 42", timeout=120)
+    t.join(180)
+    rrc, rout, rerr = recv.get("r", (None, "", "no answer"))
+    tap.ok(rc == 0 and rrc == 0 and "as sent" in rout,
+           f"TCP {src} -> {dst}: {TCP_BYTES} bytes checked byte for byte "
+           f"({rout.strip().split(' in ')[-1] if rrc == 0 else 'failed'})",
+           f"sender {rc}: {out}{err}\nreceiver {rrc}: {rout}{rerr}")
+
+
+def reload(tap, nodes):
+    lines, rc, err = on_all(
+        "rmmod ipogif && ! [ -e /sys/class/net/ipogif0 ] && "
+        "! [ -d /sys/module/ipogif ] && echo gone")
+    gone = [n for n in nodes if "gone" in lines.get(n, [])]
+    tap.ok(rc == 0 and len(gone) == len(nodes), "rmmod ipogif while idle "
+           "on every node: ipogif0 and the module gone",
+           f"gone on {gone}: {err}")
+    kernel_logs(tap, nodes, "after rmmod")
+    lines, rc, err = on_all("ipogif-up && echo up")
+    up = [n for n in nodes if "up" in lines.get(n, [])]
+    tap.ok(rc == 0 and len(up) == len(nodes), "ipogif-up again on every "
+           "node", f"up on {up}: {err}")
+
+
+DIMS_L = [2, 2, 2]
+
+
+def body(tap, fab, dims):
+    global DIMS_L
+    DIMS_L = fl.parse_dims(dims)
+    nodes = list(range(DIMS_L[0] * DIMS_L[1] * DIMS_L[2]))
+    far = max(nodes, key=lambda m: fl.distance(0, m, DIMS_L))
+    if not fab.up(tap, dims, extra=["--ipogif"]):
+        return
+    interfaces(tap, nodes)
+
+    t0 = time.time()
+    seen, bad = ping_all(nodes, lambda n: [m for m in nodes if m != n])
+    npairs = len(nodes) * (len(nodes) - 1)
+    tap.ok(not bad, f"ping between all {npairs} ordered pairs, all nodes "
+           f"at once, {PINGS} each: 0% loss ({time.time() - t0:.1f}s)",
+           "\n".join(bad))
+    tap.note("ipogif0 round trip, 56-byte ping: " + rtt_summary(seen))
+
+    big_pings(tap, 0, far)
+    rc, out, err = on(0, f"icmp_echo {ip(far)} 56 20 1")
+    if tap.ok(rc == 0, f"20 checked 56-byte pings 0 -> {far}", out + err):
+        tap.note(out.strip())
+    tcp_stream(tap, 0, far)
+    arp_tables(tap, nodes)
+    check_counters(tap, nodes, "after the traffic")
+
+    kernel_logs(tap, nodes, "after the traffic")
+    reload(tap, nodes)
+    seen, bad = ping_all(nodes, lambda n: [(n + 1) % len(nodes),
+                                           (n + len(nodes) // 2 + 1) %
+                                           len(nodes)])
+    tap.ok(not bad, "after the reload each node pings two others: 0% loss",
+           "\n".join(bad))
+    big_pings(tap, far, 0)
+    check_counters(tap, nodes, "after the reload")
+    kernel_logs(tap, nodes, "at the end")
+
+
+def main():
+    dims = sys.argv[1] if len(sys.argv) > 1 else "2x2x2"
+    if subprocess.run([fl.VGEMINI, "--help"], capture_output=True).returncode:
+        print("Bail out! vgemini does not run")
+        sys.exit(1)
+    fl.run_test("ipogif", lambda tap, fab: body(tap, fab, dims))
+
+
+if __name__ == "__main__":
+    main()
