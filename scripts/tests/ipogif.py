@@ -250,10 +250,11 @@ def tcp_stream(tap, src, dst):
 def reload(tap, nodes):
     lines, rc, err = on_all(
         "rmmod ipogif && ! [ -e /sys/class/net/ipogif0 ] && "
-        "! [ -d /sys/module/ipogif ] && echo gone")
+        "! [ -d /sys/module/ipogif ] && "
+        "[ \"$(cat /sys/module/kgni/refcnt)\" = 0 ] && echo gone")
     gone = [n for n in nodes if "gone" in lines.get(n, [])]
     tap.ok(rc == 0 and len(gone) == len(nodes), "rmmod ipogif while idle "
-           "on every node: ipogif0 and the module gone",
+           "on every node: ipogif0 and the module gone, kgni unused",
            f"gone on {gone}: {err}")
     kernel_logs(tap, nodes, "after rmmod")
     lines, rc, err = on_all("ipogif-up && echo up")
