@@ -19,6 +19,7 @@
 #ifndef IPOGIF_H
 #define IPOGIF_H
 
+#include <linux/atomic.h>
 #include <linux/bitmap.h>
 #include <linux/kthread.h>
 #include <linux/mutex.h>
@@ -205,6 +206,11 @@ struct ipogif_stats {
  * @listen_dg: the wildcard's received datagram
  * @connect_work: posts bound datagrams for peers in @connect_map
  * @connect_map: peers that want a connection made
+ * @polls: NAPI polls (debugfs)
+ * @flushes: flush timer expiries (debugfs)
+ * @no_credit: sends that found no credit (debugfs)
+ * @no_room: sends refused for want of a tid or FMA room (debugfs)
+ * @debugfs: debugfs ipogif/
  */
 struct ipogif_priv {
 	struct net_device *dev;
@@ -236,6 +242,11 @@ struct ipogif_priv {
 	struct ipogif_dg listen_dg;
 	struct work_struct connect_work;
 	unsigned long *connect_map;
+	atomic_long_t polls;
+	atomic_long_t flushes;
+	atomic_long_t no_credit;
+	atomic_long_t no_room;
+	struct dentry *debugfs;
 };
 
 /* Module parameters read outside ipogif_main.c */

@@ -13,11 +13,13 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/debugfs.h>
 #include <linux/etherdevice.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/netdevice.h>
 #include <linux/random.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 
 #include "ipogif.h"
@@ -130,6 +132,56 @@ static void ipogif_get_stats64(struct net_device *dev,
 		st->tx_errors += c[IPOGIF_TX_ERRORS];
 	}
 }
+
+static const char *const ipogif_state_names[] = {
+	[IPOGIF_PEER_IDLE] = "idle",
+	[IPOGIF_PEER_CONNECTING] = "connecting",
+	[IPOGIF_PEER_UP] = "up",
+};
+
+/*
+ * debugfs ipogif/peers: one line per peer (its state, which
+ * connections are open and which carries the frames, the frames waiting)
+ * and the device's event counts, for whoever debugs it.
+ */
+static int ipogif_peers_show(struct seq_file *m, void *v)
+{
+	struct ipogif_priv *priv = m->private;
+	unsigned int i, c;
+
+	seq_puts(m, "nid nic state conns tx backlog flags\n");
+	for (i = 0; i < priv->npeers; i++) {
+		struct ipogif_peer *peer = &priv->peers[i];
+		char conns[IPOGIF_PEER_CONNS + 1];
+		int tx = -1;
+
+		spin_lock_bh(&peer->lock);
+		for (c = 0; c < IPOGIF_PEER_CONNS; c++) {
+			struct ipogif_conn *conn =
+				rcu_dereference_protected(peer->conns[c],
+							  lockdep_is_held(&peer->lock));
+
+			conns[c] = conn ? '0' + c : '-';
+			if (conn && conn == peer->tx)
+				tx = c;
+		}
+		conns[c] = '\0';
+		seq_printf(m, "%u 0x%x %s %s %d %u%s%s%s\n", peer->nid, peer->pe,
+			   ipogif_state_names[peer->state], conns, tx,
+			   skb_queue_len(&peer->backlog),
+			   test_bit(i, priv->backlogged) ? " backlogged" : "",
+			   test_bit(i, priv->rx_pending) ? " rx_pending" : "",
+			   test_bit(i, priv->connect_map) ? " to_connect" : "");
+		spin_unlock_bh(&peer->lock);
+	}
+	seq_printf(m, "polls %ld flush_timer %ld no_credit %ld no_room %ld\n",
+		   atomic_long_read(&priv->polls),
+		   atomic_long_read(&priv->flushes),
+		   atomic_long_read(&priv->no_credit),
+		   atomic_long_read(&priv->no_room));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ipogif_peers);
 
 static const struct net_device_ops ipogif_netdev_ops = {
 	.ndo_open = ipogif_open,
@@ -331,6 +383,9 @@ static int __init ipogif_init(void)
 	if (ret)
 		goto cm;
 	ipogif_dev = dev;
+	priv->debugfs = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	debugfs_create_file("peers", 0400, priv->debugfs, priv,
+			    &ipogif_peers_fops);
 	netdev_info(dev, "NID %u, NIC 0x%x, %pM, MTU %u, %u peers\n",
 		    priv->nid, priv->pe, dev->dev_addr, dev->mtu,
 		    priv->npeers);
@@ -355,6 +410,7 @@ static void __exit ipogif_exit(void)
 	struct net_device *dev = ipogif_dev;
 	struct ipogif_priv *priv = netdev_priv(dev);
 
+	debugfs_remove_recursive(priv->debugfs);
 	/* No xmit, no NAPI from here on; then no datagram, no connection. */
 	unregister_netdev(dev);
 	ipogif_cm_stop(priv);

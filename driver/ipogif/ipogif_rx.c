@@ -171,6 +171,7 @@ int ipogif_poll(struct napi_struct *napi, int budget)
 						napi);
 	int done = 0;
 
+	atomic_long_inc(&priv->polls);
 	ipogif_tx_events(priv);
 	if (budget) {
 		ipogif_rx_events(priv);

@@ -45,6 +45,10 @@ static gni_return_t ipogif_send(struct ipogif_peer *peer, struct sk_buff *skb)
 			   skb->len, peer->nid);
 	if (rc == GNI_RC_SUCCESS)
 		ipogif_count_packet(priv, IPOGIF_TX_PACKETS, skb->len);
+	else if (rc == GNI_RC_NOT_DONE)
+		atomic_long_inc(&priv->no_credit);
+	else if (rc == GNI_RC_ERROR_RESOURCE)
+		atomic_long_inc(&priv->no_room);
 	return rc;
 }
 
@@ -206,5 +210,6 @@ void ipogif_flush_timer(struct timer_list *t)
 {
 	struct ipogif_priv *priv = from_timer(priv, t, flush_timer);
 
+	atomic_long_inc(&priv->flushes);
 	napi_schedule(&priv->napi);
 }
