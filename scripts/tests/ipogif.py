@@ -11,8 +11,9 @@ fragments, checked byte for byte across the three hops from (0,0,0) to
 hold the 00:01:01 MACs; the counters (ip -s link) agree: every packet
 and byte sent was received, none dropped or in error; "rmmod ipogif"
 while idle on every node leaves nothing behind (no object kgni frees for
-it), and after ipogif-up the pings go through again; no BUG, WARNING or
-Oops in any node's kernel log; down leaves nothing.  The MACs and
+it, kgni unused), and after ipogif-up the pings go through again; then,
+idle with its connections open, the fabric counts nothing; no BUG,
+WARNING or Oops in any node's kernel log; down leaves nothing.  The MACs and
 addresses are computed here, never read from the launcher.  Prints TAP.
 
 usage: ipogif.py [DIMS]      (default 2x2x2)
@@ -27,6 +28,9 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
 import fabric_lib as fl  # noqa: E402
+# The device's counters, their one list (uapi/vgemini_names.h)
+from vgemini_launcher.counters import (NIC_COUNTERS,  # noqa: E402
+                                       PORT_COUNTERS)
 
 SMSG_MAX = 4096                 # ipogif's default smsg_max
 HDR = 16                        # struct ipogif_hdr
@@ -184,6 +188,65 @@ def arp_tables(tap, nodes):
            "entries)", "\n".join(bad[:30]) + err)
 
 
+def moved(delta):
+    """Every counter of a difference that moved, as 'node port key=value'
+    (the device's counters, their one list in the launcher)."""
+    out = []
+    for n, c in sorted(delta["nodes"].items(), key=lambda i: int(i[0])):
+        if "error" in c:
+            out.append(f"node {n}: {c['error']}")
+            continue
+        for label in fl.LABELS:
+            pc = (c.get("ports") or {}).get(label) or {}
+            out += [f"node {n} {label} {k}={pc[k]}" for k in PORT_COUNTERS
+                    if pc.get(k)]
+        out += [f"node {n} nic {k}={c['nic'][k]}" for k in NIC_COUNTERS
+                if (c.get("nic") or {}).get(k)]
+    return out
+
+
+def idle_fabric(tap, windows=8, seconds=3):
+    """With every connection open and ipogif0 up, the fabric falls silent
+    (the neighbour tables' last probes, unicast ARP a few seconds after
+    the traffic, are IP's own): a window in which nothing moved."""
+    got = []
+    for k in range(windows):
+        rc, delta, err = fl.vg_json("counters", "--diff", seconds, "--json",
+                                    timeout=300)
+        got = moved(delta) if rc == 0 and delta else [f"exit {rc}: {err}"]
+        if not got:
+            break
+    tap.ok(not got, f"idle, with ipogif0 up and its connections open, the "
+           f"fabric counts nothing in {seconds} s (window {k + 1} of at "
+           f"most {windows})", "\n".join(got[:40]))
+
+
+def peers(tap, nodes):
+    """Every node's debugfs ipogif/peers: every other node up, nothing
+    waiting; how many pairs connected both ways at once (two
+    connections), as a note."""
+    lines, rc, err = on_all("cat /sys/kernel/debug/ipogif/peers")
+    bad, double = [], 0
+    for n in nodes:
+        seen = {}
+        for line in lines.get(n, []):
+            f = line.split()
+            if len(f) >= 6 and f[0].isdigit():
+                seen[int(f[0])] = f
+        for m in nodes:
+            f = seen.get(m)
+            if m == n:
+                continue
+            if not f or f[2] != "up" or f[5] != "0" or len(f) > 6:
+                bad.append(f"node {n}: peer {m}: {f}")
+            elif f[3].count("-") == 0:
+                double += 1
+    tap.ok(rc == 0 and not bad, "every node has every other up, nothing "
+           "waiting (debugfs ipogif/peers)", "\n".join(bad) + err)
+    tap.note(f"{double // 2} of {len(nodes) * (len(nodes) - 1) // 2} pairs "
+             "connected both ways at once and kept two connections")
+
+
 def interfaces(tap, nodes):
     lines, rc, err = on_all(
         "d=/sys/class/net/ipogif0; echo \"mac $(cat $d/address)\"; "
@@ -206,15 +269,30 @@ def interfaces(tap, nodes):
            "\n".join(bad) + err)
 
 
+# What no node's kernel log may say (the call traces of RCU stall
+# reports, a host too busy for a guest, are only noted)
+BAD_LOG = re.compile(r"BUG|WARNING|Oops|allocation failure|blocked for "
+                     r"more than|" + KGNI_LEFT)
+
+
 def kernel_logs(tap, nodes, what):
     lines, rc, err = on_all("dmesg")
-    bad = []
+    bad, context, traces = [], [], []
     for n in nodes:
-        for line in lines.get(n, []):
-            if re.search(r"BUG|WARNING|Oops|Call Trace|" + KGNI_LEFT, line):
+        log = lines.get(n, [])
+        for i, line in enumerate(log):
+            if BAD_LOG.search(line):
                 bad.append(f"node {n}: {line}")
+                if not context:
+                    context = [f"node {n}:"] + log[max(0, i - 5):i + 30]
+            elif "Call Trace" in line:
+                traces.append(f"node {n}: " +
+                              " | ".join(log[max(0, i - 3):i]))
     tap.ok(rc == 0 and not bad, f"{what}: no BUG, WARNING, Oops or object "
-           "left in any node's kernel log", "\n".join(bad[:40]) + err)
+           "left in any node's kernel log",
+           "\n".join(bad[:20] + context) + err)
+    for t in traces[:3]:
+        tap.note(f"a call trace ({what}): {t}")
 
 
 def big_pings(tap, src, dst):
@@ -282,6 +360,7 @@ def body(tap, fab, dims):
            f"at once, {PINGS} each: 0% loss ({time.time() - t0:.1f}s)",
            "\n".join(bad))
     tap.note("ipogif0 round trip, 56-byte ping: " + rtt_summary(seen))
+    peers(tap, nodes)
 
     big_pings(tap, 0, far)
     rc, out, err = on(0, f"icmp_echo {ip(far)} 56 20 1")
@@ -300,6 +379,7 @@ def body(tap, fab, dims):
            "\n".join(bad))
     big_pings(tap, far, 0)
     check_counters(tap, nodes, "after the reload")
+    idle_fabric(tap)
     kernel_logs(tap, nodes, "at the end")
 
 
