@@ -80,13 +80,19 @@ int gnicore_req_alloc(struct gnicore_nic *nic, gni_post_descriptor_t *desc,
 	return (int)tid;
 }
 
-/* nic->lock held */
+/*
+ * nic->lock held.  The entry is left clean: an SMSG send that never went
+ * frees its tid with smsg_seq set, and a post that gets the tid next must
+ * not have its event taken for that message's (gnicore_cq_take()).
+ */
 void gnicore_req_free(struct gnicore_nic *nic, uint32_t tid)
 {
 	nic->req[tid].used = false;
 	nic->req[tid].desc = NULL;
 	nic->req[tid].ep = NULL;
 	nic->req[tid].client = NULL;
+	nic->req[tid].smsg_seq = 0;
+	nic->req[tid].smsg_tries = 0;
 	nic->free_tid[nic->nfree++] = (uint16_t)tid;
 }
 

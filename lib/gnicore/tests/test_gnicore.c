@@ -219,7 +219,7 @@ static void test_smsg_layout(void)
 
 static void test_cq_take(void)
 {
-	gni_post_descriptor_t d;
+	gni_post_descriptor_t d = { .cq_mode = GNI_CQMODE_GLOBAL_EVENT }, *got;
 	uint64_t ev = 0;
 	void *client;
 	struct env e;
@@ -268,10 +268,29 @@ static void test_cq_take(void)
 		     GEMINI_CQE(GEMINI_CQE_SRC_RMT_SREQ, 0, 0));
 	CHECK_EQ(gnicore_cq_test(&e.cq), GNI_RC_ERROR_RESOURCE);
 	CHECK_EQ(gnicore_cq_take(&e.cq, &ev, &client), GNI_RC_ERROR_RESOURCE);
+	/*
+	 * An SMSG send that did not go frees its tid; the RDMA post that
+	 * gets it next keeps it until GNI_GetCompleted, whose descriptor
+	 * comes back (a stale smsg_seq took the event for the message's).
+	 */
+	tid = gnicore_req_alloc(&e.nic, NULL, &e.ep, 0);
+	e.nic.req[tid].smsg_seq = 5;
+	gnicore_req_free(&e.nic, (uint32_t)tid);
+	CHECK_EQ(gnicore_req_alloc(&e.nic, &d, &e.ep, GNI_CQMODE_GLOBAL_EVENT),
+		 tid);
+	device_event(&e, GEMINI_CQE(GEMINI_CQE_SRC_BTE, 0,
+				    ugni_cqe_data(GNI_CQ_EVENT_TYPE_POST,
+						  REMOTE_EVENT, tid)));
+	CHECK_EQ(gnicore_cq_take(&e.cq, &ev, &client), GNI_RC_SUCCESS);
+	CHECK(e.nic.req[tid].used);
+	got = NULL;
+	CHECK_EQ(gnicore_get_completed(&e.cq, ev, &got), GNI_RC_SUCCESS);
+	CHECK(got == &d && !e.nic.req[tid].used);
 	env_fini(&e);
 	tap_test_end("CQ: events in order, each slot zeroed and the read "
 		     "index written; local_event by tid; a failed credit return "
-		     "dropped; a client's request handed back; wrap; overrun");
+		     "dropped; a client's request handed back; wrap; overrun; "
+		     "a post's event on a tid an unsent SMSG message freed");
 }
 
 static void test_get_completed(void)
