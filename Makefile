@@ -223,10 +223,12 @@ $(LIB_OUT)/pkgconfig/%.pc: $(REPO)/driver/%.pc.in
 # as any client is, through pkg-config, into $(KTEST_OUT); the image carries
 # it, kapi_test loads it.
 KTEST_OUT := $(BUILD)/ktest
-KTEST_SRC := $(addprefix selftests/kgni/ktest/,Kbuild Makefile kgni_ktest.c)
+KTEST_SRC := $(addprefix selftests/kgni/ktest/,Kbuild Makefile) \
+	$(filter-out %.mod.c,$(wildcard selftests/kgni/ktest/*.[ch]))
 ktest: module $(LIB_OUT)/pkgconfig/cray-gni-headers.pc
 	@echo "ktest: kgni_ktest.ko for $(KVER)"
 	@mkdir -p $(KTEST_OUT)
+	@rm -f $(KTEST_OUT)/*.[ch]
 	@cp -p $(KTEST_SRC) $(KTEST_OUT)/
 	@PKG_CONFIG_PATH=$(LIB_OUT)/pkgconfig $(MAKE) --no-print-directory \
 		-C $(KTEST_OUT) KDIR=$(KDIR) >$(BUILD)/ktest.log 2>&1 || \

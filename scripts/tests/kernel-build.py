@@ -193,7 +193,9 @@ def main():
 
     # The test client, with its own Makefile, as a user would
     ktest = os.path.join(OUT, "ktest")
-    fresh_copy(KTEST_SRC, ktest, ["Kbuild", "Makefile", "kgni_ktest.c"])
+    fresh_copy(KTEST_SRC, ktest, ["Kbuild", "Makefile"] + sorted(
+        f for f in os.listdir(KTEST_SRC)
+        if f.endswith((".c", ".h")) and not f.endswith(".mod.c")))
     rc, out = run(["make", "-C", ktest, f"KDIR={kdir}"], env=pkg_env())
     ko = os.path.join(ktest, "kgni_ktest.ko")
     tap.ok(rc == 0 and not BAD.search(out) and os.path.isfile(ko),

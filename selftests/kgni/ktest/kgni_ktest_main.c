@@ -74,6 +74,8 @@
 #include <gni_pub.h>
 #include <krca_lib.h>
 
+#include "kgni_ktest.h"
+
 #ifndef CONFIG_CRAY_GEMINI
 #error "CONFIG_CRAY_GEMINI undefined: build with pkg-config --cflags cray-gni"
 #endif
@@ -82,11 +84,8 @@
 extern u32 kgni_driver_version;
 #define KTEST_MIN_DRIVER_VERSION	GNI_VERSION_CHECK(0, 0x44, 0xb9)
 
-#define KTEST_DEVICE		0
 /* A device a node has not: vgemini gives each node one NIC */
 #define KTEST_NO_DEVICE		1
-#define KTEST_PTAG		GNI_PTAG_LND	/* gnilnd's, a kernel ptag */
-#define KTEST_COOKIE		GNI_JOB_CREATE_COOKIE(0x4b54, 0)
 #define KTEST_INST		7
 /* More CDMs than any device has job slots */
 #define KTEST_MAX_CDMS		64
@@ -112,7 +111,7 @@ static const char *const ktest_rc_names[] = {
 	[GNI_RC_ERROR_NOMEM] = "GNI_RC_ERROR_NOMEM",
 };
 
-static const char *ktest_rc_name(gni_return_t rc)
+const char *ktest_rc_name(gni_return_t rc)
 {
 	if ((unsigned int)rc < ARRAY_SIZE(ktest_rc_names) &&
 	    ktest_rc_names[rc])
@@ -127,7 +126,12 @@ static size_t ktest_result_len;
 static unsigned int ktest_n;		/* TAP lines of the result so far */
 static gni_cdm_handle_t ktest_held;	/* hold's CDM */
 
-static __printf(1, 2) void ktest_print(const char *fmt, ...)
+void ktest_result_clear(void)
+{
+	ktest_result_len = 0;
+}
+
+__printf(1, 2) void ktest_print(const char *fmt, ...)
 {
 	va_list ap;
 
