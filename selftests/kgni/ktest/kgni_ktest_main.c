@@ -31,6 +31,10 @@
  *                               callbacks
  *             err stop          gni_release_errors, then destroy the CDM
  *             err leave         destroy the CDM with the subscription
+ *             peer ...          connections to this client on other
+ *                               nodes, SMSG and RDMA over them:
+ *                               kgni_ktest_peer.c, which says what they
+ *                               do and answer
  *   result  what the last command answered: for selftest TAP lines ("ok
  *           N - ...", "not ok N - ..." and the plan "1..N" last), for
  *           hold and release "rc N" (the gni_return_t), for rca watch and
@@ -44,8 +48,8 @@
  *
  * A command that cannot start (an unknown one, hold while holding,
  * release with nothing held, rca watch while watching, rca read or stop
- * without, err likewise) fails its write with EINVAL, EBUSY or ENOENT and leaves result
- * as it was.
+ * without, err and peer likewise) fails its write with EINVAL, EBUSY or
+ * ENOENT and leaves result as it was.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -3379,6 +3383,8 @@ static ssize_t ktest_ctl_write(struct file *file, const char __user *ubuf,
 		ret = ktest_err_end(true);
 	} else if (!strcmp(cmd, "err") && args && !strcmp(args, "leave")) {
 		ret = ktest_err_end(false);
+	} else if (!strcmp(cmd, "peer") && args) {
+		ret = ktest_peer_cmd(args);
 	}
 	mutex_unlock(&ktest_lock);
 	return ret ? ret : len;
@@ -3424,6 +3430,7 @@ module_init(ktest_init);
 static void __exit ktest_exit(void)
 {
 	debugfs_remove_recursive(ktest_dir);
+	ktest_peer_exit();
 	if (ktest_held)
 		gni_cdm_destroy(ktest_held);
 	if (ktest_watch)
