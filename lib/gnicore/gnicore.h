@@ -38,6 +38,15 @@
 #define GNICORE_FMA_MAX_OPEN	32
 /* Requests in flight one descriptor allows itself (the ORB has 512). */
 #define GNICORE_FMA_MAX_REQS	48
+/*
+ * With a sync type of gnicore_fma_put_flag() and gnicore_fma_cqwrite():
+ * an SMSG message sent again after its sequence failed, which may take
+ * twice the descriptor's share above.  It replaces a sequence that ended,
+ * and the kernel cannot wait for room (gnicore_may_wait()): held to the
+ * share, it would find it taken by the other sequences a dead link holds
+ * as long, and break its connection at the first try.
+ */
+#define GNICORE_SYNC_AGAIN	0x100u
 #define GNICORE_FMA_CHECK_EVERY	16
 /* The NIC merges a 64-byte line of stores to the PUT-WC window */
 #define GNICORE_WC_LINE		64u

@@ -98,30 +98,36 @@ static uint64_t qw1_of(uint32_t pe, uint64_t base)
 /*
  * Keep the descriptor's open sequences (SSIDs, shared by the whole NIC)
  * and its requests in flight (ORB entries, shared too) bounded before a
- * post: past GNICORE_FMA_MAX_OPEN or GNICORE_FMA_MAX_REQS, wait for the
- * device to retire some (false where waiting is not allowed).  Without
+ * post: past @share times GNICORE_FMA_MAX_OPEN or GNICORE_FMA_MAX_REQS,
+ * wait for the device to retire some (false where waiting is not
+ * allowed).  Without
  * the second bound, short posts (fewer stores than
  * GNICORE_FMA_CHECK_EVERY, never checked by fma_room()) could keep 32
  * sequences of 17 stores in flight: more than the ORB holds, and a store
  * into a full ORB is refused.  The status word is read through the
  * mapped page, not a system call.
  */
-static bool fma_throttle(struct gnicore_fma *f)
+static bool fma_throttle_share(struct gnicore_fma *f, unsigned int share)
 {
 	uint64_t st;
 
 	for (;;) {
 		st = gnicore_read64(&f->user[GEMINI_FMA_QW_STATUS / 8]);
 		if ((st >> GEMINI_FMA_STAT_SSID_SHIFT &
-		     GEMINI_FMA_STAT_SSID_MASK) < GNICORE_FMA_MAX_OPEN &&
+		     GEMINI_FMA_STAT_SSID_MASK) < share * GNICORE_FMA_MAX_OPEN &&
 		    (st >> GEMINI_FMA_STAT_WC_SHIFT & GEMINI_FMA_STAT_COUNT_MASK) +
 		    (st >> GEMINI_FMA_STAT_RC_SHIFT & GEMINI_FMA_STAT_COUNT_MASK) <
-		    GNICORE_FMA_MAX_REQS)
+		    share * GNICORE_FMA_MAX_REQS)
 			return true;
 		if (!gnicore_may_wait())
 			return false;
 		gnicore_relax();
 	}
+}
+
+static bool fma_throttle(struct gnicore_fma *f)
+{
+	return fma_throttle_share(f, 1);
 }
 
 /*
@@ -144,12 +150,14 @@ static void fma_room(struct gnicore_fma *f)
 
 /*
  * Start a sequence of @f for SMSG or MSGQ: take its lock (its flags in
- * @flags) once it has room; false, unlocked, if it may not wait for it.
+ * @flags) once it has room (twice the share for GNICORE_SYNC_AGAIN in
+ * @sync); false, unlocked, if it may not wait for it.
  */
-static bool fma_begin(struct gnicore_fma *f, unsigned long *flags)
+static bool fma_begin(struct gnicore_fma *f, unsigned int sync,
+		      unsigned long *flags)
 {
 	*flags = gnicore_lock(&f->lock);
-	if (fma_throttle(f))
+	if (fma_throttle_share(f, sync & GNICORE_SYNC_AGAIN ? 2 : 1))
 		return true;
 	gnicore_unlock(&f->lock, *flags);
 	return false;
@@ -427,9 +435,9 @@ gni_return_t gnicore_post_fma(struct gnicore_ep *ep, gni_post_descriptor_t *d)
  * For SMSG and MSGQ: a PUT of @len bytes from @src to offset @roff of MDH
  * @rem_mdh at @ep's peer, then with GEMINI_FMA_SYNC_WITH_FLAG in @sync
  * the 8-byte @flag_val at offset @flag_off once every PUT is answered,
- * closed by a sync of type @sync and event data @data.  The caller checked
- * the offsets; the endpoint is bound.  False if the descriptor was full
- * and could not be waited for: nothing was sent.
+ * closed by a sync of type @sync (and GNICORE_SYNC_AGAIN) and event data
+ * @data.  The caller checked the offsets; the endpoint is bound.  False if
+ * the descriptor was full and could not be waited for: nothing was sent.
  */
 bool gnicore_fma_put_flag(struct gnicore_ep *ep, const void *src,
 			  uint64_t len, uint64_t roff, uint32_t rem_mdh,
@@ -446,8 +454,9 @@ bool gnicore_fma_put_flag(struct gnicore_ep *ep, const void *src,
 	};
 	unsigned long flags;
 
-	if (!fma_begin(p.fma, &flags))
+	if (!fma_begin(p.fma, sync, &flags))
 		return false;
+	sync &= GEMINI_FMA_SYNC_TYPES;
 	do_put(&p);
 	if (sync & GEMINI_FMA_SYNC_WITH_FLAG) {
 		gnicore_write64(&p.fma->user[GEMINI_FMA_QW_SCRATCH0 / 8],
@@ -477,7 +486,7 @@ bool gnicore_fma_get8(struct gnicore_ep *ep, uint64_t loff, uint32_t loc_mdh,
 	};
 	unsigned long flags;
 
-	if (!fma_begin(p.fma, &flags))
+	if (!fma_begin(p.fma, 0, &flags))
 		return false;
 	do_get(&p);
 	fma_sync(p.fma, 0, data);
@@ -489,7 +498,7 @@ bool gnicore_fma_get8(struct gnicore_ep *ep, uint64_t loff, uint32_t loc_mdh,
  * For SMSG: the CQ write @event to the CQ of MDH @rem_mdh at @ep's peer,
  * alone (the remote event of a message whose own was never sent), with
  * the local event of @sync (0 or GEMINI_FMA_SYNC_LOCAL_EVENT; a failure
- * raises one anyway), event data @data.  False if nothing was sent (as
+ * raises one anyway; and GNICORE_SYNC_AGAIN), event data @data.  False if nothing was sent (as
  * gnicore_fma_put_flag()).
  */
 bool gnicore_fma_cqwrite(struct gnicore_ep *ep, uint32_t rem_mdh,
@@ -499,8 +508,9 @@ bool gnicore_fma_cqwrite(struct gnicore_ep *ep, uint32_t rem_mdh,
 	struct gnicore_fma *f = ep->fma;
 	unsigned long flags;
 
-	if (!fma_begin(f, &flags))
+	if (!fma_begin(f, sync, &flags))
 		return false;
+	sync &= GEMINI_FMA_SYNC_TYPES;
 	fma_program(f, qw1_of(ep->remote_pe, 0),
 		    qw2_of(GEMINI_FMA_CMD_PUT, rem_mdh, 0, dlvr_mode));
 	gnicore_write64(&f->user[GEMINI_FMA_QW_CQ_WRITE / 8], event);

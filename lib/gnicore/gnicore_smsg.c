@@ -32,9 +32,12 @@
  *
  * Where a full FMA descriptor cannot be waited for (the kernel), a send
  * is refused with GNI_RC_ERROR_RESOURCE, a credit return or a read of the
- * count is skipped (the next makes up for it), a second sending that
- * cannot go breaks the connection, and a remote event that could not go
- * alone is lost.
+ * count is skipped (the next makes up for it), and a remote event that
+ * could not go alone is lost.  A second sending may use twice the
+ * descriptor's share (GNICORE_SYNC_AGAIN): the sequences a dead link
+ * holds until they time out, as long as the one that failed, would
+ * otherwise leave it no room and break the connection at once; one that
+ * still cannot go breaks it.
  */
 #include "gnicore_priv.h"
 
@@ -230,10 +233,11 @@ static uint64_t credit_word(const struct gnicore_smsg *s)
 /*
  * Send slot image @seq (already in s->copies) to the peer: its payload,
  * then the flag, with a remote event and, if @tid names one, a local
- * event.  False if it could not go.  s->lock held.
+ * event; @again: a sending again (GNICORE_SYNC_AGAIN).  False if it could
+ * not go.  s->lock held.
  */
 static bool smsg_put(struct gnicore_ep *ep, struct gnicore_smsg *s,
-		     uint64_t seq, uint32_t tid)
+		     uint64_t seq, uint32_t tid, bool again)
 {
 	uint32_t slot = ugni_smsg_slot(seq, s->tx_slots);
 	const uint8_t *img = s->copies + (size_t)slot * s->slot;
@@ -247,6 +251,8 @@ static bool smsg_put(struct gnicore_ep *ep, struct gnicore_smsg *s,
 	len = ugni_smsg_put_length(len);
 	if (tid != UGNI_TID_NONE)
 		sync |= GEMINI_FMA_SYNC_LOCAL_EVENT;
+	if (again)
+		sync |= GNICORE_SYNC_AGAIN;
 	data = ugni_cqe_data(GNI_CQ_EVENT_TYPE_SMSG, ep->remote_event, tid);
 	return gnicore_fma_put_flag(ep, img + 8, len, at + 8, s->rem_mdh, at,
 				    flag, sync, data,
@@ -322,7 +328,7 @@ gni_return_t gnicore_smsg_send(struct gnicore_ep *ep, const void *header,
 		memcpy(img + UGNI_SMSG_HDR, header, header_length);
 	if (data_length)
 		memcpy(img + UGNI_SMSG_HDR + header_length, data, data_length);
-	if (!smsg_put(ep, s, seq, (uint32_t)tid)) {
+	if (!smsg_put(ep, s, seq, (uint32_t)tid, false)) {
 		/* Not sent (a full descriptor, not waited for): not sent. */
 		s->sent--;
 		if (tid != UGNI_TID_NONE) {
@@ -463,13 +469,14 @@ static bool smsg_resend(struct gnicore_ep *ep, struct gnicore_smsg *s,
 					   ugni_cqe_data(GNI_CQ_EVENT_TYPE_SMSG,
 							 ep->remote_event,
 							 UGNI_TID_NONE),
-					   GEMINI_FMA_SYNC_LOCAL_EVENT,
+					   GEMINI_FMA_SYNC_LOCAL_EVENT |
+					   GNICORE_SYNC_AGAIN,
 					   ugni_cqe_data(GNI_CQ_EVENT_TYPE_SMSG,
 							 ep->remote_event,
 							 (uint32_t)tid),
 					   nic->smsg_dlvr_mode);
 	else
-		sent = smsg_put(ep, s, seq, (uint32_t)tid);
+		sent = smsg_put(ep, s, seq, (uint32_t)tid, true);
 	if (sent) {
 		gnicore_stat(nic, GNI_STAT_SMSG_RETRANS_COUNT);
 		return true;
