@@ -31,9 +31,15 @@
  * dead link cannot stall it for ever.
  *
  * Where a full FMA descriptor cannot be waited for (the kernel), a send
- * is refused with GNI_RC_ERROR_RESOURCE, a credit return or a read of the
- * count is skipped (the next makes up for it), and a remote event that
- * could not go alone is lost.  A second sending may use twice the
+ * is refused with GNI_RC_ERROR_RESOURCE, a read of the count is skipped
+ * (the next makes up for it), and a remote event that could not go alone
+ * is lost.  A credit return that finds no room is owed: it goes with the
+ * next call on the connection that finds room (a send, GetNext, Release),
+ * so that a receiver that answers its peer returns its credit at once.
+ * A sender that cannot wait reads the count every SMSG_PULL_EVERY_NOWAIT
+ * refusals: such callers retry from a timer or an event, not a spin, and
+ * a credit owed by an idle receiver would otherwise stall them for
+ * SMSG_PULL_EVERY of their retries (a second or more).  A second sending may use twice the
  * descriptor's share (GNICORE_SYNC_AGAIN): the sequences a dead link
  * holds until they time out, as long as the one that failed, would
  * otherwise leave it no room and break the connection at once; one that
@@ -42,6 +48,7 @@
 #include "gnicore_priv.h"
 
 #define SMSG_PULL_EVERY		256u
+#define SMSG_PULL_EVERY_NOWAIT	8u
 
 /*
  * An endpoint's SMSG connection: its own mailbox, where the peer writes,
@@ -63,6 +70,7 @@ struct gnicore_smsg {
 	uint64_t received;		/* messages released */
 	uint8_t *copies;		/* a slot image per message in flight */
 	bool handed_out;		/* GetNext handed one out */
+	bool credit_owed;		/* a credit return found no room */
 	bool retransmit;		/* MBOX_AUTO_RETRANSMIT */
 	bool broken;
 };
@@ -259,6 +267,22 @@ static bool smsg_put(struct gnicore_ep *ep, struct gnicore_smsg *s,
 				    ep->nic->smsg_dlvr_mode);
 }
 
+/*
+ * Tell the peer how many of its messages we released.  One that finds no
+ * room is owed, sent by the next call that finds room; one that fails is
+ * made up for by the next, or by the peer's read of the count.  s->lock
+ * held.
+ */
+static void credit_return(struct gnicore_ep *ep, struct gnicore_smsg *s)
+{
+	uint64_t data = ugni_cqe_data(GNI_CQ_EVENT_TYPE_SMSG, 0, UGNI_TID_NONE);
+
+	s->credit_owed = !gnicore_fma_put_flag(ep, &s->received, 8,
+					       s->roff + UGNI_SMSG_CREDIT_OFF,
+					       s->rem_mdh, 0, 0, 0, data,
+					       ep->nic->smsg_dlvr_mode);
+}
+
 /* GNI_SmsgSend (@tag 0) and GNI_SmsgSendWTag */
 gni_return_t gnicore_smsg_send(struct gnicore_ep *ep, const void *header,
 			       uint32_t header_length, const void *data,
@@ -286,10 +310,13 @@ gni_return_t gnicore_smsg_send(struct gnicore_ep *ep, const void *header,
 		gnicore_unlock(&s->lock, flags);
 		return GNI_RC_INVALID_STATE;
 	}
+	if (s->credit_owed)
+		credit_return(ep, s);
 	/* No credit: the peer has not released enough of our messages. */
 	if (s->sent - credit_word(s) >= s->tx_slots) {
 		/* Now and then read the count: its PUT may have been lost. */
-		if (++s->starved % SMSG_PULL_EVERY == 0)
+		if (++s->starved % (gnicore_may_wait() ? SMSG_PULL_EVERY :
+				    SMSG_PULL_EVERY_NOWAIT) == 0)
 			gnicore_fma_get8(ep, s->loff + UGNI_SMSG_CREDIT_OFF,
 					 s->loc_mdh,
 					 s->roff + UGNI_SMSG_RELEASED_OFF,
@@ -375,6 +402,8 @@ gni_return_t gnicore_smsg_get_next(struct gnicore_ep *ep, void **header,
 	if (!s)
 		return GNI_RC_INVALID_STATE;
 	flags = gnicore_lock(&s->lock);
+	if (s->credit_owed && !s->broken)
+		credit_return(ep, s);
 	flag = s->broken ? 0 : next_flag(s, &p);
 	if (s->broken) {
 		rc = GNI_RC_INVALID_STATE;
@@ -393,20 +422,6 @@ gni_return_t gnicore_smsg_get_next(struct gnicore_ep *ep, void **header,
 	}
 	gnicore_unlock(&s->lock, flags);
 	return rc;
-}
-
-/*
- * Tell the peer how many of its messages we released.  One that cannot
- * go (or fails) is made up for by the next, or by the peer's read of the
- * count.  s->lock held.
- */
-static void credit_return(struct gnicore_ep *ep, struct gnicore_smsg *s)
-{
-	uint64_t data = ugni_cqe_data(GNI_CQ_EVENT_TYPE_SMSG, 0, UGNI_TID_NONE);
-
-	gnicore_fma_put_flag(ep, &s->received, 8,
-			     s->roff + UGNI_SMSG_CREDIT_OFF, s->rem_mdh, 0, 0,
-			     0, data, ep->nic->smsg_dlvr_mode);
 }
 
 /* GNI_SmsgRelease */

@@ -101,5 +101,5 @@ $(GNICORE_TEST): $(GNICORE_DIR)/tests/test_gnicore.c $(GNICORE_SRC) \
 		$(UGNI_HDR) $(REPO)/testlib/tap.h
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 -Wall -Wextra -Werror -Wshadow -pthread $(UGNI_SAN) \
-		-I$(UGNI_DIR) -I$(GNICORE_DIR) -I$(REPO)/uapi \
+		-DGNICORE_TEST -I$(UGNI_DIR) -I$(GNICORE_DIR) -I$(REPO)/uapi \
 		-I$(REPO)/testlib $< $(GNICORE_SRC) -o $@

@@ -9,7 +9,8 @@
  * index, local_event, the client's requests, dropped credit errors),
  * GNI_GetCompleted's bookkeeping, the stores and event data of an FMA
  * PUT, the request of an RDMA post, and SMSG sends, credits, the read of
- * the count, receives and retransmission.  libugni's tests
+ * the count, receives and retransmission, and where nothing may wait
+ * (the kernel) owed credit returns.  libugni's tests
  * (lib/ugni/tests/) drive the same code through the API.
  */
 #include <stdlib.h>
@@ -41,6 +42,9 @@ struct env {
 	gni_mem_handle_t lmh;		/* buf's registration */
 	gni_mem_handle_t rmh;		/* the peer's: RVA, 16 pages */
 };
+
+/* Whether gnicore may wait for the FMA descriptor (false: the kernel's) */
+bool gnicore_test_nowait;
 
 /* The last RDMA post, and what the next one returns */
 static struct kgni_rdma_post rdma_last;
@@ -643,6 +647,82 @@ static void test_smsg_receive(void)
 		     "the state detached, then freed");
 }
 
+/*
+ * Where nothing may wait (the kernel): a credit return that finds the FMA
+ * descriptor full is owed and goes with the next call that finds room,
+ * and a starved sender reads the count every 8 refusals, not 256.
+ */
+static void test_smsg_credit_nowait(void)
+{
+	const uint64_t full = (uint64_t)GNICORE_FMA_MAX_OPEN <<
+			      GEMINI_FMA_STAT_SSID_SHIFT;
+	uint8_t *slot;
+	gni_smsg_attr_t l;
+	void *hdr = NULL;
+	uint64_t word;
+	unsigned int i;
+	struct env e;
+
+	gnicore_test_nowait = true;
+	env_init(&e, 8);
+	CHECK_EQ(smsg_open(&e, &l), GNI_RC_SUCCESS);
+	/* The peer's messages 1 and 2 */
+	for (i = 0; i < 2; i++) {
+		slot = e.buf + ugni_smsg_slot_offset(i, UGNI_SMSG_SLOT(64));
+		word = ugni_smsg_lengths(1, 0);
+		memcpy(slot + 8, &word, 8);
+		word = ugni_smsg_flag(i + 1, 0);
+		memcpy(slot, &word, 8);
+	}
+	/* Released with the descriptor full: the credit is owed */
+	CHECK_EQ(gnicore_smsg_get_next(&e.ep, &hdr, NULL), GNI_RC_SUCCESS);
+	e.fma_page[GEMINI_FMA_QW_STATUS / 8] = full;
+	CHECK_EQ(gnicore_smsg_release(&e.ep), GNI_RC_SUCCESS);
+	memcpy(&word, e.put, 8);
+	CHECK_EQ(word, 0);
+	/* Still full: GetNext hands out message 2, the credit still owed */
+	CHECK_EQ(gnicore_smsg_get_next(&e.ep, &hdr, NULL), GNI_RC_SUCCESS);
+	memcpy(&word, e.put, 8);
+	CHECK_EQ(word, 0);
+	/* Room: the next GetNext sends it */
+	e.fma_page[GEMINI_FMA_QW_STATUS / 8] = 0;
+	CHECK_EQ(gnicore_smsg_get_next(&e.ep, &hdr, NULL), GNI_RC_SUCCESS);
+	memcpy(&word, e.put, 8);
+	CHECK_EQ(word, 1);
+	/* Message 2 released full, then a send: the credit goes first */
+	e.fma_page[GEMINI_FMA_QW_STATUS / 8] = full;
+	CHECK_EQ(gnicore_smsg_release(&e.ep), GNI_RC_SUCCESS);
+	memcpy(&word, e.put, 8);
+	CHECK_EQ(word, 1);
+	CHECK_EQ(gnicore_smsg_send(&e.ep, "a", 1, NULL, 0, 1, 0),
+		 GNI_RC_ERROR_RESOURCE);
+	memcpy(&word, e.put, 8);
+	CHECK_EQ(word, 1);
+	e.fma_page[GEMINI_FMA_QW_STATUS / 8] = 0;
+	memset(e.put, 0, 8);
+	CHECK_EQ(gnicore_smsg_send(&e.ep, "a", 1, NULL, 0, 1, 0),
+		 GNI_RC_SUCCESS);
+	memcpy(&word, e.put, 8);
+	CHECK_EQ(word, 2);
+	/* Credit for 4 messages; refused, the 8th refusal reads the count */
+	for (i = 1; i < 4; i++)
+		CHECK_EQ(gnicore_smsg_send(&e.ep, "b", 1, NULL, 0, 2, 0),
+			 GNI_RC_SUCCESS);
+	for (i = 0; i < 7; i++)
+		CHECK_EQ(gnicore_smsg_send(&e.ep, "c", 1, NULL, 0, 3, 0),
+			 GNI_RC_NOT_DONE);
+	CHECK_EQ(e.get[8], 0);
+	CHECK_EQ(gnicore_smsg_send(&e.ep, "c", 1, NULL, 0, 3, 0),
+		 GNI_RC_NOT_DONE);
+	memcpy(&word, e.get + 8, 8);
+	CHECK_EQ(word, GEMINI_GCW_GET(8, 0));
+	env_fini(&e);
+	gnicore_test_nowait = false;
+	tap_test_end("SMSG where nothing may wait: a credit return that found "
+		     "the descriptor full goes with the next GetNext or send "
+		     "that finds room; the count read every 8 refusals");
+}
+
 int main(void)
 {
 	tap_begin();
@@ -655,5 +735,6 @@ int main(void)
 	test_post_rdma();
 	test_smsg_send();
 	test_smsg_receive();
+	test_smsg_credit_nowait();
 	return tap_end();
 }
