@@ -61,7 +61,7 @@ GNICORE_IGNORE=$CORE_IGNORE,NEW_TYPEDEFS
 # Its tests also name libFuzzer's entry point (LLVMFuzzerTestOneInput),
 # and fake_bus.h's macro defines whole functions, returns and all.
 CORE_TEST_IGNORE=$CORE_IGNORE,CAMELCASE,MACRO_WITH_FLOW_CONTROL
-QEMU_SRC=$(find "$REPO/build/qemu" -maxdepth 1 -type d -name 'qemu-*' 2>/dev/null | head -n 1)
+QEMU_SRC=$(find "$REPO/build/qemu/" -maxdepth 1 -type d -name 'qemu-*' 2>/dev/null | head -n 1)
 
 TOOL_FILES=(scripts/checkpatch.pl scripts/spelling.txt
 	scripts/const_structs.checkpatch)
