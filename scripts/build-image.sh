@@ -197,6 +197,8 @@ AGENT_SRC=("$GUEST"/agent.c "$GUEST"/agent_frame.c "$GUEST"/agent_exec.c)
 # byte).
 BENCH_SRC=("$GUEST"/bench/udp_pingpong.c "$GUEST"/bench/edu_store.c
 	"$GUEST"/bench/tcp_stream.c "$GUEST"/bench/icmp_echo.c)
+# and the helpers they share
+BENCH_HDR=("$GUEST"/bench/bench_util.h "$GUEST"/bench/bench_net.h)
 hash_inputs() {
 	{
 		echo "kver $KVER $(basename "$deb")"
@@ -204,7 +206,7 @@ hash_inputs() {
 			"$GUEST"/init "$GUEST"/ipogif-up "${AGENT_SRC[@]}" \
 			"$GUEST"/agent.h "$GUEST"/kgni-job.c uapi/kgni_ioctl.h \
 			uapi/vgemini_agent.h uapi/vgemini_le.h "$BUSYBOX" \
-			"${BENCH_SRC[@]}"
+			"${BENCH_SRC[@]}" "${BENCH_HDR[@]}"
 		[ -n "$KGNI_KO" ] && sha256sum "$KGNI_KO"
 		[ -n "$KTEST_KO" ] && echo ktest && sha256sum "$KTEST_KO"
 		[ -n "$IPOGIF_KO" ] && echo ipogif && sha256sum "$IPOGIF_KO"

@@ -26,7 +26,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,18 +47,7 @@
 #define DEFAULT_COUNT	1000000ul
 #define MAX_COUNT	10000000000ul
 
-static void __attribute__((noreturn, format(printf, 1, 2)))
-die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, PROG ": ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
+#include "bench_util.h"
 
 static void __attribute__((noreturn)) usage(void)
 {
@@ -71,14 +59,6 @@ static void __attribute__((noreturn)) usage(void)
 		"  -s DIR     where the PCI devices are (default\n"
 		"             /sys/bus/pci/devices)\n", MAX_COUNT, DEFAULT_COUNT);
 	exit(2);
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* A sysfs attribute holding a hexadecimal number; -1 if unreadable. */

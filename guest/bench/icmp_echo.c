@@ -22,7 +22,6 @@
 #include <netinet/ip.h>
 #include <netinet/ip_icmp.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,20 +35,7 @@
 #define MAX_COUNT	100000ul
 #define DEFAULT_SEED	1
 
-static double timeout_s = 10.0;
-
-static void __attribute__((noreturn, format(printf, 1, 2)))
-die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, PROG ": ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
+#include "bench_util.h"
 
 static void __attribute__((noreturn)) usage(void)
 {
@@ -61,30 +47,6 @@ static void __attribute__((noreturn)) usage(void)
 		"  SEED        the pattern's seed (default %d)\n",
 		MAX_SIZE, MAX_COUNT, DEFAULT_SEED);
 	exit(2);
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static unsigned long number(const char *s, const char *what,
-			    unsigned long lo, unsigned long hi)
-{
-	unsigned long v;
-	char *end;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || s[0] == '-' || v < lo || v > hi) {
-		fprintf(stderr, PROG ": bad %s '%s' (%lu..%lu)\n", what, s, lo,
-			hi);
-		usage();
-	}
-	return v;
 }
 
 /* The Internet checksum of @n bytes */
@@ -176,21 +138,9 @@ int main(int argc, char **argv)
 	unsigned char *req;
 	uint16_t id;
 	size_t size;
-	int fd, i = 1;
+	int fd, i;
 
-	if (argc > 2 && !strcmp(argv[1], "-t")) {
-		char *end;
-
-		errno = 0;
-		timeout_s = strtod(argv[2], &end);
-		if (errno || end == argv[2] || *end || !(timeout_s >= 0.1) ||
-		    timeout_s > 3600) {
-			fprintf(stderr, PROG ": bad -t '%s' (0.1..3600)\n",
-				argv[2]);
-			usage();
-		}
-		i = 3;
-	}
+	i = timeout_option(argc, argv);
 	if (argc - i != 3 && argc - i != 4)
 		usage();
 	if (inet_pton(AF_INET, argv[i], &to.sin_addr) != 1) {

@@ -25,7 +25,6 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,23 +37,10 @@
 #define PROG		"tcp_stream"
 #define MAX_BYTES	(1ull << 40)
 #define CHUNK		65536
-#define RETRY_MS	200		/* connect again while not listening */
 #define DEFAULT_SEED	1
 
-static double timeout_s = 10.0;
-
-static void __attribute__((noreturn, format(printf, 1, 2)))
-die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, PROG ": ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
+#include "bench_util.h"
+#include "bench_net.h"
 
 static void __attribute__((noreturn)) usage(void)
 {
@@ -66,30 +52,6 @@ static void __attribute__((noreturn)) usage(void)
 		"  SEED        the pattern's seed (default %d)\n",
 		MAX_BYTES, DEFAULT_SEED);
 	exit(2);
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static unsigned long long number(const char *s, const char *what,
-				 unsigned long long lo, unsigned long long hi)
-{
-	unsigned long long v;
-	char *end;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s || *end || s[0] == '-' || v < lo || v > hi) {
-		fprintf(stderr, PROG ": bad %s '%s' (%llu..%llu)\n", what, s,
-			lo, hi);
-		usage();
-	}
-	return v;
 }
 
 /*
@@ -110,43 +72,6 @@ static void pattern_fill(struct pattern *p, unsigned char *buf, size_t n)
 	}
 }
 
-static void set_timeout(int fd, double s)
-{
-	struct timeval tv = {
-		.tv_sec = (time_t)s,
-		.tv_usec = (suseconds_t)((s - (time_t)s) * 1e6),
-	};
-
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0 ||
-	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0)
-		die("setsockopt(SO_RCVTIMEO): %s", strerror(errno));
-}
-
-static struct sockaddr_in address(const char *ip, unsigned long port)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET };
-
-	a.sin_port = htons((uint16_t)port);
-	if (!ip)
-		a.sin_addr.s_addr = htonl(INADDR_ANY);
-	else if (inet_pton(AF_INET, ip, &a.sin_addr) != 1) {
-		fprintf(stderr, PROG ": bad IPv4 address '%s'\n", ip);
-		usage();
-	}
-	return a;
-}
-
-static int wait_fd(int fd, short events, double s)
-{
-	struct pollfd p = { .fd = fd, .events = events };
-	int r;
-
-	do {
-		r = poll(&p, 1, (int)(s * 1000 + 0.999));
-	} while (r < 0 && errno == EINTR);
-	return r;
-}
-
 static void rate(const char *what, unsigned long long n, double t)
 {
 	printf(PROG ": %s %llu bytes%s in %.3f s (%.2f MB/s)\n", what, n,
@@ -156,24 +81,14 @@ static void rate(const char *what, unsigned long long n, double t)
 static int recv_stream(unsigned long port, unsigned long long bytes,
 		       uint32_t seed)
 {
-	struct sockaddr_in a = address(NULL, port);
 	static unsigned char buf[CHUNK], want[CHUNK];
 	struct pattern p = { .state = seed };
 	unsigned long long got = 0;
-	int one = 1, lfd = socket(AF_INET, SOCK_STREAM, 0), fd;
+	int fd;
 	double t0 = 0;
 	ssize_t n, i;
 
-	if (lfd < 0 ||
-	    setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
-	    bind(lfd, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(lfd, 1) < 0)
-		die("TCP port %lu: %s", port, strerror(errno));
-	if (wait_fd(lfd, POLLIN, timeout_s) <= 0)
-		die("no connection within %g s", timeout_s);
-	fd = accept(lfd, NULL, NULL);
-	if (fd < 0)
-		die("accept: %s", strerror(errno));
-	close(lfd);
+	fd = tcp_accept(port);
 	set_timeout(fd, timeout_s);
 	while (got < bytes) {
 		n = read(fd, buf, bytes - got < CHUNK ? bytes - got : CHUNK);
@@ -205,49 +120,6 @@ static int recv_stream(unsigned long port, unsigned long long bytes,
 	rate("received", got, now() - t0);
 	close(fd);
 	return 0;
-}
-
-/* Connect, retrying while the receiver does not listen yet. */
-static int tcp_connect(const char *ip, unsigned long port)
-{
-	struct sockaddr_in a = address(ip, port);
-	double end = now() + timeout_s;
-	socklen_t len;
-	int fd, err;
-
-	for (;;) {
-		fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
-		if (fd < 0)
-			die("socket: %s", strerror(errno));
-		err = 0;
-		if (connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
-			err = errno;
-			if (err == EINPROGRESS) {
-				double left = end - now();
-
-				if (left <= 0 || wait_fd(fd, POLLOUT, left) <= 0)
-					die("cannot connect to %s:%lu within %g s",
-					    ip, port, timeout_s);
-				len = sizeof(err);
-				if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err,
-					       &len) < 0)
-					err = errno;
-			}
-		}
-		if (!err)
-			break;
-		close(fd);
-		if (err != ECONNREFUSED && err != EHOSTUNREACH &&
-		    err != ENETUNREACH)
-			die("%s:%lu: %s", ip, port, strerror(err));
-		if (now() >= end)
-			die("cannot connect to %s:%lu within %g s: %s", ip,
-			    port, timeout_s, strerror(err));
-		usleep(RETRY_MS * 1000 / 4);
-	}
-	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0)
-		die("fcntl: %s", strerror(errno));
-	return fd;
 }
 
 static int send_stream(const char *ip, unsigned long port,
@@ -296,21 +168,8 @@ int main(int argc, char **argv)
 {
 	uint32_t seed = DEFAULT_SEED;
 	const char *mode;
-	int i = 1;
+	int i = timeout_option(argc, argv);
 
-	if (argc > 2 && !strcmp(argv[1], "-t")) {
-		char *end;
-
-		errno = 0;
-		timeout_s = strtod(argv[2], &end);
-		if (errno || end == argv[2] || *end || !(timeout_s >= 0.1) ||
-		    timeout_s > 3600) {
-			fprintf(stderr, PROG ": bad -t '%s' (0.1..3600)\n",
-				argv[2]);
-			usage();
-		}
-		i = 3;
-	}
 	if (i >= argc)
 		usage();
 	mode = argv[i++];
