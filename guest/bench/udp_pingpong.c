@@ -2,13 +2,18 @@
 /*
  * Baseline for `make bench`: a ping-pong between two guests over the
  * kernel's own network path (virtio-net on the Ethernet segment of
- * "vgemini up --net"), UDP or TCP, with blocking receives, what the
- * fabric's messages are compared with.
+ * "vgemini up --net", or ipogif0 of "vgemini up --ipogif"), UDP or TCP,
+ * what the fabric's messages are compared with.
  *
- *   udp_pingpong [-t SECONDS] server PORT
- *   udp_pingpong [-t SECONDS] client IP PORT COUNT SIZE
- *   udp_pingpong [-t SECONDS] tcp-server PORT
- *   udp_pingpong [-t SECONDS] tcp-client IP PORT COUNT SIZE
+ *   udp_pingpong [-t SECONDS] [-p] server PORT
+ *   udp_pingpong [-t SECONDS] [-p] client IP PORT COUNT SIZE
+ *   udp_pingpong [-t SECONDS] [-p] tcp-server PORT
+ *   udp_pingpong [-t SECONDS] [-p] tcp-client IP PORT COUNT SIZE
+ *
+ * Receives block, unless -p is given: then each side polls its socket
+ * (non-blocking receives in a loop) while it waits, as ugni_bench polls
+ * its flag in memory, so that a round trip holds no wake-up of a
+ * sleeping process or of an idle vCPU.
  *
  * The client sends SIZE bytes, waits for them to come back, COUNT times
  * after 10 rounds of warm-up, and prints
@@ -49,14 +54,17 @@
 #include "bench_util.h"
 #include "bench_net.h"
 
+static int busy_poll;		/* -p */
+
 static void __attribute__((noreturn)) usage(void)
 {
 	fprintf(stderr,
-		"usage: " PROG " [-t SECONDS] server PORT\n"
-		"       " PROG " [-t SECONDS] client IP PORT COUNT SIZE\n"
-		"       " PROG " [-t SECONDS] tcp-server PORT\n"
-		"       " PROG " [-t SECONDS] tcp-client IP PORT COUNT SIZE\n"
+		"usage: " PROG " [-t SECONDS] [-p] server PORT\n"
+		"       " PROG " [-t SECONDS] [-p] client IP PORT COUNT SIZE\n"
+		"       " PROG " [-t SECONDS] [-p] tcp-server PORT\n"
+		"       " PROG " [-t SECONDS] [-p] tcp-client IP PORT COUNT SIZE\n"
 		"  -t SECONDS  longest wait for the peer (default 10)\n"
+		"  -p          poll the socket while waiting (never sleep)\n"
 		"  COUNT       measured round trips, 1..%lu (after %d of warm-up)\n"
 		"  SIZE        bytes each way, 1..%d (UDP) or 1..%lu (TCP)\n",
 		MAX_COUNT, WARMUP, UDP_MAX, TCP_MAX);
@@ -96,6 +104,31 @@ static void fill(unsigned char *buf, size_t size, unsigned long i)
 			(unsigned char)(k * 7 + 1);
 }
 
+/*
+ * recvfrom(): blocking (the socket's time-out applies) or, with -p, polled
+ * until @end, then -1 with errno EAGAIN as a time-out gives.
+ */
+static ssize_t wait_recv(int fd, void *buf, size_t len,
+			 struct sockaddr_in *from, socklen_t *fromlen,
+			 double end)
+{
+	ssize_t n;
+
+	if (!busy_poll)
+		return recvfrom(fd, buf, len, 0, (struct sockaddr *)from,
+				fromlen);
+	for (;;) {
+		n = recvfrom(fd, buf, len, MSG_DONTWAIT,
+			     (struct sockaddr *)from, fromlen);
+		if (n >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
+			return n;
+		if (now() >= end) {
+			errno = EAGAIN;
+			return -1;
+		}
+	}
+}
+
 /* --- UDP ------------------------------------------------------------ */
 
 static int udp_server(unsigned long port)
@@ -112,8 +145,8 @@ static int udp_server(unsigned long port)
 	set_timeout(fd, timeout_s);
 	for (;;) {
 		fromlen = sizeof(from);
-		n = recvfrom(fd, buf, sizeof(buf), 0, (struct sockaddr *)&from,
-			     &fromlen);
+		n = wait_recv(fd, buf, sizeof(buf), &from, &fromlen,
+			      now() + timeout_s);
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			die("no datagram for %g s (%lu echoed)", timeout_s,
 			    n_echoed);
@@ -148,7 +181,7 @@ static int udp_round(int fd, const unsigned char *out, unsigned char *in,
 		die("send: %s", strerror(errno));
 	}
 	for (;;) {
-		n = recv(fd, in, size + 1, 0);
+		n = wait_recv(fd, in, size + 1, NULL, NULL, end);
 		if (n == (ssize_t)size && !memcmp(in, out, size))
 			return 0;
 		if (n < 0 && errno != EINTR) {
@@ -231,7 +264,8 @@ static int tcp_server(unsigned long port)
 	nodelay(fd);
 	set_timeout(fd, timeout_s);
 	for (;;) {
-		n = read(fd, buf, sizeof(buf));
+		n = wait_recv(fd, buf, sizeof(buf), NULL, NULL,
+			      now() + timeout_s);
 		if (n == 0)
 			return 0;	/* the client is done */
 		if (n < 0) {
@@ -267,7 +301,8 @@ static void tcp_round(int fd, const unsigned char *out, unsigned char *in,
 			die("round %lu: write: %s", round, strerror(errno));
 	}
 	for (off = 0; off < size; off += n) {
-		n = read(fd, in + off, size - off);
+		n = wait_recv(fd, in + off, size - off, NULL, NULL,
+			      now() + timeout_s);
 		if (n < 0 && errno == EINTR) {
 			n = 0;
 		} else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
@@ -316,6 +351,10 @@ int main(int argc, char **argv)
 	const char *mode;
 	int i = timeout_option(argc, argv);
 
+	if (i < argc && !strcmp(argv[i], "-p")) {
+		busy_poll = 1;
+		i++;
+	}
 	if (i >= argc)
 		usage();
 	mode = argv[i++];
