@@ -283,6 +283,56 @@ def ranks_passed(out, n, prog):
     return ""
 
 
+# The kernel log lines that can explain a failed job: the OOM killer and
+# the processes it killed (a rank "killed by signal 9"), a kernel bug or
+# warning, a crash, a hung task, a failed allocation.
+NOTABLE_KERNEL_LINE = re.compile(
+    r"(?i:out of memory|\boom|killed|segfault|general protection|"
+    r"blocked for more than|allocation failure)|BUG|WARNING|Oops|"
+    r"Call Trace")
+
+
+def kernel_logs(tail=10, most=30, timeout=120):
+    """Each guest's recent kernel log, for the diagnostics of a failure:
+    its lines of note (NOTABLE_KERNEL_LINE, the last @most of them) and
+    its last @tail lines.  A node whose agent does not answer (its guest
+    may be dying) is read from its serial console file on the host, which
+    under "quiet" holds the kernel's errors (the OOM killer's among
+    them)."""
+    rc, out, err = vg("exec", "all", "--timeout", timeout, "--", "dmesg",
+                      timeout=timeout + 60)
+    logs = {}
+    for line in out.splitlines():
+        m = re.match(r"\[(\d+)\] (.*)$", line)
+        if m:
+            logs.setdefault(int(m.group(1)), []).append(m.group(2))
+    rundir = os.path.join(os.path.abspath(
+        os.environ.get("VGEMINI_RUNDIR", "/run/vgemini")),
+        os.environ.get("VGEMINI_FABRIC", ""))
+    try:
+        with open(os.path.join(rundir, "topology.json")) as f:
+            nodes = range(len(json.load(f)["nodes"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        nodes = sorted(logs)
+    text = []
+    for n in nodes:
+        log, where = logs.get(n), "dmesg"
+        if not log:
+            where = f"node{n}.console (no dmesg: exit {rc})"
+            try:
+                with open(os.path.join(rundir, f"node{n}.console"),
+                          errors="replace") as f:
+                    log = f.read().splitlines()
+            except OSError as e:
+                text.append(f"--- node {n}: no kernel log ({e})")
+                continue
+        notable = [ln for ln in log[:-tail] if NOTABLE_KERNEL_LINE.search(ln)]
+        text.append(f"--- node {n}'s kernel log ({where}): "
+                    f"{len(notable)} lines of note before the last {tail}")
+        text += notable[-most:] + ["..."] * bool(notable) + log[-tail:]
+    return "\n".join(text)
+
+
 def run_job(*args, cwd=REPO, env=None, timeout=300):
     """(exit status, stdout, stderr, seconds) of vgemini run --timeout
     @timeout ARGS in @cwd, with @env added to this process's

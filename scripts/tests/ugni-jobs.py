@@ -53,7 +53,9 @@ with "vgemini run" on a 2x2x2 torus of its own:
                   "# bench: ..." notes, not checked)
 
 Each job passes when every rank printed its "<prog>: rank R of N: K
-checks passed" line and no "not ok" line, and "vgemini run" exits 0.
+checks passed" line and no "not ok" line, and "vgemini run" exits 0; a
+failed job's diagnostics end with every guest's recent kernel log (its
+OOM, kill, BUG and WARNING lines, and its tail).
 Afterwards: the job's alternate domain is released, no ugni_* process is
 left in any guest.  Always tears the fabric down.  Prints TAP.
 
@@ -113,12 +115,16 @@ def job(tap, n, prog, *prog_args, ppn=1, launcher=()):
     # A failure names its first failed check in the line itself: CI
     # summaries keep only the lines of the failed tests.
     first = f" [first: {why.splitlines()[0][:200]}]" if why else ""
-    tap.ok(rc == 0 and not why,
+    passed = rc == 0 and not why
+    # A rank killed (by the OOM killer?) says why only in its guest's
+    # kernel log: a failure shows every guest's.
+    tap.ok(passed,
            f"run {' '.join(map(str, args))} {prog} "
            f"{' '.join(map(str, prog_args))}".rstrip() +
            f": every rank passed, {ok} checks ok, {nok} not ok ({t:.1f}s)"
            + first,
-           f"exit {rc}\n{why}\n--- stderr:\n{err[-3000:]}")
+           "" if passed else f"exit {rc}\n{why}\n--- stderr:\n"
+           f"{err[-3000:]}\n{fl.kernel_logs()}")
     return rc, out, err
 
 
