@@ -4,7 +4,8 @@
 # the same run on the same machine, and their ratio; also written as JSON
 # to build/bench/results.json (one object per figure) so that they can be
 # tracked.  One 4x2x1 torus, booted with --net (every node on one virtio-net
-# Ethernet segment) and --edu (QEMU's edu device in every node):
+# Ethernet segment), --edu (QEMU's edu device in every node) and --ipogif
+# (IP over the fabric, ipogif0, in every node):
 #
 #   P1  8-byte PUT ping-pong round trip between neighbours (ugni_bench:
 #       flag polled in memory, nothing sleeps), next to a UDP ping-pong
@@ -18,6 +19,11 @@
 #       crossover (ugni_bw), next to host memcpy of 4 MiB;
 #   P5  this 8-node torus: boot time, the QEMUs' resident memory, the host
 #       CPU its idle guests use (from /proc/stat over 10 s);
+#   IP  TCP and UDP 8-byte round trips over ipogif0 between neighbours,
+#       each side polling its socket (udp_pingpong -p), next to the same
+#       over virtio-net between the same two VMs; a TCP stream checked
+#       byte for byte (tcp_stream) over ipogif0 at 1 and 3 hops, next to
+#       the same over virtio-net between the same VMs;
 #   SMSG 8-byte half round trip and message rate (ugni_bench), next to
 #       half the UDP round trip over virtio-net and its messages/s;
 #   the device's diagnostic ping per hop count (no guest involved), next
@@ -31,6 +37,7 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 VGEMINI=$REPO/scripts/vgemini
 OUT=$REPO/build/bench
 COUNT=${BENCH_COUNT:-2000}
+STREAM=${BENCH_STREAM:-8388608}	# bytes of each TCP stream of the IP rows
 DIMS=4x2x1
 export VGEMINI_FABRIC=${VGEMINI_FABRIC:-bench-$$}
 mkdir -p "$OUT"
@@ -52,7 +59,7 @@ bench_value() {
 
 trap '"$VGEMINI" down >/dev/null 2>&1 || true' EXIT
 t0=$(date +%s.%N)
-"$VGEMINI" up --dims "$DIMS" --net --edu >"$OUT/up.log" 2>&1 || {
+"$VGEMINI" up --dims "$DIMS" --net --edu --ipogif >"$OUT/up.log" 2>&1 || {
 	cat "$OUT/up.log"
 	exit 1
 }
@@ -64,15 +71,18 @@ printf '%-4s %-44s %12s %-9s %12s %8s\n' "" "" "figure" "unit" "baseline" "ratio
 # --- P1: PUT ping-pong between neighbours vs UDP over virtio-net ---------
 # ranks 0 and 1 are on nodes 0 and 1, neighbours in X.
 run_job "$OUT/ugni_bench.log" -n 2 ugni_bench --iters "$COUNT"
-ip1=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["nodes"][1]["ip"])' \
-	"/run/vgemini/$VGEMINI_FABRIC/topology.json")
+node_ip() {	# NODE KEY: the node's address, "ip" (virtio-net) or "ipogif_ip"
+	python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["nodes"][int(sys.argv[2])][sys.argv[3]])' \
+		"/run/vgemini/$VGEMINI_FABRIC/topology.json" "$1" "$2"
+}
+ip1=$(node_ip 1 ip)
 pingpong() {	# MODE PORT: rank 1's server, rank 0's client; the avg in us
 	"$VGEMINI" exec 1 -- udp_pingpong -t 30 "$1-server" "$2" \
 		>"$OUT/$1-server.log" 2>&1 &
 	local srv=$!
 	"$VGEMINI" exec 0 -- udp_pingpong -t 30 "$1-client" "$ip1" "$2" \
 		"$COUNT" 8 >"$OUT/$1-client.log" 2>&1 ||
-		{ cat "$OUT/$1-client.log"; fail "$1 ping-pong failed"; }
+		{ cat "$OUT/$1-client.log" >&2; fail "$1 ping-pong failed"; }
 	wait "$srv" || true
 	sed -n 's/^.*round trip us: min [0-9.]* avg \([0-9.]*\) max .*/\1/p' \
 		"$OUT/$1-client.log"
@@ -94,6 +104,54 @@ record P1 "put8 ping-pong round trip, 1 hop" "$put_rt" us \
 	"UDP round trip over virtio-net, 8 B" "$udp_rt" "$(ratio "$put_rt" "$udp_rt")"
 record P1 "put8 ping-pong round trip, 1 hop (vs TCP)" "$put_rt" us \
 	"TCP round trip over virtio-net, 8 B" "$tcp_rt" "$(ratio "$put_rt" "$tcp_rt")"
+
+# --- IP: over ipogif0 vs over virtio-net, between the same VMs ------------
+# Round trips between nodes 0 and 1 (1 hop), both sides polling (-p);
+# streams from node 0 to node 1 (1 hop) and to node 6 (3 hops).
+polled_rt() {	# TAG PROTO IP PORT: node 0 to node 1 at IP; the avg in us
+	local srv_mode=server cli_mode=client srv
+	[ "$2" = udp ] || { srv_mode=tcp-server; cli_mode=tcp-client; }
+	"$VGEMINI" exec 1 -- udp_pingpong -t 30 -p "$srv_mode" "$4" \
+		>"$OUT/ip-$1-server.log" 2>&1 &
+	srv=$!
+	"$VGEMINI" exec 0 -- udp_pingpong -t 30 -p "$cli_mode" "$3" "$4" \
+		"$COUNT" 8 >"$OUT/ip-$1-client.log" 2>&1 ||
+		{ cat "$OUT/ip-$1-client.log" >&2; fail "$1 ping-pong failed"; }
+	wait "$srv" || true
+	sed -n "s/^$2: round trip us: min [0-9.]* avg \([0-9.]*\) max .*/\1/p" \
+		"$OUT/ip-$1-client.log"
+}
+stream_mbs() {	# TAG NODE IP PORT: STREAM bytes from node 0; the receiver's MB/s
+	local rcv
+	"$VGEMINI" exec "$2" -- tcp_stream -t 60 recv "$4" "$STREAM" \
+		>"$OUT/stream-$1-recv.log" 2>&1 &
+	rcv=$!
+	"$VGEMINI" exec 0 -- tcp_stream -t 60 send "$3" "$4" "$STREAM" \
+		>"$OUT/stream-$1-send.log" 2>&1 ||
+		{ cat "$OUT/stream-$1-send.log" >&2; fail "$1 stream failed"; }
+	wait "$rcv" ||
+		{ cat "$OUT/stream-$1-recv.log" >&2; fail "$1 stream failed"; }
+	sed -n 's/^tcp_stream: received .* (\([0-9.]*\) MB\/s)$/\1/p' \
+		"$OUT/stream-$1-recv.log"
+}
+ipog1=$(node_ip 1 ipogif_ip)
+for proto in udp tcp; do
+	P=${proto^^}
+	eth=$(polled_rt "$proto-eth" "$proto" "$ip1" 5010)
+	ipog=$(polled_rt "$proto-ipogif" "$proto" "$ipog1" 5011)
+	[ -n "$eth" ] && [ -n "$ipog" ] || fail "no polled $P round trip"
+	record IP "$P round trip over ipogif0, 8 B, 1 hop" "$ipog" us \
+		"$P round trip over virtio-net, 8 B, same VMs (polled)" "$eth" \
+		"$(ratio "$ipog" "$eth")"
+done
+for job in "1 1 hop" "6 3 hops"; do
+	set -- $job
+	eth=$(stream_mbs "eth-$2" "$1" "$(node_ip "$1" ip)" 5012)
+	ipog=$(stream_mbs "ipogif-$2" "$1" "$(node_ip "$1" ipogif_ip)" 5013)
+	[ -n "$eth" ] && [ -n "$ipog" ] || fail "no TCP stream rate"
+	record IP "TCP stream over ipogif0, $2 $3" "$ipog" MB/s \
+		"TCP stream over virtio-net, same VMs" "$eth" "$(ratio "$ipog" "$eth")"
+done
 
 # --- P3: PUT issue rate vs stores to an emulated register ---------------
 "$VGEMINI" exec 0 -- edu_store >"$OUT/edu.log" 2>&1 ||
@@ -171,7 +229,7 @@ done
 # --- P5: this torus, idle ----------------------------------------------------
 rss_mib=$(qemu_rss_mib)
 idle_cpu=$(host_cpu_10s)
-record P5 "boot of the 8-node torus (up --net --edu)" "$boot_s" s - - -
+record P5 "boot, 8 nodes (up --net --edu --ipogif)" "$boot_s" s - - -
 record P5 "resident memory of its 8 QEMUs" "$rss_mib" MiB - - -
 record P5 "host CPU used by the idle torus" "$idle_cpu" % \
 	"target: at most" 5 "$(ratio "$idle_cpu" 5)"
