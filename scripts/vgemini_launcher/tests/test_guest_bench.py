@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The guest tools of guest/bench/, run on the host: udp_pingpong over
-loopback (UDP and TCP, output, time-outs, usage), edu_store against a
+loopback (UDP and TCP, blocking and polled, output, time-outs, usage), edu_store against a
 made-up sysfs tree (finding the device, enabling it, refusing one that is
 no edu device), tcp_stream and icmp_echo over loopback (the bytes
 checked, a difference found, usage).  In the guests they run against the
@@ -60,12 +60,13 @@ class PingPong(unittest.TestCase):
                               capture_output=True, text=True,
                               timeout=timeout)
 
-    def pair(self, proto, count, size, client_first=False):
+    def pair(self, proto, count, size, client_first=False, poll=False):
         kind = socket.SOCK_DGRAM if proto == "udp" else socket.SOCK_STREAM
         port = str(free_port(kind))
-        server = ["server" if proto == "udp" else "tcp-server", port]
-        client = ["client" if proto == "udp" else "tcp-client",
-                  "127.0.0.1", port, str(count), str(size)]
+        opt = ["-p"] if poll else []
+        server = opt + ["server" if proto == "udp" else "tcp-server", port]
+        client = opt + ["client" if proto == "udp" else "tcp-client",
+                        "127.0.0.1", port, str(count), str(size)]
         c = None
         if client_first:
             c = subprocess.Popen([tool("udp_pingpong"), *client],
@@ -102,11 +103,19 @@ class PingPong(unittest.TestCase):
         self.pair("tcp", 20, 1, client_first=True)
         self.pair("tcp", 20, 65536)
 
+    def test_polled(self):
+        """-p: each side polls its socket; the same answers."""
+        self.pair("udp", 200, 8, poll=True)
+        self.pair("udp", 20, 65507, client_first=True, poll=True)
+        self.pair("tcp", 200, 8, poll=True)
+        self.pair("tcp", 20, 65536, client_first=True, poll=True)
+
     def test_time_outs(self):
         port = str(free_port(socket.SOCK_DGRAM))
         for args, msg in (
                 (("client", "127.0.0.1", port, "5", "8"), "no answer from"),
                 (("server", port), "no datagram for 0.5 s"),
+                (("-p", "server", port), "no datagram for 0.5 s"),
                 (("tcp-client", "127.0.0.1", port, "5", "8"),
                  "cannot connect to"),
                 (("tcp-server", port), "no connection within 0.5 s")):
@@ -125,6 +134,7 @@ class PingPong(unittest.TestCase):
                      ("client", "1.2.3", "5", "5", "5"),
                      ("client", "127.0.0.1", "-5", "5", "5"),
                      ("-t", "0", "server", "5"), ("-t", "x", "server", "5"),
+                     ("-p",), ("-p", "-t", "1", "server", "5"),
                      ("bogus", "1")):
             r = self.run_tool(*args)
             self.assertEqual(r.returncode, 2, args)
