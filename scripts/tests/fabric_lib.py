@@ -299,21 +299,17 @@ def kernel_logs(tail=10, most=30, timeout=120):
     may be dying) is read from its serial console file on the host, which
     under "quiet" holds the kernel's errors (the OOM killer's among
     them)."""
-    rc, out, err = vg("exec", "all", "--timeout", timeout, "--", "dmesg",
-                      timeout=timeout + 60)
-    logs = {}
-    for line in out.splitlines():
-        m = re.match(r"\[(\d+)\] (.*)$", line)
-        if m:
-            logs.setdefault(int(m.group(1)), []).append(m.group(2))
     rundir = os.path.join(os.path.abspath(
         os.environ.get("VGEMINI_RUNDIR", "/run/vgemini")),
         os.environ.get("VGEMINI_FABRIC", ""))
     try:
         with open(os.path.join(rundir, "topology.json")) as f:
             nodes = range(len(json.load(f)["nodes"]))
-    except (OSError, ValueError, KeyError, TypeError):
-        nodes = sorted(logs)
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        return f"--- no kernel logs: no topology of the fabric ({e})"
+    rc, out, err = vg("exec", "all", "--timeout", timeout, "--", "dmesg",
+                      timeout=timeout + 60)
+    logs = by_rank(out, len(nodes)) or {}
     text = []
     for n in nodes:
         log, where = logs.get(n), "dmesg"
