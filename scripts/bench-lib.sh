@@ -43,15 +43,31 @@ qemu_rss_mib() {
 	echo $((kb / 1024))
 }
 
-# The share (%) of the host's CPU used over the next 10 s, from /proc/stat
-host_cpu_10s() {
-	local busy0 all0 busy1 all1
-	cpu_sample() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $2 + $3 + $4 + $5 + $6 + $7 + $8 }' /proc/stat; }
-	read -r busy0 all0 < <(cpu_sample)
+# The share (%) of the host's CPU that this fabric's QEMUs use over the
+# next 10 s: their own user and system time (/proc/PID/stat, all their
+# threads) against the host's CPUs, so that another program's load on the
+# host does not count as the torus'.
+torus_cpu_10s() {
+	local pids t0 t1 hz ncpu
+	pids=$(pgrep -f "qemu-system-x86_64.*$VGEMINI_FABRIC" || true)
+	[ -n "$pids" ] || fail "no QEMU of fabric $VGEMINI_FABRIC"
+	cpu_ticks() {
+		local pid sum=0 v
+		for pid in $pids; do
+			# fields 14 and 15, after the ")" that ends the name
+			v=$(sed 's/^.*) //' "/proc/$pid/stat" 2>/dev/null |
+				awk '{ print $12 + $13 }')
+			sum=$((sum + ${v:-0}))
+		done
+		echo "$sum"
+	}
+	hz=$(getconf CLK_TCK)
+	ncpu=$(nproc)
+	t0=$(cpu_ticks)
 	sleep 10
-	read -r busy1 all1 < <(cpu_sample)
-	awk -v b="$((busy1 - busy0))" -v a="$((all1 - all0))" \
-		'BEGIN { printf "%.1f", a ? 100 * b / a : 0 }'
+	t1=$(cpu_ticks)
+	awk -v d="$((t1 - t0))" -v hz="$hz" -v n="$ncpu" \
+		'BEGIN { printf "%.1f", 100 * d / (hz * 10 * n) }'
 }
 
 # write_json OUT DIMS: RESULTS as JSON, one object per figure

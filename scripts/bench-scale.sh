@@ -39,7 +39,7 @@ for dims in $DIMS_LIST; do
 	record P5 "boot of the $n-node torus" "$boot_s" s \
 		"target: at most" 600 "$(ratio "$boot_s" 600)"
 	record P5 "resident memory of its $n QEMUs" "$(qemu_rss_mib)" MiB - - -
-	idle=$(host_cpu_10s)
+	idle=$(torus_cpu_10s)
 	record P5 "host CPU used by the idle $n-node torus" "$idle" % - - -
 	t0=$(date +%s.%N)
 	run_job "$OUT/alltoall-$dims.log" -n "$n" ugni_putget --sizes 1 --offsets 1

@@ -18,7 +18,7 @@
 #   P2  RDMA (BTE) PUT and GET of 4 MiB at 1 and 3 hops, and the FMA/RDMA
 #       crossover (ugni_bw), next to host memcpy of 4 MiB;
 #   P5  this 8-node torus: boot time, the QEMUs' resident memory, the host
-#       CPU its idle guests use (from /proc/stat over 10 s);
+#       CPU its idle QEMUs use (their own time in /proc/PID/stat over 10 s);
 #   IP  TCP and UDP 8-byte round trips over ipogif0 between neighbours,
 #       each side polling its socket (udp_pingpong -p), next to the same
 #       over virtio-net between the same two VMs; a TCP stream checked
@@ -228,7 +228,7 @@ done
 
 # --- P5: this torus, idle ----------------------------------------------------
 rss_mib=$(qemu_rss_mib)
-idle_cpu=$(host_cpu_10s)
+idle_cpu=$(torus_cpu_10s)
 record P5 "boot, 8 nodes (up --net --edu --ipogif)" "$boot_s" s - - -
 record P5 "resident memory of its 8 QEMUs" "$rss_mib" MiB - - -
 record P5 "host CPU used by the idle torus" "$idle_cpu" % \
