@@ -7,18 +7,24 @@ MTU of one short message and IPv6 off; every node pings every other at
 once (all ordered pairs, 0% loss, the connections made on demand, many
 of them simultaneous); a ping of payload near the MTU, and one of two
 fragments, checked byte for byte across the three hops from (0,0,0) to
-(1,1,1); a TCP stream between them checked byte for byte; the ARP tables
-hold the 00:01:01 MACs; the counters (ip -s link) agree: every packet
-and byte sent was received, none dropped or in error; "rmmod ipogif"
-while idle on every node leaves nothing behind (no object kgni frees for
-it, kgni unused), and after ipogif-up the pings go through again; then,
-idle with its connections open, the fabric counts nothing; no BUG,
-WARNING or Oops in any node's kernel log; down leaves nothing.  The MACs and
-addresses are computed here, never read from the launcher.  Prints TAP.
+(1,1,1); 64 MiB over TCP between them checked byte for byte; the ARP
+tables hold the 00:01:01 MACs; the counters (ip -s link) agree: every
+packet and byte sent was received, none dropped or in error; 64 MiB
+again with 10% of the packets corrupted on a link of the path (its retry
+and CRC error counters rise, the data arrive unchanged), and again with
+that link taken down 4 s into the stream (the supervisor reroutes, the
+same TCP connection delivers every byte); "rmmod ipogif" on every node at
+once while a TCP stream runs leaves nothing behind (no object kgni frees
+for it, kgni unused) within a bound, and after ipogif-up the pings go
+through again; then, idle with its connections open, the fabric counts
+nothing; no BUG, WARNING or Oops in any node's kernel log; down leaves
+nothing.  The MACs and addresses are computed here, never read from the
+launcher.  Prints TAP.
 
 usage: ipogif.py [DIMS]      (default 2x2x2)
 """
 
+import json
 import os
 import re
 import subprocess
@@ -38,7 +44,9 @@ MTU = SMSG_MAX - HDR - 14       # less the Ethernet header
 BIG = MTU - 20 - 8              # an ICMP payload that fills one frame
 FRAGMENTED = 2 * MTU            # an ICMP payload of two IP fragments
 PINGS = 3                       # per ordered pair
-TCP_BYTES = 1 << 20
+TCP_BYTES = 64 << 20            # the issue's figure, 3 hops
+TCP_FAULT_BYTES = 64 << 20      # with a link corrupting, or lost
+LINK_DOWN_AFTER = 4             # seconds into the stream
 TCP_PORT = 5201
 # What kgni logs when a client leaves objects behind at gni_cdm_destroy()
 KGNI_LEFT = "a kernel client destroyed its CDM with"
@@ -307,34 +315,170 @@ def big_pings(tap, src, dst):
             tap.note(out.strip())
 
 
-def tcp_stream(tap, src, dst):
+def tcp_run(src, dst, nbytes, seed, wait=60, during=None):
+    """A TCP stream of nbytes from src to dst, checked byte for byte by
+    the receiver (tcp_stream -t WAIT: no side waits longer for the
+    other); during(), if given, runs while it flows.  (ok, the receiver's
+    figure or what failed, the diagnostics, seconds)."""
     recv = {}
 
     def receiver():
-        recv["r"] = on(dst, f"tcp_stream -t 60 recv {TCP_PORT} "
-                       f"{TCP_BYTES} 42", timeout=120)
+        recv["r"] = on(dst, f"tcp_stream -t {wait} recv {TCP_PORT} "
+                       f"{nbytes} {seed}", timeout=wait + 600)
+    t0 = time.time()
     t = threading.Thread(target=receiver)
     t.start()
-    rc, out, err = on(src, f"tcp_stream -t 60 send {ip(dst)} {TCP_PORT} "
-                      f"{TCP_BYTES} 42", timeout=120)
-    t.join(180)
+    send = {}
+
+    def sender():
+        send["r"] = on(src, f"tcp_stream -t {wait} send {ip(dst)} "
+                       f"{TCP_PORT} {nbytes} {seed}", timeout=wait + 600)
+    s = threading.Thread(target=sender)
+    s.start()
+    extra = during() if during else None
+    s.join(wait + 700)
+    t.join(wait + 700)
+    took = time.time() - t0
+    rc, out, err = send.get("r", (None, "", "no answer"))
     rrc, rout, rerr = recv.get("r", (None, "", "no answer"))
-    tap.ok(rc == 0 and rrc == 0 and "as sent" in rout,
-           f"TCP {src} -> {dst}: {TCP_BYTES} bytes checked byte for byte "
-           f"({rout.strip().split(' in ')[-1] if rrc == 0 else 'failed'})",
-           f"sender {rc}: {out}{err}\nreceiver {rrc}: {rout}{rerr}")
+    ok = rc == 0 and rrc == 0 and f"received {nbytes} bytes as sent" in rout
+    m = re.search(r"in ([0-9.]+ s \([0-9.]+ MB/s\))", rout)
+    figure = m.group(1) if ok and m else "failed"
+    return ok, figure, (f"sender {rc}: {out}{err}\nreceiver {rrc}: "
+                        f"{rout}{rerr}"), took, extra
 
 
-def reload(tap, nodes):
-    lines, rc, err = on_all(
-        "rmmod ipogif && ! [ -e /sys/class/net/ipogif0 ] && "
-        "! [ -d /sys/module/ipogif ] && "
-        "[ \"$(cat /sys/module/kgni/refcnt)\" = 0 ] && echo gone")
+def tcp_stream(tap, src, dst, nbytes=TCP_BYTES):
+    ok, figure, diag, took, _ = tcp_run(src, dst, nbytes, 42)
+    tap.ok(ok, f"TCP {src} -> {dst} ({fl.distance(src, dst, DIMS_L)} hops): "
+           f"{nbytes >> 20} MiB checked byte for byte ({figure})", diag)
+
+
+def port_counters():
+    rc, c, err = fl.vg_json("counters", "--json", timeout=300)
+    return c if rc == 0 and c else None
+
+
+def port_count(c, node, label, key):
+    try:
+        return c["nodes"][str(node)]["ports"][label][key]
+    except (KeyError, TypeError):
+        return None
+
+
+def routing():
+    rc, st, err = fl.vg_json("status", "--json", timeout=300)
+    return (st or {}).get("routing") or {}
+
+
+def wait_routing(pred, limit):
+    """(record, seconds) once pred(routing record), or (last, None)."""
+    t0 = time.time()
+    r = {}
+    while time.time() - t0 < limit:
+        r = routing()
+        if pred(r):
+            return r, time.time() - t0
+        time.sleep(1)
+    return r, None
+
+
+def tcp_corrupted(tap, src, dst, node, label, nbytes):
+    """The stream again with corrupt=0.1 on node's label, a link of its
+    path: the link's CRC and retry repair it, the data arrive unchanged."""
+    peer, back = fl.step(node, label, DIMS_L), fl.opposite(label)
+    rc, out, err = fl.vg("fault", node, label, "corrupt=0.1", timeout=120)
+    tap.ok(rc == 0 and "corrupt=0.1" in out,
+           f"fault {node} {label} corrupt=0.1 (a link of the path "
+           f"{src} -> {dst})", out + err)
+    before = port_counters()
+    try:
+        ok, figure, diag, took, _ = tcp_run(src, dst, nbytes, 43)
+    finally:
+        fl.vg("fault", node, label, "none", timeout=120)
+    after = port_counters()
+    retry = crc = None
+    if before and after:
+        retry = port_count(after, node, label, "retry") - \
+            port_count(before, node, label, "retry")
+        crc = port_count(after, peer, back, "crc_err") - \
+            port_count(before, peer, back, "crc_err")
+    tap.ok(ok, f"TCP {src} -> {dst} with 10% of the packets on {node} "
+           f"{label} corrupted: {nbytes >> 20} MiB checked byte for byte "
+           f"({figure})", diag)
+    tap.ok(retry and crc and retry > 0 and crc > 0,
+           f"the link repaired them: {node} {label} retried ({retry}), "
+           f"{peer} {back} counted CRC errors ({crc})")
+
+
+def tcp_link_down(tap, src, dst, node, label, nbytes):
+    """The stream again; a link of its path goes down mid-transfer: the
+    supervisor reroutes, and the same TCP connection goes on and
+    delivers every byte intact.  The link then comes back."""
+    link = f"{node}:{label}"
+    gen0 = routing().get("generation") or 0
+
+    def fault():
+        time.sleep(LINK_DOWN_AFTER)
+        rc, out, err = fl.vg("fault", node, label, "down=1", timeout=120)
+        t_down = time.time()
+        rec, took = wait_routing(lambda r: (r.get("generation") or 0) >
+                                 gen0 and link in (r.get("failed") or [])
+                                 and r.get("loaded"), 90)
+        return rc, took, time.time() - t_down, rec, out + err
+    ok, figure, diag, took, (frc, rtook, since, rec, fout) = tcp_run(
+        src, dst, nbytes, 44, wait=90, during=fault)
+    tap.ok(frc == 0 and rtook is not None,
+           f"fault {node} {label} down=1 {LINK_DOWN_AFTER} s into the "
+           f"stream: the supervisor rerouted around {link} "
+           f"({since:.1f} s after)", json.dumps(rec) + "\n" + fout)
+    tap.ok(ok, f"TCP {src} -> {dst} through the link's loss and the "
+           f"reroute: one connection, {nbytes >> 20} MiB checked byte for "
+           f"byte ({figure}; {took:.1f} s in all)", diag)
+    rc, out, err = fl.vg("fault", node, label, "none", timeout=120)
+    rec, back = wait_routing(lambda r: r.get("loaded") and not
+                             r.get("failed") and not r.get("down"), 90)
+    tap.ok(rc == 0 and back is not None, f"{link} back in the routes "
+           f"({'never' if back is None else '%.1f s' % back})",
+           json.dumps(rec) + out + err)
+
+
+UPTIME = "cut -d' ' -f1 /proc/uptime"
+RMMOD_LIMIT = 20                # seconds an rmmod may take
+
+
+def reload(tap, nodes, src, dst):
+    """rmmod ipogif on every node at once while a TCP stream src -> dst
+    runs (and so the connections carry traffic): each unload ends within
+    RMMOD_LIMIT seconds and leaves nothing (no object kgni frees for it,
+    kgni unused); the stream fails, as it must; ipogif-up again."""
+    def unload():
+        time.sleep(3)
+        return on_all(
+            f"a=$({UPTIME}); rmmod ipogif; r=$?; b=$({UPTIME}); "
+            "echo \"took $a $b rc $r\"; "
+            "! [ -e /sys/class/net/ipogif0 ] && "
+            "! [ -d /sys/module/ipogif ] && "
+            "[ \"$(cat /sys/module/kgni/refcnt)\" = 0 ] && echo gone",
+            timeout=120)
+    ok, figure, diag, took, (lines, rc, err) = tcp_run(
+        src, dst, TCP_BYTES, 45, wait=8, during=unload)
     gone = [n for n in nodes if "gone" in lines.get(n, [])]
-    tap.ok(rc == 0 and len(gone) == len(nodes), "rmmod ipogif while idle "
-           "on every node: ipogif0 and the module gone, kgni unused",
-           f"gone on {gone}: {err}")
-    kernel_logs(tap, nodes, "after rmmod")
+    times = {}
+    for n in nodes:
+        for line in lines.get(n, []):
+            m = re.match(r"took ([0-9.]+) ([0-9.]+) rc 0$", line)
+            if m:
+                times[n] = float(m.group(2)) - float(m.group(1))
+    slow = {n: t for n, t in times.items() if t > RMMOD_LIMIT}
+    tap.ok(rc == 0 and len(gone) == len(nodes) and len(times) ==
+           len(nodes) and not slow,
+           f"rmmod ipogif on every node at once while TCP {src} -> {dst} "
+           "flows: ipogif0 and the module gone, kgni unused, within "
+           f"{max(times.values(), default=0):.2f} s",
+           f"gone on {gone}, times {times}: {err}\n{lines}")
+    tap.ok(not ok, "the stream, cut by the unload, fails", diag)
+    kernel_logs(tap, nodes, "after rmmod under traffic")
     lines, rc, err = on_all("ipogif-up && echo up")
     up = [n for n in nodes if "up" in lines.get(n, [])]
     tap.ok(rc == 0 and len(up) == len(nodes), "ipogif-up again on every "
@@ -370,8 +514,15 @@ def body(tap, fab, dims):
     arp_tables(tap, nodes)
     check_counters(tap, nodes, "after the traffic")
 
+    # A link of the path 0 -> far (dimension order: X+, Y+, Z+): the
+    # middle one
+    path = fl.dor_path(0, far, DIMS_L)
+    node, label = path[len(path) // 2]
+    tcp_corrupted(tap, 0, far, node, label, TCP_FAULT_BYTES)
+    tcp_link_down(tap, 0, far, node, label, TCP_FAULT_BYTES)
+
     kernel_logs(tap, nodes, "after the traffic")
-    reload(tap, nodes)
+    reload(tap, nodes, 0, far)
     seen, bad = ping_all(nodes, lambda n: [(n + 1) % len(nodes),
                                            (n + len(nodes) // 2 + 1) %
                                            len(nodes)])
