@@ -12,9 +12,10 @@
  *
  * Locks, outermost first: priv->cm_lock (mutex: connection set-up, the cm
  * thread and the connect work), peer->lock (spinlock, BH: a peer's state,
- * its tx connection and backlog).  NAPI reads a peer's connections under
- * RCU and never holds peer->lock while it hands an skb to the stack, which
- * may transmit on the same peer.
+ * its tx connection, its backlog, changes to its set of connections).
+ * NAPI reads a peer's connections under RCU and never holds peer->lock
+ * while it hands an skb to the stack, which may transmit on the same
+ * peer; a connection taken out of the set is freed after a grace period.
  */
 #ifndef IPOGIF_H
 #define IPOGIF_H
@@ -110,7 +111,11 @@ struct ipogif_dg {
  * @mh: @mbox's registration (remote events on the RX CQ)
  * @attr: @mbox's attributes, what our datagram tells the peer
  * @peer_dg: the peer's datagram, filled when ours completes
+ * @peer_gen: the peer's load stamp, from its datagram
+ * @seq: the order in which the device's connections opened
  * @open: gni_smsg_init() done: NAPI may read it
+ * @broken: its messages failed past max_retrans (a send refused, a read
+ *	refused): it goes at the connect work's next run
  */
 struct ipogif_conn {
 	gni_ep_handle_t ep;
@@ -118,7 +123,10 @@ struct ipogif_conn {
 	gni_mem_handle_t mh;
 	gni_smsg_attr_t attr;
 	struct ipogif_dg peer_dg;
+	u32 peer_gen;
+	unsigned long seq;
 	bool open;
+	bool broken;
 };
 
 enum ipogif_peer_state {
@@ -136,12 +144,14 @@ enum ipogif_peer_state {
  * @idx: its place in priv->peers (the bitmaps' bit)
  * @nid: its NID
  * @pe: its NIC address
- * @lock: @state, @tx, @backlog (BH)
+ * @lock: @state, @tx, @backlog, changes to @conns (BH)
  * @state: enum ipogif_peer_state
- * @tx: the connection frames go out on, once UP
+ * @tx: the connection frames go out on, once UP: the last opened that is
+ *	not broken
  * @backlog: frames waiting for the connection or for credits
  * @conns: its open connections, read by NAPI under RCU
  * @connecting: our bound datagram's connection (cm_lock)
+ * @peer_gen: the load stamp of the peer's module that @conns lead to
  */
 struct ipogif_peer {
 	struct ipogif_priv *priv;
@@ -154,6 +164,7 @@ struct ipogif_peer {
 	struct sk_buff_head backlog;
 	struct ipogif_conn __rcu *conns[IPOGIF_PEER_CONNS];
 	struct ipogif_conn *connecting;
+	u32 peer_gen;
 };
 
 /* The counters of ndo_get_stats64 (ip -s link) */
@@ -204,12 +215,18 @@ struct ipogif_stats {
  * @spare: the connection the wildcard offers (cm_lock)
  * @listening: the wildcard is posted (cm_lock)
  * @listen_dg: the wildcard's received datagram
- * @connect_work: posts bound datagrams for peers in @connect_map
+ * @connect_work: retires the broken connections of peers in @retire_map,
+ *	posts bound datagrams for peers in @connect_map
  * @connect_map: peers that want a connection made
+ * @retire_map: peers with a broken connection
+ * @conn_seq: connections opened (cm_lock)
  * @polls: NAPI polls (debugfs)
  * @flushes: flush timer expiries (debugfs)
  * @no_credit: sends that found no credit (debugfs)
  * @no_room: sends refused for want of a tid or FMA room (debugfs)
+ * @broke: connections found broken (debugfs)
+ * @retired: connections closed before unload: broken, replaced by a new
+ *	load of the peer's module, or the oldest of too many (debugfs)
  * @debugfs: debugfs ipogif/
  */
 struct ipogif_priv {
@@ -242,10 +259,14 @@ struct ipogif_priv {
 	struct ipogif_dg listen_dg;
 	struct work_struct connect_work;
 	unsigned long *connect_map;
+	unsigned long *retire_map;
+	unsigned long conn_seq;
 	atomic_long_t polls;
 	atomic_long_t flushes;
 	atomic_long_t no_credit;
 	atomic_long_t no_room;
+	atomic_long_t broke;
+	atomic_long_t retired;
 	struct dentry *debugfs;
 };
 
@@ -287,6 +308,7 @@ void ipogif_connect_work(struct work_struct *work);
 /* ipogif_tx.c */
 netdev_tx_t ipogif_start_xmit(struct sk_buff *skb, struct net_device *dev);
 void ipogif_peer_flush(struct ipogif_peer *peer);
+void ipogif_conn_broke(struct ipogif_peer *peer, struct ipogif_conn *conn);
 void __ipogif_peer_drop_backlog(struct ipogif_peer *peer);
 void ipogif_peer_drop_backlog(struct ipogif_peer *peer);
 void ipogif_flush_timer(struct timer_list *t);

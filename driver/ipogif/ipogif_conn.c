@@ -15,8 +15,15 @@
  * the connection.  Two nodes that connect to each other at once meet in
  * kgni's tie-break (one exchange); when one's bound datagram meets the
  * other's wildcard in both directions, each side ends with two
- * connections to the other: it sends on the first it opened and reads
+ * connections to the other: it sends on the last it opened and reads
  * both, so no frame is lost and nothing needs to be agreed.
+ *
+ * Reconnection (Documentation/ipogif.rst, "Reconnection"): a connection
+ * kgni broke (ipogif_conn_broke()) is retired by the connect work, which
+ * connects again if the peer has no other; a connection that opens with
+ * another load stamp of the peer's module retires every older one, and
+ * the older of two when a third opens.  A retired connection's mailbox is
+ * deregistered with a hold (gnilnd's purgatory).
  *
  * The datagram calls may sleep: everything here runs in the cm thread or
  * the connect work, under priv->cm_lock.
@@ -146,43 +153,119 @@ static int ipogif_conn_open(struct ipogif_priv *priv, struct ipogif_peer *peer,
 			    rc);
 		return -EPROTO;
 	}
+	conn->peer_gen = le32_to_cpu(dg->gen);
 	conn->open = true;
 	return 0;
 }
 
 /*
- * @conn to @peer is open: NAPI reads it from now on; the first one
- * carries the frames, those waiting first.
+ * Take out of @peer's set the connections that must go: every one if
+ * @all, else the broken ones; into @dead, their number.  They stay
+ * readable by NAPI until an RCU grace period has passed.  peer->lock
+ * held.
+ */
+static unsigned int ipogif_peer_unlink(struct ipogif_peer *peer, bool all,
+				       struct ipogif_conn **dead)
+{
+	struct ipogif_conn *conn;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < IPOGIF_PEER_CONNS; i++) {
+		conn = rcu_dereference_protected(peer->conns[i],
+						 lockdep_is_held(&peer->lock));
+		if (!conn || (!all && !conn->broken))
+			continue;
+		RCU_INIT_POINTER(peer->conns[i], NULL);
+		if (conn == peer->tx)
+			peer->tx = NULL;
+		dead[n++] = conn;
+	}
+	return n;
+}
+
+/*
+ * Close the @n connections @dead, out of their peer's set: once NAPI no
+ * longer reads them, their endpoints go and their mailboxes are
+ * deregistered, held IPOGIF_MBOX_HOLD_MS (gnilnd's purgatory: the peer's
+ * late writes find the handle invalid, not a new registration).  cm_lock
+ * held (this sleeps).
+ */
+static void ipogif_conns_retire(struct ipogif_priv *priv,
+				struct ipogif_conn **dead, unsigned int n)
+{
+	unsigned int i;
+
+	if (!n)
+		return;
+	synchronize_rcu();
+	for (i = 0; i < n; i++)
+		ipogif_conn_free(priv, dead[i]);
+	atomic_long_add(n, &priv->retired);
+}
+
+/*
+ * @conn to @peer is open: NAPI reads it from now on, and it carries the
+ * frames, those waiting first.  A new load of the peer's module (another
+ * stamp in its datagram) replaces every connection to the old one; a
+ * broken connection goes; with no room left, the oldest goes (the peer
+ * made a new one: it no longer uses one of its old ones).  cm_lock held.
  */
 static void ipogif_peer_install(struct ipogif_priv *priv,
 				struct ipogif_peer *peer,
 				struct ipogif_conn *conn)
 {
-	unsigned int i;
+	struct ipogif_conn *dead[IPOGIF_PEER_CONNS], *old, *oldest = NULL;
+	unsigned int i, n, at = IPOGIF_PEER_CONNS;
+	bool reloaded;
 
+	conn->seq = ++priv->conn_seq;
 	spin_lock_bh(&peer->lock);
-	for (i = 0; i < IPOGIF_PEER_CONNS; i++)
-		if (!rcu_access_pointer(peer->conns[i]))
+	reloaded = peer->peer_gen && peer->peer_gen != conn->peer_gen;
+	n = ipogif_peer_unlink(peer, reloaded, dead);
+	for (i = 0; i < IPOGIF_PEER_CONNS; i++) {
+		old = rcu_dereference_protected(peer->conns[i],
+						lockdep_is_held(&peer->lock));
+		if (!old) {
+			at = i;
 			break;
-	if (i == IPOGIF_PEER_CONNS) {
-		/* Cannot happen: each side posts one bound datagram. */
-		spin_unlock_bh(&peer->lock);
-		netdev_warn(priv->dev, "NID %u: a third connection refused\n",
-			    peer->nid);
-		ipogif_conn_free(priv, conn);
-		return;
+		}
+		if (!oldest || old->seq < oldest->seq) {
+			oldest = old;
+			at = i;
+		}
 	}
-	rcu_assign_pointer(peer->conns[i], conn);
-	if (!peer->tx) {
-		peer->tx = conn;
-		peer->state = IPOGIF_PEER_UP;
-		ipogif_peer_flush(peer);
+	if (rcu_access_pointer(peer->conns[at])) {
+		RCU_INIT_POINTER(peer->conns[at], NULL);
+		dead[n++] = oldest;
 	}
+	rcu_assign_pointer(peer->conns[at], conn);
+	peer->peer_gen = conn->peer_gen;
+	peer->tx = conn;
+	peer->state = IPOGIF_PEER_UP;
+	clear_bit(peer->idx, priv->connect_map);
+	ipogif_peer_flush(peer);
 	/* The peer may have written before we opened it. */
 	set_bit(peer->idx, priv->rx_pending);
 	napi_schedule(&priv->napi);
 	spin_unlock_bh(&peer->lock);
-	netdev_dbg(priv->dev, "NID %u: connection %u open\n", peer->nid, i);
+	if (reloaded)
+		netdev_info(priv->dev, "NID %u: its module was loaded again: connected anew\n",
+			    peer->nid);
+	netdev_dbg(priv->dev, "NID %u: connection %u open\n", peer->nid, at);
+	ipogif_conns_retire(priv, dead, n);
+}
+
+/* @peer's broken connections go. cm_lock held. */
+static void ipogif_peer_reap(struct ipogif_priv *priv,
+			     struct ipogif_peer *peer)
+{
+	struct ipogif_conn *dead[IPOGIF_PEER_CONNS];
+	unsigned int n;
+
+	spin_lock_bh(&peer->lock);
+	n = ipogif_peer_unlink(peer, false, dead);
+	spin_unlock_bh(&peer->lock);
+	ipogif_conns_retire(priv, dead, n);
 }
 
 /* No connection could be made to @peer: its frames go. */
@@ -227,7 +310,10 @@ fail:
 	ipogif_peer_failed(peer);
 }
 
-/* Bound datagrams for the peers that asked for one (ipogif_tx.c) */
+/*
+ * The broken connections of the peers in retire_map go; bound datagrams
+ * for the peers that asked for one (ipogif_tx.c)
+ */
 void ipogif_connect_work(struct work_struct *work)
 {
 	struct ipogif_priv *priv = container_of(work, struct ipogif_priv,
@@ -238,6 +324,8 @@ void ipogif_connect_work(struct work_struct *work)
 	for (i = 0; i < priv->npeers; i++) {
 		struct ipogif_peer *peer = &priv->peers[i];
 
+		if (test_and_clear_bit(i, priv->retire_map))
+			ipogif_peer_reap(priv, peer);
 		if (!test_and_clear_bit(i, priv->connect_map))
 			continue;
 		if (priv->cm_stopping)

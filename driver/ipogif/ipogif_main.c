@@ -161,7 +161,7 @@ static int ipogif_peers_show(struct seq_file *m, void *v)
 				rcu_dereference_protected(peer->conns[c],
 							  lockdep_is_held(&peer->lock));
 
-			conns[c] = conn ? '0' + c : '-';
+			conns[c] = !conn ? '-' : conn->broken ? 'x' : '0' + c;
 			if (conn && conn == peer->tx)
 				tx = c;
 		}
@@ -174,11 +174,13 @@ static int ipogif_peers_show(struct seq_file *m, void *v)
 			   test_bit(i, priv->connect_map) ? " to_connect" : "");
 		spin_unlock_bh(&peer->lock);
 	}
-	seq_printf(m, "polls %ld flush_timer %ld no_credit %ld no_room %ld\n",
+	seq_printf(m, "polls %ld flush_timer %ld no_credit %ld no_room %ld broke %ld retired %ld\n",
 		   atomic_long_read(&priv->polls),
 		   atomic_long_read(&priv->flushes),
 		   atomic_long_read(&priv->no_credit),
-		   atomic_long_read(&priv->no_room));
+		   atomic_long_read(&priv->no_room),
+		   atomic_long_read(&priv->broke),
+		   atomic_long_read(&priv->retired));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(ipogif_peers);
@@ -243,7 +245,9 @@ static int ipogif_peers_init(struct ipogif_priv *priv)
 	priv->rx_pending = bitmap_zalloc(max(n, 1u), GFP_KERNEL);
 	priv->backlogged = bitmap_zalloc(max(n, 1u), GFP_KERNEL);
 	priv->connect_map = bitmap_zalloc(max(n, 1u), GFP_KERNEL);
-	if (priv->rx_pending && priv->backlogged && priv->connect_map)
+	priv->retire_map = bitmap_zalloc(max(n, 1u), GFP_KERNEL);
+	if (priv->rx_pending && priv->backlogged && priv->connect_map &&
+	    priv->retire_map)
 		ret = 0;
 out:
 	kfree(list.na_ids);
@@ -257,6 +261,7 @@ static void ipogif_peers_free(struct ipogif_priv *priv)
 	bitmap_free(priv->rx_pending);
 	bitmap_free(priv->backlogged);
 	bitmap_free(priv->connect_map);
+	bitmap_free(priv->retire_map);
 	kfree(priv->peers);
 }
 
@@ -359,7 +364,8 @@ static int __init ipogif_init(void)
 		return -ENOMEM;
 	priv = netdev_priv(dev);
 	priv->dev = dev;
-	priv->gen = get_random_u32();
+	/* Not 0: a peer's 0 is "no connection to it yet". */
+	priv->gen = get_random_u32() | 1;
 	priv->msg_maxsize = smsg_max;
 	priv->credits = credits;
 	xa_init(&priv->by_nid);

@@ -26,9 +26,14 @@ void ipogif_cq_handler(u32 device_id, u64 data)
 	napi_schedule(&priv->napi);
 }
 
-/* The local events of our sends: only failures matter. */
+/*
+ * The local events of our sends: only failures matter.  A message lost
+ * broke its connection: the peer's mailboxes are read, where kgni's
+ * refusal tells which (ipogif_rx_conn()).
+ */
 static void ipogif_tx_events(struct ipogif_priv *priv)
 {
+	struct ipogif_peer *peer;
 	gni_cq_entry_t e;
 	gni_return_t rc;
 
@@ -39,6 +44,9 @@ static void ipogif_tx_events(struct ipogif_priv *priv)
 			net_warn_ratelimited("%s: a message to NID %llu lost\n",
 					     priv->dev->name,
 					     (unsigned long long)GNI_CQ_GET_MSG_ID(e));
+			peer = xa_load(&priv->by_nid, GNI_CQ_GET_MSG_ID(e));
+			if (peer)
+				set_bit(peer->idx, priv->rx_pending);
 		} else if (rc == GNI_RC_ERROR_RESOURCE) {
 			net_warn_ratelimited("%s: TX CQ overrun\n",
 					     priv->dev->name);
@@ -103,17 +111,27 @@ static void ipogif_rx_one(struct ipogif_priv *priv, struct ipogif_conn *conn,
 }
 
 /*
- * Up to @budget messages of @conn; how many.  *@more: it may hold more
- * (the budget ran out first).
+ * Up to @budget messages of @peer's @conn; how many.  *@more: it may hold
+ * more (the budget ran out first).  A connection kgni says is broken goes
+ * (ipogif_conn_broke()).
  */
-static int ipogif_rx_conn(struct ipogif_priv *priv, struct ipogif_conn *conn,
-			  int budget, bool *more)
+static int ipogif_rx_conn(struct ipogif_priv *priv, struct ipogif_peer *peer,
+			  struct ipogif_conn *conn, int budget, bool *more)
 {
+	gni_return_t rc;
 	void *msg;
 	int n = 0;
 
+	if (READ_ONCE(conn->broken))
+		return 0;
 	while (n < budget) {
-		if (gni_smsg_getnext(conn->ep, &msg) != GNI_RC_SUCCESS)
+		rc = gni_smsg_getnext(conn->ep, &msg);
+		if (rc == GNI_RC_INVALID_STATE) {
+			spin_lock(&peer->lock);
+			ipogif_conn_broke(peer, conn);
+			spin_unlock(&peer->lock);
+		}
+		if (rc != GNI_RC_SUCCESS)
 			return n;
 		ipogif_rx_one(priv, conn, msg);
 		n++;
@@ -141,7 +159,7 @@ static int ipogif_rx(struct ipogif_priv *priv, int budget)
 		for (c = 0; c < IPOGIF_PEER_CONNS && done < budget; c++) {
 			conn = rcu_dereference(peer->conns[c]);
 			if (conn)
-				done += ipogif_rx_conn(priv, conn,
+				done += ipogif_rx_conn(priv, peer, conn,
 						       budget - done, &more);
 		}
 		rcu_read_unlock();

@@ -13,7 +13,9 @@
  * without an event), keeps up to `backlog` frames in order; beyond that
  * they are dropped (tx_dropped).  A connection's opening flushes its
  * backlog; a credit stall is retried by NAPI, scheduled by a timer a
- * jiffy later while some peer is backlogged.
+ * jiffy later while some peer is backlogged.  A connection that broke
+ * keeps its frame in the backlog, for another connection or a new one
+ * (ipogif_conn_broke()).
  */
 #include <linux/etherdevice.h>
 #include <linux/netdevice.h>
@@ -65,6 +67,43 @@ static void ipogif_arm_flush(struct ipogif_priv *priv)
 }
 
 /*
+ * @conn of @peer broke (its messages failed past max_retrans: kgni
+ * refuses to send or read on it).  Frames go on another open connection
+ * to the peer, or wait in the backlog for a new one; the connect work
+ * retires this one.  peer->lock held, BH off.
+ */
+void ipogif_conn_broke(struct ipogif_peer *peer, struct ipogif_conn *conn)
+{
+	struct ipogif_priv *priv = peer->priv;
+	struct ipogif_conn *c, *next = NULL;
+	unsigned int i;
+
+	if (conn->broken)
+		return;
+	WRITE_ONCE(conn->broken, true);
+	atomic_long_inc(&priv->broke);
+	net_info_ratelimited("%s: NID %u: a connection broke\n",
+			     priv->dev->name, peer->nid);
+	if (conn == peer->tx) {
+		/* The last opened of the others that work */
+		for (i = 0; i < IPOGIF_PEER_CONNS; i++) {
+			c = rcu_dereference_protected(peer->conns[i],
+						      lockdep_is_held(&peer->lock));
+			if (c && !c->broken && (!next || c->seq > next->seq))
+				next = c;
+		}
+		peer->tx = next;
+		if (!next) {
+			peer->state = IPOGIF_PEER_CONNECTING;
+			clear_bit(peer->idx, priv->backlogged);
+			set_bit(peer->idx, priv->connect_map);
+		}
+	}
+	set_bit(peer->idx, priv->retire_map);
+	schedule_work(&priv->connect_work);
+}
+
+/*
  * Send what @peer's backlog holds, in order, until a send must wait.
  * peer->lock held, BH off.
  */
@@ -74,23 +113,20 @@ void ipogif_peer_flush(struct ipogif_peer *peer)
 	struct sk_buff *skb;
 	gni_return_t rc;
 
-	if (!peer->tx)
-		return;
-	while ((skb = skb_peek(&peer->backlog))) {
+	while (peer->tx && (skb = skb_peek(&peer->backlog))) {
 		rc = ipogif_send(peer, skb);
 		if (ipogif_retry(rc)) {
 			set_bit(peer->idx, priv->backlogged);
 			ipogif_arm_flush(priv);
 			return;
 		}
-		__skb_unlink(skb, &peer->backlog);
-		if (rc == GNI_RC_SUCCESS) {
-			consume_skb(skb);
-		} else {
-			/* The connection broke: step 10 makes a new one. */
-			ipogif_count(priv, IPOGIF_TX_ERRORS, 1);
-			kfree_skb(skb);
+		if (rc != GNI_RC_SUCCESS) {
+			/* The frame waits for another connection. */
+			ipogif_conn_broke(peer, peer->tx);
+			continue;
 		}
+		__skb_unlink(skb, &peer->backlog);
+		consume_skb(skb);
 	}
 	clear_bit(peer->idx, priv->backlogged);
 }
@@ -159,8 +195,10 @@ static void ipogif_xmit_one(struct ipogif_peer *peer, struct sk_buff *skb)
 			set_bit(peer->idx, priv->backlogged);
 			ipogif_arm_flush(priv);
 		} else {
-			ipogif_count(priv, IPOGIF_TX_ERRORS, 1);
-			kfree_skb(skb);
+			/* Broken: on another connection, or a new one */
+			ipogif_conn_broke(peer, peer->tx);
+			if (ipogif_enqueue(peer, skb))
+				ipogif_peer_flush(peer);
 		}
 		break;
 	}
