@@ -6,7 +6,8 @@
  * alone.
  *
  *   ipogif_main.c  module parameters, the net device, set-up and teardown
- *   ipogif_conn.c  peers' connections: mailboxes, datagrams, the cm thread
+ *   ipogif_conn.c  peers' connections: mailboxes, datagrams, the cm thread,
+ *                  RCA's node events
  *   ipogif_tx.c    ndo_start_xmit, broadcast fan-out, per-peer backlogs
  *   ipogif_rx.c    CQ handlers, NAPI: events, short messages into skbs
  *
@@ -64,6 +65,13 @@ struct ipogif_hdr {
  * late write finds it invalid instead of a new registration's.
  */
 #define IPOGIF_MBOX_HOLD_MS	3000
+
+/*
+ * RCA's node events: the service ipogif registers as (RCA takes any, and
+ * keeps no service of its own for IP)
+ */
+#define IPOGIF_RCA_SVC		RCA_MAKE_SERVICE_INDEX(RCA_LND_CLASS, 2)
+#define IPOGIF_RCA_EVENTS	3
 
 /* Datagrams: the connect message's magic ("IPOG") and version */
 #define IPOGIF_DG_MAGIC		0x474f5049u
@@ -152,6 +160,8 @@ enum ipogif_peer_state {
  * @conns: its open connections, read by NAPI under RCU
  * @connecting: our bound datagram's connection (cm_lock)
  * @peer_gen: the load stamp of the peer's module that @conns lead to
+ * @down: RCA says it is unreachable: no frame for it, no connection to
+ *	it, until RCA says it is back or a datagram of it completes
  */
 struct ipogif_peer {
 	struct ipogif_priv *priv;
@@ -165,6 +175,7 @@ struct ipogif_peer {
 	struct ipogif_conn __rcu *conns[IPOGIF_PEER_CONNS];
 	struct ipogif_conn *connecting;
 	u32 peer_gen;
+	bool down;
 };
 
 /* The counters of ndo_get_stats64 (ip -s link) */
@@ -227,6 +238,13 @@ struct ipogif_stats {
  * @broke: connections found broken (debugfs)
  * @retired: connections closed before unload: broken, replaced by a new
  *	load of the peer's module, or the oldest of too many (debugfs)
+ * @rca_ticket: the RCA registration (KRCA_NULL_TICKET: none)
+ * @rca_subs: its subscriptions to the node events
+ * @rca_nsubs: their number
+ * @rca_task: the thread that takes RCA's events
+ * @rca_stop: teardown has begun: take no more
+ * @rca_down: node events "unavailable" or "failed" taken (debugfs)
+ * @rca_up: node events "available" taken (debugfs)
  * @debugfs: debugfs ipogif/
  */
 struct ipogif_priv {
@@ -267,6 +285,13 @@ struct ipogif_priv {
 	atomic_long_t no_room;
 	atomic_long_t broke;
 	atomic_long_t retired;
+	krca_ticket_t rca_ticket;
+	rca_ticket_t rca_subs[IPOGIF_RCA_EVENTS];
+	unsigned int rca_nsubs;
+	struct task_struct *rca_task;
+	bool rca_stop;
+	atomic_long_t rca_down;
+	atomic_long_t rca_up;
 	struct dentry *debugfs;
 };
 
@@ -304,6 +329,8 @@ int ipogif_cm_start(struct ipogif_priv *priv);
 void ipogif_cm_stop(struct ipogif_priv *priv);
 void ipogif_conns_free(struct ipogif_priv *priv);
 void ipogif_connect_work(struct work_struct *work);
+void ipogif_rca_start(struct ipogif_priv *priv);
+void ipogif_rca_stop(struct ipogif_priv *priv);
 
 /* ipogif_tx.c */
 netdev_tx_t ipogif_start_xmit(struct sk_buff *skb, struct net_device *dev);

@@ -23,7 +23,9 @@
  * connects again if the peer has no other; a connection that opens with
  * another load stamp of the peer's module retires every older one, and
  * the older of two when a third opens.  A retired connection's mailbox is
- * deregistered with a hold (gnilnd's purgatory).
+ * deregistered with a hold (gnilnd's purgatory).  RCA's node events
+ * (the ipogif-rca thread): a node reported unavailable loses its
+ * connections and frames, and gets none until it is available again.
  *
  * The datagram calls may sleep: everything here runs in the cm thread or
  * the connect work, under priv->cm_lock.
@@ -239,6 +241,8 @@ static void ipogif_peer_install(struct ipogif_priv *priv,
 		dead[n++] = oldest;
 	}
 	rcu_assign_pointer(peer->conns[at], conn);
+	/* It answered: reachable, whatever RCA said last */
+	peer->down = false;
 	peer->peer_gen = conn->peer_gen;
 	peer->tx = conn;
 	peer->state = IPOGIF_PEER_UP;
@@ -328,7 +332,7 @@ void ipogif_connect_work(struct work_struct *work)
 			ipogif_peer_reap(priv, peer);
 		if (!test_and_clear_bit(i, priv->connect_map))
 			continue;
-		if (priv->cm_stopping)
+		if (priv->cm_stopping || READ_ONCE(peer->down))
 			ipogif_peer_failed(peer);
 		/* else unless posted already, or connected by the wildcard */
 		else if (!peer->connecting && !peer->tx)
@@ -483,6 +487,129 @@ static int ipogif_cm_thread(void *arg)
 		schedule_timeout_idle(msecs_to_jiffies(IPOGIF_CM_RETRY_MS));
 	}
 	return 0;
+}
+
+/*
+ * RCA says node @nid is unreachable (the supervisor's routes leave it
+ * out): its frames and connections go, a bound datagram to it is
+ * cancelled, and nothing connects to it until it is back.
+ */
+static void ipogif_rca_node_down(struct ipogif_priv *priv,
+				 struct ipogif_peer *peer)
+{
+	struct ipogif_conn *dead[IPOGIF_PEER_CONNS];
+	unsigned int n;
+
+	mutex_lock(&priv->cm_lock);
+	spin_lock_bh(&peer->lock);
+	peer->down = true;
+	n = ipogif_peer_unlink(peer, true, dead);
+	__ipogif_peer_drop_backlog(peer);
+	clear_bit(peer->idx, priv->connect_map);
+	/* A bound datagram ends as cancelled: ipogif_connect_ended() */
+	if (!peer->connecting)
+		peer->state = IPOGIF_PEER_IDLE;
+	spin_unlock_bh(&peer->lock);
+	if (peer->connecting)
+		gni_ep_postdata_cancel_by_id(peer->connecting->ep,
+					     IPOGIF_DG_PEER | peer->nid);
+	ipogif_conns_retire(priv, dead, n);
+	mutex_unlock(&priv->cm_lock);
+}
+
+static void ipogif_rca_event(struct ipogif_priv *priv, const rs_event_t *ev)
+{
+	u32 nid = RSN_GET_FLD(ev->ev_gen.svid_node.rs_node_flat, NID);
+	struct ipogif_peer *peer = xa_load(&priv->by_nid, nid);
+
+	if (!peer)
+		return;
+	if (ev->ev_id == ec_node_available) {
+		atomic_long_inc(&priv->rca_up);
+		WRITE_ONCE(peer->down, false);
+		netdev_info(priv->dev, "NID %u is reachable again (RCA)\n", nid);
+	} else if (ev->ev_id == ec_node_unavailable ||
+		   ev->ev_id == ec_node_failed) {
+		atomic_long_inc(&priv->rca_down);
+		netdev_info(priv->dev, "NID %u is unreachable (RCA): its connections and frames go\n",
+			    nid);
+		ipogif_rca_node_down(priv, peer);
+	}
+}
+
+/* Takes RCA's node events until ipogif_rca_stop() */
+static int ipogif_rca_thread(void *arg)
+{
+	struct ipogif_priv *priv = arg;
+	rs_event_t ev;
+
+	while (!READ_ONCE(priv->rca_stop) &&
+	       krca_wait_event(&priv->rca_ticket) >= 0)
+		while (!READ_ONCE(priv->rca_stop) &&
+		       !krca_get_message(&priv->rca_ticket, &ev))
+			ipogif_rca_event(priv, &ev);
+	set_current_state(TASK_IDLE);
+	while (!kthread_should_stop()) {
+		schedule();
+		set_current_state(TASK_IDLE);
+	}
+	__set_current_state(TASK_RUNNING);
+	return 0;
+}
+
+static const rs_event_code_t ipogif_rca_codes[IPOGIF_RCA_EVENTS] = {
+	ec_node_unavailable, ec_node_available, ec_node_failed,
+};
+
+/*
+ * Register with RCA for the node events, and start the thread that takes
+ * them.  Without RCA ipogif still works, as before: a warning.
+ */
+void ipogif_rca_start(struct ipogif_priv *priv)
+{
+	struct task_struct *t;
+	unsigned int i;
+	int ret;
+
+	ret = krca_register(&priv->rca_ticket, IPOGIF_RCA_SVC, current->pid, 0);
+	if (ret)
+		goto fail;
+	for (i = 0; i < IPOGIF_RCA_EVENTS; i++) {
+		ret = krca_subscribe(&priv->rca_ticket, ipogif_rca_codes[i],
+				     RCA_RX_SVC_ANY, &priv->rca_subs[i]);
+		if (ret)
+			goto fail;
+		priv->rca_nsubs++;
+	}
+	t = kthread_run(ipogif_rca_thread, priv, "ipogif-rca");
+	if (IS_ERR(t)) {
+		ret = PTR_ERR(t);
+		goto fail;
+	}
+	priv->rca_task = t;
+	return;
+
+fail:
+	pr_warn("no RCA node events: %d\n", ret);
+	ipogif_rca_stop(priv);
+}
+
+/* No more RCA events: the thread stopped, the registration gone */
+void ipogif_rca_stop(struct ipogif_priv *priv)
+{
+	unsigned int i;
+
+	if (priv->rca_task) {
+		WRITE_ONCE(priv->rca_stop, true);
+		krca_wakeup_wait_event(&priv->rca_ticket);
+		kthread_stop(priv->rca_task);
+		priv->rca_task = NULL;
+	}
+	for (i = 0; i < priv->rca_nsubs; i++)
+		krca_unsubscribe(&priv->rca_ticket, priv->rca_subs[i]);
+	priv->rca_nsubs = 0;
+	if (priv->rca_ticket != KRCA_NULL_TICKET)
+		krca_unregister(&priv->rca_ticket);
 }
 
 int ipogif_cm_start(struct ipogif_priv *priv)

@@ -166,21 +166,24 @@ static int ipogif_peers_show(struct seq_file *m, void *v)
 				tx = c;
 		}
 		conns[c] = '\0';
-		seq_printf(m, "%u 0x%x %s %s %d %u%s%s%s\n", peer->nid, peer->pe,
+		seq_printf(m, "%u 0x%x %s %s %d %u%s%s%s%s\n", peer->nid, peer->pe,
 			   ipogif_state_names[peer->state], conns, tx,
 			   skb_queue_len(&peer->backlog),
 			   test_bit(i, priv->backlogged) ? " backlogged" : "",
 			   test_bit(i, priv->rx_pending) ? " rx_pending" : "",
-			   test_bit(i, priv->connect_map) ? " to_connect" : "");
+			   test_bit(i, priv->connect_map) ? " to_connect" : "",
+			   peer->down ? " down" : "");
 		spin_unlock_bh(&peer->lock);
 	}
-	seq_printf(m, "polls %ld flush_timer %ld no_credit %ld no_room %ld broke %ld retired %ld\n",
+	seq_printf(m, "polls %ld flush_timer %ld no_credit %ld no_room %ld broke %ld retired %ld rca_down %ld rca_up %ld\n",
 		   atomic_long_read(&priv->polls),
 		   atomic_long_read(&priv->flushes),
 		   atomic_long_read(&priv->no_credit),
 		   atomic_long_read(&priv->no_room),
 		   atomic_long_read(&priv->broke),
-		   atomic_long_read(&priv->retired));
+		   atomic_long_read(&priv->retired),
+		   atomic_long_read(&priv->rca_down),
+		   atomic_long_read(&priv->rca_up));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(ipogif_peers);
@@ -385,6 +388,7 @@ static int __init ipogif_init(void)
 	ret = ipogif_cm_start(priv);
 	if (ret)
 		goto napi;
+	ipogif_rca_start(priv);
 	ret = register_netdev(dev);
 	if (ret)
 		goto cm;
@@ -398,6 +402,7 @@ static int __init ipogif_init(void)
 	return 0;
 
 cm:
+	ipogif_rca_stop(priv);
 	ipogif_cm_stop(priv);
 	del_timer_sync(&priv->flush_timer);
 	ipogif_conns_free(priv);
@@ -419,6 +424,7 @@ static void __exit ipogif_exit(void)
 	debugfs_remove_recursive(priv->debugfs);
 	/* No xmit, no NAPI from here on; then no datagram, no connection. */
 	unregister_netdev(dev);
+	ipogif_rca_stop(priv);
 	ipogif_cm_stop(priv);
 	/* A connection opened since may have armed it. */
 	del_timer_sync(&priv->flush_timer);

@@ -169,6 +169,13 @@ static void ipogif_xmit_one(struct ipogif_peer *peer, struct sk_buff *skb)
 	gni_return_t rc;
 
 	spin_lock(&peer->lock);
+	if (peer->down) {
+		/* RCA says it is unreachable: not worth a connection */
+		ipogif_count(priv, IPOGIF_TX_DROPPED, 1);
+		kfree_skb(skb);
+		spin_unlock(&peer->lock);
+		return;
+	}
 	switch (peer->state) {
 	case IPOGIF_PEER_IDLE:
 		if (ipogif_enqueue(peer, skb)) {

@@ -15,13 +15,15 @@ and CRC error counters rise, the data arrive unchanged), and again with
 that link taken down 4 s into the stream (the supervisor reroutes, the
 same TCP connection delivers every byte); the far node alone reloads
 ipogif while the others hold connections to it: they connect to its new
-module (at most the first ping lost); "rmmod ipogif" on every node at
-once while a TCP stream runs leaves nothing behind (no object kgni frees
-for it, kgni unused) within a bound, and after ipogif-up the pings go
-through again; then, idle with its connections open, the fabric counts
-nothing; no BUG, WARNING or Oops in any node's kernel log; down leaves
-nothing.  The MACs and addresses are computed here, never read from the
-launcher.  Prints TAP.
+module (at most the first ping lost); then it loses every link: RCA
+tells node 0, which drops its connections and frames for it and tries
+none, until RCA says it is back and every node reaches it again; "rmmod
+ipogif" on every node at once while a TCP stream runs leaves nothing
+behind (no object kgni frees for it, kgni unused) within a bound, and
+after ipogif-up the pings go through again; then, idle with its
+connections open, the fabric counts nothing; no BUG, WARNING or Oops in
+any node's kernel log; down leaves nothing. The MACs and addresses are
+computed here, never read from the launcher. Prints TAP.
 
 usage: ipogif.py [DIMS]      (default 2x2x2)
 """
@@ -450,6 +452,62 @@ def tcp_link_down(tap, src, dst, node, label, nbytes):
            json.dumps(rec) + out + err)
 
 
+def peer_line(n, m):
+    """Node n's debugfs ipogif/peers line of peer m, split; [] if none."""
+    rc, out, err = on(n, "cat /sys/kernel/debug/ipogif/peers")
+    for line in out.splitlines():
+        f = line.split()
+        if f and f[0] == str(m):
+            return f
+    return []
+
+
+def wait_peer(n, m, cond, limit):
+    """Seconds until cond(node n's line of peer m), or None; the line."""
+    t0 = time.time()
+    f = []
+    while time.time() - t0 < limit:
+        f = peer_line(n, m)
+        if cond(f):
+            return time.time() - t0, f
+        time.sleep(1)
+    return None, f
+
+
+def node_lost(tap, nodes, n, src):
+    """Node n loses every link: once the supervisor's routes leave it out,
+    RCA tells src (ec_node_unavailable), whose connections to it and
+    frames for it go, and which sends it nothing more (tx_dropped, no
+    connection made); its links back, RCA says so (ec_node_available)
+    and every other node reaches it again over new connections."""
+    for label in fl.LABELS:
+        fl.vg("fault", n, label, "down=1", timeout=120)
+    took, f = wait_peer(src, n, lambda f: "down" in f[6:], 60)
+    tap.ok(took is not None and f[2] == "idle" and f[3] == "--" and
+           f[5] == "0", f"node {n} with every link down: RCA tells node "
+           f"{src}, which drops its connections to it and its frames "
+           f"({'never' if took is None else '%.1f s' % took})",
+           " ".join(f))
+    before = counters([src])[src].get("tx_dropped", 0)
+    rc, out, err = on(src, f"ping -c 3 -i 0.2 -W 1 -q {ip(n)}")
+    after = counters([src])[src].get("tx_dropped", 0)
+    f = peer_line(src, n)
+    tap.ok(rc != 0 and after > before and f[2:4] == ["idle", "--"],
+           f"node {src}'s pings to it are dropped at once (tx_dropped "
+           f"{before} -> {after}), no connection tried",
+           " ".join(f) + out + err)
+    for label in fl.LABELS:
+        fl.vg("fault", n, label, "none", timeout=120)
+    took, f = wait_peer(src, n, lambda f: f and "down" not in f[6:], 60)
+    tap.ok(took is not None, f"its links back: RCA tells node {src} "
+           f"({'never' if took is None else '%.1f s' % took})", " ".join(f))
+    wait_routing(lambda r: r.get("loaded") and not r.get("failed") and
+                 not r.get("down"), 60)
+    seen, bad = ping_all(nodes, lambda m: [n] if m != n else [])
+    tap.ok(not bad, f"every other node pings node {n} again: 0% loss",
+           "\n".join(bad))
+
+
 UPTIME = "cut -d' ' -f1 /proc/uptime"
 RMMOD_LIMIT = 20                # seconds an rmmod may take
 
@@ -562,6 +620,7 @@ def body(tap, fab, dims):
 
     kernel_logs(tap, nodes, "after the traffic")
     reload_alone(tap, nodes, far, 0)
+    node_lost(tap, nodes, far, 0)
     reload(tap, nodes, 0, far)
     seen, bad = ping_all(nodes, lambda n: [(n + 1) % len(nodes),
                                            (n + len(nodes) // 2 + 1) %
