@@ -84,12 +84,12 @@ def on(n, script, timeout=300):
                  timeout=timeout + 60)
 
 
-def ping_all(nodes, targets, count=PINGS, lost=0):
+def ping_all(nodes, targets, count=PINGS, lost=0, interval=0.2):
     """Every node pings its targets (a function of the node) one after
     the other, all nodes at once; ({(src, dst): (loss, rtt)}, problems):
     a pair that lost more than @lost of its @count pings."""
     script = ("for t in $TARGETS; do "
-              f"o=$(ping -c {count} -i 0.2 -W 5 -q $t 2>&1); "
+              f"o=$(ping -c {count} -i {interval} -W 5 -q $t 2>&1); "
               "l=$(echo \"$o\" | "
               "sed -n 's/.* \\([0-9.]*\\)% packet loss.*/\\1/p'); "
               "r=$(echo \"$o\" | sed -n 's|.*= \\([0-9./]*\\) ms.*|\\1|p'); "
@@ -564,12 +564,13 @@ def reload_alone(tap, nodes, n, src):
     tap.ok(rc == 0 and "up" in out, f"node {n} alone: rmmod ipogif, "
            "ipogif-up", out + err)
     # The first ping goes into the old module's mailbox: kgni fails it
-    # past its retransmissions, which breaks the old connection.
-    seen, bad = ping_all(nodes, lambda m: [n] if m != n else [], count=5,
-                         lost=1)
+    # past its retransmissions (tens of ms), which breaks the old
+    # connection; the next, a second later, goes on a new one.
+    seen, bad = ping_all(nodes, lambda m: [n] if m != n else [], count=4,
+                         lost=1, interval=1)
     tap.ok(not bad, f"every other node pings node {n}, reloaded alone: "
-           "5 pings each, none lost but the first (sent on the old "
-           "connection)", "\n".join(bad))
+           "4 pings each, a second apart, none lost but the first (sent "
+           "on the old connection)", "\n".join(bad))
     lines, rc, err = on_all("cat /sys/kernel/debug/ipogif/peers")
     renewed = [m for m in nodes if m != n and any(
         re.match(rf"polls .* retired [1-9]", line)
