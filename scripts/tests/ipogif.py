@@ -324,16 +324,18 @@ def big_pings(tap, src, dst):
             tap.note(out.strip())
 
 
-def tcp_run(src, dst, nbytes, seed, wait=60, during=None):
+def tcp_run(src, dst, nbytes, seed, wait=60, during=None, limit=None):
     """A TCP stream of nbytes from src to dst, checked byte for byte by
     the receiver (tcp_stream -t WAIT: no side waits longer for the
-    other); during(), if given, runs while it flows.  (ok, the receiver's
-    figure or what failed, the diagnostics, seconds)."""
+    other); during(), if given, runs while it flows; each side is killed
+    after @limit seconds if given (a stream that is to fail).  (ok, the
+    receiver's figure or what failed, the diagnostics, seconds)."""
     recv = {}
+    limit = limit or wait + 600
 
     def receiver():
         recv["r"] = on(dst, f"tcp_stream -t {wait} recv {TCP_PORT} "
-                       f"{nbytes} {seed}", timeout=wait + 600)
+                       f"{nbytes} {seed}", timeout=limit)
     t0 = time.time()
     t = threading.Thread(target=receiver)
     t.start()
@@ -341,7 +343,7 @@ def tcp_run(src, dst, nbytes, seed, wait=60, during=None):
 
     def sender():
         send["r"] = on(src, f"tcp_stream -t {wait} send {ip(dst)} "
-                       f"{TCP_PORT} {nbytes} {seed}", timeout=wait + 600)
+                       f"{TCP_PORT} {nbytes} {seed}", timeout=limit)
     s = threading.Thread(target=sender)
     s.start()
     extra = during() if during else None
@@ -527,7 +529,7 @@ def reload(tap, nodes, src, dst):
             "[ \"$(cat /sys/module/kgni/refcnt)\" = 0 ] && echo gone",
             timeout=120)
     ok, figure, diag, took, (lines, rc, err) = tcp_run(
-        src, dst, TCP_BYTES, 45, wait=8, during=unload)
+        src, dst, TCP_BYTES, 45, wait=8, during=unload, limit=10)
     gone = [n for n in nodes if "gone" in lines.get(n, [])]
     times = {}
     for n in nodes:
