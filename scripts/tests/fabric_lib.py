@@ -329,6 +329,13 @@ def kernel_logs(tail=10, most=30, timeout=120):
     return "\n".join(text)
 
 
+def job_details(passed, details):
+    """A job's TAP diagnostics: @details, and if it failed every guest's
+    recent kernel log (kernel_logs()), which alone says why a rank was
+    killed (the OOM killer) or a node stopped answering."""
+    return details if passed else f"{details}\n{kernel_logs()}"
+
+
 def run_job(*args, cwd=REPO, env=None, timeout=300):
     """(exit status, stdout, stderr, seconds) of vgemini run --timeout
     @timeout ARGS in @cwd, with @env added to this process's

@@ -174,7 +174,8 @@ def body(tap, fab, share):
         why = passed(out, n)
         tap.ok(rc == 0 and not why, f"run {' '.join(map(str, args))} "
                f"build/host-programs/{PROG}: every rank passed ({t:.1f}s)",
-               f"exit {rc}: {why}\n{out[-3000:]}{err[-3000:]}")
+               fl.job_details(rc == 0 and not why, f"exit {rc}: {why}\n"
+                              f"{out[-3000:]}{err[-3000:]}"))
     shared_dir_job(tap, share)
     rc, out, err, t = run("-n", 2, "pmi_test", "--expect-size", 2)
     tap.ok(rc == 0 and out.count("checks passed") == 2, "a bare name is "

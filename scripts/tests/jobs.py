@@ -51,7 +51,8 @@ def pmi_job(tap, n, ppn, nodes):
     rc, out, err, t = run(*args, PROG, "--expect-size", n, "--ppn", ppn)
     why = passed(out, n)
     tap.ok(rc == 0 and not why, f"run {' '.join(map(str, args))} {PROG}: "
-           f"every rank passed ({t:.1f}s)", f"exit {rc}: {why}\n{out}{err}")
+           f"every rank passed ({t:.1f}s)",
+           fl.job_details(rc == 0 and not why, f"exit {rc}: {why}\n{out}{err}"))
 
     # Each rank's environment, against its node's own sysfs.
     rc, out, err, t = run(*args, "--", "sh", "-c",

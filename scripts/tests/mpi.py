@@ -126,8 +126,9 @@ def mpi_check(tap, prog, tmp):
     why = mpi_check_passed(out, 8)
     tap.ok(rc == 0 and not why, f"mpi_check on 8 ranks, btl self,ugni: "
            f"every size 0 B .. 16 MiB over 1 to 3 hops blocking, to 1 MiB "
-           f"non-blocking, and the collectives ({t:.1f}s)", f"exit {rc}: {why}\n{out[-4000:]}"
-           f"{err[-3000:]}")
+           f"non-blocking, and the collectives ({t:.1f}s)",
+           fl.job_details(rc == 0 and not why, f"exit {rc}: {why}\n"
+                          f"{out[-4000:]}{err[-3000:]}"))
     tot, err2 = counters_since(before) if sampled else (None, "no sample")
     tap.ok(tot is not None and all(tot[k] > 0 for k in ENGINES),
            "its NIC counters: traffic on every engine: "
@@ -139,8 +140,9 @@ def mpi_check(tap, prog, tmp):
     why = mpi_check_passed(out, 16)
     tap.ok(rc == 0 and not why, f"mpi_check on 16 ranks (--ppn 2), btl "
            f"self,ugni: messages up to 64 KiB, within a node and across, "
-           f"and the collectives ({t:.1f}s)", f"exit {rc}: {why}\n{out[-4000:]}"
-           f"{err[-3000:]}")
+           f"and the collectives ({t:.1f}s)",
+           fl.job_details(rc == 0 and not why, f"exit {rc}: {why}\n"
+                          f"{out[-4000:]}{err[-3000:]}"))
 
 
 # One size per protocol of btl/ugni 4.1 (opal/mca/btl/ugni) and ob1: on

@@ -123,8 +123,8 @@ def job(tap, n, prog, *prog_args, ppn=1, launcher=()):
            f"{' '.join(map(str, prog_args))}".rstrip() +
            f": every rank passed, {ok} checks ok, {nok} not ok ({t:.1f}s)"
            + first,
-           "" if passed else f"exit {rc}\n{why}\n--- stderr:\n"
-           f"{err[-3000:]}\n{fl.kernel_logs()}")
+           "" if passed else fl.job_details(
+               False, f"exit {rc}\n{why}\n--- stderr:\n{err[-3000:]}"))
     return rc, out, err
 
 
