@@ -10,6 +10,8 @@
  *                  RCA's node events
  *   ipogif_tx.c    ndo_start_xmit, broadcast fan-out, per-peer backlogs
  *   ipogif_rx.c    CQ handlers, NAPI: events, short messages into skbs
+ *   ipogif_rdma.c  the rendezvous of frames too big for one message: the
+ *                  TX and RX pools, the GETs' work, their completions
  *
  * Locks, outermost first: priv->cm_lock (mutex: connection set-up, the cm
  * thread and the connect work), peer->lock (spinlock, BH: a peer's state,
@@ -22,6 +24,7 @@
 #define IPOGIF_H
 
 #include <linux/atomic.h>
+#include <linux/sizes.h>
 #include <linux/bitmap.h>
 #include <linux/kthread.h>
 #include <linux/mutex.h>
@@ -41,14 +44,36 @@
 #define IPOGIF_INST		0
 /* A connection's short messages: the header before every frame */
 #define IPOGIF_MSG_FRAME	1
+/* A frame waits in the sender's TX-pool slot: GET it (no data) */
+#define IPOGIF_MSG_RDMA_REQ	2
+/* The receiver is done with the sender's slot (no data) */
+#define IPOGIF_MSG_RDMA_DONE	3
+
+/*
+ * The rendezvous's pools: a slot holds one frame; its bytes, and the most
+ * slots (module parameter pool).  A slot's name in RDMA_REQ and RDMA_DONE
+ * is its index and, above, its use count: a late RDMA_DONE for a slot
+ * reclaimed and used again frees nothing.
+ */
+#define IPOGIF_SLOT_SIZE	SZ_64K
+#define IPOGIF_POOL_MAX		1024
+#define IPOGIF_SLOT_IDX(s)	((s) & 0xffffu)
+#define IPOGIF_SLOT_SEQ(s)	((s) >> 16)
+#define IPOGIF_SLOT(idx, seq)	((u32)(seq) << 16 | (idx))
+/* The largest MTU: the IPv4 datagram's 65535 less, 16-aligned */
+#define IPOGIF_MTU_MAX		65520
+/* A rendezvous GET's end is waited for this long at unload */
+#define IPOGIF_RDMA_WAIT_MS	5000
 
 /**
  * struct ipogif_hdr - the SMSG header of every message (little-endian)
- * @type: IPOGIF_MSG_FRAME (step 10 adds the RDMA rendezvous's types)
+ * @type: IPOGIF_MSG_FRAME, IPOGIF_MSG_RDMA_REQ or IPOGIF_MSG_RDMA_DONE
  * @flags: 0
  * @rsvd: 0
- * @len: bytes of the Ethernet frame that follows as the message's data
- * @slot: 0 (step 10: the sender's TX-pool slot)
+ * @len: bytes of the Ethernet frame (FRAME: the message's data that
+ *	follows; RDMA_REQ: in the slot; RDMA_DONE: 0)
+ * @slot: RDMA_REQ: the sender's TX-pool slot; RDMA_DONE: the receiver's
+ *	(IPOGIF_SLOT()); FRAME: 0
  * @gen: the sender's load stamp (struct ipogif_priv @gen)
  */
 struct ipogif_hdr {
@@ -75,7 +100,7 @@ struct ipogif_hdr {
 
 /* Datagrams: the connect message's magic ("IPOG") and version */
 #define IPOGIF_DG_MAGIC		0x474f5049u
-#define IPOGIF_DG_VERSION	1
+#define IPOGIF_DG_VERSION	2
 #define IPOGIF_DG_CONNECT	1
 /* Datagram ids: the wildcard, and a peer's bound post (| its NID) */
 #define IPOGIF_DG_LISTEN	0x1000000000ull
@@ -96,6 +121,10 @@ struct ipogif_hdr {
  * @rsvd: 0
  * @mbox_addr: the mailbox's kernel address on the sender (msg_buffer)
  * @mh: its memory handle's two words
+ * @pool_addr: the TX pool's kernel address (0: none)
+ * @pool_mh: its memory handle's two words
+ * @pool_slots: its slots
+ * @slot_size: a slot's bytes (IPOGIF_SLOT_SIZE)
  */
 struct ipogif_dg {
 	__le32 magic;
@@ -110,6 +139,10 @@ struct ipogif_dg {
 	__le32 rsvd;
 	__le64 mbox_addr;
 	__le64 mh[2];
+	__le64 pool_addr;
+	__le64 pool_mh[2];
+	__le32 pool_slots;
+	__le32 slot_size;
 };
 
 /**
@@ -121,6 +154,10 @@ struct ipogif_dg {
  * @peer_dg: the peer's datagram, filled when ours completes
  * @peer_gen: the peer's load stamp, from its datagram
  * @seq: the order in which the device's connections opened
+ * @pool_addr: the peer's TX pool, from its datagram (0: none)
+ * @pool_mh: its memory handle
+ * @pool_slots: its slots
+ * @slot_size: a slot's bytes
  * @open: gni_smsg_init() done: NAPI may read it
  * @broken: its messages failed past max_retrans (a send refused, a read
  *	refused): it goes at the connect work's next run
@@ -132,6 +169,10 @@ struct ipogif_conn {
 	gni_smsg_attr_t attr;
 	struct ipogif_dg peer_dg;
 	u32 peer_gen;
+	u64 pool_addr;
+	gni_mem_handle_t pool_mh;
+	u32 pool_slots;
+	u32 slot_size;
 	unsigned long seq;
 	bool open;
 	bool broken;
@@ -162,6 +203,8 @@ enum ipogif_peer_state {
  * @peer_gen: the load stamp of the peer's module that @conns lead to
  * @down: RCA says it is unreachable: no frame for it, no connection to
  *	it, until RCA says it is back or a datagram of it completes
+ * @rdma_ep: the endpoint our rendezvous GETs from it go on (bound at
+ *	load, events on priv->rdma_cq)
  */
 struct ipogif_peer {
 	struct ipogif_priv *priv;
@@ -176,6 +219,51 @@ struct ipogif_peer {
 	struct ipogif_conn *connecting;
 	u32 peer_gen;
 	bool down;
+	gni_ep_handle_t rdma_ep;
+};
+
+/**
+ * struct ipogif_tx_slot - a TX-pool slot (priv->pool_lock)
+ * @peer: the peer it went to, NULL while free
+ * @conn: the connection its RDMA_REQ went on: its retirement frees it
+ * @seq: its use count (IPOGIF_SLOT())
+ */
+struct ipogif_tx_slot {
+	struct ipogif_peer *peer;
+	struct ipogif_conn *conn;
+	u16 seq;
+};
+
+/**
+ * struct ipogif_rdv - an RDMA_REQ received, its GET not posted yet
+ * @list: in priv->rdv_pending
+ * @peer: the sender
+ * @slot: the sender's slot (IPOGIF_SLOT())
+ * @len: the frame's bytes
+ * @addr: the slot's address in the sender's TX pool
+ * @mh: the sender's TX pool's handle
+ */
+struct ipogif_rdv {
+	struct list_head list;
+	struct ipogif_peer *peer;
+	u32 slot;
+	u32 len;
+	u64 addr;
+	gni_mem_handle_t mh;
+};
+
+/**
+ * struct ipogif_rx_slot - an RX-pool slot, a GET's destination
+ * @desc: the GET (post_id: the slot's index)
+ * @peer: the sender
+ * @slot: the sender's slot (IPOGIF_SLOT())
+ * @len: the frame's bytes
+ */
+struct ipogif_rx_slot {
+	gni_post_descriptor_t desc;
+	struct ipogif_peer *peer;
+	u32 slot;
+	u32 len;
 };
 
 /* The counters of ndo_get_stats64 (ip -s link) */
@@ -245,6 +333,31 @@ struct ipogif_stats {
  * @rca_stop: teardown has begun: take no more
  * @rca_down: node events "unavailable" or "failed" taken (debugfs)
  * @rca_up: node events "available" taken (debugfs)
+ * @inline_max: the largest frame that goes inline (in one message)
+ * @pool: the pools' slots (module parameter pool; 0: no rendezvous)
+ * @rdma_cq: the local events of the rendezvous GETs
+ * @tx_pool: the frames sent by rendezvous, a slot each (registered)
+ * @tx_pool_mh: its handle, in our datagrams
+ * @tx_slots: its slots' owners
+ * @tx_free: indexes of its free slots, a stack of @tx_nfree
+ * @tx_nfree: its free slots
+ * @pool_lock: @tx_slots, @tx_free, @tx_nfree, the queue's stop (BH)
+ * @rx_pool: the GETs' destinations (registered)
+ * @rx_pool_mh: its handle
+ * @rx_slots: its slots
+ * @rx_free: indexes of its free slots, a stack of @rx_nfree
+ * @rx_nfree: its free slots
+ * @rdma_lock: @rx_free, @rx_nfree, @rdv_pending, @rdma_stopping (BH)
+ * @rdv_pending: RDMA_REQs waiting for an RX slot or for the work
+ * @rdma_work: posts the GETs (process context: gni_post_rdma() sleeps)
+ * @rdma_stopping: unload: post nothing more
+ * @rdma_inflight: GETs posted whose end is not taken
+ * @rdv_tx: frames sent by rendezvous (debugfs)
+ * @rdv_rx: frames received by rendezvous (debugfs)
+ * @rdv_no_slot: sends that found the TX pool empty (debugfs)
+ * @rdv_busy: GETs refused for want of resources, retried (debugfs)
+ * @rdv_failed: GETs refused or ended in error: frame dropped (debugfs)
+ * @rdv_reclaimed: TX slots freed by a connection's retirement (debugfs)
  * @debugfs: debugfs ipogif/
  */
 struct ipogif_priv {
@@ -292,8 +405,40 @@ struct ipogif_priv {
 	bool rca_stop;
 	atomic_long_t rca_down;
 	atomic_long_t rca_up;
+	u32 inline_max;
+	u32 pool;
+	gni_cq_handle_t rdma_cq;
+	void *tx_pool;
+	gni_mem_handle_t tx_pool_mh;
+	struct ipogif_tx_slot *tx_slots;
+	u16 *tx_free;
+	u32 tx_nfree;
+	spinlock_t pool_lock;	/* see above */
+	void *rx_pool;
+	gni_mem_handle_t rx_pool_mh;
+	struct ipogif_rx_slot *rx_slots;
+	u16 *rx_free;
+	u32 rx_nfree;
+	spinlock_t rdma_lock;	/* see above */
+	struct list_head rdv_pending;
+	struct delayed_work rdma_work;
+	bool rdma_stopping;
+	atomic_t rdma_inflight;
+	atomic_long_t rdv_tx;
+	atomic_long_t rdv_rx;
+	atomic_long_t rdv_no_slot;
+	atomic_long_t rdv_busy;
+	atomic_long_t rdv_failed;
+	atomic_long_t rdv_reclaimed;
 	struct dentry *debugfs;
 };
+
+/* An skb of ours with no data is an RDMA_DONE: its slot */
+struct ipogif_cb {
+	u32 slot;
+};
+
+#define IPOGIF_CB(skb)	((struct ipogif_cb *)(skb)->cb)
 
 /* Module parameters read outside ipogif_main.c */
 extern unsigned int ipogif_backlog;
@@ -334,6 +479,7 @@ void ipogif_rca_stop(struct ipogif_priv *priv);
 
 /* ipogif_tx.c */
 netdev_tx_t ipogif_start_xmit(struct sk_buff *skb, struct net_device *dev);
+void ipogif_send_done(struct ipogif_peer *peer, u32 slot);
 void ipogif_peer_flush(struct ipogif_peer *peer);
 void ipogif_conn_broke(struct ipogif_peer *peer, struct ipogif_conn *conn);
 void __ipogif_peer_drop_backlog(struct ipogif_peer *peer);
@@ -343,5 +489,21 @@ void ipogif_flush_timer(struct timer_list *t);
 /* ipogif_rx.c */
 void ipogif_cq_handler(u32 device_id, u64 data);
 int ipogif_poll(struct napi_struct *napi, int budget);
+
+/* ipogif_rdma.c */
+int ipogif_rdma_init(struct ipogif_priv *priv);
+void ipogif_rdma_stop(struct ipogif_priv *priv);
+void ipogif_rdma_fini(struct ipogif_priv *priv);
+void ipogif_rdma_work(struct work_struct *work);
+int ipogif_tx_slot_get(struct ipogif_priv *priv, struct ipogif_peer *peer,
+		       struct ipogif_conn *conn, u32 *slot);
+void ipogif_tx_slot_put(struct ipogif_priv *priv, u32 slot);
+void ipogif_tx_slot_done(struct ipogif_priv *priv, struct ipogif_peer *peer,
+			 u32 slot);
+void ipogif_tx_slots_release(struct ipogif_priv *priv,
+			     struct ipogif_conn *conn, struct ipogif_conn *to);
+void ipogif_rdv_req(struct ipogif_priv *priv, struct ipogif_peer *peer,
+		    struct ipogif_conn *conn, u32 slot, u32 len);
+int ipogif_rdma_events(struct ipogif_priv *priv);
 
 #endif /* IPOGIF_H */

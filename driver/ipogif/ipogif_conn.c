@@ -113,6 +113,13 @@ static void ipogif_dg_fill(struct ipogif_priv *priv,
 	dg->mbox_addr = cpu_to_le64((u64)(uintptr_t)conn->attr.msg_buffer);
 	dg->mh[0] = cpu_to_le64(conn->attr.mem_hndl.qword1);
 	dg->mh[1] = cpu_to_le64(conn->attr.mem_hndl.qword2);
+	if (priv->pool) {
+		dg->pool_addr = cpu_to_le64((u64)(uintptr_t)priv->tx_pool);
+		dg->pool_mh[0] = cpu_to_le64(priv->tx_pool_mh.qword1);
+		dg->pool_mh[1] = cpu_to_le64(priv->tx_pool_mh.qword2);
+		dg->pool_slots = cpu_to_le32(priv->pool);
+		dg->slot_size = cpu_to_le32(IPOGIF_SLOT_SIZE);
+	}
 }
 
 /*
@@ -156,6 +163,14 @@ static int ipogif_conn_open(struct ipogif_priv *priv, struct ipogif_peer *peer,
 		return -EPROTO;
 	}
 	conn->peer_gen = le32_to_cpu(dg->gen);
+	/* The peer's TX pool, which our GETs read its big frames from */
+	conn->pool_addr = le64_to_cpu(dg->pool_addr);
+	conn->pool_mh.qword1 = le64_to_cpu(dg->pool_mh[0]);
+	conn->pool_mh.qword2 = le64_to_cpu(dg->pool_mh[1]);
+	conn->pool_slots = conn->pool_addr ? le32_to_cpu(dg->pool_slots) : 0;
+	conn->slot_size = le32_to_cpu(dg->slot_size);
+	if (conn->slot_size & 3)
+		conn->pool_slots = 0;
 	conn->open = true;
 	return 0;
 }
@@ -186,22 +201,33 @@ static unsigned int ipogif_peer_unlink(struct ipogif_peer *peer, bool all,
 }
 
 /*
- * Close the @n connections @dead, out of their peer's set: once NAPI no
+ * Close the @n connections @dead, out of @peer's set: once NAPI no
  * longer reads them, their endpoints go and their mailboxes are
  * deregistered, held IPOGIF_MBOX_HOLD_MS (gnilnd's purgatory: the peer's
- * late writes find the handle invalid, not a new registration).  cm_lock
- * held (this sleeps).
+ * late writes find the handle invalid, not a new registration).  The TX
+ * slots whose RDMA_REQs went on them are freed if the connection broke
+ * or @lost (the peer reloaded, or unreachable: it will not answer for
+ * them), else pass to the peer's connection that carries the frames now.
+ * cm_lock held (this sleeps).
  */
 static void ipogif_conns_retire(struct ipogif_priv *priv,
-				struct ipogif_conn **dead, unsigned int n)
+				struct ipogif_peer *peer,
+				struct ipogif_conn **dead, unsigned int n,
+				bool lost)
 {
+	struct ipogif_conn *to;
 	unsigned int i;
 
 	if (!n)
 		return;
 	synchronize_rcu();
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		spin_lock_bh(&peer->lock);
+		to = lost || dead[i]->broken ? NULL : peer->tx;
+		spin_unlock_bh(&peer->lock);
+		ipogif_tx_slots_release(priv, dead[i], to);
 		ipogif_conn_free(priv, dead[i]);
+	}
 	atomic_long_add(n, &priv->retired);
 }
 
@@ -256,7 +282,7 @@ static void ipogif_peer_install(struct ipogif_priv *priv,
 		netdev_info(priv->dev, "NID %u: its module was loaded again: connected anew\n",
 			    peer->nid);
 	netdev_dbg(priv->dev, "NID %u: connection %u open\n", peer->nid, at);
-	ipogif_conns_retire(priv, dead, n);
+	ipogif_conns_retire(priv, peer, dead, n, reloaded);
 }
 
 /* @peer's broken connections go. cm_lock held. */
@@ -269,7 +295,7 @@ static void ipogif_peer_reap(struct ipogif_priv *priv,
 	spin_lock_bh(&peer->lock);
 	n = ipogif_peer_unlink(peer, false, dead);
 	spin_unlock_bh(&peer->lock);
-	ipogif_conns_retire(priv, dead, n);
+	ipogif_conns_retire(priv, peer, dead, n, false);
 }
 
 /* No connection could be made to @peer: its frames go. */
@@ -513,7 +539,7 @@ static void ipogif_rca_node_down(struct ipogif_priv *priv,
 	if (peer->connecting)
 		gni_ep_postdata_cancel_by_id(peer->connecting->ep,
 					     IPOGIF_DG_PEER | peer->nid);
-	ipogif_conns_retire(priv, dead, n);
+	ipogif_conns_retire(priv, peer, dead, n, true);
 	mutex_unlock(&priv->cm_lock);
 }
 

@@ -4,12 +4,14 @@
  *
  * ipogif0 is an Ethernet device whose MAC is 00:01:01 and the node's NIC
  * address (Cray's convention, which tools that read /proc/net/arp rely
- * on).  Every frame travels whole, Ethernet header included, as one SMSG
- * message to the peer node, so the MTU is what fits one message:
- * smsg_max less the ipogif header and the Ethernet header.  The module
- * holds one CDM on kgni's device (ptag 2, GNI_PTAG_OFED: a kernel ptag),
- * two CQs whose handlers schedule NAPI, and a peer for every other node
- * RCA lists; connections are made on demand (ipogif_conn.c).
+ * on).  Every frame travels whole, Ethernet header included: as one SMSG
+ * message to the peer node if it fits (smsg_max less the ipogif header),
+ * else by rendezvous, an RDMA GET of the peer from a slot of our TX pool
+ * (ipogif_rdma.c), so the MTU is IPOGIF_MTU_MAX (65520; with pool=0 what
+ * fits one message).  The module holds one CDM on kgni's device (ptag 2,
+ * GNI_PTAG_OFED: a kernel ptag), three CQs whose handlers schedule NAPI,
+ * two registered pools, and a peer for every other node RCA lists;
+ * connections are made on demand (ipogif_conn.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -48,6 +50,11 @@ MODULE_PARM_DESC(smsg_max,
 static unsigned int credits = 16;
 module_param(credits, uint, 0444);
 MODULE_PARM_DESC(credits, "messages in flight per connection, 1..256 (default 16)");
+
+static unsigned int pool = 32;
+module_param(pool, uint, 0444);
+MODULE_PARM_DESC(pool,
+		 "64 KiB slots of each of the rendezvous's pools, 0..1024; 0: no rendezvous, the MTU what fits one message (default 32)");
 
 unsigned int ipogif_backlog = 64;
 module_param_named(backlog, ipogif_backlog, uint, 0444);
@@ -175,6 +182,14 @@ static int ipogif_peers_show(struct seq_file *m, void *v)
 			   peer->down ? " down" : "");
 		spin_unlock_bh(&peer->lock);
 	}
+	seq_printf(m, "rdv_tx %ld rdv_rx %ld rdv_no_slot %ld rdv_busy %ld rdv_failed %ld rdv_reclaimed %ld tx_slots_free %u/%u\n",
+		   atomic_long_read(&priv->rdv_tx),
+		   atomic_long_read(&priv->rdv_rx),
+		   atomic_long_read(&priv->rdv_no_slot),
+		   atomic_long_read(&priv->rdv_busy),
+		   atomic_long_read(&priv->rdv_failed),
+		   atomic_long_read(&priv->rdv_reclaimed),
+		   READ_ONCE(priv->tx_nfree), priv->pool);
 	seq_printf(m, "polls %ld flush_timer %ld no_credit %ld no_room %ld broke %ld retired %ld rca_down %ld rca_up %ld\n",
 		   atomic_long_read(&priv->polls),
 		   atomic_long_read(&priv->flushes),
@@ -316,12 +331,13 @@ static int ipogif_gni_init(struct ipogif_priv *priv)
 		pr_err("CQs or endpoint: %d\n", rc);
 		return ipogif_errno(rc);
 	}
-	return 0;
+	return ipogif_rdma_init(priv);
 }
 
 /* Undo ipogif_gni_init(), whatever part of it was done */
 static void ipogif_gni_fini(struct ipogif_priv *priv)
 {
+	ipogif_rdma_fini(priv);
 	if (priv->listen_ep)
 		gni_ep_destroy(priv->listen_ep);
 	if (priv->rx_cq)
@@ -345,7 +361,10 @@ static void ipogif_setup_netdev(struct net_device *dev)
 	eth_hw_addr_set(dev, mac);
 	dev->netdev_ops = &ipogif_netdev_ops;
 	dev->min_mtu = ETH_MIN_MTU;
-	dev->max_mtu = priv->msg_maxsize - sizeof(struct ipogif_hdr) - ETH_HLEN;
+	priv->inline_max = priv->msg_maxsize - sizeof(struct ipogif_hdr);
+	dev->max_mtu = priv->inline_max - ETH_HLEN;
+	if (priv->pool)
+		dev->max_mtu = max_t(u32, dev->max_mtu, IPOGIF_MTU_MAX);
 	dev->mtu = dev->max_mtu;
 	netif_napi_add(dev, &priv->napi, ipogif_poll);
 }
@@ -357,8 +376,9 @@ static int __init ipogif_init(void)
 	int ret;
 
 	if (smsg_max < 128 || smsg_max > 65536 || !credits || credits > 256 ||
-	    !ipogif_backlog || !ptag || ptag > GNI_PTAG_MAX) {
-		pr_err("smsg_max, credits, backlog or ptag out of range\n");
+	    !ipogif_backlog || !ptag || ptag > GNI_PTAG_MAX ||
+	    pool > IPOGIF_POOL_MAX) {
+		pr_err("smsg_max, credits, backlog, ptag or pool out of range\n");
 		return -EINVAL;
 	}
 	dev = alloc_netdev(sizeof(*priv), "ipogif%d", NET_NAME_ENUM,
@@ -371,6 +391,7 @@ static int __init ipogif_init(void)
 	priv->gen = get_random_u32() | 1;
 	priv->msg_maxsize = smsg_max;
 	priv->credits = credits;
+	priv->pool = pool;
 	xa_init(&priv->by_nid);
 	xa_init(&priv->by_pe);
 	mutex_init(&priv->cm_lock);
@@ -402,6 +423,7 @@ static int __init ipogif_init(void)
 	return 0;
 
 cm:
+	ipogif_rdma_stop(priv);
 	ipogif_rca_stop(priv);
 	ipogif_cm_stop(priv);
 	del_timer_sync(&priv->flush_timer);
@@ -424,6 +446,11 @@ static void __exit ipogif_exit(void)
 	debugfs_remove_recursive(priv->debugfs);
 	/* No xmit, no NAPI from here on; then no datagram, no connection. */
 	unregister_netdev(dev);
+	/*
+	 * No GET posted any more, those in flight ended; nothing sends an
+	 * RDMA_DONE (which may ask for a connection) from here on.
+	 */
+	ipogif_rdma_stop(priv);
 	ipogif_rca_stop(priv);
 	ipogif_cm_stop(priv);
 	/* A connection opened since may have armed it. */

@@ -8,7 +8,8 @@
  * event names the sending peer (its NID, the remote event data it set),
  * whose connections are then read with gni_smsg_getnext(), each message
  * copied into a new skb and released (which returns the credit) before
- * the frame goes up with napi_gro_receive().  Last, backlogged peers are
+ * the frame goes up with napi_gro_receive().  Before them, the RDMA CQ's
+ * rendezvous GETs that ended (ipogif_rdma.c).  Last, backlogged peers are
  * flushed.
  */
 #include <linux/etherdevice.h>
@@ -81,9 +82,13 @@ static void ipogif_rx_events(struct ipogif_priv *priv)
 	}
 }
 
-/* One message at @msg: into an skb, released, up the stack */
-static void ipogif_rx_one(struct ipogif_priv *priv, struct ipogif_conn *conn,
-			  const void *msg)
+/*
+ * One message at @msg of @peer's @conn: a frame into an skb, released,
+ * up the stack; an RDMA_REQ to the GETs' work; an RDMA_DONE frees our
+ * TX slot.
+ */
+static void ipogif_rx_one(struct ipogif_priv *priv, struct ipogif_peer *peer,
+			  struct ipogif_conn *conn, const void *msg)
 {
 	struct ipogif_hdr hdr;
 	struct sk_buff *skb = NULL;
@@ -91,6 +96,16 @@ static void ipogif_rx_one(struct ipogif_priv *priv, struct ipogif_conn *conn,
 
 	memcpy(&hdr, msg, sizeof(hdr));
 	len = le32_to_cpu(hdr.len);
+	if (hdr.type == IPOGIF_MSG_RDMA_REQ) {
+		gni_smsg_release(conn->ep);
+		ipogif_rdv_req(priv, peer, conn, le32_to_cpu(hdr.slot), len);
+		return;
+	}
+	if (hdr.type == IPOGIF_MSG_RDMA_DONE) {
+		gni_smsg_release(conn->ep);
+		ipogif_tx_slot_done(priv, peer, le32_to_cpu(hdr.slot));
+		return;
+	}
 	if (hdr.type != IPOGIF_MSG_FRAME || len < ETH_HLEN ||
 	    len > priv->msg_maxsize - sizeof(hdr)) {
 		ipogif_count(priv, IPOGIF_RX_ERRORS, 1);
@@ -133,7 +148,7 @@ static int ipogif_rx_conn(struct ipogif_priv *priv, struct ipogif_peer *peer,
 		}
 		if (rc != GNI_RC_SUCCESS)
 			return n;
-		ipogif_rx_one(priv, conn, msg);
+		ipogif_rx_one(priv, peer, conn, msg);
 		n++;
 	}
 	*more = true;
@@ -192,8 +207,12 @@ int ipogif_poll(struct napi_struct *napi, int budget)
 	atomic_long_inc(&priv->polls);
 	ipogif_tx_events(priv);
 	if (budget) {
+		/* The rendezvous's frames: at most a pool's worth */
+		done = ipogif_rdma_events(priv);
 		ipogif_rx_events(priv);
-		done = ipogif_rx(priv, budget);
+		if (done < budget)
+			done += ipogif_rx(priv, budget - done);
+		done = min(done, budget);
 	}
 	ipogif_flush(priv);
 	if (done < budget)

@@ -32,7 +32,12 @@ static struct ipogif_peer *ipogif_peer_of(struct ipogif_priv *priv,
 	return xa_load(&priv->by_pe, mac[3] << 16 | mac[4] << 8 | mac[5]);
 }
 
-/* Send @skb to @peer now. peer->lock held, @peer UP. */
+/*
+ * Send @skb to @peer now: inline, or its RDMA_REQ once copied into a TX
+ * slot, or an RDMA_DONE if it has no data.  GNI_RC_ERROR_NOMEM: no TX
+ * slot (the queue stopped; a slot freed schedules NAPI, which flushes).
+ * peer->lock held, @peer UP.
+ */
 static gni_return_t ipogif_send(struct ipogif_peer *peer, struct sk_buff *skb)
 {
 	struct ipogif_priv *priv = peer->priv;
@@ -41,28 +46,51 @@ static gni_return_t ipogif_send(struct ipogif_peer *peer, struct sk_buff *skb)
 		.len = cpu_to_le32(skb->len),
 		.gen = cpu_to_le32(priv->gen),
 	};
+	void *data = skb->data;
+	u32 len = skb->len, slot = 0;
 	gni_return_t rc;
 
-	rc = gni_smsg_send(peer->tx->ep, &hdr, sizeof(hdr), skb->data,
-			   skb->len, peer->nid);
-	if (rc == GNI_RC_SUCCESS)
+	if (!skb->len) {
+		hdr.type = IPOGIF_MSG_RDMA_DONE;
+		hdr.slot = cpu_to_le32(IPOGIF_CB(skb)->slot);
+	} else if (skb->len > priv->inline_max) {
+		if (ipogif_tx_slot_get(priv, peer, peer->tx, &slot))
+			return GNI_RC_ERROR_NOMEM;
+		memcpy(priv->tx_pool +
+		       (size_t)IPOGIF_SLOT_IDX(slot) * IPOGIF_SLOT_SIZE,
+		       skb->data, skb->len);
+		hdr.type = IPOGIF_MSG_RDMA_REQ;
+		hdr.slot = cpu_to_le32(slot);
+		data = NULL;
+		len = 0;
+	}
+	rc = gni_smsg_send(peer->tx->ep, &hdr, sizeof(hdr), data, len,
+			   peer->nid);
+	if (rc != GNI_RC_SUCCESS && hdr.type == IPOGIF_MSG_RDMA_REQ)
+		ipogif_tx_slot_put(priv, slot);
+	if (rc == GNI_RC_SUCCESS && skb->len) {
 		ipogif_count_packet(priv, IPOGIF_TX_PACKETS, skb->len);
-	else if (rc == GNI_RC_NOT_DONE)
+		if (hdr.type == IPOGIF_MSG_RDMA_REQ)
+			atomic_long_inc(&priv->rdv_tx);
+	} else if (rc == GNI_RC_NOT_DONE) {
 		atomic_long_inc(&priv->no_credit);
-	else if (rc == GNI_RC_ERROR_RESOURCE)
+	} else if (rc == GNI_RC_ERROR_RESOURCE) {
 		atomic_long_inc(&priv->no_room);
+	}
 	return rc;
 }
 
-/* No credit, or no room in the FMA descriptor: later */
+/* No credit, no room in the FMA descriptor, no TX slot: later */
 static bool ipogif_retry(gni_return_t rc)
 {
-	return rc == GNI_RC_NOT_DONE || rc == GNI_RC_ERROR_RESOURCE;
+	return rc == GNI_RC_NOT_DONE || rc == GNI_RC_ERROR_RESOURCE ||
+	       rc == GNI_RC_ERROR_NOMEM;
 }
 
-static void ipogif_arm_flush(struct ipogif_priv *priv)
+/* NAPI again a jiffy later; not for want of a slot: its freeing does. */
+static void ipogif_arm_flush(struct ipogif_priv *priv, gni_return_t rc)
 {
-	if (!timer_pending(&priv->flush_timer))
+	if (rc != GNI_RC_ERROR_NOMEM && !timer_pending(&priv->flush_timer))
 		mod_timer(&priv->flush_timer, jiffies + 1);
 }
 
@@ -117,7 +145,7 @@ void ipogif_peer_flush(struct ipogif_peer *peer)
 		rc = ipogif_send(peer, skb);
 		if (ipogif_retry(rc)) {
 			set_bit(peer->idx, priv->backlogged);
-			ipogif_arm_flush(priv);
+			ipogif_arm_flush(priv, rc);
 			return;
 		}
 		if (rc != GNI_RC_SUCCESS) {
@@ -135,9 +163,14 @@ void ipogif_peer_flush(struct ipogif_peer *peer)
 void __ipogif_peer_drop_backlog(struct ipogif_peer *peer)
 {
 	struct ipogif_priv *priv = peer->priv;
-	unsigned int n = skb_queue_len(&peer->backlog);
+	unsigned int n = 0;
+	struct sk_buff *skb;
 
-	__skb_queue_purge(&peer->backlog);
+	/* RDMA_DONEs are no frames: the peer reclaims their slots. */
+	while ((skb = __skb_dequeue(&peer->backlog))) {
+		n += !!skb->len;
+		kfree_skb(skb);
+	}
 	clear_bit(peer->idx, priv->backlogged);
 	if (n)
 		ipogif_count(priv, IPOGIF_TX_DROPPED, n);
@@ -150,10 +183,13 @@ void ipogif_peer_drop_backlog(struct ipogif_peer *peer)
 	spin_unlock_bh(&peer->lock);
 }
 
-/* Queue @skb on @peer's backlog, or drop it. peer->lock held. */
+/*
+ * Queue @skb on @peer's backlog, or drop it; an RDMA_DONE is never
+ * dropped (the peer's TX slots bound them).  peer->lock held.
+ */
 static bool ipogif_enqueue(struct ipogif_peer *peer, struct sk_buff *skb)
 {
-	if (skb_queue_len(&peer->backlog) >= ipogif_backlog) {
+	if (skb->len && skb_queue_len(&peer->backlog) >= ipogif_backlog) {
 		ipogif_count(peer->priv, IPOGIF_TX_DROPPED, 1);
 		kfree_skb(skb);
 		return false;
@@ -171,7 +207,8 @@ static void ipogif_xmit_one(struct ipogif_peer *peer, struct sk_buff *skb)
 	spin_lock(&peer->lock);
 	if (peer->down) {
 		/* RCA says it is unreachable: not worth a connection */
-		ipogif_count(priv, IPOGIF_TX_DROPPED, 1);
+		if (skb->len)
+			ipogif_count(priv, IPOGIF_TX_DROPPED, 1);
 		kfree_skb(skb);
 		spin_unlock(&peer->lock);
 		return;
@@ -200,7 +237,7 @@ static void ipogif_xmit_one(struct ipogif_peer *peer, struct sk_buff *skb)
 		} else if (ipogif_retry(rc)) {
 			ipogif_enqueue(peer, skb);
 			set_bit(peer->idx, priv->backlogged);
-			ipogif_arm_flush(priv);
+			ipogif_arm_flush(priv, rc);
 		} else {
 			/* Broken: on another connection, or a new one */
 			ipogif_conn_broke(peer, peer->tx);
@@ -210,6 +247,21 @@ static void ipogif_xmit_one(struct ipogif_peer *peer, struct sk_buff *skb)
 		break;
 	}
 	spin_unlock(&peer->lock);
+}
+
+/*
+ * RDMA_DONE for @peer's TX slot @slot, after the frames waiting: the
+ * peer reclaims the slot anyway when the connection goes, so no memory
+ * only costs the peer a slot until then.  BH off.
+ */
+void ipogif_send_done(struct ipogif_peer *peer, u32 slot)
+{
+	struct sk_buff *skb = alloc_skb(0, GFP_ATOMIC);
+
+	if (!skb)
+		return;
+	IPOGIF_CB(skb)->slot = slot;
+	ipogif_xmit_one(peer, skb);
 }
 
 netdev_tx_t ipogif_start_xmit(struct sk_buff *skb, struct net_device *dev)
