@@ -3,13 +3,16 @@
 """ipogif0, IP over the fabric (Documentation/ipogif.rst), on a torus of
 its own booted with --ipogif: every node has ipogif0 with its MAC
 (00:01:01 + its NIC address), its address (10.128.0.0/14 + NID + 1), the
-MTU of one short message and IPv6 off; every node pings every other at
-once (all ordered pairs, 0% loss, the connections made on demand, many
-of them simultaneous); a ping of payload near the MTU, and one of two
+MTU of 65520 and IPv6 off; every node pings every other at once (all
+ordered pairs, 0% loss, the connections made on demand, many of them
+simultaneous); pings of a full short message (inline), of 60000 bytes
+and near the MTU (one frame each by RDMA rendezvous), and of two
 fragments, checked byte for byte across the three hops from (0,0,0) to
 (1,1,1); 64 MiB over TCP between them checked byte for byte; the ARP
 tables hold the 00:01:01 MACs; the counters (ip -s link) agree: every
-packet and byte sent was received, none dropped or in error; 64 MiB
+packet and byte sent was received, none dropped or in error; so do the
+rendezvous's (debugfs: every frame sent so received, no GET failed,
+every TX slot free again); 64 MiB
 again with 10% of the packets corrupted on a link of the path (its retry
 and CRC error counters rise, the data arrive unchanged), and again with
 that link taken down 4 s into the stream (the supervisor reroutes, the
@@ -44,9 +47,13 @@ from vgemini_launcher.counters import (NIC_COUNTERS,  # noqa: E402
 
 SMSG_MAX = 4096                 # ipogif's default smsg_max
 HDR = 16                        # struct ipogif_hdr
-MTU = SMSG_MAX - HDR - 14       # less the Ethernet header
+INLINE = SMSG_MAX - HDR         # the largest frame one message holds
+MTU = 65520                     # frames above INLINE by RDMA rendezvous
+POOL = 32                       # ipogif's default pool (TX slots)
+INLINE_FULL = INLINE - 14 - 20 - 8  # an ICMP payload that fills a message
+RDV = 60000                     # an ICMP payload of one rendezvous frame
 BIG = MTU - 20 - 8              # an ICMP payload that fills one frame
-FRAGMENTED = 2 * MTU            # an ICMP payload of two IP fragments
+FRAGMENTED = 65507              # the largest ICMP payload: two fragments
 PINGS = 3                       # per ordered pair
 TCP_BYTES = 64 << 20            # the issue's figure, 3 hops
 TCP_FAULT_BYTES = 64 << 20      # with a link corrupting, or lost
@@ -313,7 +320,9 @@ def kernel_logs(tap, nodes, what):
 
 
 def big_pings(tap, src, dst):
-    for size, what in ((BIG, "one full frame"),
+    for size, what in ((INLINE_FULL, "a full message, inline"),
+                       (RDV, "one frame by rendezvous"),
+                       (BIG, "one full frame by rendezvous"),
                        (FRAGMENTED, "two IP fragments")):
         rc, out, err = on(src, f"icmp_echo -t 10 {ip(dst)} {size} 5 {size}")
         tap.ok(rc == 0 and " replies of " in out,
@@ -322,6 +331,38 @@ def big_pings(tap, src, dst):
                out + err)
         if rc == 0:
             tap.note(out.strip())
+
+
+RDV_LINE = re.compile(r"rdv_tx (\d+) rdv_rx (\d+) rdv_no_slot (\d+) "
+                      r"rdv_busy (\d+) rdv_failed (\d+) rdv_reclaimed "
+                      r"(\d+) tx_slots_free (\d+)/(\d+)")
+
+
+def rdv_counters(nodes):
+    """{node: (rdv_tx, rdv_rx, no_slot, busy, failed, reclaimed, free,
+    pool)} from debugfs ipogif/peers."""
+    lines, rc, err = on_all("cat /sys/kernel/debug/ipogif/peers")
+    out = {}
+    for n in nodes:
+        for line in lines.get(n, []):
+            m = RDV_LINE.match(line)
+            if m:
+                out[n] = tuple(int(x) for x in m.groups())
+    return out
+
+
+def rdv_check(tap, nodes, src, dst, what):
+    """The big frames went by rendezvous, src -> dst, none failed, and
+    every TX slot is free again (every RDMA_DONE came back)."""
+    c = rdv_counters(nodes)
+    tot = [sum(c[n][k] for n in c) for k in range(6)]
+    tap.ok(len(c) == len(nodes) and c[src][0] > 0 and c[dst][1] > 0 and
+           tot[0] == tot[1] and not tot[4] and
+           all(c[n][6] == c[n][7] == POOL for n in c),
+           f"{what}: the big frames went by rendezvous ({tot[0]} sent, "
+           f"{tot[1]} received, {tot[2]} waits for a TX slot), none "
+           f"failed, every node's {POOL} TX slots free again (debugfs)",
+           f"{c}")
 
 
 def tcp_run(src, dst, nbytes, seed, wait=60, during=None, limit=None):
@@ -613,6 +654,7 @@ def body(tap, fab, dims):
     tcp_stream(tap, 0, far)
     arp_tables(tap, nodes)
     check_counters(tap, nodes, "after the traffic")
+    rdv_check(tap, nodes, 0, far, "after the traffic")
 
     # A link of the path 0 -> far (dimension order: X+, Y+, Z+): the
     # middle one
