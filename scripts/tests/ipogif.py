@@ -20,7 +20,9 @@ same TCP connection delivers every byte); the far node alone reloads
 ipogif while the others hold connections to it: they connect to its new
 module (at most the first ping lost); then it loses every link: RCA
 tells node 0, which drops its connections and frames for it and tries
-none, until RCA says it is back and every node reaches it again; "rmmod
+none, until RCA says it is back and every node reaches it again; node 0
+and the far node reload ipogif with a TX pool of 2 slots and 16 MiB over
+TCP between them, stopping and waking the queue, arrive checked; "rmmod
 ipogif" on every node at once while a TCP stream runs leaves nothing
 behind (no object kgni frees for it, kgni unused) within a bound, and
 after ipogif-up the pings go through again; then, idle with its
@@ -626,6 +628,37 @@ def reload_alone(tap, nodes, n, src):
            f"for byte ({figure})", diag)
 
 
+def flow_control(tap, nodes, src, dst):
+    """src and dst reload ipogif with a TX pool of 2 slots: a TCP stream
+    between them finds the pool empty again and again (the queue stops,
+    RDMA_DONE wakes it) and still delivers every byte; every slot is free
+    again after it."""
+    script = ("rmmod ipogif && insmod /lib/modules/ipogif.ko pool=2 && "
+              "ipogif-up && echo up")
+    res = {}
+
+    def reload(n):
+        res[n] = on(n, script)
+    ts = [threading.Thread(target=reload, args=(n,)) for n in (src, dst)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    ok = all(res.get(n, (1, "", ""))[0] == 0 and "up" in res[n][1]
+             for n in (src, dst))
+    if not tap.ok(ok, f"nodes {src} and {dst}: ipogif reloaded with pool=2",
+                  f"{res}"):
+        return
+    ok, figure, diag, took, _ = tcp_run(src, dst, 16 << 20, 48)
+    c = rdv_counters([src, dst])
+    tap.ok(ok and src in c and c[src][2] > 0 and not c[src][4] and
+           all(c[n][6] == c[n][7] == 2 for n in c),
+           f"TCP {src} -> {dst} with a TX pool of 2 slots: 16 MiB checked "
+           f"byte for byte ({figure}); the pool found empty "
+           f"{c.get(src, [0] * 8)[2]} times, no GET failed, both slots "
+           "free again (debugfs)", f"{c}" + diag)
+
+
 DIMS_L = [2, 2, 2]
 
 
@@ -666,6 +699,7 @@ def body(tap, fab, dims):
     kernel_logs(tap, nodes, "after the traffic")
     reload_alone(tap, nodes, far, 0)
     node_lost(tap, nodes, far, 0)
+    flow_control(tap, nodes, 0, far)
     reload(tap, nodes, 0, far)
     seen, bad = ping_all(nodes, lambda n: [(n + 1) % len(nodes),
                                            (n + len(nodes) // 2 + 1) %
