@@ -19,7 +19,8 @@
  * once.  A REPLY also names the replier's own REQ, which the target then
  * forgets (it may still arrive).  The REQ the higher one got waits in
  * its queue until that REPLY retires it, so that a later post still
- * finds it if the higher one is cancelled.
+ * finds it if the higher one is cancelled; while the higher post is
+ * pending, no other post takes it (kgni_dg_tie_waits()).
  *
  * A cancelled post whose REQ was sent sends a CANCEL and waits: the
  * target removes the REQ from its queue and answers CANCEL_ACK, saying
@@ -528,6 +529,27 @@ static int kgni_dg_cmp(u32 pe_a, u32 inst_a, u64 xid_a, u32 pe_b,
 	if (xid_a != xid_b)
 		return xid_a < xid_b ? -1 : 1;
 	return 0;
+}
+
+/*
+ * Whether REQ @m waits for the tie-break: a pending bound post of ours to
+ * its sender, whose own REQ went, is above it, so the sender's post
+ * answers ours and its REPLY retires @m.  Until then no other post may
+ * take @m (a wildcard posted meanwhile would: the sender's post would
+ * then complete twice, once with each of ours, and we would hold two
+ * connections to its one).
+ */
+static bool kgni_dg_tie_waits(struct kgni_dev *kdev,
+			      const struct kgni_dg_in *m)
+{
+	struct kgni_dg *p;
+
+	list_for_each_entry(p, &kdev->dg->posts, node)
+		if (p->bound && p->req_sent && kgni_dg_accepts(kdev, p, m) &&
+		    kgni_dg_cmp(kdev->dg->pe, p->dom->inst_id, p->xid,
+				m->src_pe, m->src_inst, m->xid) > 0)
+			return true;
+	return false;
 }
 
 static void kgni_dg_on_req(struct kgni_dev *kdev, const struct kgni_dg_in *m)
@@ -1049,7 +1071,8 @@ static struct kgni_dg_req *kgni_dg_dequeue(struct kgni_dev *kdev,
 	struct kgni_dg_req *q;
 
 	list_for_each_entry(q, &kdev->dg->queued, node) {
-		if (kgni_dg_accepts(kdev, p, &q->m)) {
+		if (kgni_dg_accepts(kdev, p, &q->m) &&
+		    !kgni_dg_tie_waits(kdev, &q->m)) {
 			list_del(&q->node);
 			kdev->dg->nqueued--;
 			return q;
