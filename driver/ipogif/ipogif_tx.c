@@ -132,8 +132,35 @@ void ipogif_conn_broke(struct ipogif_peer *peer, struct ipogif_conn *conn)
 }
 
 /*
- * Send what @peer's backlog holds, in order, until a send must wait.
- * peer->lock held, BH off.
+ * Send the RDMA_DONEs in @peer's backlog past the frame at its head, which
+ * waits for a TX slot: they need none.  Two nodes whose pools are full of
+ * frames to each other would otherwise each wait for the other's
+ * RDMA_DONEs, queued behind those frames, for ever.  peer->lock held, BH
+ * off.
+ */
+static void ipogif_peer_flush_dones(struct ipogif_peer *peer)
+{
+	struct sk_buff *skb, *tmp;
+	gni_return_t rc;
+
+	skb_queue_walk_safe(&peer->backlog, skb, tmp) {
+		if (skb->len)
+			continue;
+		rc = ipogif_send(peer, skb);
+		if (rc != GNI_RC_SUCCESS) {
+			/* No credit or room: the timer; broken: the next flush */
+			ipogif_arm_flush(peer->priv, rc);
+			return;
+		}
+		__skb_unlink(skb, &peer->backlog);
+		consume_skb(skb);
+	}
+}
+
+/*
+ * Send what @peer's backlog holds, in order, until a send must wait (its
+ * RDMA_DONEs go on past a frame that waits for a TX slot).  peer->lock
+ * held, BH off.
  */
 void ipogif_peer_flush(struct ipogif_peer *peer)
 {
@@ -146,6 +173,8 @@ void ipogif_peer_flush(struct ipogif_peer *peer)
 		if (ipogif_retry(rc)) {
 			set_bit(peer->idx, priv->backlogged);
 			ipogif_arm_flush(priv, rc);
+			if (rc == GNI_RC_ERROR_NOMEM)
+				ipogif_peer_flush_dones(peer);
 			return;
 		}
 		if (rc != GNI_RC_SUCCESS) {

@@ -367,7 +367,8 @@ def rdv_check(tap, nodes, src, dst, what):
            f"{c}")
 
 
-def tcp_run(src, dst, nbytes, seed, wait=60, during=None, limit=None):
+def tcp_run(src, dst, nbytes, seed, wait=60, during=None, limit=None,
+            port=TCP_PORT):
     """A TCP stream of nbytes from src to dst, checked byte for byte by
     the receiver (tcp_stream -t WAIT: no side waits longer for the
     other); during(), if given, runs while it flows; each side is killed
@@ -377,7 +378,7 @@ def tcp_run(src, dst, nbytes, seed, wait=60, during=None, limit=None):
     limit = limit or wait + 600
 
     def receiver():
-        recv["r"] = on(dst, f"tcp_stream -t {wait} recv {TCP_PORT} "
+        recv["r"] = on(dst, f"tcp_stream -t {wait} recv {port} "
                        f"{nbytes} {seed}", timeout=limit)
     t0 = time.time()
     t = threading.Thread(target=receiver)
@@ -386,7 +387,7 @@ def tcp_run(src, dst, nbytes, seed, wait=60, during=None, limit=None):
 
     def sender():
         send["r"] = on(src, f"tcp_stream -t {wait} send {ip(dst)} "
-                       f"{TCP_PORT} {nbytes} {seed}", timeout=limit)
+                       f"{port} {nbytes} {seed}", timeout=limit)
     s = threading.Thread(target=sender)
     s.start()
     extra = during() if during else None
@@ -630,9 +631,10 @@ def reload_alone(tap, nodes, n, src):
 
 def flow_control(tap, nodes, src, dst):
     """src and dst reload ipogif with a TX pool of 2 slots: a TCP stream
-    between them finds the pool empty again and again (the queue stops,
-    RDMA_DONE wakes it) and still delivers every byte; every slot is free
-    again after it."""
+    each way between them at once finds the pool empty again and again
+    (the queue stops, RDMA_DONE wakes it; each side's RDMA_DONEs must go
+    past its frames that wait for a slot, or both wait for ever) and
+    still delivers every byte; every slot is free again after it."""
     script = ("rmmod ipogif && insmod /lib/modules/ipogif.ko pool=2 && "
               "ipogif-up && echo up")
     res = {}
@@ -649,14 +651,25 @@ def flow_control(tap, nodes, src, dst):
     if not tap.ok(ok, f"nodes {src} and {dst}: ipogif reloaded with pool=2",
                   f"{res}"):
         return
+    back = {}
+
+    def reverse():
+        back["r"] = tcp_run(dst, src, 16 << 20, 49, port=TCP_PORT + 1)
+    rt = threading.Thread(target=reverse)
+    rt.start()
     ok, figure, diag, took, _ = tcp_run(src, dst, 16 << 20, 48)
+    rt.join(1400)
+    rok, rfigure, rdiag, _, _ = back.get("r", (False, "no answer", "", 0,
+                                               None))
     c = rdv_counters([src, dst])
-    tap.ok(ok and src in c and c[src][2] > 0 and not c[src][4] and
+    tap.ok(ok and rok and src in c and dst in c and c[src][2] > 0 and
+           c[dst][2] > 0 and not c[src][4] and not c[dst][4] and
            all(c[n][6] == c[n][7] == 2 for n in c),
-           f"TCP {src} -> {dst} with a TX pool of 2 slots: 16 MiB checked "
-           f"byte for byte ({figure}); the pool found empty "
-           f"{c.get(src, [0] * 8)[2]} times, no GET failed, both slots "
-           "free again (debugfs)", f"{c}" + diag)
+           f"TCP {src} -> {dst} and {dst} -> {src} at once with TX pools "
+           f"of 2 slots: 16 MiB each way checked byte for byte ({figure}; "
+           f"{rfigure}); the pools found empty {c.get(src, [0] * 8)[2]} "
+           f"and {c.get(dst, [0] * 8)[2]} times, no GET failed, every "
+           "slot free again (debugfs)", f"{c}" + diag + rdiag)
 
 
 DIMS_L = [2, 2, 2]
