@@ -4,8 +4,8 @@
  *
  * The decisions live in the device core (../core); this file adapts QEMU
  * to it: PCI identity and BARs, MSI-X, DMA, the link heartbeat timer, the
- * link doorbells and the router's deadline timer, properties, reset and
- * tracing.  The supervisor's QOM properties are in
+ * device's thread (link doorbells, the router's deadline timer),
+ * properties, reset and tracing.  The supervisor's QOM properties are in
  * cray_gemini_supervisor.c.  See Documentation/device.rst and
  * Documentation/fabric.rst.
  *
@@ -16,9 +16,11 @@
  */
 #include "qemu/osdep.h"
 #include "qemu/cutils.h"
+#include "qemu/error-report.h"
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
 #include "qemu/module.h"
+#include "qemu/rcu.h"
 #include "qemu/notify.h"
 #include "qemu/timer.h"
 #include "qapi/error.h"
@@ -195,11 +197,9 @@ static const struct gemini_ops cray_gemini_core_ops = {
 /*
  * Arm the poll timer to fire by @deadline.  A timer that already fires by
  * then is left alone, and one no longer wanted is left to fire once for
- * nothing: moving a timer earlier from a vCPU wakes the main loop (an
- * eventfd write), which then takes the BQL from that vCPU (a futex wake).
- * Re-armed on every post, that was two system calls and a wake-up per
- * post, the most costly part of a silent PUT (the fast-path issue's
- * profile).
+ * nothing: moving a timer earlier wakes the device's thread (an eventfd
+ * write) if it sleeps.  Re-armed on every post, that was a system call
+ * and a wake-up per post (the fast-path issue's profile).
  */
 static void cray_gemini_arm(CrayGeminiState *s, uint64_t deadline)
 {
@@ -219,12 +219,7 @@ static void cray_gemini_poll(CrayGeminiState *s)
     }
 }
 
-static void cray_gemini_poll_cb(void *opaque)
-{
-    cray_gemini_poll(opaque);
-}
-
-/* Work arrived from elsewhere: do it soon, outside the caller. */
+/* Work arrived from elsewhere: do it soon, on the device's thread. */
 void cray_gemini_kick(CrayGeminiState *s)
 {
     if (s->poll_bh) {
@@ -232,13 +227,184 @@ void cray_gemini_kick(CrayGeminiState *s)
     }
 }
 
+/* --- The device's thread ------------------------------------------------ */
+
+/*
+ * A packet that arrives rings the link's doorbell; the device's own
+ * thread waits on its doorbells alone (aio_poll() of its AioContext: a
+ * ppoll() of seven descriptors).  On the main loop, a wake-up polled some
+ * thirty descriptors through glib and cost about 45 us of host CPU per
+ * packet, on the CPU that the guest's vCPU needed next (the fast-path
+ * issue's profile).  The core is not thread-safe: the thread takes the
+ * BQL, which the vCPUs' MMIO handlers and the main loop hold when they
+ * enter it.
+ *
+ * Under the BQL the thread also engages the device's reentrancy guard,
+ * as a guarded bottom half would (a guarded bottom half cannot be used
+ * here: it tests the guard before we hold the BQL, and would drop the
+ * work while a vCPU is in our MMIO handlers).
+ */
+static bool cray_gemini_thread_enter(CrayGeminiState *s, bool *guarded)
+{
+    if (s->own_thread) {
+        qemu_mutex_lock_iothread();
+    }
+    if (s->stopping) {
+        if (s->own_thread) {
+            qemu_mutex_unlock_iothread();
+        }
+        return false;
+    }
+#ifdef qemu_bh_new_guarded
+    *guarded = DEVICE(s)->mem_reentrancy_guard.engaged_in_io;
+    DEVICE(s)->mem_reentrancy_guard.engaged_in_io = true;
+#endif
+    return true;
+}
+
+static void cray_gemini_thread_leave(CrayGeminiState *s, bool guarded)
+{
+#ifdef qemu_bh_new_guarded
+    DEVICE(s)->mem_reentrancy_guard.engaged_in_io = guarded;
+#endif
+    if (s->own_thread) {
+        qemu_mutex_unlock_iothread();
+    }
+}
+
+/*
+ * The poll of the device's thread.  A poll that left work undone (a
+ * flood: gemini_nic_poll() wants to come back at once) comes back after
+ * a breath instead: the thread runs at real-time priority, and would
+ * otherwise keep the guests on its core from running while a peer
+ * floods it.
+ */
+#define CRAY_GEMINI_FLOOD_BREATH_NS 100000
+
+static void cray_gemini_thread_work(CrayGeminiState *s)
+{
+    uint64_t deadline = gemini_nic_poll(&s->nic);
+    uint64_t now;
+
+    if (deadline == UINT64_MAX) {
+        return;
+    }
+    now = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
+    if (s->own_thread && deadline <= now) {
+        deadline = now + CRAY_GEMINI_FLOOD_BREATH_NS;
+    }
+    cray_gemini_arm(s, deadline);
+}
+
+/* The poll timer and the kick's bottom half */
+static void cray_gemini_thread_poll(void *opaque)
+{
+    CrayGeminiState *s = opaque;
+    bool guarded = false;
+
+    if (cray_gemini_thread_enter(s, &guarded)) {
+        cray_gemini_thread_work(s);
+        cray_gemini_thread_leave(s, guarded);
+    }
+}
+
 static void cray_gemini_bell(void *opaque)
 {
     GeminiLink *link = opaque;
     CrayGeminiState *s = link->owner;
+    bool guarded = false;
 
-    gemini_link_drain(link);
-    cray_gemini_poll(s);
+    if (cray_gemini_thread_enter(s, &guarded)) {
+        gemini_link_drain(link);
+        cray_gemini_thread_work(s);
+        cray_gemini_thread_leave(s, guarded);
+    }
+}
+
+static void *cray_gemini_thread_run(void *opaque)
+{
+    CrayGeminiState *s = opaque;
+
+    rcu_register_thread();
+    /* Named, so that top and perf tell it from QEMU's other threads. */
+    pthread_setname_np(pthread_self(), "cray-gemini");
+    qemu_set_current_aio_context(s->ctx);
+    gemini_link_thread_enter();
+    while (qatomic_read(&s->running)) {
+        aio_poll(s->ctx, true);
+    }
+    rcu_unregister_thread();
+    return NULL;
+}
+
+static void cray_gemini_thread_stop_bh(void *opaque)
+{
+    CrayGeminiState *s = opaque;
+
+    qatomic_set(&s->running, false);
+}
+
+/*
+ * Start the device's thread at real-time priority (SCHED_FIFO 1), or, if
+ * the host refuses it, leave the work to the main loop.  At normal
+ * priority the thread is worse than the main loop: woken by a doorbell,
+ * it waits for the BQL, which a vCPU storing into the NIC takes again
+ * within nanoseconds of each release while the woken thread is still
+ * being scheduled; 8 ranks of ugni_putget on 2x2x2 saw waits of 0.1 to
+ * 1.4 s, requests timed out, and the job took 21 to 35 s (the main loop:
+ * 10 s).  At real-time priority it runs as soon as it is woken: waits of
+ * 5 to 56 ms, 7.1 to 7.5 s.
+ */
+static void cray_gemini_thread_start(CrayGeminiState *s)
+{
+    struct sched_param sp = { .sched_priority = 1 };
+    Error *err = NULL;
+    int r;
+
+    s->own_thread = false;
+    s->ctx = aio_context_new(&err);
+    if (!s->ctx) {
+        warn_report_err(err);
+        s->ctx = iohandler_get_aio_context();
+        return;
+    }
+    s->running = true;
+    qemu_thread_create(&s->thread, "cray-gemini", cray_gemini_thread_run, s,
+                       QEMU_THREAD_JOINABLE);
+    r = pthread_setschedparam(s->thread.thread, SCHED_FIFO, &sp);
+    if (r == 0) {
+        s->own_thread = true;
+        return;
+    }
+    aio_bh_schedule_oneshot(s->ctx, cray_gemini_thread_stop_bh, s);
+    qemu_thread_join(&s->thread);
+    aio_context_unref(s->ctx);
+    s->ctx = iohandler_get_aio_context();
+    warn_report("cray-gemini: no real-time priority for the device's thread "
+                "(%s): its links are served by the main loop", strerror(r));
+}
+
+/* Called with the BQL held; the device does no more work after it. */
+static void cray_gemini_thread_stop(CrayGeminiState *s)
+{
+    s->stopping = true;
+    if (!s->own_thread) {
+        return;
+    }
+    aio_bh_schedule_oneshot(s->ctx, cray_gemini_thread_stop_bh, s);
+    /* Work of the thread's may wait for the BQL: it finds stopping. */
+    qemu_mutex_unlock_iothread();
+    qemu_thread_join(&s->thread);
+    qemu_mutex_lock_iothread();
+}
+
+/* After cray_gemini_thread_stop() and the removal of its handlers */
+static void cray_gemini_thread_free(CrayGeminiState *s)
+{
+    if (s->own_thread) {
+        aio_context_unref(s->ctx);
+    }
+    s->ctx = NULL;
 }
 
 /* --- BARs --------------------------------------------------------------- */
@@ -248,9 +414,13 @@ static void cray_gemini_bell(void *opaque)
  * timer is armed this far ahead, unless it fires within twice that
  * anyway.  Software that needs its stores out at once ends them with a
  * NIC access (libugni's sync), as on a CPU it fences; the drain is for
- * the rest, and arming it less often keeps it off the main loop.
+ * the rest.  1 ms, not less: the timer, left pending by the post before
+ * (it fires once for nothing), then usually needs no moving, where a
+ * shorter drain moved it on every post, a wake-up of the device's thread
+ * and another when it fired (8-byte PUT ping-pong on 4x2x1: 10 context
+ * switches of the QEMUs per round trip at 100 us, 7 to 8 at 1 ms).
  */
-#define CRAY_GEMINI_WC_DRAIN_NS 100000
+#define CRAY_GEMINI_WC_DRAIN_NS 1000000
 
 static uint64_t cray_gemini_ctl_read(void *opaque, hwaddr addr, unsigned size)
 {
@@ -315,12 +485,12 @@ static void cray_gemini_window_write(void *opaque, hwaddr addr, uint64_t val,
     }
     /*
      * An FMA store that queued a request: send it now, from this vCPU.
-     * A bottom half would wake the main loop, which then fights the
+     * A bottom half would wake another thread, which then fights the
      * vCPU for the BQL on every store (the profile of the fast-path
      * issue: the posting vCPU asleep on that lock most of the time).
      * A store that queued nothing skips the poll, which costs as much as
      * the rest of the store (a silent PUT's sync, the descriptor's
-     * registers); answers coming in wake the main loop as ever.  DMA
+     * registers); answers coming in wake the device's thread.  DMA
      * aimed at our own BARs cannot re-enter: QEMU's reentrancy guard is
      * engaged during this access, and the core refuses it too.
      */
@@ -396,7 +566,8 @@ static void cray_gemini_detach_links(CrayGeminiState *s)
     for (port = 0; port < GEMINI_NUM_TORUS_PORTS; port++) {
         gemini_port_detach(&s->nic, port);
         if (s->links[port].bell_rd >= 0) {
-            qemu_set_fd_handler(s->links[port].bell_rd, NULL, NULL, NULL);
+            aio_set_fd_handler(s->ctx, s->links[port].bell_rd, false, NULL,
+                               NULL, NULL, NULL, NULL);
         }
         gemini_link_close(&s->links[port]);
     }
@@ -429,8 +600,9 @@ static bool cray_gemini_attach_links(CrayGeminiState *s, Error **errp)
             return false;
         }
         s->links[port].owner = s;
-        qemu_set_fd_handler(s->links[port].bell_rd, cray_gemini_bell, NULL,
-                            &s->links[port]);
+        aio_set_fd_handler(s->ctx, s->links[port].bell_rd, false,
+                           cray_gemini_bell, NULL, NULL, NULL,
+                           &s->links[port]);
         if (gemini_port_attach(&s->nic, port, &s->links[port].view, epoch,
                                err, sizeof(err))) {
             error_setg(errp, "port %s: %s", gemini_port_name(port), err);
@@ -488,25 +660,18 @@ static void cray_gemini_realize(PCIDevice *pdev, Error **errp)
 
     /* Before the links: their doorbells may ring at once. */
     gemini_link_thread_enter();     /* the main loop's thread */
-    s->poll_timer = timer_new_ns(QEMU_CLOCK_REALTIME, cray_gemini_poll_cb, s);
-    /*
-     * The poll does DMA: with the guard, DMA aimed at our own BARs cannot
-     * re-enter the device through its MMIO handlers (QEMU 8.0, and the
-     * CVE-2023-3019 back-port in Debian's 7.2).  The core refuses such
-     * DMA as well, whatever QEMU it runs in.
-     */
-#ifdef qemu_bh_new_guarded
-    s->poll_bh = qemu_bh_new_guarded(cray_gemini_poll_cb, s,
-                                     &DEVICE(s)->mem_reentrancy_guard);
-#else
-    s->poll_bh = qemu_bh_new(cray_gemini_poll_cb, s);
-#endif
+    cray_gemini_thread_start(s);
+    s->poll_timer = aio_timer_new(s->ctx, QEMU_CLOCK_REALTIME, SCALE_NS,
+                                  cray_gemini_thread_poll, s);
+    s->poll_bh = aio_bh_new(s->ctx, cray_gemini_thread_poll, s);
     if (!cray_gemini_attach_links(s, errp)) {
+        cray_gemini_thread_stop(s);
         cray_gemini_detach_links(s);
         qemu_bh_delete(s->poll_bh);
         s->poll_bh = NULL;
         timer_free(s->poll_timer);
         s->poll_timer = NULL;
+        cray_gemini_thread_free(s);
         gemini_nic_fini(&s->nic);
         msix_uninit_exclusive_bar(pdev);
         return;
@@ -527,11 +692,13 @@ static void cray_gemini_exit(PCIDevice *pdev)
     timer_free(s->tick);
     s->tick = NULL;
     qemu_remove_exit_notifier(&s->exit_notifier);
+    cray_gemini_thread_stop(s);
     cray_gemini_detach_links(s);
     qemu_bh_delete(s->poll_bh);
     s->poll_bh = NULL;
     timer_free(s->poll_timer);
     s->poll_timer = NULL;
+    cray_gemini_thread_free(s);
     gemini_nic_fini(&s->nic);
     msix_uninit_exclusive_bar(pdev);
 }

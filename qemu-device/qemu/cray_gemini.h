@@ -7,8 +7,10 @@
 #ifndef CRAY_GEMINI_H
 #define CRAY_GEMINI_H
 
+#include "block/aio.h"
 #include "hw/pci/pci.h"
 #include "qemu/notify.h"
+#include "qemu/thread.h"
 #include "qemu/timer.h"
 #include "qom/object.h"
 
@@ -24,9 +26,21 @@ struct CrayGeminiState {
     MemoryRegion ctl;
     MemoryRegion window;
     QEMUTimer *tick;
-    QEMUTimer *poll_timer;      /* the router's next deadline */
-    QEMUBH *poll_bh;
+    QEMUTimer *poll_timer;      /* the router's next deadline (ctx) */
+    QEMUBH *poll_bh;            /* run the poll soon (ctx) */
     Notifier exit_notifier;
+
+    /*
+     * The device's own thread: its doorbells, poll timer and bottom half
+     * run there, under the BQL, so that a packet arriving wakes one
+     * thread that waits on a few descriptors, not the main loop.  Where
+     * the host refuses it real-time priority, @ctx is the main loop's.
+     */
+    AioContext *ctx;
+    bool own_thread;            /* @ctx is the device thread's */
+    QemuThread thread;
+    bool running;               /* cleared on the thread to end it */
+    bool stopping;              /* under the BQL: do no more work */
 
     struct gemini_nic nic;
     GeminiLink links[GEMINI_NUM_TORUS_PORTS];

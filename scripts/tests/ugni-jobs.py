@@ -201,6 +201,12 @@ def smsg_corrupted(tap):
            f"0 and 1 went from {before} to {after}")
 
 
+# link_down(): the links go down this far into the job, and stay down at
+# least this long (the supervisor routes around them within about 7 s).
+LINK_DOWN_AFTER_S = 3
+LINK_DOWN_HOLD_S = 10
+
+
 def link_down(tap, prog, *prog_args, ppn=1):
     """PROG (8 ranks) while both links between nodes 0 and 1 go down in
     the middle of its stream: the supervisor reroutes, messages caught on
@@ -212,16 +218,26 @@ def link_down(tap, prog, *prog_args, ppn=1):
         result["r"] = job(tap, 8, prog, *prog_args, ppn=ppn)
 
     gen0 = routing_generation()
+    t0 = time.time()
     t = threading.Thread(target=run)
     t.start()
-    time.sleep(6)
+    # Into the stream, past the job's start; the stream is long enough
+    # to be running then at any speed so far (4-18 s for ugni_smsg's 60
+    # rounds, 29-63 s for ugni_msgq's 1500 messages).
+    time.sleep(LINK_DOWN_AFTER_S)
     downs = [fl.vg("fault", 1, port, "down=1", timeout=120)[0]
              for port in ("X+", "X-")]
+    running = t.is_alive()
+    into = time.time() - t0
     t.join()
+    # Down long enough for the supervisor to route around them, however
+    # soon the job ends.
+    time.sleep(max(0.0, LINK_DOWN_HOLD_S - (time.time() - t0 - into)))
     for port in ("X+", "X-"):
         fl.vg("fault", 1, port, "none", timeout=120)
-    tap.ok(downs == [0, 0], f"{prog}: both links between nodes 0 and 1 "
-           "went down during the stream")
+    tap.ok(downs == [0, 0] and running, f"{prog}: both links between "
+           f"nodes 0 and 1 went down during the stream ({into:.1f}s into "
+           "the job)", "" if running else "the job had ended by then")
     # The supervisor routes around them, then back once they are up: the
     # next jobs need the routes settled (a reroute quiesces the routers).
     t0 = time.time()
@@ -279,7 +295,7 @@ def body(tap, fab, quick):
     job(tap, 8, "ugni_dgram")
     job(tap, 8, "ugni_smsg")
     smsg_corrupted(tap)
-    link_down(tap, "ugni_smsg", "--stream-only", 20)
+    link_down(tap, "ugni_smsg", "--stream-only", 60)
     job(tap, 4, "ugni_msgq", *count, ppn=2)
     job(tap, 8, "ugni_msgq", *count, ppn=2)
     link_down(tap, "ugni_msgq", "--count", 1500, ppn=2)

@@ -245,11 +245,12 @@ DEFAULT_VCPU_NICE = 5
 
 def vcpus_nice(fab, procs, nice, deadline):
     """Give every guest's vCPU threads the nice value @nice, so that the
-    QEMUs' other threads (the main loop, which runs the device's link
-    input, forwarding and DMA; virtio-net's) preempt a spinning guest at
-    once: on a host with fewer cores than guests, a guest that polls its
-    memory otherwise holds a core for its whole time slice while the
-    packet it waits for sits in a neighbour's main loop.  Measured on
+    QEMUs' other threads (the device's thread, which runs its link
+    input, forwarding and DMA; the main loop, virtio-net's) preempt a
+    spinning guest at once: on a host with fewer cores than guests, a
+    guest that polls its memory otherwise holds a core for its whole
+    time slice while the packet it waits for sits in a neighbour's
+    device.  Measured on
     4x2x1 with ugni_bench, three runs each: nice 0 -> 5 took the 1-hop
     PUT half round trip from 216-275 to 127-167 us and the SMSG one from
     1069-1454 to 622-711 us, the silent issue rate from 80-117k to
