@@ -396,8 +396,20 @@ static void stream_to_zero(const struct shape *sh)
 		void *msg;
 
 		next = calloc(job.size, sizeof(*next));
-		/* A wrong tag is refused and the right one shown */
-		rc = GNI_SmsgGetNextWTag(eps[1], &msg, &t);
+		/*
+		 * A wrong tag is refused and the right one shown.  A send
+		 * that returned SUCCESS may still be on the wire (resent
+		 * round a dead link): wait for it to land.
+		 */
+		deadline = now() + EVENT_TIMEOUT_S;
+		for (;;) {
+			t = 0xee;
+			rc = GNI_SmsgGetNextWTag(eps[1], &msg, &t);
+			if (rc != GNI_RC_NOT_DONE || now() > deadline)
+				break;
+			drain_remote();
+			usleep(20);
+		}
 		check(rc == GNI_RC_NO_MATCH && t == 1, "GetNextWTag with "
 		      "another tag: %s, the message's tag %u", rc_str(rc), t);
 		/* In order and once, from every rank at once */
