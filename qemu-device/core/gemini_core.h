@@ -223,6 +223,13 @@ void gemini_nic_tick(struct gemini_nic *nic, uint64_t now_ms);
  * which it must be called even if nothing happens, or UINT64_MAX.
  */
 uint64_t gemini_nic_poll(struct gemini_nic *nic);
+/*
+ * gemini_nic_poll() without arming our doorbells: for a caller that will
+ * poll again soon (a CPU posting), so that peers answering it need not
+ * ring.  Some other caller must then poll with gemini_nic_poll() once
+ * this one stops, or what peers publish waits for the next tick.
+ */
+uint64_t gemini_nic_poll_unarmed(struct gemini_nic *nic);
 
 /* Add @n to NIC counter VGEMINI_NC_@idx; read one. */
 void gemini_nic_count(struct gemini_nic *nic, unsigned int idx, uint64_t n);

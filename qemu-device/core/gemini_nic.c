@@ -8,7 +8,9 @@
  * takes link input (gemini_lcb.c), lets FMA inject and time out
  * (gemini_fma_seq.c), forwards (gemini_router.c) and times pings out
  * (gemini_diag.c) until nothing moves, then rings the doorbells of the
- * peers it published something for and arms its own.
+ * peers it published something for and arms its own;
+ * gemini_nic_poll_unarmed() does the same work and leaves our doorbells
+ * as they are (a caller that polls again soon, such as a posting CPU).
  *
  * The NIC's own counters (VGEMINI_NC_*) are kept here; every block counts
  * in them through gemini_nic_count().
@@ -40,12 +42,12 @@ static bool poll_once(struct gemini_nic *nic, uint64_t now, uint64_t *deadline)
 	return progress;
 }
 
-uint64_t gemini_nic_poll(struct gemini_nic *nic)
+/* @arm: arm our doorbells before going idle (else leave them as they are) */
+static uint64_t nic_poll(struct gemini_nic *nic, bool arm)
 {
 	uint64_t deadline = UINT64_MAX;
 	uint64_t now = nic->ops->clock_ns(nic->opaque);
 	unsigned int rounds = 0;
-	bool armed = false;
 
 	/* A write-combined line left open goes now (gemini_fma.c). */
 	gemini_fma_wc_flush(nic);
@@ -56,19 +58,29 @@ uint64_t gemini_nic_poll(struct gemini_nic *nic)
 		if (poll_once(nic, now, &deadline))
 			continue;
 		gemini_port_kick_peers(nic);
-		if (armed)
+		if (!arm)
 			break;
 		/*
 		 * Arm our doorbells, then look once more: what a peer
 		 * published before it saw us armed would otherwise wait.
 		 */
 		gemini_port_arm(nic);
-		armed = true;
+		arm = false;
 	}
 	gemini_port_kick_peers(nic);
 	if (rounds > 64)
 		deadline = now;		/* more to do: come back at once */
 	return deadline;
+}
+
+uint64_t gemini_nic_poll(struct gemini_nic *nic)
+{
+	return nic_poll(nic, true);
+}
+
+uint64_t gemini_nic_poll_unarmed(struct gemini_nic *nic)
+{
+	return nic_poll(nic, false);
 }
 
 /* --- The NIC's counters ------------------------------------------------- */

@@ -201,7 +201,7 @@ static const struct gemini_ops cray_gemini_core_ops = {
  * write) if it sleeps.  Re-armed on every post, that was a system call
  * and a wake-up per post (the fast-path issue's profile).
  */
-static void cray_gemini_arm(CrayGeminiState *s, uint64_t deadline)
+static void cray_gemini_wake_by(CrayGeminiState *s, uint64_t deadline)
 {
     if (!timer_pending(s->poll_timer) ||
         timer_expire_time_ns(s->poll_timer) > deadline) {
@@ -209,22 +209,117 @@ static void cray_gemini_arm(CrayGeminiState *s, uint64_t deadline)
     }
 }
 
-/* Run the core until it has nothing to do; re-arm for its next deadline. */
-static void cray_gemini_poll(CrayGeminiState *s)
-{
-    uint64_t deadline = gemini_nic_poll(&s->nic);
+/*
+ * A poll that left work undone (a flood: the core wants to come back at
+ * once) comes back after a breath instead when the device has its own
+ * thread: that thread runs at real-time priority, and would otherwise
+ * keep the guests on its core from running while a peer floods it.
+ */
+#define CRAY_GEMINI_FLOOD_BREATH_NS 100000
 
-    if (deadline != UINT64_MAX) {
-        cray_gemini_arm(s, deadline);
+/* Arm the poll timer for the core's next @deadline (UINT64_MAX: none). */
+static void cray_gemini_poll_again(CrayGeminiState *s, uint64_t deadline)
+{
+    uint64_t now;
+
+    if (deadline == UINT64_MAX) {
+        return;
     }
+    now = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
+    if (s->own_thread && deadline <= now) {
+        deadline = now + CRAY_GEMINI_FLOOD_BREATH_NS;
+    }
+    cray_gemini_wake_by(s, deadline);
 }
 
-/* Work arrived from elsewhere: do it soon, on the device's thread. */
+/*
+ * Run the core until it has nothing to do, arm the doorbells, and the
+ * poll timer for the core's next deadline.
+ */
+static void cray_gemini_poll(CrayGeminiState *s)
+{
+    cray_gemini_poll_again(s, gemini_nic_poll(&s->nic));
+}
+
+/* Work arrived from elsewhere: run the poll soon, from the device's ctx. */
 void cray_gemini_kick(CrayGeminiState *s)
 {
     if (s->poll_bh) {
         qemu_bh_schedule(s->poll_bh);
     }
+}
+
+/*
+ * A vCPU that posts polls the core itself on every post (see
+ * cray_gemini_window_write()), and takes in whatever answers have come.
+ * While it does, a doorbell or a timer firing on the device's thread
+ * would only take the BQL from it for work its next post does anyway:
+ * with the thread at real-time priority, that was a preemption, a BQL
+ * hand-over and about two context switches per answer, and a quarter of
+ * the posting rate (the fast-path issue's P3).  So the vCPU's poll
+ * leaves the doorbells unarmed (peers answering it do not ring), and the
+ * thread, woken within CRAY_GEMINI_BUSY_NS of the vCPU's last poll,
+ * looks again when that vCPU has been quiet that long (and no sooner
+ * than CRAY_GEMINI_RECHECK_NS later while the vCPU keeps posting).  Only
+ * the thread's own poll arms the doorbells, after which it sleeps; the
+ * thread never sleeps with neither armed doorbells nor a timer pending.
+ * A ping-pong is not slowed: its vCPU waits in memory, not in the NIC,
+ * for longer than CRAY_GEMINI_BUSY_NS.
+ */
+#define CRAY_GEMINI_BUSY_NS     50000
+#define CRAY_GEMINI_RECHECK_NS  100000
+
+/*
+ * On the device's thread, without the BQL: leave the work for later?
+ * For a posting vCPU (above); and for a stream of requests: a doorbell
+ * within CRAY_GEMINI_BUSY_NS of a poll of ours that took in more than
+ * one request (a peer posting as fast as it can) is answered
+ * CRAY_GEMINI_RECHECK_NS after that poll, in one poll for what came
+ * meanwhile, as a NIC moderates its interrupts.  Rung once per request
+ * instead, the thread (real-time) preempted the vCPUs of its core each
+ * time.  A ping-pong's polls take in one request each: never delayed.
+ */
+static bool cray_gemini_defer(CrayGeminiState *s, bool rang)
+{
+    int64_t last = qatomic_read(&s->vcpu_poll_ns);
+    int64_t now, until;
+
+    if (!s->own_thread) {
+        return false;
+    }
+    now = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
+    if (now - last < CRAY_GEMINI_BUSY_NS) {
+        until = last + CRAY_GEMINI_BUSY_NS;
+        if (s->deferring) {
+            until = MAX(until, now + CRAY_GEMINI_RECHECK_NS);
+        }
+    } else if (rang && s->stream &&
+               now - s->thread_poll_ns < CRAY_GEMINI_BUSY_NS) {
+        until = s->thread_poll_ns + CRAY_GEMINI_RECHECK_NS;
+    } else {
+        return false;
+    }
+    qatomic_set(&s->deferring, true);
+    cray_gemini_wake_by(s, until);
+    return true;
+}
+
+/* A vCPU's poll (under the BQL, from its MMIO handler): unarmed. */
+static void cray_gemini_vcpu_poll(CrayGeminiState *s)
+{
+    cray_gemini_poll_again(s, gemini_nic_poll_unarmed(&s->nic));
+    qatomic_set(&s->vcpu_poll_ns, qemu_clock_get_ns(QEMU_CLOCK_REALTIME));
+}
+
+/* The poll of the device's thread, under the BQL */
+static void cray_gemini_thread_poll(CrayGeminiState *s)
+{
+    uint64_t reqs = gemini_nic_counter(&s->nic, VGEMINI_NC_REQ_PKTS_IN);
+
+    qatomic_set(&s->deferring, false);
+    cray_gemini_poll(s);
+    s->stream = gemini_nic_counter(&s->nic, VGEMINI_NC_REQ_PKTS_IN) - reqs > 1;
+    s->thread_poll_ns = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
 }
 
 /* --- The device's thread ------------------------------------------------ */
@@ -244,67 +339,41 @@ void cray_gemini_kick(CrayGeminiState *s)
  * here: it tests the guard before we hold the BQL, and would drop the
  * work while a vCPU is in our MMIO handlers).
  */
-static bool cray_gemini_thread_enter(CrayGeminiState *s, bool *guarded)
+static void cray_gemini_thread_work(CrayGeminiState *s)
 {
+    bool guarded = false;
+
     if (s->own_thread) {
         qemu_mutex_lock_iothread();
     }
-    if (s->stopping) {
-        if (s->own_thread) {
-            qemu_mutex_unlock_iothread();
-        }
-        return false;
+    if (!s->stopping) {
+#ifdef qemu_bh_new_guarded
+        guarded = DEVICE(s)->mem_reentrancy_guard.engaged_in_io;
+        DEVICE(s)->mem_reentrancy_guard.engaged_in_io = true;
+#endif
+        cray_gemini_thread_poll(s);
+#ifdef qemu_bh_new_guarded
+        DEVICE(s)->mem_reentrancy_guard.engaged_in_io = guarded;
+#endif
     }
-#ifdef qemu_bh_new_guarded
-    *guarded = DEVICE(s)->mem_reentrancy_guard.engaged_in_io;
-    DEVICE(s)->mem_reentrancy_guard.engaged_in_io = true;
-#endif
-    return true;
-}
-
-static void cray_gemini_thread_leave(CrayGeminiState *s, bool guarded)
-{
-#ifdef qemu_bh_new_guarded
-    DEVICE(s)->mem_reentrancy_guard.engaged_in_io = guarded;
-#endif
     if (s->own_thread) {
         qemu_mutex_unlock_iothread();
     }
 }
 
-/*
- * The poll of the device's thread.  A poll that left work undone (a
- * flood: gemini_nic_poll() wants to come back at once) comes back after
- * a breath instead: the thread runs at real-time priority, and would
- * otherwise keep the guests on its core from running while a peer
- * floods it.
- */
-#define CRAY_GEMINI_FLOOD_BREATH_NS 100000
-
-static void cray_gemini_thread_work(CrayGeminiState *s)
+/* The kick's bottom half: work that no vCPU's poll would do */
+static void cray_gemini_thread_kicked(void *opaque)
 {
-    uint64_t deadline = gemini_nic_poll(&s->nic);
-    uint64_t now;
-
-    if (deadline == UINT64_MAX) {
-        return;
-    }
-    now = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
-    if (s->own_thread && deadline <= now) {
-        deadline = now + CRAY_GEMINI_FLOOD_BREATH_NS;
-    }
-    cray_gemini_arm(s, deadline);
+    cray_gemini_thread_work(opaque);
 }
 
-/* The poll timer and the kick's bottom half */
-static void cray_gemini_thread_poll(void *opaque)
+/* The poll timer: the core's deadline, or a look after deferring */
+static void cray_gemini_thread_timer(void *opaque)
 {
     CrayGeminiState *s = opaque;
-    bool guarded = false;
 
-    if (cray_gemini_thread_enter(s, &guarded)) {
+    if (!cray_gemini_defer(s, false)) {
         cray_gemini_thread_work(s);
-        cray_gemini_thread_leave(s, guarded);
     }
 }
 
@@ -312,12 +381,10 @@ static void cray_gemini_bell(void *opaque)
 {
     GeminiLink *link = opaque;
     CrayGeminiState *s = link->owner;
-    bool guarded = false;
 
-    if (cray_gemini_thread_enter(s, &guarded)) {
-        gemini_link_drain(link);
+    gemini_link_drain(link);
+    if (!cray_gemini_defer(s, true)) {
         cray_gemini_thread_work(s);
-        cray_gemini_thread_leave(s, guarded);
     }
 }
 
@@ -462,6 +529,16 @@ static uint64_t cray_gemini_window_read(void *opaque, hwaddr addr,
     uint64_t val;
 
     gemini_link_thread_enter();
+    /*
+     * A vCPU that reads the NIC again with no post between (spinning on
+     * a descriptor's status, waiting for room) gets what arrived taken
+     * in first, as the hardware would have: the device's thread leaves
+     * that to a posting vCPU (cray_gemini_defer()).
+     */
+    if (s->read_since_post && qatomic_read(&s->deferring)) {
+        cray_gemini_vcpu_poll(s);
+    }
+    s->read_since_post = true;
     r = gemini_window_read(&s->nic, addr, size, &val);
     if (r != GEMINI_ACCESS_OK) {
         report_access("window", "read", r, addr, size, NULL);
@@ -490,12 +567,15 @@ static void cray_gemini_window_write(void *opaque, hwaddr addr, uint64_t val,
      * issue: the posting vCPU asleep on that lock most of the time).
      * A store that queued nothing skips the poll, which costs as much as
      * the rest of the store (a silent PUT's sync, the descriptor's
-     * registers); answers coming in wake the device's thread.  DMA
-     * aimed at our own BARs cannot re-enter: QEMU's reentrancy guard is
-     * engaged during this access, and the core refuses it too.
+     * registers).  The poll leaves the doorbells unarmed, and the
+     * device's thread leaves the answers to this vCPU while it posts
+     * (cray_gemini_defer()).  DMA aimed at our own BARs cannot re-enter:
+     * QEMU's reentrancy guard is engaged during this access, and the
+     * core refuses it too.
      */
     if (moved) {
-        cray_gemini_poll(s);
+        s->read_since_post = false;
+        cray_gemini_vcpu_poll(s);
     } else if (gemini_fma_wc_open(&s->nic)) {
         /*
          * A write-combined line is open: the next store or the sync
@@ -570,6 +650,14 @@ static void cray_gemini_detach_links(CrayGeminiState *s)
                                NULL, NULL, NULL, NULL);
         }
         gemini_link_close(&s->links[port]);
+    }
+}
+
+/* After cray_gemini_detach_links(), with the thread stopped */
+static void cray_gemini_fini_links(CrayGeminiState *s)
+{
+    for (unsigned port = 0; port < GEMINI_NUM_TORUS_PORTS; port++) {
+        gemini_link_fini(&s->links[port]);
     }
 }
 
@@ -658,12 +746,15 @@ static void cray_gemini_realize(PCIDevice *pdev, Error **errp)
         msix_vector_use(pdev, v);
     }
 
+    for (unsigned port = 0; port < GEMINI_NUM_TORUS_PORTS; port++) {
+        gemini_link_init(&s->links[port]);
+    }
     /* Before the links: their doorbells may ring at once. */
     gemini_link_thread_enter();     /* the main loop's thread */
     cray_gemini_thread_start(s);
     s->poll_timer = aio_timer_new(s->ctx, QEMU_CLOCK_REALTIME, SCALE_NS,
-                                  cray_gemini_thread_poll, s);
-    s->poll_bh = aio_bh_new(s->ctx, cray_gemini_thread_poll, s);
+                                  cray_gemini_thread_timer, s);
+    s->poll_bh = aio_bh_new(s->ctx, cray_gemini_thread_kicked, s);
     if (!cray_gemini_attach_links(s, errp)) {
         cray_gemini_thread_stop(s);
         cray_gemini_detach_links(s);
@@ -672,6 +763,7 @@ static void cray_gemini_realize(PCIDevice *pdev, Error **errp)
         timer_free(s->poll_timer);
         s->poll_timer = NULL;
         cray_gemini_thread_free(s);
+        cray_gemini_fini_links(s);
         gemini_nic_fini(&s->nic);
         msix_uninit_exclusive_bar(pdev);
         return;
@@ -699,6 +791,7 @@ static void cray_gemini_exit(PCIDevice *pdev)
     timer_free(s->poll_timer);
     s->poll_timer = NULL;
     cray_gemini_thread_free(s);
+    cray_gemini_fini_links(s);
     gemini_nic_fini(&s->nic);
     msix_uninit_exclusive_bar(pdev);
 }

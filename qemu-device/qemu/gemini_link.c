@@ -148,6 +148,19 @@ static int open_bell(const char *path, int flags, Error **errp)
     return fd;
 }
 
+void gemini_link_init(GeminiLink *link)
+{
+    memset(link, 0, sizeof(*link));
+    link->bell_rd = link->bell_wr = -1;
+    qemu_mutex_init(&link->bell_lock);
+}
+
+void gemini_link_fini(GeminiLink *link)
+{
+    gemini_link_close(link);
+    qemu_mutex_destroy(&link->bell_lock);
+}
+
 bool gemini_link_open(GeminiLink *link, const char *spec, unsigned side,
                       Error **errp)
 {
@@ -158,7 +171,6 @@ bool gemini_link_open(GeminiLink *link, const char *spec, unsigned side,
     void *mem;
     int fd;
 
-    link->bell_rd = link->bell_wr = -1;
     if (g_str_has_prefix(spec, "shm:")) {
         path = spec + strlen("shm:");
     } else if (strchr(spec, ':')) {
@@ -205,7 +217,9 @@ bool gemini_link_open(GeminiLink *link, const char *spec, unsigned side,
 
     bell_mine = g_strdup_printf("%s.bell%u", path, side);
     bell_peer = g_strdup_printf("%s.bell%u", path, !side);
+    qemu_mutex_lock(&link->bell_lock);
     link->bell_rd = open_bell(bell_mine, O_RDWR, errp);
+    qemu_mutex_unlock(&link->bell_lock);
     if (link->bell_rd >= 0) {
         link->bell_wr = open_bell(bell_peer, O_RDWR, errp);
     }
@@ -225,13 +239,16 @@ void gemini_link_close(GeminiLink *link)
         link->mem = NULL;
     }
     memset(&link->view, 0, sizeof(link->view));
+    qemu_mutex_lock(&link->bell_lock);
     if (link->bell_rd >= 0) {
         close(link->bell_rd);
     }
+    link->bell_rd = -1;
+    qemu_mutex_unlock(&link->bell_lock);
     if (link->bell_wr >= 0) {
         close(link->bell_wr);
     }
-    link->bell_rd = link->bell_wr = -1;
+    link->bell_wr = -1;
     g_free(link->path);
     link->path = NULL;
 }
@@ -256,9 +273,11 @@ void gemini_link_drain(GeminiLink *link)
 {
     char buf[64];
 
+    qemu_mutex_lock(&link->bell_lock);
     for (unsigned i = 0; i < DRAIN_READS && link->bell_rd >= 0; i++) {
         if (read(link->bell_rd, buf, sizeof(buf)) <= 0) {
             break;
         }
     }
+    qemu_mutex_unlock(&link->bell_lock);
 }

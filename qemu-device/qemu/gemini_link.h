@@ -15,6 +15,7 @@
 #ifndef CRAY_GEMINI_LINK_H
 #define CRAY_GEMINI_LINK_H
 
+#include "qemu/thread.h"
 #include "gemini_link_if.h"
 
 typedef struct GeminiLink {
@@ -22,6 +23,11 @@ typedef struct GeminiLink {
     size_t len;
     struct gemini_link_view view;   /* our side's view of @mem, for the core */
     char *path;
+    /*
+     * Held to read or close @bell_rd: the device's thread drains the
+     * doorbell without the BQL while the main loop may close it.
+     */
+    QemuMutex bell_lock;
     int bell_rd;        /* our doorbell, -1 when closed */
     int bell_wr;        /* the peer's doorbell, -1 when closed */
     void *owner;        /* the device, for the doorbell handler */
@@ -33,12 +39,18 @@ typedef struct GeminiLink {
  * Open the link named @spec as side @side (0 for a "+" port, 1 for "-");
  * on failure set @errp and return false.
  */
+/* Before anything else on @link: closed, its lock ready; undone by _fini. */
+void gemini_link_init(GeminiLink *link);
+void gemini_link_fini(GeminiLink *link);
 bool gemini_link_open(GeminiLink *link, const char *spec, unsigned side,
                       Error **errp);
 void gemini_link_close(GeminiLink *link);
 /* Wake the peer; never blocks (a full FIFO already holds a wake-up). */
 void gemini_link_ring(GeminiLink *link);
-/* Empty our doorbell after it rang (a bounded amount of it). */
+/*
+ * Empty our doorbell after it rang (a bounded amount of it); safe
+ * against gemini_link_close() on another thread.
+ */
 void gemini_link_drain(GeminiLink *link);
 /*
  * True once, the first time it is asked after the peer truncated the link

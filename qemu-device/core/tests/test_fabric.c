@@ -2193,6 +2193,44 @@ static void test_no_busy_poll(void)
 }
 
 /*
+ * Doorbells: a full poll arms ours, an unarmed poll (a posting CPU's)
+ * leaves them as they are, and a peer rings only an armed side.
+ */
+static void test_unarmed_poll(void)
+{
+	struct fabric *f = fab_ready(3, 1, 1);
+	struct gemini_nic *a = nic_of(f, 0), *b = nic_of(f, 1);
+	const struct gemini_diag *d = &b->diag[HOST];
+	unsigned long b_kicks, a_kicks;
+	unsigned int p, n;
+
+	for (p = 0; p < NPORTS; p++)
+		a->port[p].link.mine->armed = 0;
+	gemini_nic_poll_unarmed(a);
+	for (p = 0, n = 0; p < NPORTS; p++)
+		n += a->port[p].link.mine->armed != 0;
+	CHECK_EQ(n, 0);
+	/* b's ping reaches a, which is not armed: b does not ring it. */
+	b_kicks = f->node[1].kicks[XM];
+	a_kicks = f->node[0].kicks[XP];
+	CHECK(b->port[XM].link.mine->armed != 0);
+	gemini_diag_start(b, HOST, 0, 16, 1);
+	gemini_nic_poll_unarmed(b);
+	CHECK_EQ(b->port[XM].tx[0].next - b->port[XM].tx[0].acked, 1);
+	CHECK_EQ(f->node[1].kicks[XM], b_kicks);
+	/* a polls in full: answers, rings b (armed) and arms its own. */
+	gemini_nic_poll(a);
+	CHECK_EQ(f->node[0].kicks[XP], a_kicks + 1);
+	CHECK_EQ(b->port[XM].link.mine->armed, 0);
+	for (p = 0, n = 0; p < NPORTS; p++)
+		n += a->port[p].link.mine && a->port[p].link.mine->armed;
+	CHECK_EQ(n, NPORTS);
+	run_watch(f, 10000, 1, HOST);
+	CHECK_EQ(d->ok, 1);
+	fab_free(f);
+}
+
+/*
  * REACH and FABRIC_CHANGES: what a driver needs to report nodes going and
  * coming (the RCA events of kernel clients).
  */
@@ -2281,6 +2319,8 @@ static const struct tap_test tests[] = {
 	{ "no busy polling while a peer does not acknowledge",
 	  test_no_busy_poll },
 	{ "reachability and fabric changes", test_reach },
+	{ "an unarmed poll leaves the doorbells to the full one",
+	  test_unarmed_poll },
 };
 
 int main(void)
