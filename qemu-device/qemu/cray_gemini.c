@@ -209,27 +209,12 @@ static void cray_gemini_wake_by(CrayGeminiState *s, uint64_t deadline)
     }
 }
 
-/*
- * A poll that left work undone (a flood: the core wants to come back at
- * once) comes back after a breath instead when the device has its own
- * thread: that thread runs at real-time priority, and would otherwise
- * keep the guests on its core from running while a peer floods it.
- */
-#define CRAY_GEMINI_FLOOD_BREATH_NS 100000
-
 /* Arm the poll timer for the core's next @deadline (UINT64_MAX: none). */
 static void cray_gemini_poll_again(CrayGeminiState *s, uint64_t deadline)
 {
-    uint64_t now;
-
-    if (deadline == UINT64_MAX) {
-        return;
+    if (deadline != UINT64_MAX) {
+        cray_gemini_wake_by(s, deadline);
     }
-    now = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
-    if (s->own_thread && deadline <= now) {
-        deadline = now + CRAY_GEMINI_FLOOD_BREATH_NS;
-    }
-    cray_gemini_wake_by(s, deadline);
 }
 
 /*
@@ -255,46 +240,52 @@ void cray_gemini_kick(CrayGeminiState *s)
  * While it does, a doorbell or a timer firing on the device's thread
  * would only take the BQL from it for work its next post does anyway:
  * with the thread at real-time priority, that was a preemption, a BQL
- * hand-over and about two context switches per answer, and a quarter of
- * the posting rate (the fast-path issue's P3).  So the vCPU's poll
- * leaves the doorbells unarmed (peers answering it do not ring), and the
- * thread, woken within CRAY_GEMINI_BUSY_NS of the vCPU's last poll,
- * looks again when that vCPU has been quiet that long (and no sooner
- * than CRAY_GEMINI_RECHECK_NS later while the vCPU keeps posting).  Only
- * the thread's own poll arms the doorbells, after which it sleeps; the
- * thread never sleeps with neither armed doorbells nor a timer pending.
- * A ping-pong is not slowed: its vCPU waits in memory, not in the NIC,
- * for longer than CRAY_GEMINI_BUSY_NS.
+ * hand-over and about two context switches per answer (the fast-path
+ * issue's P3).  A vCPU is busy posting from its third poll in a row
+ * each within CRAY_GEMINI_STREAK_NS of the one before (a lone post has
+ * one or two: its data and its sync); a busy vCPU's polls leave the
+ * doorbells unarmed, so that peers answering it do not ring, and the
+ * thread, woken within CRAY_GEMINI_BUSY_NS of such a poll, looks again
+ * once the vCPU has been quiet that long (and no sooner than
+ * CRAY_GEMINI_RECHECK_NS later while it goes on posting).  The thread
+ * arms the doorbells when it polls, and never sleeps with neither armed
+ * doorbells nor a timer pending.  50 us, not less: on a host whose
+ * vCPUs outnumber its cores a posting vCPU is preempted often, and 20 us
+ * of quiet ended the deferral in the middle of a flood.  The price is
+ * at most CRAY_GEMINI_RECHECK_NS plus CRAY_GEMINI_BUSY_NS on what
+ * arrives after a busy vCPU's last post, unless that vCPU spins on the
+ * NIC (cray_gemini_window_read()).
  */
+#define CRAY_GEMINI_STREAK_NS   50000
 #define CRAY_GEMINI_BUSY_NS     50000
 #define CRAY_GEMINI_RECHECK_NS  100000
 
 /*
  * On the device's thread, without the BQL: leave the work for later?
- * For a posting vCPU (above); and for a stream of requests: a doorbell
- * within CRAY_GEMINI_BUSY_NS of a poll of ours that took in more than
- * one request (a peer posting as fast as it can) is answered
- * CRAY_GEMINI_RECHECK_NS after that poll, in one poll for what came
- * meanwhile, as a NIC moderates its interrupts.  Rung once per request
- * instead, the thread (real-time) preempted the vCPUs of its core each
- * time.  A ping-pong's polls take in one request each: never delayed.
+ * For a busy vCPU (above); and for a stream of requests: a doorbell
+ * within CRAY_GEMINI_STREAK_NS of a poll of ours that, as the one before
+ * it, took in more than one request (a peer posting as fast as it can)
+ * is answered CRAY_GEMINI_RECHECK_NS after that poll, in one poll for
+ * what came meanwhile, as a NIC moderates its interrupts.  A ping-pong's
+ * polls take in one request each: never delayed.  @rang: a doorbell
+ * woke us, not the timer.
  */
 static bool cray_gemini_defer(CrayGeminiState *s, bool rang)
 {
-    int64_t last = qatomic_read(&s->vcpu_poll_ns);
+    int64_t busy = qatomic_read(&s->vcpu_busy_ns);
     int64_t now, until;
 
     if (!s->own_thread) {
         return false;
     }
     now = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
-    if (now - last < CRAY_GEMINI_BUSY_NS) {
-        until = last + CRAY_GEMINI_BUSY_NS;
+    if (now - busy < CRAY_GEMINI_BUSY_NS) {
+        until = busy + CRAY_GEMINI_BUSY_NS;
         if (s->deferring) {
             until = MAX(until, now + CRAY_GEMINI_RECHECK_NS);
         }
     } else if (rang && s->stream &&
-               now - s->thread_poll_ns < CRAY_GEMINI_BUSY_NS) {
+               now - s->thread_poll_ns < CRAY_GEMINI_STREAK_NS) {
         until = s->thread_poll_ns + CRAY_GEMINI_RECHECK_NS;
     } else {
         return false;
@@ -304,22 +295,52 @@ static bool cray_gemini_defer(CrayGeminiState *s, bool rang)
     return true;
 }
 
-/* A vCPU's poll (under the BQL, from its MMIO handler): unarmed. */
+/* A vCPU's poll (under the BQL, from its MMIO handler) */
 static void cray_gemini_vcpu_poll(CrayGeminiState *s)
 {
-    cray_gemini_poll_again(s, gemini_nic_poll_unarmed(&s->nic));
-    qatomic_set(&s->vcpu_poll_ns, qemu_clock_get_ns(QEMU_CLOCK_REALTIME));
+    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
+    bool busy = now - s->vcpu_poll_ns < CRAY_GEMINI_STREAK_NS &&
+                s->vcpu_poll_ns - s->vcpu_prev_poll_ns < CRAY_GEMINI_STREAK_NS;
+
+    if (busy) {
+        cray_gemini_poll_again(s, gemini_nic_poll_unarmed(&s->nic));
+        now = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
+        qatomic_set(&s->vcpu_busy_ns, now);
+    } else {
+        cray_gemini_poll_again(s, gemini_nic_poll(&s->nic));
+        now = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
+    }
+    s->vcpu_prev_poll_ns = s->vcpu_poll_ns;
+    s->vcpu_poll_ns = now;
 }
+
+/*
+ * A poll of the thread that left work undone (a flood: the core wants to
+ * come back at once) comes back after a breath instead: the thread runs
+ * at real-time priority, and would otherwise keep the guests on its core
+ * from running while a peer floods it.
+ */
+#define CRAY_GEMINI_FLOOD_BREATH_NS 100000
 
 /* The poll of the device's thread, under the BQL */
 static void cray_gemini_thread_poll(CrayGeminiState *s)
 {
     uint64_t reqs = gemini_nic_counter(&s->nic, VGEMINI_NC_REQ_PKTS_IN);
+    uint64_t deadline;
+    int64_t now;
+    bool multi;
 
     qatomic_set(&s->deferring, false);
-    cray_gemini_poll(s);
-    s->stream = gemini_nic_counter(&s->nic, VGEMINI_NC_REQ_PKTS_IN) - reqs > 1;
-    s->thread_poll_ns = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
+    deadline = gemini_nic_poll(&s->nic);
+    now = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
+    if (s->own_thread && deadline <= now) {
+        deadline = now + CRAY_GEMINI_FLOOD_BREATH_NS;
+    }
+    cray_gemini_poll_again(s, deadline);
+    multi = gemini_nic_counter(&s->nic, VGEMINI_NC_REQ_PKTS_IN) - reqs > 1;
+    s->stream = multi && s->multi;
+    s->multi = multi;
+    s->thread_poll_ns = now;
 }
 
 /* --- The device's thread ------------------------------------------------ */

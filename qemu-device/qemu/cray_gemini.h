@@ -42,14 +42,18 @@ struct CrayGeminiState {
     bool running;               /* cleared on the thread to end it */
     bool stopping;              /* under the BQL: do no more work */
     /*
-     * When a vCPU last polled the core after a post (QEMU_CLOCK_REALTIME
-     * ns): while it posts, the device's thread leaves answers to it.
+     * A vCPU's polls after its posts (QEMU_CLOCK_REALTIME ns): the last
+     * two, and the last it made busy posting (cray_gemini_vcpu_poll()).
+     * While a vCPU is busy, the device's thread leaves answers to it.
      */
     int64_t vcpu_poll_ns;
+    int64_t vcpu_prev_poll_ns;
+    int64_t vcpu_busy_ns;
     bool read_since_post;       /* BAR2 read since the last store that posted */
     /* The device's thread's own (cray_gemini_defer()): */
     bool deferring;             /* it left work for later (vCPUs peek) */
-    bool stream;                /* its last poll took in requests, not one */
+    bool multi;                 /* its last poll took in requests, not one */
+    bool stream;                /* and so did the one before */
     int64_t thread_poll_ns;     /* when that poll ended */
 
     struct gemini_nic nic;
