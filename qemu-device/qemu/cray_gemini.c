@@ -195,25 +195,18 @@ static const struct gemini_ops cray_gemini_core_ops = {
 /* --- Router work -------------------------------------------------------- */
 
 /*
- * Arm the poll timer to fire by @deadline.  A timer that already fires by
- * then is left alone, and one no longer wanted is left to fire once for
- * nothing: moving a timer earlier wakes the device's thread (an eventfd
+ * Arm the poll timer to fire by @deadline (UINT64_MAX: no need).  A timer
+ * that already fires by then is left alone, and one no longer wanted is
+ * left to fire once for nothing: moving a timer earlier wakes the device's thread (an eventfd
  * write) if it sleeps.  Re-armed on every post, that was a system call
  * and a wake-up per post (the fast-path issue's profile).
  */
 static void cray_gemini_wake_by(CrayGeminiState *s, uint64_t deadline)
 {
-    if (!timer_pending(s->poll_timer) ||
-        timer_expire_time_ns(s->poll_timer) > deadline) {
+    if (deadline != UINT64_MAX &&
+        (!timer_pending(s->poll_timer) ||
+         timer_expire_time_ns(s->poll_timer) > deadline)) {
         timer_mod(s->poll_timer, deadline);
-    }
-}
-
-/* Arm the poll timer for the core's next @deadline (UINT64_MAX: none). */
-static void cray_gemini_poll_again(CrayGeminiState *s, uint64_t deadline)
-{
-    if (deadline != UINT64_MAX) {
-        cray_gemini_wake_by(s, deadline);
     }
 }
 
@@ -223,7 +216,7 @@ static void cray_gemini_poll_again(CrayGeminiState *s, uint64_t deadline)
  */
 static void cray_gemini_poll(CrayGeminiState *s)
 {
-    cray_gemini_poll_again(s, gemini_nic_poll(&s->nic));
+    cray_gemini_wake_by(s, gemini_nic_poll(&s->nic));
 }
 
 /* Work arrived from elsewhere: run the poll soon, from the device's ctx. */
@@ -302,13 +295,11 @@ static void cray_gemini_vcpu_poll(CrayGeminiState *s)
     bool busy = now - s->vcpu_poll_ns < CRAY_GEMINI_STREAK_NS &&
                 s->vcpu_poll_ns - s->vcpu_prev_poll_ns < CRAY_GEMINI_STREAK_NS;
 
+    cray_gemini_wake_by(s, busy ? gemini_nic_poll_unarmed(&s->nic) :
+                                  gemini_nic_poll(&s->nic));
+    now = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
     if (busy) {
-        cray_gemini_poll_again(s, gemini_nic_poll_unarmed(&s->nic));
-        now = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
         qatomic_set(&s->vcpu_busy_ns, now);
-    } else {
-        cray_gemini_poll_again(s, gemini_nic_poll(&s->nic));
-        now = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
     }
     s->vcpu_prev_poll_ns = s->vcpu_poll_ns;
     s->vcpu_poll_ns = now;
@@ -336,7 +327,7 @@ static void cray_gemini_thread_poll(CrayGeminiState *s)
     if (s->own_thread && deadline <= now) {
         deadline = now + CRAY_GEMINI_FLOOD_BREATH_NS;
     }
-    cray_gemini_poll_again(s, deadline);
+    cray_gemini_wake_by(s, deadline);
     multi = gemini_nic_counter(&s->nic, VGEMINI_NC_REQ_PKTS_IN) - reqs > 1;
     s->stream = multi && s->multi;
     s->multi = multi;
@@ -360,8 +351,9 @@ static void cray_gemini_thread_poll(CrayGeminiState *s)
  * here: it tests the guard before we hold the BQL, and would drop the
  * work while a vCPU is in our MMIO handlers).
  */
-static void cray_gemini_thread_work(CrayGeminiState *s)
+static void cray_gemini_thread_work(void *opaque)
 {
+    CrayGeminiState *s = opaque;
     bool guarded = false;
 
     if (s->own_thread) {
@@ -380,12 +372,6 @@ static void cray_gemini_thread_work(CrayGeminiState *s)
     if (s->own_thread) {
         qemu_mutex_unlock_iothread();
     }
-}
-
-/* The kick's bottom half: work that no vCPU's poll would do */
-static void cray_gemini_thread_kicked(void *opaque)
-{
-    cray_gemini_thread_work(opaque);
 }
 
 /* The poll timer: the core's deadline, or a look after deferring */
@@ -588,9 +574,9 @@ static void cray_gemini_window_write(void *opaque, hwaddr addr, uint64_t val,
      * issue: the posting vCPU asleep on that lock most of the time).
      * A store that queued nothing skips the poll, which costs as much as
      * the rest of the store (a silent PUT's sync, the descriptor's
-     * registers).  The poll leaves the doorbells unarmed, and the
-     * device's thread leaves the answers to this vCPU while it posts
-     * (cray_gemini_defer()).  DMA aimed at our own BARs cannot re-enter:
+     * registers).  A vCPU busy posting polls without arming the
+     * doorbells, and the device's thread leaves the answers to it
+     * (cray_gemini_vcpu_poll(), cray_gemini_defer()).  DMA aimed at our own BARs cannot re-enter:
      * QEMU's reentrancy guard is engaged during this access, and the
      * core refuses it too.
      */
@@ -775,7 +761,8 @@ static void cray_gemini_realize(PCIDevice *pdev, Error **errp)
     cray_gemini_thread_start(s);
     s->poll_timer = aio_timer_new(s->ctx, QEMU_CLOCK_REALTIME, SCALE_NS,
                                   cray_gemini_thread_timer, s);
-    s->poll_bh = aio_bh_new(s->ctx, cray_gemini_thread_kicked, s);
+    /* The kick's bottom half: work that no vCPU's poll would do */
+    s->poll_bh = aio_bh_new(s->ctx, cray_gemini_thread_work, s);
     if (!cray_gemini_attach_links(s, errp)) {
         cray_gemini_thread_stop(s);
         cray_gemini_detach_links(s);
