@@ -197,9 +197,10 @@ static const struct gemini_ops cray_gemini_core_ops = {
 /*
  * Arm the poll timer to fire by @deadline (UINT64_MAX: no need).  A timer
  * that already fires by then is left alone, and one no longer wanted is
- * left to fire once for nothing: moving a timer earlier wakes the device's thread (an eventfd
- * write) if it sleeps.  Re-armed on every post, that was a system call
- * and a wake-up per post (the fast-path issue's profile).
+ * left to fire once for nothing: moving a timer earlier wakes the
+ * device's thread (an eventfd write) if it sleeps.  Re-armed on every
+ * post, that was a system call and a wake-up per post (the fast-path
+ * issue's profile).
  */
 static void cray_gemini_wake_by(CrayGeminiState *s, uint64_t deadline)
 {
@@ -576,9 +577,9 @@ static void cray_gemini_window_write(void *opaque, hwaddr addr, uint64_t val,
      * the rest of the store (a silent PUT's sync, the descriptor's
      * registers).  A vCPU busy posting polls without arming the
      * doorbells, and the device's thread leaves the answers to it
-     * (cray_gemini_vcpu_poll(), cray_gemini_defer()).  DMA aimed at our own BARs cannot re-enter:
-     * QEMU's reentrancy guard is engaged during this access, and the
-     * core refuses it too.
+     * (cray_gemini_vcpu_poll(), cray_gemini_defer()).  DMA aimed at
+     * our own BARs cannot re-enter: QEMU's reentrancy guard is engaged
+     * during this access, and the core refuses it too.
      */
     if (moved) {
         s->read_since_post = false;
