@@ -219,6 +219,17 @@ $(LIB_OUT)/pkgconfig/%.pc: $(REPO)/driver/%.pc.in
 	@mkdir -p $(@D)
 	sed -e 's|@PREFIX@|$(KGNI_OUT)|' -e 's|@VERSION@|$(UGNI_VERSION)|' $< >$@
 
+# $(call kclient-stale,DIR,KO): a client module built before kgni's
+# Module.symvers last changed is cleaned, so that it is built again: kbuild
+# does not run modpost again for a changed KBUILD_EXTRA_SYMBOLS, and the
+# old module would keep kgni's old symbol versions (a change of a structure
+# kgni's exports use changes them; the guest's kernel then refuses the
+# client: "disagrees about version of symbol").
+kclient-stale = if [ -e $(1)/$(2) ] && [ $(KGNI_OUT)/Module.symvers -nt $(1)/$(2) ]; then \
+	echo "$(2): kgni's symbol versions changed: built again"; \
+	$(MAKE) --no-print-directory -C $(1) KDIR=$(KDIR) clean >/dev/null 2>&1 || \
+		rm -f $(1)/$(2) $(1)/*.o $(1)/*.mod.c; fi
+
 # kgni_ktest.ko, the kernel API's test client (selftests/kgni/ktest/), built
 # as any client is, through pkg-config, into $(KTEST_OUT); the image carries
 # it, kapi_test loads it.
@@ -228,6 +239,7 @@ KTEST_SRC := $(addprefix selftests/kgni/ktest/,Kbuild Makefile) \
 ktest: module $(LIB_OUT)/pkgconfig/cray-gni-headers.pc
 	@echo "ktest: kgni_ktest.ko for $(KVER)"
 	@mkdir -p $(KTEST_OUT)
+	@$(call kclient-stale,$(KTEST_OUT),kgni_ktest.ko)
 	@rm -f $(KTEST_OUT)/*.[ch]
 	@cp -p $(KTEST_SRC) $(KTEST_OUT)/
 	@PKG_CONFIG_PATH=$(LIB_OUT)/pkgconfig $(MAKE) --no-print-directory \
@@ -245,6 +257,7 @@ IPOGIF_SRC := driver/ipogif/Kbuild driver/ipogif/Makefile \
 ipogif: module $(LIB_OUT)/pkgconfig/cray-gni-headers.pc
 	@echo "ipogif: ipogif.ko for $(KVER)"
 	@mkdir -p $(IPOGIF_OUT)
+	@$(call kclient-stale,$(IPOGIF_OUT),ipogif.ko)
 	@cp -p $(IPOGIF_SRC) $(IPOGIF_OUT)/
 	@PKG_CONFIG_PATH=$(LIB_OUT)/pkgconfig $(MAKE) --no-print-directory \
 		-C $(IPOGIF_OUT) KDIR=$(KDIR) >$(BUILD)/ipogif.log 2>&1 || \
