@@ -7,11 +7,41 @@ fail() {
 	exit 1
 }
 
-# record ID WHAT VALUE UNIT BASELINE_WHAT BASELINE_VALUE RATIO
-# (empty fields as "-"): one figure, printed and kept for the JSON.
+# record ID WHAT VALUE UNIT BASELINE_WHAT BASELINE_VALUE RATIO [RUNS
+# [BASELINE_RUNS]] (empty fields as "-"; RUNS: the space-separated values
+# of every run when VALUE is their median): one figure, printed with the
+# runs' range and kept for the JSON.
 record() {
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$RESULTS"
-	printf '%-4s %-44s %12s %-9s %12s %8s\n' "$1" "$2" "$3" "$4" "$6" "$7"
+	local runs=${8:--} bruns=${9:--} range=""
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" \
+		"$6" "$7" "$runs" "$bruns" >>"$RESULTS"
+	[ "$runs" = - ] || range=$(spread $runs)
+	printf '%-4s %-44s %12s %-9s %12s %8s  %s\n' "$1" "$2" "$3" "$4" "$6" "$7" "$range"
+}
+
+# median VALUES...: the middle one (the mean of the middle two)
+median() {
+	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 }
+		END { if (NR % 2) { print v[(NR + 1) / 2]; exit }
+		      m = (v[NR / 2] + v[NR / 2 + 1]) / 2
+		      printf(m >= 1000 ? "%.0f\n" : "%.2f\n", m) }'
+}
+
+# spread VALUES...: "min-max (n runs)"
+spread() {
+	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 }
+		END { printf "%s-%s (%d runs)\n", v[1], v[NR], NR }'
+}
+
+# record_runs ID WHAT RUNS UNIT BASELINE_WHAT BASELINE_RUNS: a figure
+# measured several times ("v1 v2 ..."): the medians, their ratio, and
+# each side's runs.  A single run spans 2x between boots on 2 cores, so a
+# figure of one run hides changes of 20-50%.
+record_runs() {
+	local v b
+	v=$(median $3)
+	b=$(median $6)
+	record "$1" "$2" "$v" "$4" "$5" "$b" "$(ratio "$v" "$b")" "$3" "$6"
 }
 
 # run_job LOG ARGS...: a uGNI job, its output kept
@@ -81,10 +111,16 @@ def num(s):
         return None
 rows = []
 for line in open(sys.argv[1]):
-    k, what, v, unit, bwhat, bv, r = line.rstrip("\n").split("\t")
-    rows.append({"id": k, "what": what, "value": num(v), "unit": unit,
-                 "baseline": None if bwhat == "-" else bwhat,
-                 "baseline_value": num(bv), "ratio": num(r)})
+    k, what, v, unit, bwhat, bv, r, runs, bruns = line.rstrip("\n").split("\t")
+    row = {"id": k, "what": what, "value": num(v), "unit": unit,
+           "baseline": None if bwhat == "-" else bwhat,
+           "baseline_value": num(bv), "ratio": num(r)}
+    # a figure measured several times: value is the runs' median
+    if runs != "-":
+        row["runs"] = [num(x) for x in runs.split()]
+    if bruns != "-":
+        row["baseline_runs"] = [num(x) for x in bruns.split()]
+    rows.append(row)
 json.dump({"dims": sys.argv[3], "time": time.time(), "results": rows},
           open(sys.argv[2], "w"), indent=1)
 PY

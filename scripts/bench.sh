@@ -5,7 +5,9 @@
 # to build/bench/results.json (one object per figure) so that they can be
 # tracked.  One 4x2x1 torus, booted with --net (every node on one virtio-net
 # Ethernet segment), --edu (QEMU's edu device in every node) and --ipogif
-# (IP over the fabric, ipogif0, in every node):
+# (IP over the fabric, ipogif0, in every node), BENCH_BOOTS times (2); on
+# each boot every guest figure and its baseline are measured BENCH_ROUNDS
+# times (2), and the rows show the runs' median and range:
 #
 #   P1  8-byte PUT ping-pong round trip between neighbours (ugni_bench:
 #       flag polled in memory, nothing sleeps), next to a UDP ping-pong
@@ -37,6 +39,9 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 VGEMINI=$REPO/scripts/vgemini
 OUT=$REPO/build/bench
 COUNT=${BENCH_COUNT:-2000}
+RATE_COUNT=${BENCH_RATE_COUNT:-20000}	# posts or messages of each rate
+BOOTS=${BENCH_BOOTS:-2}		# boots of the torus
+ROUNDS=${BENCH_ROUNDS:-2}	# runs of each guest figure per boot
 STREAM=${BENCH_STREAM:-8388608}	# bytes of each TCP stream of the IP rows
 DIMS=4x2x1
 export VGEMINI_FABRIC=${VGEMINI_FABRIC:-bench-$$}
@@ -58,71 +63,36 @@ bench_value() {
 }
 
 trap '"$VGEMINI" down >/dev/null 2>&1 || true' EXIT
-t0=$(date +%s.%N)
-"$VGEMINI" up --dims "$DIMS" --net --edu --ipogif >"$OUT/up.log" 2>&1 || {
-	cat "$OUT/up.log"
-	exit 1
-}
-boot_s=$(since "$t0")
-
 echo "vgemini bench: $DIMS torus, TCG guests; each figure, its baseline of this run, and figure/baseline"
-printf '%-4s %-44s %12s %-9s %12s %8s\n' "" "" "figure" "unit" "baseline" "ratio"
+echo "(guest figures: $ROUNDS runs on each of $BOOTS boots; the median of the runs, the ratio of the medians, the runs' range)"
+printf '%-4s %-44s %12s %-9s %12s %8s  %s\n' "" "" "figure" "unit" "baseline" "ratio" "range"
 
-# --- P1: PUT ping-pong between neighbours vs UDP over virtio-net ---------
-# ranks 0 and 1 are on nodes 0 and 1, neighbours in X.
-run_job "$OUT/ugni_bench.log" -n 2 ugni_bench --iters "$COUNT"
 node_ip() {	# NODE KEY: the node's address, "ip" (virtio-net) or "ipogif_ip"
 	python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["nodes"][int(sys.argv[2])][sys.argv[3]])' \
 		"/run/vgemini/$VGEMINI_FABRIC/topology.json" "$1" "$2"
 }
-ip1=$(node_ip 1 ip)
-pingpong() {	# MODE PORT: rank 1's server, rank 0's client; the avg in us
-	"$VGEMINI" exec 1 -- udp_pingpong -t 30 "$1-server" "$2" \
-		>"$OUT/$1-server.log" 2>&1 &
-	local srv=$!
-	"$VGEMINI" exec 0 -- udp_pingpong -t 30 "$1-client" "$ip1" "$2" \
-		"$COUNT" 8 >"$OUT/$1-client.log" 2>&1 ||
-		{ cat "$OUT/$1-client.log" >&2; fail "$1 ping-pong failed"; }
-	wait "$srv" || true
-	sed -n 's/^.*round trip us: min [0-9.]* avg \([0-9.]*\) max .*/\1/p' \
-		"$OUT/$1-client.log"
-}
-# (udp_pingpong's UDP modes are plain "server" and "client")
-"$VGEMINI" exec 1 -- udp_pingpong -t 30 server 5000 >"$OUT/udp-server.log" 2>&1 &
-srv=$!
-"$VGEMINI" exec 0 -- udp_pingpong -t 30 client "$ip1" 5000 "$COUNT" 8 \
-	>"$OUT/udp-client.log" 2>&1 ||
-	{ cat "$OUT/udp-client.log"; fail "UDP ping-pong failed"; }
-wait "$srv" || true
-udp_rt=$(sed -n 's/^udp: round trip us: min [0-9.]* avg \([0-9.]*\) max .*/\1/p' \
-	"$OUT/udp-client.log")
-tcp_rt=$(pingpong tcp 5001)
-[ -n "$udp_rt" ] && [ -n "$tcp_rt" ] || fail "no UDP or TCP round trip"
-put_half=$(bench_value "$OUT/ugni_bench.log" "put8 ping-pong half round trip")
-put_rt=$(awk -v h="$put_half" 'BEGIN { printf "%.1f", 2 * h }')
-record P1 "put8 ping-pong round trip, 1 hop" "$put_rt" us \
-	"UDP round trip over virtio-net, 8 B" "$udp_rt" "$(ratio "$put_rt" "$udp_rt")"
-record P1 "put8 ping-pong round trip, 1 hop (vs TCP)" "$put_rt" us \
-	"TCP round trip over virtio-net, 8 B" "$tcp_rt" "$(ratio "$put_rt" "$tcp_rt")"
-
-# --- IP: over ipogif0 vs over virtio-net, between the same VMs ------------
-# Round trips between nodes 0 and 1 (1 hop), both sides polling (-p);
-# streams from node 0 to node 1 (1 hop) and to node 6 (3 hops).
-polled_rt() {	# TAG PROTO IP PORT: node 0 to node 1 at IP; the avg in us
-	local srv_mode=server cli_mode=client srv
-	[ "$2" = udp ] || { srv_mode=tcp-server; cli_mode=tcp-client; }
-	"$VGEMINI" exec 1 -- udp_pingpong -t 30 -p "$srv_mode" "$4" \
-		>"$OUT/ip-$1-server.log" 2>&1 &
+# The round trip of udp_pingpong between node 0 and node 1 at IP; the avg
+# in us.  pingpong TAG MODE IP PORT [-p]: MODE "udp" (its plain "server"
+# and "client") or "tcp"; -p: both sides poll their socket.
+pingpong() {
+	local tag=$1 mode=$2 ip=$3 port=$4 srv srv_mode=server cli_mode=client
+	shift 4
+	[ "$mode" = udp ] || { srv_mode=tcp-server; cli_mode=tcp-client; }
+	"$VGEMINI" exec 1 -- udp_pingpong -t 30 "$@" "$srv_mode" "$port" \
+		>"$OUT/$tag-server.log" 2>&1 &
 	srv=$!
-	"$VGEMINI" exec 0 -- udp_pingpong -t 30 -p "$cli_mode" "$3" "$4" \
-		"$COUNT" 8 >"$OUT/ip-$1-client.log" 2>&1 ||
-		{ cat "$OUT/ip-$1-client.log" >&2; fail "$1 ping-pong failed"; }
+	"$VGEMINI" exec 0 -- udp_pingpong -t 30 "$@" "$cli_mode" "$ip" "$port" \
+		"$COUNT" 8 >"$OUT/$tag-client.log" 2>&1 ||
+		{ cat "$OUT/$tag-client.log" >&2; fail "$tag ping-pong failed"; }
 	wait "$srv" || true
-	sed -n "s/^$2: round trip us: min [0-9.]* avg \([0-9.]*\) max .*/\1/p" \
-		"$OUT/ip-$1-client.log"
+	local v
+	v=$(sed -n "s/^$mode: round trip us: min [0-9.]* avg \([0-9.]*\) max .*/\1/p" \
+		"$OUT/$tag-client.log")
+	[ -n "$v" ] || fail "no round trip in $OUT/$tag-client.log"
+	echo "$v"
 }
 stream_mbs() {	# TAG NODE IP PORT: STREAM bytes from node 0; the receiver's MB/s
-	local rcv
+	local rcv v
 	"$VGEMINI" exec "$2" -- tcp_stream -t 60 recv "$4" "$STREAM" \
 		>"$OUT/stream-$1-recv.log" 2>&1 &
 	rcv=$!
@@ -131,53 +101,120 @@ stream_mbs() {	# TAG NODE IP PORT: STREAM bytes from node 0; the receiver's MB/s
 		{ cat "$OUT/stream-$1-send.log" >&2; fail "$1 stream failed"; }
 	wait "$rcv" ||
 		{ cat "$OUT/stream-$1-recv.log" >&2; fail "$1 stream failed"; }
-	sed -n 's/^tcp_stream: received .* (\([0-9.]*\) MB\/s)$/\1/p' \
-		"$OUT/stream-$1-recv.log"
+	v=$(sed -n 's/^tcp_stream: received .* (\([0-9.]*\) MB\/s)$/\1/p' \
+		"$OUT/stream-$1-recv.log")
+	[ -n "$v" ] || fail "no TCP stream rate in $OUT/stream-$1-recv.log"
+	echo "$v"
 }
-ipog1=$(node_ip 1 ipogif_ip)
+
+# Every guest figure and its baseline are measured in ROUNDS rounds on
+# each of BOOTS boots of the torus (how the threads of 8 QEMUs fall on 2
+# cores differs from boot to boot: P1 spans 2x between boots, less within
+# one), each round measuring both (so that a slow spell of the host falls
+# on both), and printed as the runs' median with their range.  The values
+# of each figure are collected as "v1 v2 ..." in RUNS[name].  P2, the
+# device's ping and P5 are measured on the last boot.
+declare -A RUNS
+add() {	# NAME VALUE
+	RUNS[$1]="${RUNS[$1]:-}${RUNS[$1]:+ }$2"
+}
+for boot in $(seq "$BOOTS"); do
+	[ "$boot" = 1 ] || "$VGEMINI" down >/dev/null 2>&1 ||
+		fail "down of boot $((boot - 1)) failed"
+	t0=$(date +%s.%N)
+	"$VGEMINI" up --dims "$DIMS" --net --edu --ipogif >"$OUT/up-$boot.log" 2>&1 || {
+		cat "$OUT/up-$boot.log"
+		fail "boot $boot of the torus failed"
+	}
+	add boot_s "$(since "$t0")"
+	ip1=$(node_ip 1 ip)
+	ipog1=$(node_ip 1 ipogif_ip)
+	for r in $(seq "$ROUNDS"); do
+		r=$boot-$r
+		# P1, P3, SMSG: ranks 0 and 1 are on nodes 0 and 1, neighbours in X.
+		log=$OUT/ugni_bench-$r.log
+		run_job "$log" -n 2 ugni_bench --iters "$COUNT" \
+			--rate-iters "$RATE_COUNT"
+		half=$(bench_value "$log" "put8 ping-pong half round trip")
+		add put_half "$half"
+		add put_rt "$(awk -v h="$half" 'BEGIN { printf "%.1f", 2 * h }')"
+		for what in "silent" "events reaped in batches of 64"; do
+			v=$(bench_value "$log" "put8 issue rate, $what")
+			add "rate $what" "$v"
+		done
+		v=$(bench_value "$log" "smsg8 ping-pong half round trip")
+		add smsg_half "$v"
+		v=$(bench_value "$log" "smsg8 message rate")
+		add smsg_rate "$v"
+		udp=$(pingpong udp udp "$ip1" 5000)
+		add udp_rt "$udp"
+		add udp_half "$(awk -v n="$udp" 'BEGIN { printf "%.1f", n / 2 }')"
+		add udp_rate "$(awk -v n="$udp" 'BEGIN { printf "%.0f", 2e6 / n }')"
+		v=$(pingpong tcp tcp "$ip1" 5001)
+		add tcp_rt "$v"
+
+		# IP: round trips between nodes 0 and 1 (1 hop), both sides polling
+		# (-p); streams from node 0 to node 1 (1 hop) and to node 6 (3 hops).
+		for proto in udp tcp; do
+			v=$(pingpong "ip-$proto-eth" "$proto" "$ip1" 5010 -p)
+			add "$proto eth" "$v"
+			v=$(pingpong "ip-$proto-ipogif" "$proto" "$ipog1" 5011 -p)
+			add "$proto ipogif" "$v"
+		done
+		for node in 1 6; do
+			v=$(stream_mbs "eth-$node" "$node" "$(node_ip "$node" ip)" 5012)
+			add "stream eth $node" "$v"
+			v=$(stream_mbs "ipogif-$node" "$node" "$(node_ip "$node" ipogif_ip)" 5013)
+			add "stream ipogif $node" "$v"
+		done
+
+		# P3's baseline: the same guest's stores to an emulated register
+		"$VGEMINI" exec 0 -- edu_store >"$OUT/edu-$r.log" 2>&1 ||
+			{ cat "$OUT/edu-$r.log"; fail "edu_store failed"; }
+		edu=$(sed -n 's/^edu: stores\/s: \([0-9.]*\).*/\1/p' "$OUT/edu-$r.log")
+		[ -n "$edu" ] || fail "no edu store rate"
+		add edu "$edu"
+
+		# P4: node 2 is 2 hops from node 0 (X), node 6 3 hops (2 in X, 1 in
+		# Y); the extra per hop against this round's 1-hop latency.
+		for job in "3 2 2" "7 6 3"; do
+			set -- $job
+			log=$OUT/ugni_bench-hops$3-$r.log
+			run_job "$log" -n "$1" ugni_bench --peer "$2" --pingpong-only \
+				--iters "$COUNT"
+			lat=$(bench_value "$log" "put8 ping-pong half round trip")
+			add "lat $3" "$lat"
+			add "extra $3" "$(awk -v a="$lat" -v b="$half" -v h="$3" \
+				'BEGIN { printf "%.1f", (a - b) / (h - 1) }')"
+		done
+	done
+done
+
+record_runs P1 "put8 ping-pong round trip, 1 hop" "${RUNS[put_rt]}" us \
+	"UDP round trip over virtio-net, 8 B" "${RUNS[udp_rt]}"
+record_runs P1 "put8 ping-pong round trip, 1 hop (vs TCP)" "${RUNS[put_rt]}" us \
+	"TCP round trip over virtio-net, 8 B" "${RUNS[tcp_rt]}"
 for proto in udp tcp; do
 	P=${proto^^}
-	eth=$(polled_rt "$proto-eth" "$proto" "$ip1" 5010)
-	ipog=$(polled_rt "$proto-ipogif" "$proto" "$ipog1" 5011)
-	[ -n "$eth" ] && [ -n "$ipog" ] || fail "no polled $P round trip"
-	record IP "$P round trip over ipogif0, 8 B, 1 hop" "$ipog" us \
-		"$P round trip over virtio-net, 8 B, same VMs (polled)" "$eth" \
-		"$(ratio "$ipog" "$eth")"
+	record_runs IP "$P round trip over ipogif0, 8 B, 1 hop" \
+		"${RUNS[$proto ipogif]}" us \
+		"$P round trip over virtio-net, 8 B, same VMs (polled)" \
+		"${RUNS[$proto eth]}"
 done
 for job in "1 1 hop" "6 3 hops"; do
 	set -- $job
-	eth=$(stream_mbs "eth-$2" "$1" "$(node_ip "$1" ip)" 5012)
-	ipog=$(stream_mbs "ipogif-$2" "$1" "$(node_ip "$1" ipogif_ip)" 5013)
-	[ -n "$eth" ] && [ -n "$ipog" ] || fail "no TCP stream rate"
-	record IP "TCP stream over ipogif0, $2 $3" "$ipog" MB/s \
-		"TCP stream over virtio-net, same VMs" "$eth" "$(ratio "$ipog" "$eth")"
+	record_runs IP "TCP stream over ipogif0, $2 $3" "${RUNS[stream ipogif $1]}" \
+		MB/s "TCP stream over virtio-net, same VMs" "${RUNS[stream eth $1]}"
 done
-
-# --- P3: PUT issue rate vs stores to an emulated register ---------------
-"$VGEMINI" exec 0 -- edu_store >"$OUT/edu.log" 2>&1 ||
-	{ cat "$OUT/edu.log"; fail "edu_store failed"; }
-edu=$(sed -n 's/^edu: stores\/s: \([0-9.]*\).*/\1/p' "$OUT/edu.log")
-[ -n "$edu" ] || fail "no edu store rate"
 for what in "silent" "events reaped in batches of 64"; do
-	rate=$(bench_value "$OUT/ugni_bench.log" "put8 issue rate, $what")
-	record P3 "put8 issue rate, $what" "$rate" posts/s \
-		"stores/s to the edu device's register" "$edu" "$(ratio "$rate" "$edu")"
+	record_runs P3 "put8 issue rate, $what" "${RUNS[rate $what]}" posts/s \
+		"stores/s to the edu device's register" "${RUNS[edu]}"
 done
-
-# --- P4: latency per hop ---------------------------------------------------
-# node 2 is 2 hops from node 0 (X), node 6 3 hops (2 in X, 1 in Y).
-lat1=$put_half
-for job in "3 2 2" "7 6 3"; do
-	set -- $job
-	run_job "$OUT/ugni_bench-hops$3.log" -n "$1" ugni_bench --peer "$2" \
-		--pingpong-only --iters "$COUNT"
-	lat=$(bench_value "$OUT/ugni_bench-hops$3.log" "put8 ping-pong half round trip")
-	extra=$(awk -v a="$lat" -v b="$lat1" -v h="$3" \
-		'BEGIN { printf "%.1f", (a - b) / (h - 1) }')
-	record P4 "put8 one-way latency, $3 hops" "$lat" us \
-		"one-way latency, 1 hop" "$lat1" "$(ratio "$lat" "$lat1")"
-	record P4 "extra latency per hop, $3 hops" "$extra" us \
-		"one-way latency, 1 hop" "$lat1" "$(ratio "$extra" "$lat1")"
+for hops in 2 3; do
+	record_runs P4 "put8 one-way latency, $hops hops" "${RUNS[lat $hops]}" us \
+		"one-way latency, 1 hop" "${RUNS[put_half]}"
+	record_runs P4 "extra latency per hop, $hops hops" "${RUNS[extra $hops]}" us \
+		"one-way latency, 1 hop" "${RUNS[put_half]}"
 done
 
 # --- P2: RDMA bandwidth vs memcpy ------------------------------------------
@@ -198,14 +235,10 @@ for job in "2 1 1 hop" "7 6 3 hops"; do
 done
 
 # --- SMSG vs UDP over virtio-net -------------------------------------------
-smsg_us=$(bench_value "$OUT/ugni_bench.log" "smsg8 ping-pong half round trip")
-smsg_rate=$(bench_value "$OUT/ugni_bench.log" "smsg8 message rate")
-udp_half=$(awk -v n="$udp_rt" 'BEGIN { printf "%.1f", n / 2 }')
-udp_rate=$(awk -v n="$udp_rt" 'BEGIN { printf "%.0f", 2e6 / n }')
-record SMSG "smsg8 half round trip, 1 hop" "$smsg_us" us \
-	"half the UDP round trip over virtio-net" "$udp_half" "$(ratio "$smsg_us" "$udp_half")"
-record SMSG "smsg8 messages/s, 1 hop" "$smsg_rate" msgs/s \
-	"UDP ping-pong messages/s over virtio-net" "$udp_rate" "$(ratio "$smsg_rate" "$udp_rate")"
+record_runs SMSG "smsg8 half round trip, 1 hop" "${RUNS[smsg_half]}" us \
+	"half the UDP round trip over virtio-net" "${RUNS[udp_half]}"
+record_runs SMSG "smsg8 messages/s, 1 hop" "${RUNS[smsg_rate]}" msgs/s \
+	"UDP ping-pong messages/s over virtio-net" "${RUNS[udp_rate]}"
 
 # --- the device's diagnostic ping vs UDP on the host's loopback ------------
 read -r bmin bavg bmax < <("$OUT/udp_rtt" "$COUNT")
@@ -229,7 +262,8 @@ done
 # --- P5: this torus, idle ----------------------------------------------------
 rss_mib=$(qemu_rss_mib)
 idle_cpu=$(torus_cpu_10s)
-record P5 "boot, 8 nodes (up --net --edu --ipogif)" "$boot_s" s - - -
+record P5 "boot, 8 nodes (up --net --edu --ipogif)" "$(median ${RUNS[boot_s]})" s \
+	- - - "${RUNS[boot_s]}"
 record P5 "resident memory of its 8 QEMUs" "$rss_mib" MiB - - -
 record P5 "host CPU used by the idle torus" "$idle_cpu" % \
 	"target: at most" 5 "$(ratio "$idle_cpu" 5)"

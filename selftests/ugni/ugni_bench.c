@@ -3,7 +3,7 @@
  * ugni_bench: 8-byte FMA PUT figures between ranks 0 and 1 (neighbours
  * when they are on nodes 0 and 1), through gni_pub.h and pmi.h alone.
  *
- *     vgemini run -n 2 ugni_bench [--iters N]
+ *     vgemini run -n 2 ugni_bench [--iters N] [--rate-iters M]
  *     vgemini run -n N ugni_bench --peer R --pingpong-only
  *     vgemini run -n 2 ugni_bench --rate-only --iters N
  *
@@ -11,7 +11,10 @@
  * ranks take part only in the barriers), so that the figures can be
  * taken at 1, 2 or 3 hops; --pingpong-only stops after the PUT
  * ping-pong (the per-hop figures of `make bench`); --rate-only runs the
- * two issue rates alone (to profile them).
+ * two issue rates alone (to profile them).  The latencies take N
+ * rounds (1000), the rates M posts or messages (N): a rate is worth
+ * taking over longer than a latency, since a few tens of milliseconds
+ * catch a slow spell of the host or miss it.
  *
  * Prints, on rank 0, lines "bench: <what>: <value> <unit>":
  *
@@ -132,8 +135,8 @@ static int smsg_give(uint64_t val)
 	return rc == GNI_RC_SUCCESS;
 }
 
-/* The SMSG figures of ranks 0 and 1 */
-static void smsg_bench(int iters)
+/* The SMSG figures of ranks 0 and 1: @iters ping-pongs, @rate_iters sent */
+static void smsg_bench(int iters, int rate_iters)
 {
 	uint64_t v = 0;
 	double t0 = 0;
@@ -152,11 +155,11 @@ static void smsg_bench(int iters)
 	       (now() - t0) * 1e6 / iters / 2, "us");
 	barrier();
 	t0 = now();
-	for (i = 1; i <= iters && ok; i++)
+	for (i = 1; i <= rate_iters && ok; i++)
 		ok = job.rank == 0 ? smsg_give(i) :
 		     smsg_take(&v) && v == (uint64_t)i;
-	check(ok, "%d 8-byte SMSG messages streamed, in order", iters);
-	result("smsg8 message rate", iters / (now() - t0), "messages/s");
+	check(ok, "%d 8-byte SMSG messages streamed, in order", rate_iters);
+	result("smsg8 message rate", rate_iters / (now() - t0), "messages/s");
 }
 
 static int wait_word(volatile uint64_t *w, uint64_t val)
@@ -176,7 +179,7 @@ static int wait_word(volatile uint64_t *w, uint64_t val)
 int main(int argc, char **argv)
 {
 	int iters = 1000, i, ok, peer, pair = 1, pingpong_only = 0;
-	int rate_only = 0;
+	int rate_only = 0, rate_iters = -1;
 	gni_post_descriptor_t *descs;
 	uint64_t *flag;
 	gni_mem_handle_t fmh;
@@ -187,6 +190,8 @@ int main(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--iters") && i + 1 < argc) {
 			iters = atoi(argv[++i]);
+		} else if (!strcmp(argv[i], "--rate-iters") && i + 1 < argc) {
+			rate_iters = atoi(argv[++i]);
 		} else if (!strcmp(argv[i], "--peer") && i + 1 < argc) {
 			pair = atoi(argv[++i]);
 		} else if (!strcmp(argv[i], "--pingpong-only")) {
@@ -195,12 +200,17 @@ int main(int argc, char **argv)
 			rate_only = 1;
 		} else {
 			fprintf(stderr, "usage: ugni_bench [--iters N] "
-				"[--peer R] [--pingpong-only | --rate-only]\n");
+				"[--rate-iters M] [--peer R] "
+				"[--pingpong-only | --rate-only]\n");
 			return 2;
 		}
 	}
-	if (iters < BATCH || iters > 1000000) {
-		fprintf(stderr, "ugni_bench: --iters %d..1000000\n", BATCH);
+	if (rate_iters == -1)
+		rate_iters = iters;
+	if (iters < BATCH || iters > 1000000 || rate_iters < BATCH ||
+	    rate_iters > 1000000) {
+		fprintf(stderr, "ugni_bench: --iters and --rate-iters "
+			"%d..1000000\n", BATCH);
 		return 2;
 	}
 	job_init("ugni_bench", 2);
@@ -262,17 +272,17 @@ int main(int argc, char **argv)
 
 		/* Issue rate, silent, one event at the end */
 		t0 = now();
-		for (i = 0, ok = 1; i < iters && ok; i++)
+		for (i = 0, ok = 1; i < rate_iters && ok; i++)
 			ok = put8(peer, 16, i, GNI_CQMODE_SILENT);
 		ok = ok && put8(peer, 16, i, GNI_CQMODE_GLOBAL_EVENT);
 		check(ok, "%d silent PUTs and a last one with an event",
-		      iters);
-		result("put8 issue rate, silent", iters / (now() - t0),
+		      rate_iters);
+		result("put8 issue rate, silent", rate_iters / (now() - t0),
 		       "posts/s");
 
 		/* Issue rate, events reaped in batches */
 		t0 = now();
-		for (i = 0, ok = 1; i < iters && ok; i += BATCH) {
+		for (i = 0, ok = 1; i < rate_iters && ok; i += BATCH) {
 			int k, got;
 
 			for (k = 0; k < BATCH && ok; k++) {
@@ -291,14 +301,14 @@ int main(int argc, char **argv)
 				     GNI_RC_SUCCESS;
 		}
 		check(ok, "%d PUTs with GLOBAL events reaped %d at a time",
-		      iters, BATCH);
+		      rate_iters, BATCH);
 		result("put8 issue rate, events reaped in batches of 64",
-		       iters / (now() - t0), "posts/s");
+		       rate_iters / (now() - t0), "posts/s");
 	}
 	barrier();
 	/* SMSG: each message's remote event taken after the message */
 	if ((job.rank == 0 || job.rank == pair) && !rate_only)
-		smsg_bench(iters);
+		smsg_bench(iters, rate_iters);
 	barrier();
 out:
 	GNI_MemDeregister(job.nic, &lmh);
