@@ -140,6 +140,11 @@ struct gnicore_cq {
  * @qw1: what the descriptor's base offset holds, if @shadow_valid
  * @qw2: what its command word holds, if @shadow_valid
  * @shadow_valid: @qw1 and @qw2 are known
+ * @seen_ssids: open sequences at the last status read
+ * @seen_reqs: requests in flight at the last status read
+ * @new_ssids: sequences closed since (each may still be open)
+ * @new_reqs: requests issued since (each may still be in flight)
+ * @seen_valid: the four above bound what the descriptor holds
  */
 struct gnicore_fma {
 	uint64_t gnicore_iomem *user;
@@ -149,6 +154,8 @@ struct gnicore_fma {
 	gnicore_lock_t lock;
 	uint64_t qw1, qw2;
 	bool shadow_valid;
+	uint32_t seen_ssids, seen_reqs, new_ssids, new_reqs;
+	bool seen_valid;
 };
 
 /**

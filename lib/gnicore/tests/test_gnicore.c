@@ -127,6 +127,19 @@ static void sync_ends(struct env *e, unsigned int status)
 				   v & GEMINI_FMA_SYNC_DATA_MASK));
 }
 
+/*
+ * The device's counts of @e's descriptor change to @status.  Only the
+ * descriptor's own posts raise them on a NIC, and gnicore posts without
+ * reading them while what it posted since its last read leaves room
+ * (fma_throttle_share()): a count raised behind its back is read at once
+ * only if gnicore forgets its bound.
+ */
+static void set_status(struct env *e, uint64_t status)
+{
+	e->fma_page[GEMINI_FMA_QW_STATUS / 8] = status;
+	e->fma.seen_valid = false;
+}
+
 static unsigned int sync_type(const struct env *e)
 {
 	return (unsigned int)(e->fma_page[GEMINI_FMA_QW_SYNCCMP / 8] >>
@@ -415,6 +428,63 @@ static void test_post_fma(void)
 		     "data; the event taken and completed; a silent post");
 }
 
+/*
+ * The status read and its bound: the first post reads the counts; the
+ * next posts do not, as long as the sequences and requests posted since
+ * keep under the share; the first post past it reads them again.
+ */
+static void test_fma_bound(void)
+{
+	static const uint64_t word = 0x0123456789abcdefull;
+	const uint64_t full = (uint64_t)GNICORE_FMA_MAX_OPEN <<
+			      GEMINI_FMA_STAT_SSID_SHIFT;
+	gni_post_descriptor_t d = {
+		.type = GNI_POST_FMA_PUT, .remote_addr = RVA, .length = 8,
+		.local_addr = (uint64_t)(uintptr_t)&word,
+	};
+	unsigned int i, ok = 0;
+	struct env e;
+
+	gnicore_test_nowait = true;
+	env_init(&e, 4);
+	d.remote_mem_hndl = e.rmh;
+	CHECK_EQ(gnicore_post_fma(&e.ep, &d), GNI_RC_SUCCESS);
+	CHECK(e.fma.seen_valid && !e.fma.seen_ssids && e.fma.new_ssids == 1 &&
+	      e.fma.new_reqs == 1);
+	/* Full behind its back (not how a NIC behaves): unread until 32 */
+	e.fma_page[GEMINI_FMA_QW_STATUS / 8] = full;
+	for (i = 1; i < GNICORE_FMA_MAX_OPEN; i++)
+		ok += gnicore_post_fma(&e.ep, &d) == GNI_RC_SUCCESS;
+	CHECK_EQ(ok, GNICORE_FMA_MAX_OPEN - 1);
+	e.fma_page[GEMINI_FMA_QW_SYNCCMP / 8] = 0;
+	CHECK_EQ(gnicore_post_fma(&e.ep, &d), GNI_RC_ERROR_RESOURCE);
+	CHECK_EQ(e.fma_page[GEMINI_FMA_QW_SYNCCMP / 8], 0);
+	CHECK(e.fma.seen_ssids == GNICORE_FMA_MAX_OPEN && !e.fma.new_ssids);
+	/* Room again: read at the next post, which goes */
+	e.fma_page[GEMINI_FMA_QW_STATUS / 8] =
+		1ull << GEMINI_FMA_STAT_SSID_SHIFT;
+	CHECK_EQ(gnicore_post_fma(&e.ep, &d), GNI_RC_SUCCESS);
+	CHECK(e.fma.seen_ssids == 1 && e.fma.new_ssids == 1);
+	/*
+	 * Requests count too: read with 46 in flight, a post leaves a bound
+	 * of 47 (the sequences far under theirs); then full behind its back,
+	 * one more post goes unread, and the next reads and is refused.
+	 */
+	set_status(&e, (uint64_t)(GNICORE_FMA_MAX_REQS - 2) <<
+		       GEMINI_FMA_STAT_WC_SHIFT);
+	CHECK_EQ(gnicore_post_fma(&e.ep, &d), GNI_RC_SUCCESS);
+	e.fma_page[GEMINI_FMA_QW_STATUS / 8] =
+		(uint64_t)GNICORE_FMA_MAX_REQS << GEMINI_FMA_STAT_WC_SHIFT;
+	CHECK_EQ(gnicore_post_fma(&e.ep, &d), GNI_RC_SUCCESS);
+	CHECK_EQ(gnicore_post_fma(&e.ep, &d), GNI_RC_ERROR_RESOURCE);
+	CHECK_EQ(e.fma.seen_reqs, GNICORE_FMA_MAX_REQS);
+	env_fini(&e);
+	gnicore_test_nowait = false;
+	tap_test_end("FMA status read: once, then posts unread while the "
+		     "sequences and requests posted since keep under the "
+		     "share; past it read again (refused when full, then room)");
+}
+
 static void test_post_rdma(void)
 {
 	gni_post_descriptor_t d = {
@@ -523,11 +593,11 @@ static void test_smsg_send(void)
 	 * test would wait here for ever; the kernel breaks the connection)
 	 */
 	e.fma_page[GEMINI_FMA_QW_SCRATCH0 / 8] = 0;
-	e.fma_page[GEMINI_FMA_QW_STATUS / 8] =
-		(uint64_t)GNICORE_FMA_MAX_OPEN << GEMINI_FMA_STAT_SSID_SHIFT;
+	set_status(&e, (uint64_t)GNICORE_FMA_MAX_OPEN <<
+		       GEMINI_FMA_STAT_SSID_SHIFT);
 	sync_ends(&e, 0xb);
 	CHECK_EQ(gnicore_cq_take(&e.cq, &ev, &client), GNI_RC_NOT_DONE);
-	e.fma_page[GEMINI_FMA_QW_STATUS / 8] = 0;
+	set_status(&e, 0);
 	CHECK_EQ(e.fma_page[GEMINI_FMA_QW_SCRATCH0 / 8], ugni_smsg_flag(5, 0));
 	CHECK_EQ(sync_type(&e), all);
 	CHECK_EQ(e.nic.stats[GNI_STAT_SMSG_RETRANS_COUNT], 1);
@@ -676,7 +746,7 @@ static void test_smsg_credit_nowait(void)
 	}
 	/* Released with the descriptor full: the credit is owed */
 	CHECK_EQ(gnicore_smsg_get_next(&e.ep, &hdr, NULL), GNI_RC_SUCCESS);
-	e.fma_page[GEMINI_FMA_QW_STATUS / 8] = full;
+	set_status(&e, full);
 	CHECK_EQ(gnicore_smsg_release(&e.ep), GNI_RC_SUCCESS);
 	memcpy(&word, e.put, 8);
 	CHECK_EQ(word, 0);
@@ -685,12 +755,12 @@ static void test_smsg_credit_nowait(void)
 	memcpy(&word, e.put, 8);
 	CHECK_EQ(word, 0);
 	/* Room: the next GetNext sends it */
-	e.fma_page[GEMINI_FMA_QW_STATUS / 8] = 0;
+	set_status(&e, 0);
 	CHECK_EQ(gnicore_smsg_get_next(&e.ep, &hdr, NULL), GNI_RC_SUCCESS);
 	memcpy(&word, e.put, 8);
 	CHECK_EQ(word, 1);
 	/* Message 2 released full, then a send: the credit goes first */
-	e.fma_page[GEMINI_FMA_QW_STATUS / 8] = full;
+	set_status(&e, full);
 	CHECK_EQ(gnicore_smsg_release(&e.ep), GNI_RC_SUCCESS);
 	memcpy(&word, e.put, 8);
 	CHECK_EQ(word, 1);
@@ -698,7 +768,7 @@ static void test_smsg_credit_nowait(void)
 		 GNI_RC_ERROR_RESOURCE);
 	memcpy(&word, e.put, 8);
 	CHECK_EQ(word, 1);
-	e.fma_page[GEMINI_FMA_QW_STATUS / 8] = 0;
+	set_status(&e, 0);
 	memset(e.put, 0, 8);
 	CHECK_EQ(gnicore_smsg_send(&e.ep, "a", 1, NULL, 0, 1, 0),
 		 GNI_RC_SUCCESS);
@@ -732,6 +802,7 @@ int main(void)
 	test_cq_take();
 	test_get_completed();
 	test_post_fma();
+	test_fma_bound();
 	test_post_rdma();
 	test_smsg_send();
 	test_smsg_receive();
