@@ -175,7 +175,18 @@ $(BUILD)/core/test_bte_4g: $(CORE_SRC) $(CORE_HDR) $(FIRMWARE_LIB) $(FIRMWARE_HD
 
 CORE_TESTS += $(BUILD)/core/test_bte_4g
 
-core-tests: $(CORE_TESTS)
+# What the core costs per 8-byte PUT without QEMU (make bench's CORE
+# rows): -O2 without sanitizers, as QEMU builds it.
+$(BUILD)/core/bench_core: $(CORE_SRC) $(CORE_HDR) $(FIRMWARE_LIB) $(FIRMWARE_HDR) qemu-device/core/tests/bench_core.c
+	@mkdir -p $(@D)
+	$(CC) $(filter-out -O1 -fsanitize=% -fno-sanitize-recover=%,$(CORE_CFLAGS)) \
+		-O2 -Wno-unused-function -Ifirmware $(CORE_SRC) $(FIRMWARE_LIB) \
+		qemu-device/core/tests/bench_core.c -o $@
+
+.PHONY: bench-core
+bench-core: $(BUILD)/core/bench_core
+
+core-tests: $(CORE_TESTS) $(BUILD)/core/bench_core
 
 test-core: $(CORE_TESTS)
 	@for t in $(CORE_TESTS); do $$t || exit 1; done

@@ -29,7 +29,10 @@
 #   SMSG 8-byte half round trip and message rate (ugni_bench), next to
 #       half the UDP round trip over virtio-net and its messages/s;
 #   the device's diagnostic ping per hop count (no guest involved), next
-#       to a UDP round trip between two host processes on loopback.
+#       to a UDP round trip between two host processes on loopback;
+#   CORE the device core alone (bench_core: two NICs in one process, no
+#       QEMU): its 8-byte PUT posts/s next to the edu store rate (the
+#       ceiling of P3's ratio), its PUT round trip next to P1's.
 #
 # Larger tori (P5 for 27 and 64 nodes) take longer than this bench should:
 # `make bench-scale` (scripts/bench-scale.sh) measures them.
@@ -210,6 +213,26 @@ for what in "silent" "events reaped in batches of 64"; do
 	record_runs P3 "put8 issue rate, $what" "${RUNS[rate $what]}" posts/s \
 		"stores/s to the edu device's register" "${RUNS[edu]}"
 done
+# --- CORE: the device core alone, next to P3's and P1's baselines --------
+# bench_core (qemu-device/core/tests/bench_core.c): two NICs in one host
+# process, no QEMU, no threads, no guest.  Its posts/s over the edu store
+# rate is the ceiling of P3's ratio in this design; its round trip next to
+# P1's shows how much of P1 is the core's own work.
+make --no-print-directory -s -C "$REPO" bench-core >/dev/null ||
+	fail "bench_core did not build"
+for r in 1 2 3; do
+	"$REPO/build/core/bench_core" >"$OUT/bench_core-$r.log" 2>&1 ||
+		{ cat "$OUT/bench_core-$r.log"; fail "bench_core failed"; }
+	v=$(sed -n 's/^core: put8 posts\/s: \([0-9]*\)$/\1/p' "$OUT/bench_core-$r.log")
+	add core_rate "$v"
+	v=$(sed -n 's/^core: put8 round trips\/s: \([0-9]*\)$/\1/p' "$OUT/bench_core-$r.log")
+	add core_rt "$(awk -v n="$v" 'BEGIN { printf "%.2f", 1e6 / n }')"
+done
+record_runs CORE "put8 posts/s, device core alone" "${RUNS[core_rate]}" posts/s \
+	"stores/s to the edu device's register" "${RUNS[edu]}"
+record_runs CORE "put8 round trip, device core alone" "${RUNS[core_rt]}" us \
+	"put8 ping-pong round trip, 1 hop (P1)" "${RUNS[put_rt]}"
+
 for hops in 2 3; do
 	record_runs P4 "put8 one-way latency, $hops hops" "${RUNS[lat $hops]}" us \
 		"one-way latency, 1 hop" "${RUNS[put_half]}"
