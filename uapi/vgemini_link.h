@@ -111,7 +111,11 @@ struct vgemini_link_slot {
  * @epoch: changes each time the writer attaches or the link retrains
  * @heartbeat: incremented by the writer every VGEMINI_LINK_HEARTBEAT_MS
  * @armed: non-zero while the writer waits for its doorbell
- * @reserved0: zero
+ * @acks_lazy: non-zero while the writer needs no doorbell for an ACK
+ *             addressed to it (no open FMA sequence of its asks for an
+ *             event or a flag, and its BTE is idle): a neighbour sending
+ *             it an ACK leaves it for its next poll.  0, as an older
+ *             writer leaves it, rings for every packet
  * @ack: per channel of the peer: next packet number expected
  * @freed: per channel of the peer: packets taken from the input buffer
  * @nak: per channel of the peer: retransmission requests made
@@ -126,7 +130,7 @@ struct vgemini_link_side {
 	uint64_t epoch;
 	uint64_t heartbeat;
 	uint32_t armed;
-	uint32_t reserved0;
+	uint32_t acks_lazy;
 	uint32_t ack[VGEMINI_LINK_CHANS];
 	uint32_t freed[VGEMINI_LINK_CHANS];
 	uint32_t nak[VGEMINI_LINK_CHANS];

@@ -291,6 +291,11 @@ enum gemini_access gemini_bte_access(struct gemini_nic *nic, uint64_t off,
 	return GEMINI_ACCESS_UNKNOWN;
 }
 
+bool gemini_bte_busy(const struct gemini_nic *nic)
+{
+	return nic->bte.next_timeout;
+}
+
 void gemini_bte_reset(struct gemini_nic *nic)
 {
 	unsigned int vc;

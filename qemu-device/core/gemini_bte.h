@@ -112,6 +112,11 @@ enum gemini_access gemini_bte_access(struct gemini_nic *nic, uint64_t off,
 /* Device reset: channels disabled, rings and descriptors cleared. */
 void gemini_bte_reset(struct gemini_nic *nic);
 /*
+ * Has the BTE sent requests in the last GEMINI_FMA_TIMEOUT_MS (its
+ * transfers' ACKs end them and raise their events: they must not wait)?
+ */
+bool gemini_bte_busy(const struct gemini_nic *nic);
+/*
  * Start, send, time out and complete the TX channels' transfers
  * (gemini_bte_xfer.c); true on progress, *@deadline lowered to the next
  * time something times out.

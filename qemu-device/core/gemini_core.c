@@ -145,7 +145,14 @@ bool gemini_window_store(struct gemini_nic *nic, uint64_t offset,
 			 enum gemini_access *r)
 {
 	uint64_t issued = gemini_fma_issued(nic);
+	bool prompted;
 
 	*r = gemini_window_write(nic, offset, size, val);
-	return gemini_fma_issued(nic) != issued || !gemini_fma_owns(offset);
+	/*
+	 * A sync that asked for an event: ACKs of its requests may have
+	 * come in unrung while they could wait, and now must be taken in.
+	 */
+	prompted = gemini_nic_publish_acks(nic);
+	return gemini_fma_issued(nic) != issued || !gemini_fma_owns(offset) ||
+	       prompted;
 }

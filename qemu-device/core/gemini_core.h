@@ -176,9 +176,10 @@ enum gemini_access gemini_window_write(struct gemini_nic *nic,
 /*
  * gemini_window_write(), its result in @r; true when the store may have
  * left work for gemini_nic_poll(): FMA issued a request, or the store
- * went to another block (BTE, CQ, NAT).  An FMA store that issued nothing
- * (a sync whose requests are still out, a descriptor register) left none:
- * what it finished (events, interrupts) it did itself.
+ * went to another block (BTE, CQ, NAT), or a sync asked for an event
+ * while ACKs could wait (gemini_nic_publish_acks()).  An FMA store that
+ * issued nothing (a sync whose requests are still out, a descriptor
+ * register) left none: what it finished (events, interrupts) it did itself.
  */
 bool gemini_window_store(struct gemini_nic *nic, uint64_t offset,
 			 unsigned int size, uint64_t val,
@@ -230,6 +231,18 @@ uint64_t gemini_nic_poll(struct gemini_nic *nic);
  * this one stops, or what peers publish waits for the next tick.
  */
 uint64_t gemini_nic_poll_unarmed(struct gemini_nic *nic);
+/*
+ * May an ACK for us wait in the links for our next poll?  Yes while no
+ * FMA sequence that asked for an event or a flag is open and the BTE is
+ * idle: then nobody waits for our ACKs but the resources they hold, and a
+ * poll comes within 500 us while requests are out.
+ */
+bool gemini_nic_acks_lazy(const struct gemini_nic *nic);
+/*
+ * Publish gemini_nic_acks_lazy() to the neighbours (vgemini_link.h,
+ * acks_lazy); true if it became "no": the links need one more look.
+ */
+bool gemini_nic_publish_acks(struct gemini_nic *nic);
 
 /* Add @n to NIC counter VGEMINI_NC_@idx; read one. */
 void gemini_nic_count(struct gemini_nic *nic, unsigned int idx, uint64_t n);

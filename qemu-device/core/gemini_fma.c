@@ -306,6 +306,16 @@ bool gemini_fma_wc_open(const struct gemini_nic *nic)
 	return nic->fma.wc.open;
 }
 
+bool gemini_fma_acks_wanted(const struct gemini_nic *nic)
+{
+	return nic->fma.prompt_open;
+}
+
+bool gemini_fma_awaiting(const struct gemini_nic *nic)
+{
+	return nic->fma.orb_used;
+}
+
 /* Does a store of @size at @x extend the open line of @di? */
 static bool wc_extends(const struct gemini_fma_wc *w, unsigned int di,
 		       uint64_t x, unsigned int size)

@@ -126,6 +126,8 @@ struct gemini_fma {
 	unsigned int ssid_next;
 	uint64_t next_timeout;		/* earliest deadline of an entry */
 	bool sync_retry;		/* a sync packet waits for an entry */
+	/* Synced sequences that asked for an event or a flag, not ended */
+	unsigned int prompt_open;
 	struct gemini_fma_wc wc;
 	struct gemini_fma_stats stats;
 };
@@ -152,6 +154,10 @@ uint64_t gemini_fma_issued(const struct gemini_nic *nic);
 void gemini_fma_wc_flush(struct gemini_nic *nic);
 /* Is a write-combined line open (the glue's poll must send it soon)? */
 bool gemini_fma_wc_open(const struct gemini_nic *nic);
+/* Does a synced sequence that asked for an event or a flag wait? */
+bool gemini_fma_acks_wanted(const struct gemini_nic *nic);
+/* Do requests of ours wait for their responses (or rest after a timeout)? */
+bool gemini_fma_awaiting(const struct gemini_nic *nic);
 /* A store of @size (1, 2, 4 or 8) bytes into an FMA window. */
 enum gemini_access gemini_fma_window_store(struct gemini_nic *nic,
 					   uint64_t off, unsigned int size,

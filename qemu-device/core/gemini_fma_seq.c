@@ -230,6 +230,8 @@ static void seq_finish(struct gemini_nic *nic, unsigned int si)
 		else
 			f->stats.local_lost++;
 	}
+	if (s->synced && s->sync_type)
+		f->prompt_open -= f->prompt_open > 0;
 	s->used = false;
 	d->ssid_inuse -= d->ssid_inuse > 0;
 	f->stats.completions++;
@@ -320,6 +322,8 @@ void gemini_fma_sync_complete(struct gemini_nic *nic, unsigned int di,
 	s = &nic->fma.ssid[si];
 	s->synced = true;
 	s->sync_type = (uint8_t)type;
+	if (type)
+		nic->fma.prompt_open++;
 	s->sync_data = val & GEMINI_FMA_SYNC_DATA_MASK;
 	s->flag_value = d->scratch0;
 	s->flag_offset = d->scratch1;

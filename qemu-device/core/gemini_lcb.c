@@ -236,6 +236,25 @@ static bool tx_pump(struct gemini_nic *nic, unsigned int port,
 	return wrote;
 }
 
+/*
+ * May the ACK @pkt, just written to @p's link, wait for the neighbour's
+ * next poll?  Only if the neighbour is its destination and said it needs
+ * no ACK now (vgemini_link.h, acks_lazy: its open sequences are silent):
+ * a wake-up per answer of a silent PUT preempted a vCPU on a busy host,
+ * and nobody waits for those answers.  The slot is written before the
+ * neighbour's word is read, as its change is published before its last
+ * look (gemini_port_publish_acks()): one of the two sees the other.
+ */
+static bool ack_may_wait(const struct gemini_router_port *p,
+			 const struct gemini_pkt *pkt)
+{
+	if (pkt->type != GEMINI_PKT_ACK || p->state != VGEMINI_PORT_UP ||
+	    pkt->dst != GEMINI_PE_GEMINI_ID(p->peer))
+		return false;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	return __atomic_load_n(&p->link.peer->acks_lazy, __ATOMIC_SEQ_CST);
+}
+
 void gemini_lcb_send(struct gemini_nic *nic, unsigned int port,
 		     const struct gemini_pkt *pkt)
 {
@@ -244,6 +263,8 @@ void gemini_lcb_send(struct gemini_nic *nic, unsigned int port,
 	struct gemini_tx_chan *tx = &p->tx[c];
 	unsigned int i = tx->next % SLOTS;
 	uint64_t now = nic->ops->clock_ns(nic->opaque);
+	bool kick = p->kick;
+	uint32_t wire = tx->wire_next;
 	int n;
 
 	n = gemini_pkt_encode(pkt, tx->buf[i], sizeof(tx->buf[i]));
@@ -258,6 +279,10 @@ void gemini_lcb_send(struct gemini_nic *nic, unsigned int port,
 	tx->next++;
 	p->ctr[VGEMINI_PC_TX_PKTS]++;
 	tx_pump(nic, port, c, now);
+	/* Only this packet went out, and it may wait: no ring for it. */
+	if (tx->wire_next == wire + 1 && tx->wire_next == tx->next &&
+	    ack_may_wait(p, pkt))
+		p->kick = kick;
 }
 
 /* --- Receiving ---------------------------------------------------------- */

@@ -11,6 +11,8 @@
  * peers it published something for and arms its own;
  * gemini_nic_poll_unarmed() does the same work and leaves our doorbells
  * as they are (a caller that polls again soon, such as a posting CPU).
+ * Both tell the neighbours whether an ACK for us may wait for our next
+ * poll (gemini_nic_publish_acks()).
  *
  * The NIC's own counters (VGEMINI_NC_*) are kept here; every block counts
  * in them through gemini_nic_count().
@@ -19,6 +21,23 @@
 #include <stddef.h>
 
 #include "gemini_core.h"
+
+/*
+ * With acks_lazy published, the answers of silent PUTs may wait in the
+ * links; a poll this soon after takes them in, so that their sequences and
+ * ORB entries are not held for long when nothing else comes.
+ */
+#define ACK_LAZY_NS	500000u
+
+bool gemini_nic_acks_lazy(const struct gemini_nic *nic)
+{
+	return !gemini_fma_acks_wanted(nic) && !gemini_bte_busy(nic);
+}
+
+bool gemini_nic_publish_acks(struct gemini_nic *nic)
+{
+	return gemini_port_publish_acks(nic, gemini_nic_acks_lazy(nic));
+}
 
 void gemini_nic_tick(struct gemini_nic *nic, uint64_t now_ms)
 {
@@ -70,9 +89,14 @@ static uint64_t nic_poll(struct gemini_nic *nic, bool arm)
 		 */
 		if (arm)
 			gemini_port_arm(nic);
+		/* The same look serves a change to prompt ACKs. */
+		gemini_nic_publish_acks(nic);
 		looked = true;
 	}
 	gemini_port_kick_peers(nic);
+	if (gemini_nic_acks_lazy(nic) && gemini_fma_awaiting(nic) &&
+	    now + ACK_LAZY_NS < deadline)
+		deadline = now + ACK_LAZY_NS;
 	if (rounds > 64)
 		deadline = now;		/* more to do: come back at once */
 	return deadline;

@@ -104,10 +104,12 @@ int gemini_port_attach(struct gemini_nic *nic, unsigned int port,
 	p->changes = 0;
 	p->heartbeat = 0;
 	p->seen_valid = false;
+	p->acks_lazy = false;
 
 	/* Magic last: the peer trusts the other fields once it sees it. */
 	me = p->link.mine;
 	STORE(me->magic, 0);
+	STORE(me->acks_lazy, 0);
 	STORE(me->version, VGEMINI_LINK_VERSION);
 	STORE(me->pe, nic->pe);
 	STORE(me->port, port);
@@ -257,6 +259,24 @@ void gemini_port_arm(struct gemini_nic *nic)
 			__atomic_store_n(&p->link.mine->armed, 1,
 					 __ATOMIC_SEQ_CST);
 	}
+}
+
+bool gemini_port_publish_acks(struct gemini_nic *nic, bool lazy)
+{
+	bool prompted = false;
+	unsigned int port;
+
+	for (port = 0; port < GEMINI_NUM_TORUS_PORTS; port++) {
+		struct gemini_router_port *p = &nic->port[port];
+
+		if (!p->link.mine || p->acks_lazy == lazy)
+			continue;
+		p->acks_lazy = lazy;
+		__atomic_store_n(&p->link.mine->acks_lazy, lazy,
+				 __ATOMIC_SEQ_CST);
+		prompted |= !lazy;
+	}
+	return prompted;
 }
 
 bool gemini_port_up(const struct gemini_nic *nic, unsigned int port)

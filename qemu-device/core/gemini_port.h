@@ -65,6 +65,7 @@ struct gemini_router_port {
 	uint64_t seen_ms;		/* when the peer last showed life */
 	bool seen_valid;		/* seen_* hold a real observation */
 	bool kick;			/* published something for the peer */
+	bool acks_lazy;			/* as published: link.mine->acks_lazy */
 	uint32_t session;		/* of both ends' epochs, see gemini_lcb.c */
 	bool session_valid;
 	struct gemini_tx_chan tx[VGEMINI_LINK_CHANS];
@@ -113,6 +114,13 @@ void gemini_port_fault_down(struct gemini_nic *nic, unsigned int port,
 void gemini_port_kick_peers(struct gemini_nic *nic);
 /* Ask every peer to ring our doorbell when it publishes. */
 void gemini_port_arm(struct gemini_nic *nic);
+/*
+ * Tell every neighbour whether an ACK for us may wait for our next poll
+ * (@lazy) or must ring our doorbell.  True if a port went from lazy to
+ * not: the caller must look at the links once more (an ACK a neighbour
+ * left unrung before it saw the change would otherwise wait).
+ */
+bool gemini_port_publish_acks(struct gemini_nic *nic, bool lazy);
 /* Can a packet leave through @port: attached, up, not held down? */
 bool gemini_port_up(const struct gemini_nic *nic, unsigned int port);
 enum vgemini_port_state gemini_port_state(const struct gemini_nic *nic,

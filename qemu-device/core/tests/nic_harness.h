@@ -42,6 +42,7 @@ struct node {
 	uint64_t last_guest_args[4];
 	struct gemini_pkt rsp[RSP_LOG];	/* responses seen by stale_rsp */
 	unsigned int nrsp;
+	unsigned long kicks;		/* doorbells it rang, any port */
 };
 
 static uint64_t clock_ns = 1000000000ull;
@@ -63,6 +64,14 @@ static void fake_stale_rsp(void *opaque, const struct gemini_pkt *pkt)
 	n->nrsp++;
 }
 
+static void fake_kick(void *opaque, unsigned int port)
+{
+	struct node *n = opaque;
+
+	(void)port;
+	n->kicks++;
+}
+
 static const struct gemini_ops fake_ops = {
 	.dma_read = fake_dma_read,
 	.dma_write = fake_dma_write,
@@ -70,6 +79,7 @@ static const struct gemini_ops fake_ops = {
 	.guest_error = fake_guest_error,
 	.clock_ns = fake_clock,
 	.stale_rsp = fake_stale_rsp,
+	.kick_peer = fake_kick,
 };
 
 /* --- the fabric (the pattern of test_fabric.c, cut down) ---------------- */

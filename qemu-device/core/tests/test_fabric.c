@@ -1777,9 +1777,9 @@ static void hostile_hook(struct fabric *f, void *arg)
 			raw[k] = (uint8_t)xrand(&h->rng);
 		break;
 	}
-	default:	/* reserved words and the armed flag */
+	default:	/* reserved words, the armed and acks_lazy flags */
 		sd->armed = (uint32_t)xrand(&h->rng);
-		sd->reserved0 = (uint32_t)xrand(&h->rng);
+		sd->acks_lazy = (uint32_t)xrand(&h->rng);
 		sd->reserved[xrand(&h->rng) % 16] = xrand(&h->rng);
 		break;
 	}

@@ -624,10 +624,23 @@ static void test_store_moved(void)
 	CHECK(!stored(src, user_qw(DI, GEMINI_FMA_QW_SCRATCH0), 1));
 	CHECK(!stored(src, priv_qw(DI, GEMINI_FMA_QW_SCRATCH1), 2));
 	CHECK(stored(src, GEMINI_FMA_WINDOW(GEMINI_FMA_PUT_UC, DI), 0x42));
-	/* Its answer is not in yet: the sync only closes the sequence. */
-	CHECK(!stored(src, user_qw(DI, GEMINI_FMA_QW_SYNCCMP), sync));
+	/*
+	 * The first sync to ask for an event: until then the ACK could wait
+	 * and may be in unrung (gemini_nic_publish_acks()), so it moved.
+	 */
+	CHECK(gemini_nic_acks_lazy(src));
+	CHECK(stored(src, user_qw(DI, GEMINI_FMA_QW_SYNCCMP), sync));
+	CHECK(!gemini_nic_acks_lazy(src));
+	/* The next one, its answer not in yet, only closes its sequence. */
+	CHECK(stored(src, GEMINI_FMA_WINDOW(GEMINI_FMA_PUT_UC, DI) + 0x10,
+		     0x44));
+	CHECK(!stored(src, user_qw(DI, GEMINI_FMA_QW_SYNCCMP), sync + 8));
 	run(f);
 	CHECK_EQ(mem_le64(&f->node[1], DOM_BASE + 0x1000), 0x42);
+	CHECK_EQ(mem_le64(&f->node[1], DOM_BASE + 0x1010), 0x44);
+	CHECK_EVENT(next_event(f, 0, LCQ), GEMINI_CQE_SRC_SSID_SREQ, 0, 0x5);
+	CHECK_EVENT(next_event(f, 0, LCQ), GEMINI_CQE_SRC_SSID_SREQ, 0, 0xd);
+	CHECK(gemini_nic_acks_lazy(src));
 	/* A write-combined store opens a line; the sync sends it. */
 	CHECK(!stored(src, GEMINI_FMA_WINDOW(GEMINI_FMA_PUT_WC, DI) + 8, 0x43));
 	CHECK(gemini_fma_wc_open(src));
@@ -635,7 +648,6 @@ static void test_store_moved(void)
 	CHECK(!gemini_fma_wc_open(src));
 	run(f);
 	CHECK_EQ(mem_le64(&f->node[1], DOM_BASE + 0x1008), 0x43);
-	CHECK_EVENT(next_event(f, 0, LCQ), GEMINI_CQE_SRC_SSID_SREQ, 0, 0x5);
 	CHECK_EVENT(next_event(f, 0, LCQ), GEMINI_CQE_SRC_SSID_SREQ, 0, 0x7);
 	/* A sync that sends (the remote event) moved. */
 	CHECK(stored(src, user_qw(DI, GEMINI_FMA_QW_SYNCCMP),
@@ -646,6 +658,54 @@ static void test_store_moved(void)
 	/* Another block's register: the glue polls, whatever it did. */
 	CHECK(stored(src, GEMINI_CQ_USER_PAGE(LCQ), 0));
 	CHECK_EQ(f->node[0].guest_errors, 0);
+	fab_free(f);
+}
+
+/*
+ * ACKs that may wait: while no sequence of the source asks for an event
+ * or a flag, the target does not ring it for an ACK, and the source's
+ * poll asks to come back within 500 us while its requests are out; a
+ * sequence that asks for an event has its ACK rung.
+ */
+static void test_lazy_acks(void)
+{
+	struct fabric *f = fma_fabric(2, 1, 1);
+	struct gemini_nic *src = nic_of(f, 0), *tgt = nic_of(f, 1);
+	const uint64_t put = GEMINI_FMA_WINDOW(GEMINI_FMA_PUT_UC, DI);
+	unsigned long kicks;
+	uint64_t deadline;
+
+	fma_cmd(src, DI, GEMINI_FMA_CMD_PUT, 0);
+	fma_base(src, DI, GEMINI_PE(1, 0), 0x2000);
+	/* A silent PUT: sent and armed for by a full poll of the source */
+	CHECK(stored(src, put, 0x51));
+	CHECK(!stored(src, user_qw(DI, GEMINI_FMA_QW_SYNCCMP), 0));
+	deadline = gemini_nic_poll(src);
+	CHECK(gemini_nic_acks_lazy(src));
+	CHECK(deadline <= clock_ns + 500000);
+	kicks = f->node[1].kicks;
+	gemini_nic_poll(tgt);
+	CHECK_EQ(mem_le64(&f->node[1], DOM_BASE + 0x2000), 0x51);
+	CHECK_EQ(f->node[1].kicks, kicks);		/* the ACK unrung */
+	CHECK_EQ(SSIDS(fma_status(src, DI)), 1);	/* and not taken */
+	gemini_nic_poll(src);
+	CHECK_EQ(fma_status(src, DI), 0);
+	CHECK_EQ(gemini_nic_poll(src), UINT64_MAX);	/* nothing out */
+	/* The same with a local event: its ACK rings the source. */
+	CHECK(stored(src, put + 8, 0x52));
+	CHECK(stored(src, user_qw(DI, GEMINI_FMA_QW_SYNCCMP),
+		     (uint64_t)GEMINI_FMA_SYNC_LOCAL_EVENT <<
+		     GEMINI_FMA_SYNC_TYPE_SHIFT | 0x9));
+	gemini_nic_poll(src);
+	CHECK(!gemini_nic_acks_lazy(src));
+	kicks = f->node[1].kicks;
+	gemini_nic_poll(tgt);
+	CHECK_EQ(f->node[1].kicks, kicks + 1);
+	gemini_nic_poll(src);
+	CHECK_EVENT(next_event(f, 0, LCQ), GEMINI_CQE_SRC_SSID_SREQ, 0, 0x9);
+	CHECK(gemini_nic_acks_lazy(src));
+	CHECK_EQ(src->fma.stats.responses, 2);
+	CHECK_EQ(f->node[0].guest_errors + f->node[1].guest_errors, 0);
 	fab_free(f);
 }
 
@@ -1439,6 +1499,8 @@ static const struct tap_test tests[] = {
 	{ "sync-complete: local and remote events, flag, CQ write",
 	  test_sync_remote },
 	{ "a store says whether it left work for the poll", test_store_moved },
+	{ "ACKs of silent sequences unrung, of one with an event rung",
+	  test_lazy_acks },
 	{ "the write-combining window merges a line's stores",
 	  test_write_combining },
 	{ "wrong ptag: PROTECTION, target untouched, errors always report",
