@@ -4,12 +4,14 @@
 # directory again only when its options changed.
 
 # A small x86_64-softmmu QEMU: only what the launcher's machines use
-# (virtio-9p shares the host's directories with the guests).
+# (virtio-9p shares the host's directories with the guests; seccomp for
+# -sandbox, which the launcher always passes).
 QEMU_CONFIG_ARGS=(
 	--target-list=x86_64-softmmu
 	--without-default-features
 	--enable-fdt=system
 	--enable-virtfs --enable-attr --enable-cap-ng
+	--enable-seccomp
 	--disable-docs
 	--disable-werror
 	--disable-install-blobs

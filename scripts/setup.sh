@@ -9,6 +9,7 @@ PKGS=(
 	llvm libclang-rt-14-dev		# libFuzzer, make fuzz-cov
 	ninja-build meson libglib2.0-dev libpixman-1-dev libfdt-dev
 	libcap-ng-dev			# QEMU's virtio-9p: the host's files in guests
+	libseccomp-dev			# QEMU's -sandbox (Documentation/security.rst)
 	flex bison python3-venv dpkg-dev
 	qemu-system-data seabios
 	linux-headers-amd64 linux-source-6.1
@@ -78,5 +79,12 @@ fi
 if [ "${#missing[@]}" -gt 0 ]; then
 	echo "setup: installing ${missing[*]}"
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+# The unprivileged host user every QEMU runs as when the launcher runs as
+# root (qemu -runas; Documentation/security.rst).
+if ! getent passwd vgemini >/dev/null; then
+	echo "setup: adding the system user vgemini (QEMU runs as it)"
+	useradd --system --user-group --no-create-home --home-dir /nonexistent \
+		--shell /usr/sbin/nologin vgemini
 fi
 echo "setup: packages ready"

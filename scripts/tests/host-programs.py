@@ -5,9 +5,10 @@
 
 Builds selftests/ugni/ugni_dgram.c on the host as a Cray user would, linked
 dynamically through pkg-config (cray-ugni, cray-pmi), boots a 2x2x2 fabric
-of its own with a scratch directory shared (--share), and checks:
-- every guest mounts the host's /usr (read-only), the repository and the
-  shared directory, at their own paths;
+of its own with a scratch directory shared writable (--share-rw), and
+checks:
+- every guest mounts the host's /usr and the repository read-only and the
+  shared directory writable, at their own paths;
 - "vgemini run -n 8 build/host-programs/ugni_dgram" (and -n 16 --ppn 2)
   passes on every rank, with no rebuilt image;
 - a script in the shared directory run as "./rank.sh" from there starts in
@@ -78,15 +79,15 @@ def passed(out, n):
 def mounts(tap, share):
     rc, out, err = fl.vg("exec", "all", "--", "sh", "-c",
                          "grep ' 9p ' /proc/mounts", timeout=300)
-    want = [(f"/run/vgemini/host/usr", "ro"), (REPO, "rw"), (share, "rw")]
+    want = [(f"/run/vgemini/host/usr", "ro"), (REPO, "ro"), (share, "rw")]
     bad = []
     for n in range(8):
         lines = [ln for ln in out.splitlines() if ln.startswith(f"[{n}] ")]
         for path, mode in want:
             if not any(f" {path} 9p {mode}," in ln for ln in lines):
                 bad.append(f"node {n}: {path} ({mode}) not mounted")
-    tap.ok(rc == 0 and not bad, "every guest mounts the host's /usr "
-           "read-only, the repository and the shared directory",
+    tap.ok(rc == 0 and not bad, "every guest mounts the host's /usr and "
+           "the repository read-only, the shared directory writable",
            f"exit {rc}\n" + "\n".join(bad) + "\n" + out + err)
 
 
@@ -160,9 +161,9 @@ def body(tap, fab, share):
     if not build(tap):
         return
     t0 = time.time()
-    rc, out, err = fl.vg("up", "--dims", "2x2x2", "--share", share,
+    rc, out, err = fl.vg("up", "--dims", "2x2x2", "--share-rw", share,
                          timeout=900)
-    tap.ok(rc == 0, f"up --dims 2x2x2 --share {share} "
+    tap.ok(rc == 0, f"up --dims 2x2x2 --share-rw {share} "
            f"({time.time() - t0:.1f}s)", out + err)
     if rc != 0:
         return
@@ -193,6 +194,8 @@ def body(tap, fab, share):
 
 def main():
     share = tempfile.mkdtemp(prefix="vgemini-share-", dir="/var/tmp")
+    # Ranks run as a user of their job's (the launcher is root here).
+    os.chmod(share, 0o1777)
     try:
         fl.run_test("host-programs", lambda tap, fab: body(tap, fab, share))
     finally:

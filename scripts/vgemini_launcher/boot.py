@@ -15,15 +15,15 @@ import subprocess
 import threading
 import time
 
-from .common import (EXIT_FAIL, EXIT_OK, EXIT_TIMEOUT, EXIT_USAGE, PROG,
+from .common import (EXIT_FAIL, EXIT_OK, EXIT_TIMEOUT, EXIT_USAGE, PROG, REPO,
                      _raise_interrupt, Failure, header_define, Interrupted,
                      parallel, say, tail, warn)
 from .torus import DIMS, coord_of, neighbour, parse_dims
 from .agent import AGENT_PORTS, Agent, AgentError
 from .qmp import QMP, QMPError
-from .procs import (find_qemus, image_dir, parse_mem, proc_starttime,
-                    qemu_argv, qemu_binary, qemu_devices, qemu_netdevs,
-                    start_daemon)
+from .procs import (check_trusted, find_qemus, image_dir, parse_mem,
+                    proc_starttime, qemu_argv, qemu_binary, qemu_devices,
+                    qemu_netdevs, qemu_sandbox_ok, qemu_user, start_daemon)
 from .fabric import Fabric, teardown
 from .routing import compute_tables, load_first_tables, routes_tool
 from .supervisor import start_supervisor
@@ -44,26 +44,33 @@ def cmd_up(args):
     if ipogif and not gemini:
         raise Failure("--ipogif needs the cray-gemini device (not with "
                       "--no-gemini)", EXIT_USAGE)
-    check_tools(qemu, gemini, net, edu)
+    user = qemu_user()
+    tools = check_tools(qemu, gemini, net, edu)
     extra = shlex.split(args.qemu_args or "")
     link_size = header_define("vgemini_link.h", "VGEMINI_LINK_FILE_SIZE")
-    if args.no_share and args.share:
-        raise Failure("--share and --no-share together", EXIT_USAGE)
-    shares = host_shares.plan(args.share, os.getcwd(), not args.no_share)
+    share_rw = getattr(args, "share_rw", [])
+    if args.no_share and (args.share or share_rw):
+        raise Failure("--share or --share-rw with --no-share", EXIT_USAGE)
+    # A guest must not be able to change what the launcher runs or keeps.
+    protected = [REPO, fab.base, fab.linkdir, image] + tools
+    shares = host_shares.plan(args.share, os.getcwd(), not args.no_share,
+                              share_rw, protected,
+                              user and (user[1], user[2], user[0]))
     check_host(fab, nnodes, mem)
     if net:
         net_devices.check_net(fab, nnodes)
-        net_devices.ethhub_binary()     # built before anything boots
     topo = claim_fabric(fab, dims, mem, qemu, image, gemini, link_size,
-                        shares, net, edu, ipogif)
+                        shares, net, edu, ipogif, user and user[0])
     return boot_fabric(fab, topo, args, extra)
 
 
 def check_tools(qemu, gemini, net=False, edu=False):
     """Fail before booting anything when the QEMU lacks a device the
     fabric needs (cray-gemini, virtio-net-pci and the dgram back-end for
-    --net, edu for --edu) or the routing-table tool is missing (with
-    cray-gemini)."""
+    --net, edu for --edu) or its seccomp filter, or the routing-table
+    tool is missing (with cray-gemini); the programs the launcher will
+    run (QEMU, the routing-table tool, the Ethernet hub), each checked
+    to be changeable by nobody but root and the caller."""
     devices = qemu_devices(qemu)
     if gemini and "cray-gemini" not in devices:
         raise Failure(f"{qemu} has no cray-gemini device (rebuild QEMU with "
@@ -76,8 +83,17 @@ def check_tools(qemu, gemini, net=False, edu=False):
     if edu and "edu" not in devices:
         raise Failure(f"--edu: {qemu} has no edu device (QEMU's "
                       "CONFIG_EDU, with its test devices)")
+    if not qemu_sandbox_ok(qemu):
+        raise Failure(f"{qemu} has no -sandbox (QEMU built without "
+                      "seccomp: rebuild it with scripts/build-qemu.sh)")
+    tools = [qemu]
     if gemini:
-        routes_tool()       # fail before booting anything
+        tools.append(routes_tool())     # fail before booting anything
+    if net:
+        tools.append(net_devices.ethhub_binary())
+    for t in tools:
+        check_trusted(t, "program")
+    return tools
 
 
 def check_host(fab, nnodes, mem):
@@ -98,7 +114,7 @@ def check_host(fab, nnodes, mem):
 
 
 def claim_fabric(fab, dims, mem, qemu, image, gemini, link_size, shares,
-                 net=False, edu=False, ipogif=False):
+                 net=False, edu=False, ipogif=False, user=None):
     """Under the base directory's lock: refuse a fabric that is up, remove
     the leftovers of one that is not, create the run directory (with its
     net/ for --net), the link files and the topology record (saved, and
@@ -113,10 +129,10 @@ def claim_fabric(fab, dims, mem, qemu, image, gemini, link_size, shares,
                           f"{fab.name} down' first")
         if fab.exists():
             warn(f"removing leftovers of fabric '{fab.name}'")
-            shutil.rmtree(fab.rundir, ignore_errors=True)
-            shutil.rmtree(fab.linkdir, ignore_errors=True)
-        os.makedirs(fab.rundir, mode=0o755)
-        os.makedirs(fab.linkdir, mode=0o700)
+            fab.remove_dirs()
+        os.makedirs(fab.rundir, mode=0o700)
+        os.makedirs(os.path.dirname(fab.linkdir), exist_ok=True)
+        os.mkdir(fab.linkdir, mode=0o700)     # never an existing one
         if net:
             os.makedirs(fab.netdir, mode=0o700)
         for n in range(nnodes):
@@ -126,7 +142,7 @@ def claim_fabric(fab, dims, mem, qemu, image, gemini, link_size, shares,
                 os.ftruncate(fd, link_size)   # zero-filled
                 os.close(fd)
         topo = topology_record(fab, dims, mem, qemu, image, gemini, shares,
-                               net, edu, ipogif)
+                               net, edu, ipogif, user)
         fab.save(topo)
     finally:
         os.close(lockfd)
@@ -134,7 +150,7 @@ def claim_fabric(fab, dims, mem, qemu, image, gemini, link_size, shares,
 
 
 def topology_record(fab, dims, mem, qemu, image, gemini, shares,
-                    net=False, edu=False, ipogif=False):
+                    net=False, edu=False, ipogif=False, user=None):
     """The new fabric's topology.json (no process started yet)."""
     nnodes = dims[0] * dims[1] * dims[2]
     topo = {
@@ -143,7 +159,7 @@ def topology_record(fab, dims, mem, qemu, image, gemini, shares,
         "rundir": fab.rundir, "linkdir": fab.linkdir,
         "agent_ports": AGENT_PORTS, "created": time.time(),
         "shares": shares, "net": net, "edu": edu, "ipogif": ipogif,
-        "nodes": [],
+        "qemu_user": user, "nodes": [],
     }
     for n in range(nnodes):
         nd = {"node": n, "coord": coord_of(n, dims), "pid": None,
@@ -314,7 +330,7 @@ def start_qemus(fab, topo, append, extra):
         argv = qemu_argv(fab, qemu, image, n, dims, mem, gemini,
                          append, extra, topo.get("shares", []),
                          topo.get("net", False), topo.get("edu", False),
-                         topo.get("ipogif", False))
+                         topo.get("ipogif", False), topo.get("qemu_user"))
         with open(fab.path(n, "cmdline"), "w") as f:
             f.write(" ".join(shlex.quote(a) for a in argv) + "\n")
         with open(fab.path(n, "log"), "wb") as log:

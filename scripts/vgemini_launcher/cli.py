@@ -73,9 +73,12 @@ def build_parser():
                    "threads, 0..19 (default 5; 0 leaves them as the "
                    "QEMUs' other threads)")
     s.add_argument("--share", action="append", default=[], metavar="DIR",
-                   help="share the host's DIR with every guest, at the "
-                   "same path (repeatable; the host's /usr, the repository "
-                   "and the current directory always are)")
+                   help="share the host's DIR with every guest, read-only, "
+                   "at the same path (repeatable; the host's /usr, the "
+                   "repository and the current directory always are)")
+    s.add_argument("--share-rw", action="append", default=[], metavar="DIR",
+                   help="share the host's DIR with every guest, writable "
+                   "(repeatable): where ranks may write on the host")
     s.add_argument("--no-share", action="store_true",
                    help="share no host directory with the guests")
     s.add_argument("--net", action="store_true",
@@ -283,6 +286,9 @@ def subcommand(argv):
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
+    # The run directory, logs and sockets: the launcher's alone (a QMP
+    # socket is as good as root).
+    os.umask(0o077)
     # Everything after the first "--" is the command of 'exec'; 'run' takes
     # all words after its options as the program and its arguments.
     cmd = None

@@ -7,6 +7,7 @@ agent/QMP connections they lead to, and the tear-down that removes them.
 import fcntl
 import json
 import os
+import pwd
 import re
 import shutil
 import time
@@ -97,6 +98,28 @@ class Fabric:
         os.replace(tmp, self.topofile)
         self._topo = topo
 
+    def open_to_qemus(self, path):
+        """Let the QEMUs, which run as an unprivileged user, read the
+        routing tables in @path (a directory under RUN/routes), which the
+        device opens by name: the tree becomes that user's group's to
+        read, and the base directory, RUN and RUN/routes its to pass
+        through but not to list.
+        Nothing when the QEMUs are the caller's own."""
+        name = self.topology().get("qemu_user")
+        if not name:
+            return
+        gid = pwd.getpwnam(name).pw_gid
+        for d, mode in ((self.base, 0o710), (self.rundir, 0o710),
+                        (os.path.dirname(path), 0o710)):
+            os.chown(d, -1, gid)
+            os.chmod(d, mode)
+        for top, dirs, files in os.walk(path):
+            os.chown(top, -1, gid)
+            os.chmod(top, 0o750)
+            for f in files:
+                os.chown(os.path.join(top, f), -1, gid)
+                os.chmod(os.path.join(top, f), 0o640)
+
     def live_nodes(self):
         try:
             topo = self.topology()
@@ -106,7 +129,20 @@ class Fabric:
                 if proc_alive(nd.get("pid"), nd.get("starttime"))]
 
     def exists(self):
-        return os.path.exists(self.rundir) or os.path.exists(self.linkdir)
+        return os.path.lexists(self.rundir) or os.path.lexists(self.linkdir)
+
+    def remove_dirs(self):
+        """Remove the run and link directories; a symbolic link left in
+        their place (the link directory's name in /dev/shm is known to
+        every host user) is removed, never followed."""
+        for d in (self.rundir, self.linkdir):
+            if os.path.islink(d):
+                os.unlink(d)
+            else:
+                shutil.rmtree(d, ignore_errors=True)
+        for d in (self.rundir, self.linkdir):
+            if os.path.lexists(d):
+                raise Failure(f"cannot remove {d}")
 
     def node_arg(self, s):
         """A node index from 'N' or 'x,y,z'."""
@@ -267,11 +303,7 @@ def teardown(fab, quiet=False):
             print(f"{PROG}: stopping the Ethernet hub", flush=True)
         kill_and_wait(hub)
         existed = fab.exists()
-        shutil.rmtree(fab.rundir, ignore_errors=True)
-        shutil.rmtree(fab.linkdir, ignore_errors=True)
-        for d in (fab.rundir, fab.linkdir):
-            if os.path.exists(d):
-                raise Failure(f"cannot remove {d}")
+        fab.remove_dirs()
         try:
             os.rmdir(fab.base)      # only if no other fabric is there
         except OSError:

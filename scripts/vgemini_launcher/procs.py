@@ -3,9 +3,12 @@
 processes of a run directory, and the QEMU command line of one node.
 """
 
+import grp
 import os
+import pwd
 import re
 import signal
+import stat
 import subprocess
 import time
 
@@ -78,9 +81,20 @@ def find_qemus(rundir):
         for i, a in enumerate(args[:-1]):
             if a in (b"-pidfile", b"--pidfile"):
                 p = os.fsdecode(args[i + 1])
-                if p.startswith(prefix) and p.endswith(".pid"):
+                # Anyone can name our pid file; only our processes
+                # have their pid written in it.
+                if p.startswith(prefix) and p.endswith(".pid") and \
+                        _pidfile_says(p, int(d)):
                     found[int(d)] = p
     return found
+
+
+def _pidfile_says(path, pid):
+    try:
+        with open(path) as f:
+            return f.read().strip() == str(pid)
+    except (OSError, ValueError):
+        return False
 
 
 def kill_and_wait(pids, grace=5.0):
@@ -151,6 +165,71 @@ def qemu_binary():
     return q
 
 
+# The host user every QEMU runs as when the launcher runs as root
+# (setup.sh adds it); the options of QEMU's seccomp filter: obsolete system
+# calls and starting programs refused.  set*id stays allowed for -runas's
+# own drop, after which the process cannot regain root; scheduling stays
+# allowed for the device's real-time thread.
+QEMU_USER = "vgemini"
+SANDBOX = "on,obsolete=deny,spawn=deny"
+
+
+def qemu_user():
+    """(name, uid, gid, groups) of the host user the QEMUs run as:
+    $VGEMINI_QEMU_USER or vgemini when the launcher is root; None when it
+    is not (the QEMUs are then the caller's, unprivileged already)."""
+    if os.geteuid() != 0:
+        return None
+    name = os.environ.get("VGEMINI_QEMU_USER") or QEMU_USER
+    try:
+        pw = pwd.getpwnam(name)
+    except KeyError:
+        raise Failure(f"the host user {name} that the QEMUs run as does not "
+                      "exist: 'make setup' adds it (or set "
+                      "VGEMINI_QEMU_USER to an unprivileged user)")
+    if pw.pw_uid == 0 or pw.pw_gid == 0:
+        raise Failure(f"the QEMUs' user {name} ($VGEMINI_QEMU_USER) is "
+                      "root: name an unprivileged user")
+    groups = {g.gr_gid for g in grp.getgrall() if name in g.gr_mem}
+    return name, pw.pw_uid, {pw.pw_gid} | groups
+
+
+def check_trusted(path, what):
+    """Failure unless @path, a program the launcher runs (as root when it
+    is), and every directory above it belong to root or the caller and
+    nobody else may change them (a world-writable directory only with its
+    sticky bit, as /tmp): a guest, a rank or another host user must not be
+    able to plant a program there."""
+    me = os.geteuid()
+    p = os.path.realpath(path)
+    while True:
+        try:
+            st = os.stat(p)
+        except OSError as e:
+            raise Failure(f"{what} {path}: {e.strerror} ({p})")
+        open_to_others = st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+        sticky_dir = stat.S_ISDIR(st.st_mode) and st.st_mode & stat.S_ISVTX
+        if st.st_uid not in (0, me) or (open_to_others and not sticky_dir):
+            raise Failure(f"{what} {path}: {p} may be changed by others "
+                          f"(owner uid {st.st_uid}, mode "
+                          f"{stat.filemode(st.st_mode)}): the launcher "
+                          "runs it only from a path that root or you alone "
+                          "can change")
+        if p == "/":
+            return
+        p = os.path.dirname(p)
+
+
+def qemu_sandbox_ok(qemu):
+    """Whether @qemu has the seccomp filter of -sandbox."""
+    try:
+        p = subprocess.run([qemu, "-sandbox", SANDBOX, "-version"],
+                           capture_output=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return p.returncode == 0
+
+
 def image_dir():
     d = os.environ.get("VGEMINI_IMAGE") or os.path.join(REPO, "build/image")
     for f in ("vmlinuz", "initrd.img"):
@@ -193,7 +272,7 @@ def qemu_has_gemini(qemu):
 
 
 def qemu_argv(fab, qemu, image, n, dims, mem, gemini, append, extra,
-              shares=(), net=False, edu=False, ipogif=False):
+              shares=(), net=False, edu=False, ipogif=False, user=None):
     x, y, z = coord_of(n, dims)
     cmdline = (f"console=ttyS0 panic=-1 quiet mitigations=off "
                f"no_timer_check vgemini.fabric={fab.name} vgemini.node={n} "
@@ -239,5 +318,10 @@ def qemu_argv(fab, qemu, image, n, dims, mem, gemini, append, extra,
     argv += net_devices.qemu_args(fab, n, net, edu)
     argv += host_shares.qemu_args(shares)
     argv += ["-pidfile", fab.path(n, "pid")]
+    # Unprivileged and sandboxed once set up: what it opened as root (links,
+    # sockets, the shares' roots, the console) it keeps.
+    argv += ["-sandbox", SANDBOX]
+    if user:
+        argv += ["-runas", user]
     argv += extra
     return argv

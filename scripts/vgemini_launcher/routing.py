@@ -178,6 +178,7 @@ def compute_tables(fab, dims, failed, gen):
         raise Failure(f"{os.path.basename(tool)} wrote no table for "
                       f"router{'s' if len(missing) > 1 else ''} "
                       + ", ".join(map(str, missing[:10])) + f" in {out}")
+    fab.open_to_qemus(out)
     return out, p.returncode == 3, text
 
 

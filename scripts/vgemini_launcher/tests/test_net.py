@@ -222,7 +222,9 @@ class QemuArgv(ScratchTest):
         self.assertEqual(argv.count("-netdev"), 1)
         self.assertNotIn("edu,id=edu0", argv)
         # before the pid file and the user's own arguments
-        self.assertEqual(argv[-3:], ["-pidfile", fab.path(3, "pid"), "-s"])
+        self.assertEqual(argv[-5:-2], ["-pidfile", fab.path(3, "pid"),
+                                       "-sandbox"])
+        self.assertEqual(argv[-1], "-s")
 
     def test_edu(self):
         _, argv = self.argv(0, edu=True)

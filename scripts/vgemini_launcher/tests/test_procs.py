@@ -2,6 +2,7 @@
 """Processes and the QEMU command line of a node."""
 
 import os
+import subprocess
 import unittest
 
 from vgemini_launcher import procs
@@ -54,7 +55,9 @@ class QemuArgv(ScratchTest):
         fab, argv = self.argv(1, [2, 2, 1], append="kgni.debug=1",
                               extra=["-s"])
         self.assertEqual(argv[0], "/q")
-        self.assertEqual(argv[-3:], ["-pidfile", fab.path(1, "pid"), "-s"])
+        self.assertEqual(argv[-5:], ["-pidfile", fab.path(1, "pid"),
+                                     "-sandbox", procs.SANDBOX, "-s"])
+        self.assertNotIn("-runas", argv)
         self.assertEqual(self.opt(argv, "-m"), ["128M"])
         self.assertEqual(self.opt(argv, "-append"), [
             "console=ttyS0 panic=-1 quiet mitigations=off no_timer_check "
@@ -87,3 +90,46 @@ class QemuArgv(ScratchTest):
                          "wait=off")
         self.assertIn(f"file:{self.rundir},x/f/node0.console",
                       self.opt(argv, "-serial"))
+
+
+class Unprivileged(ScratchTest):
+    def test_runas_and_sandbox(self):
+        fab = Fabric("f")
+        argv = procs.qemu_argv(fab, "/q", "/img", 0, [1, 1, 1], 128, True,
+                               "", [], user="vgemini")
+        i = argv.index("-runas")
+        self.assertEqual(argv[i + 1], "vgemini")
+        self.assertEqual(argv[argv.index("-sandbox") + 1],
+                         "on,obsolete=deny,spawn=deny")
+
+    def test_trusted_paths(self):
+        d = os.path.join(self.tmp, "bin")
+        os.makedirs(d)
+        tool = os.path.join(d, "tool")
+        open(tool, "w").close()
+        os.chmod(self.tmp, 0o755)
+        os.chmod(d, 0o755)
+        procs.check_trusted(tool, "tool")
+        os.chmod(d, 0o777)          # anyone could swap the tool
+        with self.assertRaises(Failure) as cm:
+            procs.check_trusted(tool, "tool")
+        self.assertIn("may be changed by others", str(cm.exception))
+        os.chmod(d, 0o1777)         # as /tmp: others cannot rename ours
+        procs.check_trusted(tool, "tool")
+        os.chmod(tool, 0o666)
+        with self.assertRaises(Failure):
+            procs.check_trusted(tool, "tool")
+
+    def test_pidfile_must_name_the_process(self):
+        fab = Fabric("f")
+        os.makedirs(fab.rundir)
+        pidfile = fab.path(0, "pid")
+        p = subprocess.Popen(["sh", "-c", "sleep 30", "-pidfile", pidfile])
+        try:
+            self.assertNotIn(p.pid, procs.find_qemus(fab.rundir))
+            with open(pidfile, "w") as f:
+                f.write(f"{p.pid}\n")
+            self.assertEqual(procs.find_qemus(fab.rundir), {p.pid: pidfile})
+        finally:
+            p.kill()
+            p.wait()

@@ -22,8 +22,8 @@ class Plan(unittest.TestCase):
     def test_default_usr_repo_cwd(self):
         got = shares.plan([], self.dir)
         self.assertEqual([(s["path"], s["readonly"]) for s in got],
-                         sorted([("/usr", True), (REPO, False),
-                                 (self.dir, False)],
+                         sorted([("/usr", True), (REPO, True),
+                                 (self.dir, True)],
                                 key=lambda s: len(s[0])))
         self.assertEqual([s["tag"] for s in got],
                          [f"vgs{i}" for i in range(3)])
@@ -61,15 +61,58 @@ class Plan(unittest.TestCase):
             self.assertIn(msg, str(cm.exception), d)
 
     def test_qemu_and_kernel_args(self):
-        got = shares.plan([], self.dir)
+        got = shares.plan([], "/", rw=[self.dir])
         argv = shares.qemu_args(got)
         self.assertEqual(argv.count("-fsdev"), 3)
         self.assertIn("local,id=vgs0,path=/usr,security_model=none,"
                       "readonly=on", argv)
+        self.assertIn(f"local,id=vgs2,path={self.dir},"
+                      "security_model=mapped-xattr", argv)
+        # Only a read-only share passes the host's modes through.
+        self.assertEqual([a for a in argv if "security_model=none" in a
+                          and "readonly=on" not in a], [])
         self.assertIn("virtio-9p-pci,fsdev=vgs1,mount_tag=vgs1", argv)
         self.assertEqual(shares.kernel_arg(got), "vgemini.shares=" + ",".join(
-            f"{s['tag']}:{s['path']}" for s in got))
+            f"{s['tag']}:{s['path']}:{'ro' if s['readonly'] else 'rw'}"
+            for s in got))
+        self.assertTrue(shares.kernel_arg(got).endswith(f"{self.dir}:rw"))
         self.assertEqual(shares.kernel_arg([]), "")
+
+    def test_only_share_rw_is_writable(self):
+        sub = os.path.join(self.dir, "sub")
+        got = shares.plan([self.dir], "/", rw=[sub])
+        self.assertEqual([(s["path"], s["readonly"]) for s in got][-2:],
+                         [(self.dir, True), (sub, False)])
+        # Read-only inside writable: the writable one covers it.
+        got = shares.plan([sub], sub, rw=[self.dir])
+        self.assertEqual([(s["path"], s["readonly"]) for s in got][-1:],
+                         [(self.dir, False)])
+        # One directory both ways: writable.
+        got = shares.plan([self.dir], self.dir, rw=[self.dir])
+        self.assertEqual([s["readonly"] for s in got
+                          if s["path"] == self.dir], [False])
+
+    def test_share_rw_refused(self):
+        tool = os.path.join(self.dir, "sub", "tool")
+        open(tool, "w").close()
+        for d, prot, msg in ((REPO, [REPO], "a guest could change"),
+                             (os.path.join(REPO, "scripts"), [REPO],
+                              "a guest could change"),
+                             (self.dir, [tool], "a guest could change")):
+            with self.assertRaises(Failure) as cm:
+                shares.plan([], "/", rw=[d], protected=prot)
+            self.assertEqual(cm.exception.code, EXIT_USAGE, d)
+            self.assertIn(msg, str(cm.exception), d)
+        os.chmod(self.dir, 0o755)
+        with self.assertRaises(Failure) as cm:
+            shares.plan([], "/", rw=[self.dir], writer=(65534, {65534},
+                                                          "nobody"))
+        self.assertIn("who cannot write it", str(cm.exception))
+        os.chmod(self.dir, 0o1777)
+        got = shares.plan([], "/", rw=[self.dir],
+                          writer=(65534, {65534}, "nobody"))
+        self.assertEqual(got[-1], {"tag": "vgs2", "path": self.dir,
+                                   "readonly": False})
 
 
 class HostProgram(unittest.TestCase):
