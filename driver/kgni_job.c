@@ -282,8 +282,8 @@ static void kgni_dom_attach(struct kgni_dev *kdev, struct kgni_dom *dom,
  * Return: 0, -EPERM without CAP_SYS_ADMIN or to release a kernel client's
  * pair, -EINVAL (a ptag outside GNI_PTAG_USER_START to GNI_PTAG_USER_END
  * among others), -EBADF for a bad cgroup fd, -EBUSY for a pair already
- * allowed or a ptag a kernel client holds, -ENOSPC with every job slot in
- * use.
+ * allowed or a ptag another job or a kernel client holds, -ENOSPC with
+ * every job slot in use.
  */
 int kgni_ioctl_job_configure(struct kgni_ucmd *ucmd)
 {
@@ -318,8 +318,12 @@ int kgni_ioctl_job_configure(struct kgni_ucmd *ucmd)
 			ret = -EPERM;
 		else
 			kgni_job_revoke(kdev, scan.pair - kdev->jobs);
-	} else if (scan.pair || scan.kernel_ptag) {
-		/* Its ranks are bound already, or the kernel has the ptag. */
+	} else if (scan.pair || scan.kernel_ptag || scan.user_ptag) {
+		/*
+		 * Its ranks are bound already, or another job or the kernel has
+		 * the ptag: the NIC checks only the ptag of a packet, so two
+		 * jobs with one ptag could reach each other's memory.
+		 */
 		ret = -EBUSY;
 	} else if (scan.free) {
 		kgni_job_take(kdev, scan.free, cmd->ptag, cmd->cookie, uid, cgrp);

@@ -177,7 +177,12 @@ static int kgni_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = kgni_check_bars(pdev);
 	if (ret)
 		goto err_disable_device;
-	ret = pci_request_regions(pdev, KBUILD_MODNAME);
+	/*
+	 * Exclusive: while kgni is bound, not even root maps the BARs through
+	 * sysfs or /dev/mem, where it could program a descriptor with any
+	 * ptag (Documentation/security.rst).
+	 */
+	ret = pci_request_regions_exclusive(pdev, KBUILD_MODNAME);
 	if (ret) {
 		dev_err(dev, "cannot request BARs: %d\n", ret);
 		goto err_disable_device;

@@ -9,11 +9,13 @@
  *   kgni-job release PTAG COOKIE [CGROUP]
  *        withdraw it (kgni revokes every attachment to it); with CGROUP,
  *        then kill what is left in that cgroup and remove it
- *   kgni-job run CGROUP [UID] [--host DIR] -- PROG ARGS...
+ *   kgni-job run CGROUP [UID[:GID]] [--host DIR] -- PROG ARGS...
  *        enter cgroup CGROUP, with --host change root to the host's file
  *        tree that /init put together from the directories "vgemini up"
- *        shares (HOST_VIEW) and go to DIR in it, become user UID if
- *        given, exec PROG; the rank's main thread has a file task_is_app
+ *        shares (HOST_VIEW) and go to DIR in it, become user UID (group
+ *        GID, default UID; no supplementary groups, no capabilities,
+ *        no_new_privs, RLIMIT_MEMLOCK unlimited) if given, exec PROG;
+ *        the rank's main thread has a file task_is_app
  *        in /proc/PID/task/PID, as an application task of a Cray node does
  *   kgni-job attach [PTAG COOKIE]
  *        attach a file to (PTAG, COOKIE, rank)
@@ -41,7 +43,10 @@
 #include <dirent.h>
 #include <sched.h>
 #include <sys/ioctl.h>
+#include <grp.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "kgni_ioctl.h"
@@ -56,7 +61,7 @@ static int usage(void)
 	fprintf(stderr,
 		"usage: kgni-job configure PTAG COOKIE CGROUP [UID]\n"
 		"       kgni-job release PTAG COOKIE [CGROUP]\n"
-		"       kgni-job run CGROUP [UID] [--host DIR] -- PROG "
+		"       kgni-job run CGROUP [UID[:GID]] [--host DIR] -- PROG "
 		"[ARGS...]\n"
 		"       kgni-job attach [PTAG COOKIE]   (default: "
 		"$PMI_GNI_PTAG $PMI_GNI_COOKIE, instance $PMI_RANK)\n");
@@ -120,6 +125,25 @@ bad:
 	fprintf(stderr, "kgni-job: bad %s '%s' (0 to %llu)\n", what,
 		s ? s : "", max);
 	return -1;
+}
+
+/* "UID" (group UID too) or "UID:GID" into @uid and @gid; 0, or -1. */
+static int parse_ids(const char *s, long long *uid, long long *gid)
+{
+	char buf[32];
+	char *colon;
+
+	if (strlen(s) >= sizeof(buf)) {
+		fprintf(stderr, "kgni-job: bad user '%s'\n", s);
+		return -1;
+	}
+	strcpy(buf, s);
+	colon = strchr(buf, ':');
+	if (colon)
+		*colon = '\0';
+	*uid = number("uid", buf, 0xfffffffeull);
+	*gid = colon ? number("gid", colon + 1, 0xfffffffeull) : *uid;
+	return *uid < 0 || *gid < 0 ? -1 : 0;
 }
 
 static int open_dev(void)
@@ -257,11 +281,38 @@ fail:
 }
 
 /*
+ * Become user @uid, group @gid, with no supplementary group, no
+ * capability and no way back (no_new_privs: no set-user-id program or file
+ * capability raises it again), as ALPS starts a rank.  Memory registration
+ * pins pages against RLIMIT_MEMLOCK, which a Cray job has unlimited: raised
+ * while still root.  0, or -1 with a message.
+ */
+static int become_user(uid_t uid, gid_t gid)
+{
+	struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
+
+	if (setrlimit(RLIMIT_MEMLOCK, &unlimited) ||
+	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    setgroups(0, NULL) || setgid(gid) || setuid(uid)) {
+		fprintf(stderr, "kgni-job: cannot become user %u group %u: %s\n",
+			(unsigned int)uid, (unsigned int)gid, strerror(errno));
+		return -1;
+	}
+	/* setuid() from root to another user drops every capability. */
+	if (uid != 0 && setuid(0) == 0) {
+		fprintf(stderr, "kgni-job: user %u could become root again\n",
+			(unsigned int)uid);
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * Enter cgroup @name; if @host_dir, change root to HOST_VIEW and go to
- * @host_dir there; become @uid if @set_uid; exec @argv.
+ * @host_dir there; become @uid:@gid if @set_uid; exec @argv.
  */
 static int job_run(const char *name, const char *host_dir, int set_uid,
-		   uid_t uid, char **argv)
+		   uid_t uid, gid_t gid, char **argv)
 {
 	char path[256];
 
@@ -284,11 +335,8 @@ static int job_run(const char *name, const char *host_dir, int set_uid,
 			return 127;
 		}
 	}
-	if (set_uid && (setgid(uid) || setuid(uid))) {
-		fprintf(stderr, "kgni-job: cannot become user %u: %s\n",
-			(unsigned int)uid, strerror(errno));
+	if (set_uid && become_user(uid, gid))
 		return 127;
-	}
 	execvp(argv[0], argv);
 	fprintf(stderr, "kgni-job: cannot run %s: %s\n", argv[0],
 		strerror(errno));
@@ -349,6 +397,7 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "run")) {
 		const char *host_dir = NULL, *uid_s = NULL;
+		long long gid;
 		int i = 3;
 
 		if (i < argc && strcmp(argv[i], "--") &&
@@ -362,11 +411,11 @@ int main(int argc, char **argv)
 		    argc < 3 || !cgroup_name_ok(argv[2]) ||
 		    (host_dir && host_dir[0] != '/'))
 			return usage();
-		uid = uid_s ? number("uid", uid_s, 0xfffffffeull) : 0;
-		if (uid < 0)
+		uid = gid = 0;
+		if (uid_s && parse_ids(uid_s, &uid, &gid))
 			return 2;
 		return job_run(argv[2], host_dir, !!uid_s, (uid_t)uid,
-			       argv + i + 1);
+			       (gid_t)gid, argv + i + 1);
 	}
 	if (!strcmp(argv[1], "attach")) {
 		if (argc == 4) {

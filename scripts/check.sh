@@ -102,6 +102,7 @@ stage fabric-counters 1500 "$REPO/scripts/tests/fabric-counters.py"
 stage fabric-link-retry 1800 "$REPO/scripts/tests/fabric-faults.py"
 stage jobs 1500 "$REPO/scripts/tests/jobs.py"
 stage host-programs 600 "$REPO/scripts/tests/host-programs.py"
+stage containment 600 "$REPO/scripts/tests/containment.py"
 stage ugni-jobs 900 "$REPO/scripts/tests/ugni-jobs.py"
 stage mpi 1500 "$REPO/scripts/tests/mpi.py"
 stage soak 900 "$REPO/scripts/tests/soak.py" --seconds 30 --baseline 10

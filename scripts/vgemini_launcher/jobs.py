@@ -5,6 +5,7 @@ agents for --local, and the command that ties them to the PMI server.
 """
 
 import fcntl
+import json
 import os
 import secrets
 import select
@@ -21,6 +22,7 @@ from .agent import (HOW_EXITED, MAX_REQUESTS as AGENT_MAX_REQUESTS,
                     T_HELLO, T_HELLO_ACK, VERSION, VERSION_LIMITS,
                     AgentError, describe)
 from .fabric import Fabric
+from .procs import proc_alive, proc_starttime
 from .pmi import agent_conn, Job, JobConn, PMIConsts
 from . import shares as host_shares
 
@@ -80,6 +82,95 @@ def job_credentials(jobid, ptag=None, cookie=None):
     return ptag, cookie
 
 
+# A root launcher runs the ranks of job J as user and group
+# RANK_UID_BASE + J (mod RANK_UID_SPAN): never root, and no two live jobs
+# alike, so that one job's ranks cannot signal, trace or read /proc of
+# another's (Documentation/security.rst).
+RANK_UID_BASE = 100000
+RANK_UID_SPAN = 100000
+
+
+def rank_ids(jobid):
+    """(uid, gid) that the job's ranks run as: the caller's, or the job's
+    own when the caller is root."""
+    if os.geteuid() != 0:
+        return os.getuid(), os.getgid()
+    u = RANK_UID_BASE + jobid % RANK_UID_SPAN
+    return u, u
+
+
+def _ptags_lock(fab):
+    fd = os.open(os.path.join(fab.rundir, "ptags.lock"),
+                 os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return fd
+
+
+def _live_ptags(fab):
+    """{"ptag": {"job", "pid", "start"}} of the fabric's jobs whose
+    'vgemini run' still lives (RUN/ptags.json; lock held)."""
+    try:
+        with open(os.path.join(fab.rundir, "ptags.json")) as f:
+            rec = json.load(f)
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(rec, dict):
+        return {}
+    return {p: e for p, e in rec.items() if isinstance(e, dict) and
+            proc_alive(e.get("pid"), e.get("start"))}
+
+
+def _write_ptags(fab, rec):
+    path = os.path.join(fab.rundir, "ptags.json")
+    tmp = f"{path}.{os.getpid()}"
+    with open(tmp, "w") as f:
+        json.dump(rec, f)
+    os.replace(tmp, path)
+
+
+def claim_ptag(fab, jobid, ptag=None, avoid=()):
+    """A ptag of the user range that no live job of the fabric holds, for
+    job @jobid: @ptag if given (Failure if a live job holds it), else the
+    first free one from the job's id on, not in @avoid.  Two jobs with one
+    ptag could reach each other's memory on any node (the NIC checks the
+    ptag of every packet, not the cookie)."""
+    span = PTAG_USER_END - PTAG_USER_START + 1
+    fd = _ptags_lock(fab)
+    try:
+        rec = _live_ptags(fab)
+        if ptag is not None:
+            if str(ptag) in rec:
+                raise Failure(f"--ptag {ptag}: job {rec[str(ptag)]['job']} "
+                              "of this fabric holds it", EXIT_FAIL)
+        else:
+            for k in range(span):
+                p = PTAG_USER_START + (jobid - 1 + k) % span
+                if str(p) not in rec and p not in avoid:
+                    ptag = p
+                    break
+            else:
+                raise Failure(f"all {span} user ptags are held by live "
+                              "jobs", EXIT_FAIL)
+        me = os.getpid()
+        rec[str(ptag)] = {"job": jobid, "pid": me,
+                          "start": proc_starttime(me)}
+        _write_ptags(fab, rec)
+        return ptag
+    finally:
+        os.close(fd)
+
+
+def release_ptags(fab, jobid):
+    """Give back the ptags that job @jobid claimed."""
+    fd = _ptags_lock(fab)
+    try:
+        rec = _live_ptags(fab)
+        _write_ptags(fab, {p: e for p, e in rec.items()
+                           if e.get("job") != jobid})
+    finally:
+        os.close(fd)
+
+
 def job_cgroup(jobid):
     """The cgroup (under the guest's /sys/fs/cgroup) that a job's ranks run
     in on every node: kgni lets only its members attach to the job's
@@ -98,6 +189,8 @@ def alt_credentials(fab, jobid, ptag, cookie):
     span = PTAG_USER_END - PTAG_USER_START + 1
     while aptag == ptag:
         aptag = PTAG_USER_START + (aptag - PTAG_USER_START + 1) % span
+    if fab is not None:
+        aptag = claim_ptag(fab, jobid, None, (ptag,))
     while acookie == cookie:
         acookie = (acookie + (1 << 16)) & 0xffffffff or 1 << 16
     return aptag, acookie
@@ -107,11 +200,14 @@ JOB_TOOL = "kgni-job"           # guest/kgni-job.c, in the image
 JOB_TOOL_TIMEOUT = 10.0
 
 
-def job_tool(fab, nodes, verb, ptag, cookie, connect_timeout, cgroup):
-    """Run 'kgni-job VERB PTAG COOKIE CGROUP' on every node (as root,
-    through the agent), in parallel.  {node: None when it succeeded, else
-    why not}."""
+def job_tool(fab, nodes, verb, ptag, cookie, connect_timeout, cgroup,
+             uid=None):
+    """Run 'kgni-job VERB PTAG COOKIE CGROUP [UID]' on every node (as
+    root, through the agent), in parallel.  {node: None when it
+    succeeded, else why not}."""
     argv = [JOB_TOOL, verb, str(ptag), str(cookie), cgroup]
+    if uid is not None:
+        argv.append(str(uid))
 
     def one(n):
         msg = []
@@ -129,15 +225,16 @@ def job_tool(fab, nodes, verb, ptag, cookie, connect_timeout, cgroup):
 
 
 def configure_job_domain(fab, nodes, jobid, ptag, cookie,
-                         connect_timeout=DEFAULT_CONNECT_TIMEOUT):
+                         connect_timeout=DEFAULT_CONNECT_TIMEOUT, uid=0):
     """Set up the job's communication domain on every node before any rank
     starts, as ALPS does with GNI_ConfigureJob: 'kgni-job configure PTAG
     COOKIE' (KGNI_IOC_JOB_CONFIGURE, which needs root: the agent runs as
     root) on each node, so that the ranks can attach a CDM with the
-    (PMI_GNI_PTAG, PMI_GNI_COOKIE) of their environment.  On failure, undo
-    it on the nodes where it succeeded and fail the job."""
+    (PMI_GNI_PTAG, PMI_GNI_COOKIE) of their environment, when they run as
+    @uid and in the job's cgroup.  On failure, undo it on the nodes where
+    it succeeded and fail the job."""
     res = job_tool(fab, nodes, "configure", ptag, cookie, connect_timeout,
-                   job_cgroup(jobid))
+                   job_cgroup(jobid), uid)
     failed = {n: e for n, e in res.items() if e is not None}
     if failed:
         done = [n for n in nodes if n not in failed]
@@ -239,7 +336,21 @@ def cmd_run(args):
     nnodes = (args.n + args.ppn - 1) // args.ppn
     nic_bits = header_define("gemini_hw.h", "GEMINI_NIC_ID_BITS")
     fab, nodes, jobid = job_placement(args, nnodes)
-    ptag, cookie = job_credentials(jobid, args.ptag, cookie)
+    if fab is not None:
+        try:
+            return _run_job(args, argv, cookie, out, err, nnodes, nic_bits,
+                            fab, nodes, jobid,
+                            claim_ptag(fab, jobid, args.ptag))
+        finally:
+            release_ptags(fab, jobid)
+    return _run_job(args, argv, cookie, out, err, nnodes, nic_bits, fab,
+                    nodes, jobid, args.ptag)
+
+
+def _run_job(args, argv, cookie, out, err, nnodes, nic_bits, fab, nodes,
+             jobid, ptag):
+    ptag, cookie = job_credentials(jobid, ptag, cookie)
+    uid, gid = rank_ids(jobid)
     alt = None
     if args.alt_domain:
         alt = alt_credentials(fab, jobid, ptag, cookie)
@@ -256,8 +367,8 @@ def cmd_run(args):
             argv = [host[0]] + list(argv[1:])
             where = ["--host", host[1]]
             env = host_env()
-        argv = [JOB_TOOL, "run", job_cgroup(jobid)] + where + ["--"] + \
-            list(argv)
+        argv = [JOB_TOOL, "run", job_cgroup(jobid), f"{uid}:{gid}"] + \
+            where + ["--"] + list(argv)
     job = Job(args.n, args.ppn, argv, env, kvsname, args.timeout, out, err)
 
     def rank_env(rank):
@@ -289,11 +400,11 @@ def cmd_run(args):
         else:
             connect_agents(fab, nodes, args.ppn, args.connect_timeout, conns)
             configure_job_domain(fab, nodes, jobid, ptag, cookie,
-                                 args.connect_timeout)
+                                 args.connect_timeout, uid)
             configured = True
             if alt:
                 configure_job_domain(fab, nodes, jobid, *alt,
-                                     args.connect_timeout)
+                                     args.connect_timeout, uid)
                 alt_configured = True
         job.place(conns)
         job.start(rank_env)

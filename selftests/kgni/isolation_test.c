@@ -3,7 +3,8 @@
  * isolation_test: what one job, user or process can do to another's.
  *
  * - Who may attach: the job's user, in the job's cgroup; the right
- *   (ptag, cookie) from anywhere else is refused.
+ *   (ptag, cookie) from anywhere else is refused; a live job's ptag is
+ *   refused to another job (EBUSY); BAR0 cannot be mapped through sysfs.
  * - Releasing a job revokes its attachments: descriptors stop, mappings
  *   go, registrations become invalid, every data-path ioctl says ENOLINK.
  * - A descriptor freed with a sequence in flight is handed to another job
@@ -175,6 +176,11 @@ TEST_F(iso, who_may_attach)
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, job_configure(fd, 0, A_PTAG, A_COOKIE));
 	EXPECT_EQ(-EBUSY, job_configure(fd, 0, A_PTAG, A_COOKIE));
+	/*
+	 * A live job's ptag is refused to another job, whatever its cookie:
+	 * the NIC checks only the ptag of a packet.
+	 */
+	EXPECT_EQ(-EBUSY, job_configure(fd, 0, A_PTAG, B_COOKIE));
 	EXPECT_EQ(0, in_child(attach_inside, NULL));
 	EXPECT_EQ(0, in_child(attach_outside, NULL))
 		TH_LOG("a root process outside the job's cgroup attached");
@@ -765,6 +771,28 @@ TEST_F_TIMEOUT(iso, fork_with_mappings, 60)
 	munmap((void *)ring, cc.ring_size);
 	close(fd);
 	close(ctl);
+}
+
+/*
+ * While kgni is bound its BARs are requested exclusively: not even root maps
+ * them through sysfs, where it could program a descriptor with any ptag.
+ */
+TEST_F(iso, bar_not_mappable)
+{
+	const char *path = "/sys/class/gni/kgni0/device/resource0";
+	void *p;
+	int fd;
+
+	if (self->absent)
+		return;
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd) TH_LOG("%s: %s", path, strerror(errno));
+	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	EXPECT_EQ(MAP_FAILED, p)
+		TH_LOG("root mapped BAR0 through sysfs while kgni holds it");
+	if (p != MAP_FAILED)
+		munmap(p, 4096);
+	close(fd);
 }
 
 TEST_HARNESS_MAIN

@@ -758,6 +758,55 @@ static int detach_hugetlbfs(char *dir)
 	return hit ? -1 : n;
 }
 
+/*
+ * A rank is not root: in a user namespace of its own, with a mount
+ * namespace, cover this process's /proc/PID/mounts (what /proc/mounts
+ * shows it) with a copy without the hugetlbfs lines, which a less
+ * privileged mount namespace cannot unmount.  How many it hid, or -1.
+ */
+static int hide_hugetlbfs(char *dir)
+{
+	char line[512], type[64], at[256], tmp[64], own[64];
+	FILE *in, *out;
+	int n = 0;
+
+	snprintf(tmp, sizeof(tmp), "/tmp/ugni_msgq-mounts.%d", (int)getpid());
+	snprintf(own, sizeof(own), "/proc/%d/mounts", (int)getpid());
+	in = fopen("/proc/self/mounts", "r");
+	out = fopen(tmp, "w");
+	if (!in || !out)
+		goto fail;
+	while (fgets(line, sizeof(line), in)) {
+		if (sscanf(line, "%*s %255s %63s", at, type) == 2 &&
+		    !strcmp(type, "hugetlbfs")) {
+			strcpy(dir, at);
+			n++;
+			continue;
+		}
+		fputs(line, out);
+	}
+	fclose(in);
+	in = NULL;
+	if (fclose(out)) {
+		out = NULL;
+		goto fail;
+	}
+	out = NULL;
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    mount(tmp, own, NULL, MS_BIND, NULL))
+		goto fail;
+	unlink(tmp);
+	return n;
+fail:
+	if (in)
+		fclose(in);
+	if (out)
+		fclose(out);
+	unlink(tmp);
+	return -1;
+}
+
 /* 0: the child's whole life; its exit status is 0 if it went right */
 static int hidden_init(int fd, int size)
 {
@@ -776,15 +825,23 @@ static int hidden_init(int fd, int size)
 
 	if (unshare(CLONE_NEWNS)) {
 		n = errno;
-		dprintf(fd, "unshare(CLONE_NEWNS): %s", strerror(n));
-		return n == EPERM ? 2 : 3;
-	}
-	/* else the unmounts would reach the node's other processes */
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
+		if (n != EPERM) {
+			dprintf(fd, "unshare(CLONE_NEWNS): %s", strerror(n));
+			return 3;
+		}
+		n = hide_hugetlbfs(dir);
+		if (n < 0) {
+			dprintf(fd, "hiding hugetlbfs in a user namespace "
+				"(%s): %s", dir, strerror(errno));
+			return 2;
+		}
+	} else if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
+		/* else the unmounts would reach the node's other processes */
 		dprintf(fd, "making / private: %s", strerror(errno));
 		return 4;
+	} else {
+		n = detach_hugetlbfs(dir);
 	}
-	n = detach_hugetlbfs(dir);
 	if (n < 0) {
 		dprintf(fd, "detaching hugetlbfs (%s): %s", dir,
 			strerror(errno));

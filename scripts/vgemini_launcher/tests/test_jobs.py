@@ -113,3 +113,39 @@ class RunArgs(unittest.TestCase):
         fab, nodes, jobid = jobs.job_placement(
             argparse.Namespace(local=True, n=3, ppn=2), 2)
         self.assertEqual((fab, nodes, jobid), (None, [0, 1], os.getpid()))
+
+
+class Ptags(ScratchTest):
+    """Ptags are the fabric's: a live job's is refused to another job."""
+
+    def test_claim_and_release(self):
+        fab = argparse.Namespace(rundir=self.tmp)
+        lo = jobs.PTAG_USER_START
+        self.assertEqual(jobs.claim_ptag(fab, 1), lo)
+        # Job 252 would take ptag 3 again (252 - 1 = the range's size):
+        # job 1 holds it, so it takes the next.
+        self.assertEqual(jobs.claim_ptag(fab, 252), lo + 1)
+        with self.assertRaises(Failure) as cm:
+            jobs.claim_ptag(fab, 7, lo)
+        self.assertIn(f"--ptag {lo}: job 1 of this fabric holds it",
+                      str(cm.exception))
+        self.assertEqual(jobs.claim_ptag(fab, 8, 100), 100)
+        # From job 8's own (lo + 7) on, but not one it holds already.
+        self.assertEqual(jobs.claim_ptag(fab, 8, None, (lo + 7,)), lo + 8)
+        jobs.release_ptags(fab, 1)
+        self.assertEqual(jobs.claim_ptag(fab, 9, lo), lo)
+
+    def test_dead_holders_do_not_count(self):
+        fab = argparse.Namespace(rundir=self.tmp)
+        with open(os.path.join(self.tmp, "ptags.json"), "w") as f:
+            f.write('{"3": {"job": 1, "pid": 1, "start": -1}, "4": 5}')
+        self.assertEqual(jobs.claim_ptag(fab, 1), jobs.PTAG_USER_START)
+
+    def test_rank_ids(self):
+        with mock.patch.object(jobs.os, "geteuid", return_value=0):
+            self.assertEqual(jobs.rank_ids(7), (100007, 100007))
+            self.assertEqual(jobs.rank_ids(100003), (100003, 100003))
+        with mock.patch.object(jobs.os, "geteuid", return_value=1000), \
+                mock.patch.object(jobs.os, "getuid", return_value=1000), \
+                mock.patch.object(jobs.os, "getgid", return_value=100):
+            self.assertEqual(jobs.rank_ids(7), (1000, 100))
