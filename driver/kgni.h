@@ -233,6 +233,10 @@ struct kgni_port_cache {
  * @bte_stopped: remove has reset the channels: no more posts
  * @bte_rr: the channel the next post that may go anywhere tries first
  * @bte_home_next: the home channel of the next domain set up
+ * @fma_drain: FMA descriptors freed but not idle yet (&struct kgni_fma),
+ *             each holding its number and its CQ (kgni_fma.c)
+ * @drain_work: looks at them and at the BTE's orphans while any is left,
+ *              without sleeping under @dp_lock
  * @dg_lock: protects the datagram state (@dg and what it points to,
  *           @dg_ended); a spinlock taken with interrupts off, inside
  *           @dp_lock, so that the datagram calls that do not wait run in
@@ -309,6 +313,8 @@ struct kgni_dev {
 	bool bte_stopped;
 	unsigned int bte_rr;
 	unsigned int bte_home_next;
+	struct list_head fma_drain;
+	struct delayed_work drain_work;
 	spinlock_t dg_lock;		/* see above */
 	struct kgni_dgrams *dg;
 	struct delayed_work dg_work;
@@ -337,6 +343,9 @@ struct kgni_dev {
  * @fmas: struct kgni_fma of the domain
  * @bte_posts: RDMA posts of the domain the kernel has not taken back yet
  * @bte_home: its BTE channel for KGNI_RDMA_SINGLE_CHANNEL posts
+ * @nfma: FMA descriptors of the domain (its job's quota counts them)
+ * @nmdd: registrations (MDDs) of the domain
+ * @ngart: GART entries its registrations hold
  *
  * Everything is protected by the device's dp_lock.
  */
@@ -357,6 +366,9 @@ struct kgni_dom {
 	struct list_head fmas;
 	unsigned int bte_posts;
 	unsigned int bte_home;
+	unsigned int nfma;
+	unsigned int nmdd;
+	unsigned long ngart;
 };
 
 /**
@@ -483,6 +495,7 @@ int kgni_ioctl_cq_wait(struct kgni_ucmd *ucmd);
 /* kgni_fma.c */
 int kgni_ioctl_fma_alloc(struct kgni_ucmd *ucmd);
 int kgni_ioctl_fma_free(struct kgni_ucmd *ucmd);
+void kgni_drain_work(struct work_struct *work);
 
 /* kgni_bte.c */
 int kgni_bte_map(struct kgni_dev *kdev);

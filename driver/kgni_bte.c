@@ -24,7 +24,6 @@
  * again until it ends, so that no completion reaches a later owner.
  */
 #include <linux/bitmap.h>
-#include <linux/delay.h>
 #include <linux/dma-mapping.h>
 #include <linux/jiffies.h>
 #include <linux/slab.h>
@@ -251,44 +250,52 @@ void kgni_bte_reclaim(struct kgni_dev *kdev)
 }
 
 /**
- * kgni_bte_drain() - wait for a domain's transfers before its CQs go
+ * kgni_bte_orphans() - whether an orphan is left
+ * @kdev: the device
+ *
+ * Context: dp_lock held.
+ */
+bool kgni_bte_orphans(struct kgni_dev *kdev)
+{
+	unsigned int i;
+
+	for (i = 0; kdev->bte_slots && i < GEMINI_NUM_BTE_TX; i++)
+		if (kdev->bte_slots[i].state == KGNI_BTE_ORPHAN)
+			return true;
+	return false;
+}
+
+/**
+ * kgni_bte_drain() - let a domain's transfers outlive it
  * @kdev: the device
  * @dom: the domain being torn down; its registrations are gone already,
  *       so that its transfers fail at their next request
  * @live: the device may be touched
  *
- * Waits until none of the domain's transfers is running, for at most the
- * BTE's timeout and a second.  Each one still running then becomes an
- * orphan that keeps its CQ's number (and its local MDD's, if free) from
- * being given out until it ends, as a stuck FMA descriptor keeps its
- * own.  Without the device, or once remove has reset the channels, the
- * slots are simply taken back.
+ * Takes back the slots whose transfers have ended.  Each one still
+ * running becomes an orphan that keeps its CQ's number (and its local
+ * MDD's, if free) from being given out until it ends, as a draining FMA
+ * descriptor keeps its own; the drain work takes it back then
+ * (kgni_drain_work()).  Nothing waits here: the caller holds dp_lock,
+ * which every other file's data path needs, and a transfer may take the
+ * BTE's whole timeout.  Without the device, or once remove has reset the
+ * channels, the slots are simply taken back.
  *
- * Context: dp_lock held.
+ * Context: dp_lock held; does not sleep.
  */
 void kgni_bte_drain(struct kgni_dev *kdev, struct kgni_dom *dom,
 		    bool live)
 {
-	unsigned long deadline = jiffies +
-		msecs_to_jiffies(KGNI_BTE_TIMEOUT_MS + 1000);
 	struct kgni_bte_slot *s;
 	unsigned int i;
 
 	if (!dom->bte_posts || !kdev->bte_slots)
 		return;
 	live = live && !kdev->bte_stopped;
-	while (live) {
+	if (live)
 		kgni_bte_reclaim(kdev);
-		if (!dom->bte_posts || time_after(jiffies, deadline))
-			break;
-		usleep_range(200, 2000);
-	}
 	if (!dom->bte_posts)
 		return;
-	if (live)
-		dev_warn(&kdev->pdev->dev,
-			 "%u BTE transfers of a released file still running after %u ms: their CQ and MDD numbers are held until they end\n",
-			 dom->bte_posts, KGNI_BTE_TIMEOUT_MS + 1000);
 	for (i = 0; i < GEMINI_NUM_BTE_TX; i++) {
 		s = &kdev->bte_slots[i];
 		if (s->state != KGNI_BTE_POSTED || s->dom != dom)
@@ -305,6 +312,8 @@ void kgni_bte_drain(struct kgni_dev *kdev, struct kgni_dom *dom,
 		/* Freed with the domain's registrations just before */
 		s->holds_mdh = !test_and_set_bit(s->mdh, kdev->mdd_map);
 	}
+	if (live)
+		mod_delayed_work(system_wq, &kdev->drain_work, 0);
 }
 
 /**

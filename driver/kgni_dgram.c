@@ -31,6 +31,20 @@
  * unreachable: the transfer times out) ends its post with TIMEOUT (a
  * CANCEL: TERMINATED); one refused for want of an RX buffer is sent again.
  *
+ * The queue of early REQs is the node's, shared by every job and kernel
+ * client, so one sender may not fill it: it keeps at most
+ * kgni_dg_src_reqs REQs of one (PE, ptag, cookie) and, of its
+ * KGNI_DG_MAX_QUEUED, the last kgni_dg_kernel_reqs for kernel clients'.
+ * A REQ past that is refused with a NAK, which ends the sender's post
+ * ERROR (uGNI's GNI_POST_ERROR), so that no REQ is lost silently.  A REQ
+ * that waits for the tie-break is kept whatever the shares: our own post
+ * bounds those.  A malformed message is still dropped: it names no post.
+ *
+ * A message's source PE is the one the network delivered it from (the RX
+ * copy's QW4, which the NIC writes), not what its sender wrote: another
+ * node's kernel cannot speak for a third node.  Its ptag and cookie are
+ * still the sender kernel's word (Documentation/abi.rst, "Trust").
+ *
  * A kernel client's datagrams (kgni_kdgram.c) are posts of its NIC's kernel
  * domain, in the same lists and the same protocol; their messages say
  * they are a kernel's, and match only a kernel's (kgni_dg_accepts()).
@@ -108,6 +122,7 @@ enum kgni_dg_type {
 	KGNI_DG_REPLY = 2,
 	KGNI_DG_CANCEL = 3,
 	KGNI_DG_CANCEL_ACK = 4,
+	KGNI_DG_NAK = 5,
 };
 
 /**
@@ -121,8 +136,8 @@ enum kgni_dg_type {
  * @src_inst: the sender's inst_id
  * @dst_inst: the inst_id it is for
  * @cookie: the sender's cookie
- * @xid: REQ, CANCEL: the sender's post; REPLY, CANCEL_ACK: the REQ it
- *       answers
+ * @xid: REQ, CANCEL: the sender's post; REPLY, CANCEL_ACK, NAK: the REQ
+ *       it answers (a NAK: refuses)
  * @xid2: REPLY: the replier's own REQ, now retired, or 0; CANCEL_ACK: 1
  *        if the REQ had been answered (its REPLY went ahead), else 0
  * @data: the datagram's data
@@ -244,7 +259,10 @@ struct kgni_dg_out {
  * @rx_copy_dma: its bus address
  * @rx_next: the next RX ring index to read (dp_lock)
  * @next_xid: the last xid given
- * @dropped: messages refused (malformed, queue full, no memory)
+ * @dropped: messages dropped (malformed, forged, no memory)
+ * @forged: of those, messages whose source PE is not the one the network
+ *          delivered them from
+ * @refused: REQs refused with a NAK (a share of the queue was full)
  *
  * All but what says dp_lock is under &kgni_dev.dg_lock; @stopped is set
  * under both, and may be read under either.
@@ -269,6 +287,8 @@ struct kgni_dgrams {
 	unsigned int rx_next;
 	u64 next_xid;
 	unsigned long dropped;
+	unsigned long forged;
+	unsigned long refused;
 };
 
 /*
@@ -308,7 +328,7 @@ static bool kgni_dg_decode(const void *buf, size_t n, struct kgni_dg_in *m)
 	m->kernel = w->type & KGNI_DG_KERNEL;
 	m->ptag = w->ptag;
 	m->len = le16_to_cpu(w->len);
-	if (m->type < KGNI_DG_REQ || m->type > KGNI_DG_CANCEL_ACK ||
+	if (m->type < KGNI_DG_REQ || m->type > KGNI_DG_NAK ||
 	    m->len > KGNI_DGRAM_MAX_DATA || n < KGNI_DG_HDR + m->len)
 		return false;
 	m->src_pe = le32_to_cpu(w->src_pe);
@@ -552,6 +572,47 @@ static bool kgni_dg_tie_waits(struct kgni_dev *kdev,
 	return false;
 }
 
+/*
+ * Whether REQ @m, which matched nothing, may wait in the queue: within
+ * its sender's share, and out of the kernel's reserve unless a kernel
+ * client's (dg_lock held).
+ */
+static bool kgni_dg_may_queue(struct kgni_dgrams *dg,
+			      const struct kgni_dg_in *m)
+{
+	unsigned int room = KGNI_DG_MAX_QUEUED, same = 0;
+	struct kgni_dg_req *q;
+
+	if (!m->kernel)
+		room -= min_t(unsigned int, READ_ONCE(kgni_dg_kernel_reqs),
+			      KGNI_DG_MAX_QUEUED);
+	if (dg->nqueued >= room)
+		return false;
+	list_for_each_entry(q, &dg->queued, node)
+		same += q->m.src_pe == m->src_pe && q->m.ptag == m->ptag &&
+			q->m.cookie == m->cookie && q->m.kernel == m->kernel;
+	return same < READ_ONCE(kgni_dg_src_reqs);
+}
+
+/* Refuse REQ @m: its sender's post ends ERROR (dg_lock held). */
+static void kgni_dg_refuse(struct kgni_dev *kdev, const struct kgni_dg_in *m)
+{
+	struct kgni_dgrams *dg = kdev->dg;
+	struct kgni_dg_in a;
+
+	dg->refused++;
+	memset(&a, 0, offsetof(struct kgni_dg_in, data));
+	a.type = KGNI_DG_NAK;
+	a.kernel = m->kernel;
+	a.ptag = m->ptag;
+	a.cookie = m->cookie;
+	a.src_pe = dg->pe;
+	a.src_inst = m->dst_inst;
+	a.dst_inst = m->src_inst;
+	a.xid = m->xid;
+	kgni_dg_send(kdev, m->src_pe, &a, 0);
+}
+
 static void kgni_dg_on_req(struct kgni_dev *kdev, const struct kgni_dg_in *m)
 {
 	struct kgni_dgrams *dg = kdev->dg;
@@ -581,8 +642,9 @@ static void kgni_dg_on_req(struct kgni_dev *kdev, const struct kgni_dg_in *m)
 		kgni_dg_answer(kdev, hit, m);
 		return;
 	}
-	if (dg->nqueued >= KGNI_DG_MAX_QUEUED) {
-		dg->dropped++;
+	if (dg->nqueued >= KGNI_DG_MAX_QUEUED ||
+	    (!hit && !kgni_dg_may_queue(dg, m))) {
+		kgni_dg_refuse(kdev, m);
 		return;
 	}
 	q = kmalloc(sizeof(*q), GFP_ATOMIC);
@@ -661,6 +723,25 @@ static void kgni_dg_on_cancel_ack(struct kgni_dev *kdev,
 		kgni_dg_end(kdev, p, KGNI_DGRAM_TERMINATED);
 }
 
+/* Our REQ @m->xid was refused: its post ends ERROR, or cancelled, TERMINATED. */
+static void kgni_dg_on_nak(struct kgni_dev *kdev, const struct kgni_dg_in *m)
+{
+	struct kgni_dg *p;
+
+	list_for_each_entry(p, &kdev->dg->posts, node) {
+		if (p->state == KGNI_DGRAM_PENDING && p->req_sent &&
+		    p->xid == m->xid && p->peer_pe == m->src_pe &&
+		    p->peer_inst == m->src_inst &&
+		    p->dom->inst_id == m->dst_inst &&
+		    p->dom->kernel == m->kernel &&
+		    p->dom->cookie == m->cookie) {
+			kgni_dg_end(kdev, p, p->cancelling ?
+				    KGNI_DGRAM_TERMINATED : KGNI_DGRAM_ERROR);
+			return;
+		}
+	}
+}
+
 static void kgni_dg_receive(struct kgni_dev *kdev, const struct kgni_dg_in *m)
 {
 	switch (m->type) {
@@ -675,6 +756,9 @@ static void kgni_dg_receive(struct kgni_dev *kdev, const struct kgni_dg_in *m)
 		break;
 	case KGNI_DG_CANCEL_ACK:
 		kgni_dg_on_cancel_ack(kdev, m);
+		break;
+	case KGNI_DG_NAK:
+		kgni_dg_on_nak(kdev, m);
 		break;
 	}
 }
@@ -775,7 +859,7 @@ static void kgni_dg_rx(struct kgni_dev *kdev)
 	struct kgni_dg_in m;
 	unsigned int n, i;
 	__le64 *copy;
-	u64 qw2, len;
+	u64 qw2, src, len;
 	bool ok;
 
 	for (n = 0; n < KGNI_DG_RX_SLOTS; n++) {
@@ -786,14 +870,27 @@ static void kgni_dg_rx(struct kgni_dev *kdev)
 			break;
 		rmb();	/* the buffer is written before COMPLETE */
 		len = qw2 >> GEMINI_BTE_RXCPY_LEN_SHIFT;
+		src = le64_to_cpu(READ_ONCE(copy[3]));
 		ok = !((qw2 >> GEMINI_BTE_RX_ERR_STATUS_SHIFT) &
 		       GEMINI_BTE_RX_ERR_STATUS_MASK) &&
 		     len <= KGNI_DG_BUF &&
 		     kgni_dg_decode(dg->rx_buf + i * KGNI_DG_BUF, len, &m);
 		kgni_dg_lock(kdev, true, &flags);
-		if (ok)
+		/*
+		 * The message says who sent it; the network says it too.  A
+		 * node's kernel that names another PE is not believed.
+		 */
+		if (ok && (!(src & GEMINI_BTE_RXCPY_SRC_VALID) ||
+			   (src & GEMINI_PE_MASK) != m.src_pe)) {
+			dg->forged++;
+			ok = false;
+			dev_warn_ratelimited(&kdev->pdev->dev,
+					     "datagram from PE %#llx says it is from PE %#x: dropped\n",
+					     src & GEMINI_PE_MASK, m.src_pe);
+		} else if (ok) {
 			kgni_dg_receive(kdev, &m);
-		else
+		}
+		if (!ok)
 			dg->dropped++;
 		kgni_dg_unlock(kdev, flags);
 		WRITE_ONCE(copy[1], 0);
@@ -1107,15 +1204,16 @@ static struct kgni_dg_req *kgni_dg_dequeue(struct kgni_dev *kdev,
  * Return: 0, -EMSGSIZE past KGNI_DGRAM_MAX_DATA, -ENOMEM, -EPERM without
  * a CDM, -ENOLINK once the domain's job was released, -ENODEV without
  * the datagram service, -EBUSY while @key has a datagram not collected,
- * -ENOSPC past the domain's KGNI_DGRAM_MAX_POSTS.
+ * -ENOSPC past the domain's KGNI_DGRAM_MAX_POSTS, -EDQUOT past its job's
+ * kgni_job_dgrams (a file's).
  */
 int kgni_dg_post(struct kgni_dev *kdev, struct kgni_dom *dom, u64 key,
 		 u64 id, bool bound, u32 peer_pe, u32 peer_inst,
 		 const void *data, u16 len, void *out_buf, u16 buf_size)
 {
 	struct kgni_dgrams *dg;
+	unsigned int mine = 0, job = 0;
 	struct kgni_dg *p, *o;
-	unsigned int mine = 0;
 	struct kgni_dg_req *q;
 	unsigned long flags;
 	struct kgni_dg_in m;
@@ -1148,10 +1246,15 @@ int kgni_dg_post(struct kgni_dev *kdev, struct kgni_dom *dom, u64 key,
 	ret = -EBUSY;
 	if (kgni_dg_find(kdev, dom, KGNI_DG_BY_KEY, key, 0))
 		goto err;
-	list_for_each_entry(o, &dg->posts, node)
+	list_for_each_entry(o, &dg->posts, node) {
 		mine += o->dom == dom;
+		job += kgni_dom_same_job(o->dom, dom);
+	}
 	ret = -ENOSPC;
 	if (mine >= KGNI_DGRAM_MAX_POSTS)
+		goto err;
+	ret = -EDQUOT;
+	if (!dom->kernel && job >= READ_ONCE(kgni_job_dgrams))
 		goto err;
 	p->xid = ++dg->next_xid;
 	list_add_tail(&p->node, &dg->posts);

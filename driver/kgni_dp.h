@@ -68,9 +68,11 @@ static inline u64 kgni_map_offset(enum kgni_map_kind kind, u32 id)
  * @mdd_qw2_no_cq: its MDD's QW2 naming no CQ (kgni_mem_cq_detach())
  * @hndl: the memory handle given to user space
  * @readonly: registered KGNI_MEM_READONLY: the network may not write it
+ * @dom: its domain, whose counts of MDDs and GART entries it is in
  */
 struct kgni_mem {
 	struct list_head node;
+	struct kgni_dom *dom;
 	u32 mdh;
 	u32 gart_first;
 	u32 mrt_first;
@@ -124,10 +126,19 @@ struct kgni_cq {
  * @id: the descriptor: a general one, 0 to GEMINI_NUM_FMA - 1, or (a
  *      kernel domain's) an OS one, GEMINI_FMA_OS_FIRST and up
  * @cq: its cq_hndl
- * @ref: the domain's list holds one, each mapping one; the last gives the
- *       number back, unless @stuck
- * @stuck: it did not go idle after being disabled: never handed out again
+ * @ref: the domain's list (or the drain list) holds one, each mapping
+ *       one; the last gives the number back, unless @stuck
+ * @stuck: it did not go idle after being disabled: never handed out again,
+ *         nor its CQ's number
  * @kdev: the device
+ * @job: draining: index of its job in &kgni_dev.jobs (its quota counts
+ *       it), or -1 for a kernel domain's
+ * @job_gen: that job's generation
+ * @deadline: draining: when it is given up as stuck, in jiffies
+ *
+ * Freed, it is disabled and goes from its domain's list to the device's
+ * drain list, holding a reference on its CQ (@cq->users no longer counts
+ * it), until the device has ended its sequences (kgni_drain_work()).
  */
 struct kgni_fma {
 	struct list_head node;
@@ -136,6 +147,9 @@ struct kgni_fma {
 	refcount_t ref;
 	bool stuck;
 	struct kgni_dev *kdev;
+	int job;
+	u32 job_gen;
+	unsigned long deadline;
 };
 
 /**
@@ -230,6 +244,31 @@ static inline void __iomem *kgni_mmr(struct kgni_dev *kdev, u64 off)
 /* kgni_job.c */
 int kgni_dom_usable(const struct kgni_dom *dom);
 
+/* kgni_main.c: the per-job quotas, and the datagram queue's shares */
+extern unsigned int kgni_job_fmas;
+extern unsigned int kgni_job_mdds;
+extern unsigned int kgni_job_gart;
+extern unsigned int kgni_job_dgrams;
+extern unsigned int kgni_dg_src_reqs;
+extern unsigned int kgni_dg_kernel_reqs;
+
+/**
+ * struct kgni_job_use - what the domains of one job hold on a NIC
+ * @fma: FMA descriptors, those still draining included
+ * @mdd: registrations
+ * @gart: GART entries
+ */
+struct kgni_job_use {
+	unsigned int fma;
+	unsigned int mdd;
+	unsigned long gart;
+};
+
+/* kgni_fma.c (dp_lock held) */
+bool kgni_dom_same_job(const struct kgni_dom *a, const struct kgni_dom *b);
+void kgni_job_use(struct kgni_dev *kdev, const struct kgni_dom *dom,
+		  struct kgni_job_use *use);
+
 /**
  * struct kgni_mdh_hold - an MDH number a kernel client's deregistration
  *                        holds (gni_mem_deregister() with a hold timeout)
@@ -291,6 +330,7 @@ int kgni_fma_alloc(struct kgni_dev *kdev, struct kgni_dom *dom, u32 cq_id,
 		   u32 *fma_id);
 int kgni_fma_free(struct kgni_dev *kdev, struct kgni_dom *dom, u32 fma_id,
 		  bool live);
+void kgni_fma_drain_fini(struct kgni_dev *kdev);
 
 /* kgni_bte.c */
 /* The kernel's BTE channel, and its interrupts (RX, then TX) */
@@ -305,6 +345,7 @@ bool kgni_bte_keep_mdh(struct kgni_dev *kdev, u32 mdh);
 unsigned int kgni_bte_ring(struct kgni_dev *kdev, unsigned int vc,
 			   const u64 *qw);
 void kgni_bte_reclaim(struct kgni_dev *kdev);
+bool kgni_bte_orphans(struct kgni_dev *kdev);
 void kgni_bte_drain(struct kgni_dev *kdev, struct kgni_dom *dom,
 		    bool live);
 int kgni_rdma_post(struct kgni_dev *kdev, struct kgni_dom *dom,

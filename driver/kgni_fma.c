@@ -8,8 +8,8 @@
  * descriptors come from the same allocator (kgni_kfma.c maps them in the
  * kernel instead), the OS descriptors first.
  */
-#include <linux/delay.h>
 #include <linux/jiffies.h>
+#include <linux/moduleparam.h>
 #include <linux/slab.h>
 
 #include "kgni_dp.h"
@@ -93,54 +93,146 @@ static unsigned int kgni_fma_ssids(struct kgni_dev *kdev, u32 d)
 	return (st >> GEMINI_FMA_STAT_SSID_SHIFT) & GEMINI_FMA_STAT_SSID_MASK;
 }
 
+/* How often the drain work looks at descriptors that are not idle yet */
+#define KGNI_DRAIN_POLL_MS	2
+
 /*
- * Free FMA descriptors @fma[0..n-1] (dp_lock held): remove their mappings,
- * disable them, then wait until their sequences have ended, so that no
- * completion of the old owner can reach a later owner of the descriptor
- * or of the CQ it names.  The device ends every sequence of a disabled
- * descriptor within GEMINI_FMA_TIMEOUT_MS; one still busy after that is
- * never given out again.
+ * How long a freed descriptor may stay busy before it is given up as
+ * stuck.  The device ends a disabled descriptor's sequences within
+ * GEMINI_FMA_TIMEOUT_MS; a test makes it shorter to see a stuck one.
  */
-static void kgni_fmas_free(struct kgni_dev *kdev, struct kgni_dom *dom,
-			   struct kgni_fma **fma, unsigned int n, bool live)
+static unsigned int kgni_fma_drain_ms = GEMINI_FMA_TIMEOUT_MS + 1000;
+module_param_named(fma_drain_ms, kgni_fma_drain_ms, uint, 0644);
+MODULE_PARM_DESC(fma_drain_ms,
+		 "ms a freed FMA descriptor may stay busy before it and its CQ are never used again (default 3000)");
+
+/* Give back a drained descriptor: its number and its CQ's (dp_lock held). */
+static void kgni_fma_release(struct kgni_fma *fma)
+{
+	list_del(&fma->node);
+	kgni_cq_put(fma->cq);
+	kgni_fma_put(fma);
+}
+
+/*
+ * Free descriptor @fma of @dom (dp_lock held): remove its mappings and
+ * disable it.  No completion of the old owner may reach a later owner of
+ * the descriptor or of the CQ it names, so it keeps both numbers until
+ * the device has ended its sequences, which it does for a disabled
+ * descriptor within GEMINI_FMA_TIMEOUT_MS.  That is waited for by the
+ * drain work, not here: the caller holds dp_lock, which every other
+ * file's data path needs (a PUT to an unreachable PE takes the whole
+ * timeout).  Until then it still counts in its job's quota.
+ */
+static void kgni_fma_retire(struct kgni_dev *kdev, struct kgni_dom *dom,
+			    struct kgni_fma *fma, bool live)
 {
 	static const enum kgni_map_kind win[] = {
 		KGNI_MAP_FMA_PUT_WC, KGNI_MAP_FMA_PUT_UC, KGNI_MAP_FMA_GET,
 	};
-	unsigned long deadline = jiffies +
-		msecs_to_jiffies(GEMINI_FMA_TIMEOUT_MS + 1000);
-	unsigned int i, k, busy;
+	unsigned int k;
 
-	for (i = 0; i < n; i++) {
-		kgni_zap(dom->file,
-			 kgni_map_offset(KGNI_MAP_FMA_USER, fma[i]->id),
-			 PAGE_SIZE);
-		for (k = 0; k < ARRAY_SIZE(win); k++)
-			kgni_zap(dom->file,
-				 kgni_map_offset(win[k], fma[i]->id),
-				 KGNI_FMA_MAP_SIZE);
-		if (live)
-			kgni_fma_program(kdev, fma[i]->id, 0, 0);
+	kgni_zap(dom->file, kgni_map_offset(KGNI_MAP_FMA_USER, fma->id),
+		 PAGE_SIZE);
+	for (k = 0; k < ARRAY_SIZE(win); k++)
+		kgni_zap(dom->file, kgni_map_offset(win[k], fma->id),
+			 KGNI_FMA_MAP_SIZE);
+	list_del(&fma->node);
+	dom->nfma--;
+	fma->cq->users--;
+	if (live)
+		kgni_fma_program(kdev, fma->id, 0, 0);
+	if (!live || !kgni_fma_ssids(kdev, fma->id)) {
+		kgni_fma_put(fma);
+		return;
 	}
-	for (;;) {
-		busy = 0;
-		for (i = 0; live && i < n; i++)
-			busy += !!kgni_fma_ssids(kdev, fma[i]->id);
-		if (!busy || time_after(jiffies, deadline))
-			break;
-		usleep_range(200, 2000);
-	}
-	for (i = 0; i < n; i++) {
-		if (busy && kgni_fma_ssids(kdev, fma[i]->id)) {
-			dev_warn(&kdev->pdev->dev,
-				 "FMA descriptor %u still busy %u ms after it was disabled: not used again\n",
-				 fma[i]->id, GEMINI_FMA_TIMEOUT_MS + 1000);
-			fma[i]->stuck = true;
+	/* The drain list takes the domain's reference; the CQ one more */
+	refcount_inc(&fma->cq->ref);
+	fma->job = dom->kernel ? -1 : (int)dom->job;
+	fma->job_gen = dom->job_gen;
+	fma->deadline = jiffies +
+			msecs_to_jiffies(READ_ONCE(kgni_fma_drain_ms));
+	list_add_tail(&fma->node, &kdev->fma_drain);
+	mod_delayed_work(system_wq, &kdev->drain_work,
+			 msecs_to_jiffies(KGNI_DRAIN_POLL_MS));
+}
+
+/*
+ * Give back the draining descriptors that went idle; one still busy past
+ * its deadline is stuck: it keeps its number and its CQ's for good (the
+ * device may still end its sequence into that CQ).  Without the device
+ * they all go.  dp_lock held.  Whether any is left to look at.
+ */
+static bool kgni_fma_drain(struct kgni_dev *kdev, bool live)
+{
+	struct kgni_fma *fma, *next;
+	bool left = false;
+
+	list_for_each_entry_safe(fma, next, &kdev->fma_drain, node) {
+		if (!live) {
+			kgni_fma_release(fma);
+			continue;
 		}
-		fma[i]->cq->users--;
-		list_del(&fma[i]->node);
-		kgni_fma_put(fma[i]);
+		if (fma->stuck)
+			continue;
+		if (!kgni_fma_ssids(kdev, fma->id)) {
+			kgni_fma_release(fma);
+		} else if (time_after(jiffies, fma->deadline)) {
+			dev_warn(&kdev->pdev->dev,
+				 "FMA descriptor %u still busy after it was disabled: neither it nor CQ %u is used again\n",
+				 fma->id, fma->cq->id);
+			fma->stuck = true;
+		} else {
+			left = true;
+		}
 	}
+	return left;
+}
+
+/**
+ * kgni_drain_work() - give back what waited for the device to go idle
+ * @work: &kgni_dev.drain_work
+ *
+ * Freed FMA descriptors (kgni_fma_retire()) and the BTE's orphans
+ * (kgni_bte_drain()) end on the device's time, not their owner's: this
+ * looks at them every KGNI_DRAIN_POLL_MS while any is left, holding
+ * dp_lock only to look.
+ */
+void kgni_drain_work(struct work_struct *work)
+{
+	struct kgni_dev *kdev = container_of(to_delayed_work(work),
+					     struct kgni_dev, drain_work);
+	bool live, again;
+
+	mutex_lock(&kdev->dp_lock);
+	/* Remove clears fma_priv under dp_lock, after marking the device gone */
+	live = kdev->fma_priv && !READ_ONCE(kdev->gone);
+	again = kgni_fma_drain(kdev, live);
+	if (live) {
+		kgni_bte_reclaim(kdev);
+		again |= !kdev->bte_stopped && kgni_bte_orphans(kdev);
+	}
+	mutex_unlock(&kdev->dp_lock);
+	if (again)
+		queue_delayed_work(system_wq, &kdev->drain_work,
+				   msecs_to_jiffies(KGNI_DRAIN_POLL_MS));
+}
+
+/**
+ * kgni_fma_drain_fini() - give back every draining descriptor, at remove
+ * @kdev: the device, after kgni_ioctl_shutdown(): nothing retires one
+ *        on a live device any more
+ *
+ * The stuck ones too: the device will not write anything again.
+ *
+ * Context: takes dp_lock.
+ */
+void kgni_fma_drain_fini(struct kgni_dev *kdev)
+{
+	cancel_delayed_work_sync(&kdev->drain_work);
+	mutex_lock(&kdev->dp_lock);
+	kgni_fma_drain(kdev, false);
+	mutex_unlock(&kdev->dp_lock);
 }
 
 /**
@@ -148,26 +240,57 @@ static void kgni_fmas_free(struct kgni_dev *kdev, struct kgni_dom *dom,
  * @kdev: the device
  * @dom: the domain
  * @live: the device may be touched: the descriptors are disabled and
- *        waited for
+ *        drained (kgni_fma_retire())
  *
- * Context: dp_lock held.
+ * Context: dp_lock held; does not sleep.
  */
 void kgni_fmas_free_all(struct kgni_dev *kdev, struct kgni_dom *dom,
 			bool live)
 {
-	struct kgni_fma *batch[16], *fma;
-	unsigned int n;
+	struct kgni_fma *fma, *next;
 
-	do {
-		n = 0;
-		list_for_each_entry(fma, &dom->fmas, node) {
-			batch[n++] = fma;
-			if (n == ARRAY_SIZE(batch))
-				break;
-		}
-		if (n)
-			kgni_fmas_free(kdev, dom, batch, n, live);
-	} while (n);
+	list_for_each_entry_safe(fma, next, &dom->fmas, node)
+		kgni_fma_retire(kdev, dom, fma, live);
+}
+
+/**
+ * kgni_dom_same_job() - whether two domains are files of one job
+ * @a: a domain
+ * @b: another
+ *
+ * Kernel domains are of no job: they are held to no quota.
+ */
+bool kgni_dom_same_job(const struct kgni_dom *a, const struct kgni_dom *b)
+{
+	return a->attached && b->attached && !a->kernel && !b->kernel &&
+	       a->job == b->job && a->job_gen == b->job_gen;
+}
+
+/**
+ * kgni_job_use() - what the job of a domain holds on the NIC
+ * @kdev: the device
+ * @dom: an attached file's domain
+ * @use: the sums over the job's domains, and its draining descriptors
+ *
+ * Context: dp_lock held.
+ */
+void kgni_job_use(struct kgni_dev *kdev, const struct kgni_dom *dom,
+		  struct kgni_job_use *use)
+{
+	const struct kgni_dom *d;
+	const struct kgni_fma *fma;
+
+	memset(use, 0, sizeof(*use));
+	list_for_each_entry(d, &kdev->doms, node) {
+		if (!kgni_dom_same_job(d, dom))
+			continue;
+		use->fma += d->nfma;
+		use->mdd += d->nmdd;
+		use->gart += d->ngart;
+	}
+	list_for_each_entry(fma, &kdev->fma_drain, node)
+		use->fma += fma->job == (int)dom->job &&
+			    fma->job_gen == dom->job_gen;
 }
 
 /*
@@ -202,8 +325,9 @@ static u32 kgni_fma_pick(struct kgni_dev *kdev, const struct kgni_dom *dom)
  * Context: process context, may sleep; ctl_rwsem held for reading with
  * the device alive; takes dp_lock.
  * Return: 0, -EINVAL for a CQ that is not the domain's, -EPERM without a
- * CDM, -ENOLINK once the domain's job was released, -ENOMEM, -ENOSPC
- * without a free descriptor.
+ * CDM, -ENOLINK once the domain's job was released, -ENOMEM, -EDQUOT
+ * past the job's kgni_job_fmas (a file's; freed ones count until they
+ * have drained), -ENOSPC without a free descriptor.
  */
 int kgni_fma_alloc(struct kgni_dev *kdev, struct kgni_dom *dom, u32 cq_id,
 		   u32 *fma_id)
@@ -228,6 +352,15 @@ int kgni_fma_alloc(struct kgni_dev *kdev, struct kgni_dom *dom, u32 cq_id,
 		ret = -EINVAL;
 		goto err_unlock;
 	}
+	if (!dom->kernel) {
+		struct kgni_job_use use;
+
+		kgni_job_use(kdev, dom, &use);
+		if (use.fma >= kgni_job_fmas) {
+			ret = -EDQUOT;
+			goto err_unlock;
+		}
+	}
 	d = kgni_fma_pick(kdev, dom);
 	if (d >= GEMINI_FMA_NUM_DESC) {
 		ret = -ENOSPC;
@@ -242,6 +375,7 @@ int kgni_fma_alloc(struct kgni_dev *kdev, struct kgni_dom *dom, u32 cq_id,
 	      ((u64)dom->ptag << GEMINI_FMA_DEST_PTAG_SHIFT);
 	kgni_fma_program(kdev, d, qw3, GEMINI_FMA_MODE2_FMA_ENABLE);
 	list_add_tail(&fma->node, &dom->fmas);
+	dom->nfma++;
 	*fma_id = d;
 	mutex_unlock(&kdev->dp_lock);
 	return 0;
@@ -289,11 +423,12 @@ int kgni_ioctl_fma_alloc(struct kgni_ucmd *ucmd)
  * @fma_id: the descriptor
  * @live: the device may be touched (not removed)
  *
- * Its mappings are removed, and it is disabled and waited for as at a
- * domain's teardown (kgni_fmas_free_all()).
+ * Its mappings are removed, and it is disabled and drained as at a
+ * domain's teardown (kgni_fmas_free_all()): its number and its CQ's are
+ * given back once the device has ended its sequences, not before this
+ * returns.
  *
- * Context: process context, may sleep; ctl_rwsem held for reading; takes
- * dp_lock.
+ * Context: process context; ctl_rwsem held for reading; takes dp_lock.
  * Return: 0, -EINVAL for a descriptor that is not the domain's, -ENOLINK
  * once the domain's job was released.
  */
@@ -308,7 +443,7 @@ int kgni_fma_free(struct kgni_dev *kdev, struct kgni_dom *dom, u32 fma_id,
 		ret = -ENOLINK;
 	list_for_each_entry(fma, &dom->fmas, node) {
 		if (fma->id == fma_id) {
-			kgni_fmas_free(kdev, dom, &fma, 1, live);
+			kgni_fma_retire(kdev, dom, fma, live);
 			ret = 0;
 			break;
 		}

@@ -49,6 +49,7 @@
 /* The post states are uGNI's, and so is the most data each way. */
 static_assert(GNI_POST_PENDING == KGNI_DGRAM_PENDING);
 static_assert(GNI_POST_COMPLETED == KGNI_DGRAM_COMPLETED);
+static_assert(GNI_POST_ERROR == KGNI_DGRAM_ERROR);
 static_assert(GNI_POST_TIMEOUT == KGNI_DGRAM_TIMEOUT);
 static_assert(GNI_POST_TERMINATED == KGNI_DGRAM_TERMINATED);
 static_assert(GNI_DATAGRAM_MAXSIZE == KGNI_DGRAM_MAX_DATA);

@@ -28,6 +28,38 @@ static unsigned int kgni_major;
 module_param(kgni_major, uint, 0444);
 MODULE_PARM_DESC(kgni_major, "Major number of /dev/kgniN (default 0: dynamic)");
 
+/*
+ * What one job (the files attached to one configured (ptag, cookie)) may
+ * hold on a NIC, so that it cannot starve the others; kernel clients are
+ * not held to them.  Past one, the call fails with EDQUOT (uGNI's
+ * GNI_RC_ERROR_RESOURCE).  Root may change them at any time; what is
+ * held already stays.
+ */
+unsigned int kgni_job_fmas = 48;
+module_param_named(job_fmas, kgni_job_fmas, uint, 0644);
+MODULE_PARM_DESC(job_fmas,
+		 "FMA descriptors one job may hold on a NIC, those still draining included (default 48 of 64)");
+unsigned int kgni_job_mdds = 3072;
+module_param_named(job_mdds, kgni_job_mdds, uint, 0644);
+MODULE_PARM_DESC(job_mdds,
+		 "memory registrations (MDDs) one job may hold on a NIC (default 3072 of 4096)");
+unsigned int kgni_job_gart = 49152;
+module_param_named(job_gart, kgni_job_gart, uint, 0644);
+MODULE_PARM_DESC(job_gart,
+		 "GART entries (4 KiB pages) one job's registrations may hold (default 49152 of at most 65536)");
+unsigned int kgni_job_dgrams = 2048;
+module_param_named(job_dgrams, kgni_job_dgrams, uint, 0644);
+MODULE_PARM_DESC(job_dgrams,
+		 "datagrams one job may have posted and not collected on a NIC (default 2048)");
+unsigned int kgni_dg_src_reqs = 256;
+module_param_named(dgram_source_reqs, kgni_dg_src_reqs, uint, 0644);
+MODULE_PARM_DESC(dgram_source_reqs,
+		 "early datagrams a NIC keeps from one (source, ptag, cookie); more are refused with an error the sender sees (default 256)");
+unsigned int kgni_dg_kernel_reqs = 128;
+module_param_named(dgram_kernel_reqs, kgni_dg_kernel_reqs, uint, 0644);
+MODULE_PARM_DESC(dgram_kernel_reqs,
+		 "of the 1024 early datagrams a NIC keeps, how many only kernel clients' may take (default 128)");
+
 static dev_t kgni_devt;
 static DEFINE_IDA(kgni_ida);
 
@@ -129,6 +161,8 @@ struct kgni_dev *kgni_dev_alloc(struct pci_dev *pdev)
 	spin_lock_init(&kdev->dg_lock);
 	init_waitqueue_head(&kdev->dg_wq);
 	INIT_DELAYED_WORK(&kdev->dg_work, kgni_dg_work);
+	INIT_DELAYED_WORK(&kdev->drain_work, kgni_drain_work);
+	INIT_LIST_HEAD(&kdev->fma_drain);
 	mutex_init(&kdev->dp_lock);
 	INIT_LIST_HEAD(&kdev->doms);
 	kgni_kapi_dev_init(kdev);

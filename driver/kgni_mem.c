@@ -234,6 +234,7 @@ void kgni_dp_stop(struct kgni_dev *kdev)
  */
 void kgni_dp_unmap(struct kgni_dev *kdev)
 {
+	kgni_fma_drain_fini(kdev);
 	mutex_lock(&kdev->dp_lock);
 	kgni_dg_fini(kdev);
 	kgni_bte_unmap(kdev);
@@ -356,6 +357,9 @@ void kgni_mem_free(struct kgni_dev *kdev, struct kgni_mem *mem, bool live)
 	 * and invalidated the MRT entries.
 	 */
 	clear_bit(mem->mdh, kdev->mdd_map);
+	mem->dom->nmdd--;
+	if (!mem->mrt_count)
+		mem->dom->ngart -= mem->npages;
 	if (mem->cq)
 		mem->cq->users--;
 	kgni_mem_put_pages(mem->pages, mem->npages, mem->mm, true);
@@ -458,12 +462,12 @@ static bool kgni_mrt_alloc(struct kgni_dev *kdev, u32 n, u32 *first)
 /*
  * Map @mem's pages for the device and return the MDD's base: through the
  * MRT if @mrt_pages (its page count, from kgni_mrt_pages()) and entries
- * are free, else through the GART; false if neither has room.  Context:
- * dp_lock held.  No IOMMU in front of the device: bus address = physical
- * address.
+ * are free, else through the GART if @gart_ok (within the job's quota);
+ * 0, -EDQUOT, or -ENOSPC if neither has room.  Context: dp_lock held.
+ * No IOMMU in front of the device: bus address = physical address.
  */
-static bool kgni_mem_map(struct kgni_dev *kdev, struct kgni_mem *mem,
-			 u32 mrt_pages, u64 *base)
+static int kgni_mem_map(struct kgni_dev *kdev, struct kgni_mem *mem,
+			u32 mrt_pages, bool gart_ok, u64 *base)
 {
 	unsigned long i;
 
@@ -483,10 +487,12 @@ static bool kgni_mem_map(struct kgni_dev *kdev, struct kgni_mem *mem,
 		}
 		*base = ((u64)mem->mrt_first << KGNI_MRT_SHIFT) +
 			(mem->va & (KGNI_MRT_SIZE - 1));
-		return true;
+		return 0;
 	}
+	if (!gart_ok)
+		return -EDQUOT;
 	if (!kgni_gart_alloc(kdev, mem->npages, &mem->gart_first))
-		return false;
+		return -ENOSPC;
 	for (i = 0; i < mem->npages; i++) {
 		phys_addr_t phys = page_to_phys(mem->pages[i]);
 
@@ -494,7 +500,7 @@ static bool kgni_mem_map(struct kgni_dev *kdev, struct kgni_mem *mem,
 			cpu_to_le64(VGEMINI_GART_ENTRY(phys));
 	}
 	*base = VGEMINI_GART_ADDR(mem->gart_first);
-	return true;
+	return 0;
 }
 
 /* The whole pages that hold segment @seg */
@@ -578,8 +584,10 @@ err_unpin:
  * Context: process context, may sleep; ctl_rwsem held for reading with
  * the device alive; takes dp_lock.
  * Return: 0, -EPERM without a CDM, -ENOLINK once the domain's job was
- * released, -EINVAL for a CQ that is not the domain's, -ENOMEM, -ENOSPC
- * without a free MDD or run of MRT or GART entries.
+ * released, -EINVAL for a CQ that is not the domain's, -ENOMEM, -EDQUOT
+ * past the job's kgni_job_mdds registrations or kgni_job_gart GART
+ * entries (a file's), -ENOSPC without a free MDD or run of MRT or GART
+ * entries.
  */
 int kgni_mem_create(struct kgni_dev *kdev, struct kgni_dom *dom, u32 flags,
 		    u32 cq_id, struct page **pages, unsigned long npages,
@@ -587,6 +595,8 @@ int kgni_mem_create(struct kgni_dev *kdev, struct kgni_dom *dom, u32 flags,
 {
 	bool writable = !(flags & KGNI_MEM_READONLY);
 	struct kgni_cq *cq = NULL;
+	struct kgni_job_use use;
+	bool gart_ok = true;
 	u32 mrt_pages = 0;
 	struct kgni_mem *mem;
 	u64 base, modes;
@@ -616,15 +626,29 @@ int kgni_mem_create(struct kgni_dev *kdev, struct kgni_dom *dom, u32 flags,
 			goto err_unlock;
 		}
 	}
+	if (!dom->kernel) {
+		kgni_job_use(kdev, dom, &use);
+		if (use.mdd >= kgni_job_mdds) {
+			ret = -EDQUOT;
+			goto err_unlock;
+		}
+		gart_ok = use.gart + npages <= kgni_job_gart;
+	}
 	mdh = find_first_zero_bit(kdev->mdd_map, GEMINI_NUM_MDD);
-	/* The entries first, then the MDD (writeq orders them before it) */
-	if (mdh >= GEMINI_NUM_MDD ||
-	    !kgni_mem_map(kdev, mem, mrt_pages, &base)) {
+	if (mdh >= GEMINI_NUM_MDD) {
 		ret = -ENOSPC;
 		goto err_unlock;
 	}
+	/* The entries first, then the MDD (writeq orders them before it) */
+	ret = kgni_mem_map(kdev, mem, mrt_pages, gart_ok, &base);
+	if (ret)
+		goto err_unlock;
 	set_bit(mdh, kdev->mdd_map);
 	mem->mdh = mdh;
+	mem->dom = dom;
+	dom->nmdd++;
+	if (!mem->mrt_count)
+		dom->ngart += npages;
 	mem->cq = cq;
 	if (cq)
 		cq->users++;

@@ -572,6 +572,12 @@
 #define GEMINI_BTE_RX_ERR_LOC_MASK	0x7ull
 #define GEMINI_BTE_RX_ERR_STATUS_SHIFT	5
 #define GEMINI_BTE_RX_ERR_STATUS_MASK	0xfull
+/*
+ * QW4, unused on Gemini, is vgemini's: the PE the message came from, as the
+ * network saw it (the packet's source node and NIC, not what the sender
+ * wrote in the message), with SRC_VALID set.
+ */
+#define GEMINI_BTE_RXCPY_SRC_VALID	(1ull << 63)
 
 /* RX channel descriptor: 4 qwords at a 64-byte pitch, one per VC */
 #define GEMINI_MMR_BTE_RX_CHAN_ENTRY(vc) (GEMINI_MMR_BTE_RX_CHAN + \

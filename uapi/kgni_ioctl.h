@@ -742,6 +742,8 @@ struct kgni_mem_register_segments {
 /* A datagram's state: the values of uGNI's gni_post_state_t */
 #define KGNI_DGRAM_PENDING		0
 #define KGNI_DGRAM_COMPLETED		1
+/* The target's kgni refused it: it keeps no more early ones from us. */
+#define KGNI_DGRAM_ERROR		2
 #define KGNI_DGRAM_TIMEOUT		3
 #define KGNI_DGRAM_TERMINATED		4
 
@@ -766,10 +768,13 @@ struct kgni_mem_register_segments {
  * their cookies agree, each targets the other's PE and inst_id (a
  * wildcard: any PE and inst_id) and each is the other's peer if bound;
  * then each side has the other's data.  A datagram that arrives before a
- * matching post waits for it at the target.  Needs a CDM (EPERM); EBUSY
- * while @ep_key has a datagram not collected; EMSGSIZE past
- * KGNI_DGRAM_MAX_DATA; ENOSPC past KGNI_DGRAM_MAX_POSTS; EINVAL for bad
- * flags or a reserved field; EFAULT.
+ * matching post waits for it at the target, unless the target already
+ * keeps as many early ones from this (PE, ptag, cookie) as it allows, or
+ * its queue is full: then it is refused and ends KGNI_DGRAM_ERROR here.
+ * Needs a CDM (EPERM); EBUSY while @ep_key has a datagram not collected;
+ * EMSGSIZE past KGNI_DGRAM_MAX_DATA; ENOSPC past KGNI_DGRAM_MAX_POSTS;
+ * EDQUOT past the datagrams the file's job may have (kgni's job_dgrams
+ * parameter); EINVAL for bad flags or a reserved field; EFAULT.
  */
 struct kgni_dgram_post {
 	__u32 size;

@@ -51,6 +51,14 @@
 #define SMSG_PULL_EVERY_NOWAIT	8u
 
 /*
+ * Most slots of a peer's mailbox: a copy of each is kept here, so the
+ * peer's connect data would otherwise choose what a connection costs
+ * (65535 slots of our msg_maxsize).  Real clients use tens to a few
+ * hundred (Open MPI's btl/ugni 32, ipogif up to 256, gnilnd 256).
+ */
+#define SMSG_MAX_PEER_CREDIT	1024u
+
+/*
  * An endpoint's SMSG connection: its own mailbox, where the peer writes,
  * and the place of the peer's, where it writes.
  */
@@ -165,7 +173,8 @@ gni_return_t gnicore_smsg_init(struct gnicore_ep *ep,
 	 * whole buffer's to others: it must hold a mailbox.  The memory
 	 * handles bound where the mailboxes may lie.
 	 */
-	if (l->msg_maxsize != r->msg_maxsize || mbox_size(l) > l->buff_size)
+	if (l->msg_maxsize != r->msg_maxsize || mbox_size(l) > l->buff_size ||
+	    r->mbox_maxcredit > SMSG_MAX_PEER_CREDIT)
 		return GNI_RC_INVALID_PARAM;
 	if (GNI_MEMHNDL_GET_CRC(r->mem_hndl) !=
 	    gnicore_memhndl_crc(&r->mem_hndl) ||

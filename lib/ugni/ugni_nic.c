@@ -30,6 +30,7 @@ gni_return_t ugni_errno_rc(int err)
 		return GNI_RC_PERMISSION_ERROR;
 	case ENOSPC:
 	case EBUSY:
+	case EDQUOT:	/* past a job's or a file's quota */
 		return GNI_RC_ERROR_RESOURCE;
 	case ENOMEM:
 		return GNI_RC_ERROR_NOMEM;

@@ -74,13 +74,16 @@ static void rx_complete(struct gemini_nic *nic, unsigned int ch,
 	uint64_t flags = GEMINI_BTE_RX_FLAG_COMPLETE |
 			 (has_imm ? GEMINI_BTE_RX_FLAG_IMM : 0) |
 			 (uint64_t)status << GEMINI_BTE_RX_ERR_STATUS_SHIFT;
-	uint8_t le[24];
+	uint8_t le[32];
 
 	vgemini_put_le64(le, b->rx[m->slot]);
 	vgemini_put_le64(le + 8, flags | len << GEMINI_BTE_RXCPY_LEN_SHIFT);
 	vgemini_put_le64(le + 16, imm);
-	/* QW1 and QW3 first: a kernel that sees COMPLETE finds them. */
-	if (gemini_dma_write(nic, copy + 16, le + 16, 8) ||
+	/* The source as the network saw it: a kernel trusts no other. */
+	vgemini_put_le64(le + 24, GEMINI_BTE_RXCPY_SRC_VALID |
+			 GEMINI_PE(m->src, m->src_nic));
+	/* QW1, QW3 and QW4 first: a kernel that sees COMPLETE finds them. */
+	if (gemini_dma_write(nic, copy + 16, le + 16, 16) ||
 	    gemini_dma_write(nic, copy, le, 8) ||
 	    gemini_dma_write(nic, copy + 8, le + 8, 8)) {
 		GEMINI_GUEST_ERROR(nic, BTE_CPU_COPY, ch, m->slot, copy);

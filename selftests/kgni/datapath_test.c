@@ -536,6 +536,12 @@ TEST_F_TIMEOUT(dp, gart_scattered, 120)
 #define HUGE		(2ul << 20)
 #define NR_HUGEPAGES	"/proc/sys/vm/nr_hugepages"
 
+/* kgni's per-job quotas and its FMA drain time (module parameters) */
+#define PARAM_JOB_FMAS		KGNI_MODULE_SYSFS "/parameters/job_fmas"
+#define PARAM_JOB_MDDS		KGNI_MODULE_SYSFS "/parameters/job_mdds"
+#define PARAM_JOB_GART		KGNI_MODULE_SYSFS "/parameters/job_gart"
+#define PARAM_FMA_DRAIN_MS	KGNI_MODULE_SYSFS "/parameters/fma_drain_ms"
+
 static long read_long(const char *path)
 {
 	char buf[32] = "";
@@ -625,11 +631,15 @@ TEST_F_TIMEOUT(dp, gart_exhausted, 120)
 	static __u64 h[MAX][2];
 	struct huge_buf hp;
 	unsigned int n;
+	long quota;
 	char *a;
 	int r = 0;
 
 	if (self->absent)
 		return;
+	/* The GART itself, not the job's share of it (job_quotas) */
+	quota = read_long(PARAM_JOB_GART);
+	ASSERT_EQ(0, write_long(PARAM_JOB_GART, 1l << 30));
 	a = anon((size_t)NP * PAGE);
 	ASSERT_NE(NULL, a);
 	for (n = 0; n < MAX; n++) {
@@ -659,6 +669,7 @@ TEST_F_TIMEOUT(dp, gart_exhausted, 120)
 					  KGNI_MEM_USE_GART, h[n]));
 		n++;
 	}
+	EXPECT_EQ(0, write_long(PARAM_JOB_GART, quota));
 	/* Closing the file (teardown) frees the rest. */
 }
 
@@ -1646,6 +1657,156 @@ TEST_F(dp, unprivileged)
 		       status);
 	EXPECT_EQ(0, job_configure(self->fd, KGNI_JOB_RELEASE, NOBODY_PTAG,
 				   NOBODY_COOKIE));
+}
+
+/* Unmap what dp_open() mapped */
+static void dp_unmap(struct dp_ctx *c)
+{
+	munmap((void *)c->ring, c->cq.ring_size);
+	munmap((void *)c->cq_user, PAGE);
+	munmap((void *)c->fma_user, PAGE);
+	munmap((void *)c->put_uc, c->fma.window_size);
+	munmap((void *)c->put_wc, PAGE);
+	munmap((void *)c->get, PAGE);
+}
+
+/* A PUT to a PE that is no node: its sequence stays open until timeout */
+static void put_nowhere(struct dp_ctx *c)
+{
+	fma_set(c, NO_SUCH_PE, 0, 1, 0, GEMINI_FMA_CMD_PUT);
+	*(volatile __u64 *)(c->put_uc + 0) = 0x5555aaaa5555aaaaull;
+	sync_ring(c, 0, 1);
+}
+
+/*
+ * A file whose FMA descriptor still waits for a PUT to a PE that is no
+ * node (GEMINI_FMA_TIMEOUT_MS, 2 s) closes at once: the descriptor
+ * drains after the close, not under the lock every other file needs.
+ * Until it has drained, its CQ's number is not given out again.
+ */
+TEST_F_TIMEOUT(dp, close_does_not_wait_for_fma, 60)
+{
+	struct kgni_cq_create cq = { .size = sizeof(cq), .entries = 16 };
+	struct kgni_cq_destroy cd = { .size = sizeof(cd) };
+	struct dp_ctx c;
+	double t0, took;
+	__u32 cq_id;
+	int fd2;
+
+	if (self->absent)
+		return;
+	wait_fabric(_metadata);
+	fd2 = open(KGNI_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, cdm_attach(fd2, TEST_PTAG, TEST_COOKIE, NULL));
+	dp_open(_metadata, fd2, &c);
+	cq_id = c.cq.cq_id;
+	put_nowhere(&c);
+	dp_unmap(&c);
+	t0 = kgni_now();
+	close(fd2);
+	took = kgni_now() - t0;
+	EXPECT_GT(1.0, took) TH_LOG("close took %.3f s", took);
+	t0 = kgni_now();
+	ASSERT_EQ(0, xioctl(self->fd, KGNI_IOC_CQ_CREATE, &cq));
+	took = kgni_now() - t0;
+	EXPECT_GT(1.0, took) TH_LOG("CQ_CREATE took %.3f s", took);
+	EXPECT_NE(cq_id, cq.cq_id);
+	cd.cq_id = cq.cq_id;
+	EXPECT_EQ(0, xioctl(self->fd, KGNI_IOC_CQ_DESTROY, &cd));
+}
+
+/*
+ * A descriptor still busy when its drain time runs out is stuck: it
+ * keeps its CQ's number for good, as a BTE orphan does, so that the CQ
+ * never goes to a later owner whom its late event could reach.
+ */
+TEST_F_TIMEOUT(dp, stuck_fma_keeps_its_cq, 60)
+{
+	struct kgni_cq_create cq = { .size = sizeof(cq), .entries = 16 };
+	struct kgni_cq_destroy cd = { .size = sizeof(cd) };
+	struct kgni_fma_free ff = { .size = sizeof(ff) };
+	struct dp_ctx c;
+	long drain;
+
+	if (self->absent)
+		return;
+	wait_fabric(_metadata);
+	drain = read_long(PARAM_FMA_DRAIN_MS);
+	ASSERT_LE(0, drain) TH_LOG("no %s", PARAM_FMA_DRAIN_MS);
+	ASSERT_EQ(0, write_long(PARAM_FMA_DRAIN_MS, 0));
+	dp_open(_metadata, self->fd, &c);
+	put_nowhere(&c);
+	dp_unmap(&c);
+	ff.fma_id = c.fma.fma_id;
+	EXPECT_EQ(0, xioctl(self->fd, KGNI_IOC_FMA_FREE, &ff));
+	usleep(200 * 1000);	/* the drain work gives it up */
+	EXPECT_EQ(0, write_long(PARAM_FMA_DRAIN_MS, drain));
+	cd.cq_id = c.cq.cq_id;
+	EXPECT_EQ(0, xioctl(self->fd, KGNI_IOC_CQ_DESTROY, &cd));
+	/* The lowest free number would be the destroyed CQ's. */
+	ASSERT_EQ(0, xioctl(self->fd, KGNI_IOC_CQ_CREATE, &cq));
+	EXPECT_NE(c.cq.cq_id, cq.cq_id);
+	cd.cq_id = cq.cq_id;
+	EXPECT_EQ(0, xioctl(self->fd, KGNI_IOC_CQ_DESTROY, &cd));
+}
+
+/*
+ * Per-job quotas: past job_fmas descriptors, job_mdds registrations or
+ * job_gart GART entries the job's files get EDQUOT (uGNI's
+ * GNI_RC_ERROR_RESOURCE), whichever file asks; what one frees another
+ * may take.
+ */
+TEST_F_TIMEOUT(dp, job_quotas, 60)
+{
+	struct kgni_fma_alloc fa = { .size = sizeof(fa) };
+	long fmas, mdds, gart;
+	__u64 h[3][2] = { { 0 } }, hg[2] = { 0 };
+	struct dp_ctx c;
+	char *a;
+	int fd2;
+
+	if (self->absent)
+		return;
+	fmas = read_long(PARAM_JOB_FMAS);
+	mdds = read_long(PARAM_JOB_MDDS);
+	gart = read_long(PARAM_JOB_GART);
+	ASSERT_TRUE(fmas >= 0 && mdds >= 0 && gart >= 0)
+		TH_LOG("no quota parameters in %s", KGNI_MODULE_SYSFS);
+	a = anon(8 * PAGE);
+	ASSERT_NE(NULL, a);
+	fd2 = open(KGNI_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, cdm_attach(fd2, TEST_PTAG, TEST_COOKIE, NULL));
+
+	ASSERT_EQ(0, write_long(PARAM_JOB_FMAS, 1));
+	dp_open(_metadata, self->fd, &c);
+	fa.cq_id = c.cq.cq_id;
+	EXPECT_EQ(-EDQUOT, xioctl(self->fd, KGNI_IOC_FMA_ALLOC, &fa));
+	dp_unmap(&c);
+
+	ASSERT_EQ(0, write_long(PARAM_JOB_MDDS, 2));
+	EXPECT_EQ(0, mem_register(self->fd, a, PAGE, 0, h[0]));
+	EXPECT_EQ(0, mem_register(fd2, a + PAGE, PAGE, 0, h[1]));
+	EXPECT_EQ(-EDQUOT, mem_register(self->fd, a + 2 * PAGE, PAGE, 0, h[2]));
+	EXPECT_EQ(-EDQUOT, mem_register(fd2, a + 2 * PAGE, PAGE, 0, h[2]));
+	EXPECT_EQ(0, mem_deregister(fd2, h[1]));
+	EXPECT_EQ(0, mem_register(self->fd, a + 2 * PAGE, PAGE, 0, h[2]));
+	EXPECT_EQ(0, write_long(PARAM_JOB_MDDS, mdds));
+
+	/* Two pages held: room for four more, not five */
+	ASSERT_EQ(0, write_long(PARAM_JOB_GART, 6));
+	EXPECT_EQ(-EDQUOT, mem_register(fd2, a + 3 * PAGE, 5 * PAGE,
+					KGNI_MEM_USE_GART, hg));
+	EXPECT_EQ(0, mem_register(fd2, a + 3 * PAGE, 4 * PAGE,
+				  KGNI_MEM_USE_GART, hg));
+	EXPECT_EQ(-EDQUOT, mem_register(self->fd, a + 7 * PAGE, PAGE,
+					KGNI_MEM_USE_GART, h[1]));
+	EXPECT_EQ(0, write_long(PARAM_JOB_GART, gart));
+
+	EXPECT_EQ(0, write_long(PARAM_JOB_FMAS, fmas));
+	EXPECT_EQ(0, xioctl(self->fd, KGNI_IOC_FMA_ALLOC, &fa));
+	close(fd2);
 }
 
 TEST_HARNESS_MAIN

@@ -4,8 +4,10 @@
  * the CDMs of several files of one job: bound to bound, bound to a
  * wildcard, a datagram that arrives before the post, probe, cancel, wait
  * with a timeout, a file closed with datagrams pending, the ABI's
- * refusals, and a datagram to a PE that is no node, which must end with
- * TIMEOUT.  Across nodes the uGNI job ugni_dgram runs them.
+ * refusals, a datagram to a PE that is no node, which must end with
+ * TIMEOUT, the shares of the node's queue of early datagrams (ERROR past
+ * a sender's) and the job's quota of datagrams.  Across nodes the uGNI
+ * job ugni_dgram runs them.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -434,6 +436,133 @@ TEST_F_TIMEOUT(dg, unbind_while_waiting, 90)
 	}
 	ASSERT_TRUE(kgni_write_file(KGNI_PCI_DRIVER "/bind", pci));
 	EXPECT_TRUE(kgni_wait_path(KGNI_DEV, true));
+}
+
+#define PARAM_SOURCE_REQS	KGNI_MODULE_SYSFS "/parameters/dgram_source_reqs"
+#define PARAM_JOB_DGRAMS	KGNI_MODULE_SYSFS "/parameters/job_dgrams"
+#define OTHER_PTAG		48
+#define OTHER_COOKIE		0x5a5a0048u
+
+static long param_read(const char *path)
+{
+	char buf[32] = "";
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return n > 0 ? strtol(buf, NULL, 10) : -1;
+}
+
+static int param_write(const char *path, long v)
+{
+	char buf[32];
+	int fd = open(path, O_WRONLY | O_CLOEXEC), n, ok;
+
+	if (fd < 0)
+		return -1;
+	n = snprintf(buf, sizeof(buf), "%ld\n", v);
+	ok = write(fd, buf, n) == n;
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+static int attach_other(int fd, __u32 inst)
+{
+	struct kgni_cdm_attach a = {
+		.size = sizeof(a), .ptag = OTHER_PTAG, .cookie = OTHER_COOKIE,
+		.inst_id = inst,
+	};
+
+	return xioctl(fd, KGNI_IOC_CDM_ATTACH, &a);
+}
+
+/*
+ * The node's queue of early datagrams is shared: one file of one job
+ * posting its KGNI_DGRAM_MAX_POSTS datagrams to an inst_id nobody has
+ * (all REQs to this node) may keep only dgram_source_reqs of them
+ * waiting; the others are refused, and end KGNI_DGRAM_ERROR at once,
+ * where the sender sees them.  Another job's early datagram still waits
+ * for its post and completes.
+ */
+TEST_F_TIMEOUT(dg, early_datagrams_share, 120)
+{
+	__u8 a[8] = "flooder", b[8] = "other-b", c[8] = "other-c";
+	struct kgni_dgram_test t;
+	unsigned int i, refused = 0, waiting = 0;
+	long share;
+	int fb, fc;
+
+	if (self->absent)
+		return;
+	share = param_read(PARAM_SOURCE_REQS);
+	ASSERT_LT(0, share) TH_LOG("no %s", PARAM_SOURCE_REQS);
+	ASSERT_GT((long)KGNI_DGRAM_MAX_POSTS, share);
+	for (i = 0; i < KGNI_DGRAM_MAX_POSTS; i++)
+		ASSERT_EQ(0, post(self->fd[0], 1000 + i, i, true, self->pe,
+				  999, a, sizeof(a), sizeof(a)));
+	/* The NAKs travel through the network too: wait for them. */
+	for (int tries = 0; tries < 100; tries++) {
+		refused = waiting = 0;
+		for (i = 0; i < KGNI_DGRAM_MAX_POSTS; i++) {
+			ASSERT_EQ(0, test(self->fd[0], false, 1000 + i, 0,
+					  NULL, &t));
+			refused += t.state == KGNI_DGRAM_ERROR;
+			waiting += t.state == KGNI_DGRAM_PENDING;
+		}
+		if (waiting <= (unsigned int)share)
+			break;
+		usleep(100 * 1000);
+	}
+	EXPECT_EQ((unsigned int)share, waiting);
+	EXPECT_EQ(KGNI_DGRAM_MAX_POSTS - (unsigned int)share, refused);
+
+	/* Another job: b's REQ comes before c's wildcard post. */
+	ASSERT_EQ(0, job_configure(self->fd[0], 0, OTHER_PTAG, OTHER_COOKIE));
+	fb = open(KGNI_DEV, O_RDWR | O_CLOEXEC);
+	fc = open(KGNI_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_TRUE(fb >= 0 && fc >= 0);
+	ASSERT_EQ(0, attach_other(fb, 200));
+	ASSERT_EQ(0, attach_other(fc, 201));
+	ASSERT_EQ(0, post(fb, 1, 1, true, self->pe, 201, b, sizeof(b),
+			  sizeof(c)));
+	ASSERT_EQ(0, post(fc, 1, 1, false, 0, 0, c, sizeof(c), sizeof(b)));
+	EXPECT_COMPLETED(fc, 1, self->pe, 200u, b, sizeof(b));
+	EXPECT_COMPLETED(fb, 1, self->pe, 201u, c, sizeof(c));
+	close(fb);
+	close(fc);
+	EXPECT_EQ(0, job_configure(self->fd[0], KGNI_JOB_RELEASE, OTHER_PTAG,
+				   OTHER_COOKIE));
+}
+
+/*
+ * A job may have job_dgrams datagrams posted and not collected on the
+ * node, over all its files: past that, EDQUOT (uGNI's
+ * GNI_RC_ERROR_RESOURCE); a collected one makes room.
+ */
+TEST_F(dg, job_dgram_quota)
+{
+	__u8 a[8] = "quota";
+	struct kgni_dgram_test t;
+	long quota;
+
+	if (self->absent)
+		return;
+	quota = param_read(PARAM_JOB_DGRAMS);
+	ASSERT_LE(0, quota) TH_LOG("no %s", PARAM_JOB_DGRAMS);
+	ASSERT_EQ(0, param_write(PARAM_JOB_DGRAMS, 3));
+	EXPECT_EQ(0, post(self->fd[0], 1, 1, false, 0, 0, a, 8, 8));
+	EXPECT_EQ(0, post(self->fd[1], 1, 1, false, 0, 0, a, 8, 8));
+	EXPECT_EQ(0, post(self->fd[2], 1, 1, false, 0, 0, a, 8, 8));
+	EXPECT_EQ(-EDQUOT, post(self->fd[3], 1, 1, false, 0, 0, a, 8, 8));
+	EXPECT_EQ(-EDQUOT, post(self->fd[0], 2, 2, false, 0, 0, a, 8, 8));
+	EXPECT_EQ(0, cancel(self->fd[1], false, 1));
+	EXPECT_EQ(0, test(self->fd[1], false, 1, 0, NULL, &t));
+	EXPECT_EQ((__u32)KGNI_DGRAM_TERMINATED, t.state);
+	EXPECT_EQ(0, post(self->fd[3], 1, 1, false, 0, 0, a, 8, 8));
+	EXPECT_EQ(0, param_write(PARAM_JOB_DGRAMS, quota));
 }
 
 TEST_HARNESS_MAIN

@@ -474,10 +474,11 @@ TEST_F_TIMEOUT(iso, rdma_other_jobs_objects, 60)
 /*
  * A file of job A is closed while its transfers run: a 1 MiB PUT to this
  * node and one to a PE that is no node, which can only end by timing out.
- * The close waits for them (its registrations are invalid first, so the
- * first one stops at once): the kernel stays clean, and job B, which
- * then takes CQs (A's number among them, likely), never sees an event of
- * A's in them.
+ * The close does not wait for them (its registrations are invalid first,
+ * so the first one stops at once; the other becomes an orphan that keeps
+ * A's CQ number until it ends): the kernel stays clean, and job B, which
+ * then takes CQs, does not get A's number meanwhile and never sees an
+ * event of A's in them.
  */
 TEST_F_TIMEOUT(iso, rdma_release_mid_transfer, 60)
 {
@@ -526,9 +527,11 @@ TEST_F_TIMEOUT(iso, rdma_release_mid_transfer, 60)
 	close(a);
 	dt = kgni_now() - t0;
 	TH_LOG("close with two transfers running took %.2f s", dt);
-	/* The PUT to no node ends only at its timeout (2 s), and is waited for. */
-	EXPECT_LT(1.0, dt);
-	EXPECT_GT(GEMINI_FMA_TIMEOUT_MS / 1000.0 + 3, dt);
+	/*
+	 * The PUT to no node ends only at its timeout (2 s): the close does
+	 * not wait for it under the device's lock.
+	 */
+	EXPECT_GT(1.0, dt);
 
 	b = attached(B_PTAG, B_COOKIE);
 	ASSERT_LE(0, b);
@@ -538,8 +541,9 @@ TEST_F_TIMEOUT(iso, rdma_release_mid_transfer, 60)
 		ASSERT_NE(NULL, ring[i]);
 		reused += cb[i].cq_id == ca.cq_id;
 	}
-	TH_LOG("A's CQ %u %s given to B", ca.cq_id,
-	       reused ? "was" : "was not");
+	EXPECT_EQ(0, reused)
+		TH_LOG("A's CQ %u was given to B while A's PUT ran",
+		       ca.cq_id);
 	usleep(GEMINI_FMA_TIMEOUT_MS * 1000 + 500 * 1000);
 	for (i = 0; i < NCQ; i++) {
 		EXPECT_EQ(0ull, ring[i][0])

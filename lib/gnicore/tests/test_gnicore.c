@@ -547,6 +547,43 @@ static gni_return_t smsg_open(struct env *e, gni_smsg_attr_t *l)
 	return gnicore_smsg_init(&e->ep, l, &r);
 }
 
+/*
+ * The peer's mailbox size comes from its connect data: a copy of each of
+ * its slots is kept here, so an absurd mbox_maxcredit is refused, not
+ * allocated (65535 slots), while what real clients use still connects.
+ */
+static void test_smsg_peer_credit(void)
+{
+	static const struct { uint16_t credit; gni_return_t rc; } c[] = {
+		{ 256, GNI_RC_SUCCESS }, { 1024, GNI_RC_SUCCESS },
+		{ 1025, GNI_RC_INVALID_PARAM }, { 65535, GNI_RC_INVALID_PARAM },
+	};
+	gni_smsg_attr_t l, r;
+	unsigned int i;
+	struct env e;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		env_init(&e, 8);
+		memset(&l, 0, sizeof(l));
+		l.msg_type = GNI_SMSG_TYPE_MBOX_AUTO_RETRANSMIT;
+		l.msg_buffer = e.buf;
+		l.buff_size = PAGE;
+		l.mem_hndl = e.lmh;
+		l.mbox_maxcredit = 4;
+		l.msg_maxsize = 64;
+		r = l;
+		r.msg_buffer = (void *)(uintptr_t)RVA;
+		/* A registration that holds a mailbox of 65535 slots */
+		r.mem_hndl = handle(RVA, 300, 4096);
+		r.mbox_maxcredit = c[i].credit;
+		CHECK_EQ(gnicore_smsg_init(&e.ep, &l, &r), c[i].rc);
+		env_fini(&e);
+	}
+	tap_test_end("SMSG init: a peer's mailbox of 256 or 1024 slots "
+		     "connects, one of 1025 or 65535 is refused "
+		     "(INVALID_PARAM)");
+}
+
 static void test_smsg_send(void)
 {
 	const unsigned int all = GEMINI_FMA_SYNC_WITH_FLAG |
@@ -804,6 +841,7 @@ int main(void)
 	test_post_fma();
 	test_fma_bound();
 	test_post_rdma();
+	test_smsg_peer_credit();
 	test_smsg_send();
 	test_smsg_receive();
 	test_smsg_credit_nowait();

@@ -1329,6 +1329,11 @@ static void test_mem_segments(void)
 	rc = GNI_MemRegisterSegments(e.nic, seg, 3, NULL, 0, -1, &h);
 	tap_ok(rc == GNI_RC_ERROR_RESOURCE, "ENOSPC: ERROR_RESOURCE (%s)",
 	       rc_name(rc));
+	fake.fail[SEGS_CMD] = EDQUOT;
+	rc = GNI_MemRegisterSegments(e.nic, seg, 3, NULL, 0, -1, &h);
+	tap_ok(rc == GNI_RC_ERROR_RESOURCE,
+	       "EDQUOT (the job's MDDs or GART entries): ERROR_RESOURCE (%s)",
+	       rc_name(rc));
 	fake.fail[SEGS_CMD] = ENOMEM;
 	rc = GNI_MemRegisterSegments(e.nic, seg, 3, NULL, 0, -1, &h);
 	tap_ok(rc == GNI_RC_ERROR_NOMEM, "ENOMEM: ERROR_NOMEM (%s)",
@@ -1528,6 +1533,7 @@ static void test_dgram_post(void)
 	} map[] = {
 		{ EBUSY, GNI_RC_ERROR_RESOURCE },
 		{ ENOSPC, GNI_RC_ERROR_RESOURCE },
+		{ EDQUOT, GNI_RC_ERROR_RESOURCE },
 		{ EMSGSIZE, GNI_RC_SIZE_ERROR },
 		{ EPERM, GNI_RC_PERMISSION_ERROR },
 		{ EINVAL, GNI_RC_INVALID_PARAM },

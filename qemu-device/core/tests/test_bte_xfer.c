@@ -669,6 +669,9 @@ static void test_send(void)
 		 GEMINI_BTE_RX_FLAG_COMPLETE | GEMINI_BTE_RX_FLAG_IMM);
 	CHECK_EQ(qw2 >> GEMINI_BTE_RXCPY_LEN_SHIFT, 1000);
 	CHECK_EQ(rx_copy(f, 1, 0, 2), 0x6106a1);
+	/* vgemini's QW4: the source PE as the network saw it */
+	CHECK_EQ(rx_copy(f, 1, 0, 3),
+		 GEMINI_BTE_RXCPY_SRC_VALID | GEMINI_PE(0, 0));
 	CHECK_EQ(rx_copy(f, 1, 0, 0) & GEMINI_BTE_RX_ADDR_MASK, RX_BUF(0));
 	CHECK_EQ(win_rd(t, RXC(VC, 2), 8) & GEMINI_BTE_RXC_RD_MASK, 1);
 	CHECK_EQ(f->node[1].nirq, nirq + 1);

@@ -104,3 +104,17 @@ class State(ScratchTest):
         self.assertEqual(str(cm.exception), "node is down (QEMU not running)")
         with self.assertRaises(AgentError):
             fab.agent(0)
+
+
+class Leftovers(ScratchTest):
+    def test_planted_symlink_is_removed_not_followed(self):
+        fab = Fabric("f")
+        victim = os.path.join(self.tmp, "victim")
+        os.makedirs(victim)
+        open(os.path.join(victim, "keep"), "w").close()
+        os.makedirs(os.path.dirname(fab.linkdir))
+        os.symlink(victim, fab.linkdir)
+        self.assertTrue(fab.exists())
+        fab.remove_dirs()
+        self.assertFalse(os.path.lexists(fab.linkdir))
+        self.assertTrue(os.path.exists(os.path.join(victim, "keep")))
