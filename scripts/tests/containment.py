@@ -4,11 +4,11 @@
 host, a job cannot reach another job.
 
 Boots a 2x1x1 fabric of its own with a scratch directory shared writable
-(--share-rw) and checks, each against what the attack would do if it
-worked:
+(--share-rw) and an Ethernet segment (--net), and checks, each against
+what the attack would do if it worked:
 - every QEMU runs as the unprivileged host user (not root), under its
   seccomp filter; the run and link directories are 0700, the console logs
-  0600;
+  0600; the Ethernet hub's socket still takes the QEMUs' frames;
 - the guests mount every share nosuid,nodev, read-only but the one named
   writable;
 - guest root, in the writable share, makes a device node, a set-user-id
@@ -41,6 +41,9 @@ REPO = fl.REPO
 VICTIM_PTAG = 200
 VICTIM_COOKIE = 0x5a5a0000
 PLANTED = os.path.join(REPO, "build", "planted-by-a-guest")
+sys.path.insert(0, os.path.join(REPO, "scripts"))
+from vgemini_launcher.net import node_ip  # noqa: E402
+NODE1_IP = node_ip(1)
 
 # The hostile ranks' script: one "ok WHAT" or "LEAK WHAT" line per attack.
 HOSTILE = r'''
@@ -214,10 +217,19 @@ def jobs(tap, rw):
             victim.wait()
 
 
+def ethernet(tap):
+    """The Ethernet hub's socket is the QEMUs' to send to, unprivileged."""
+    rc, out, err = fl.vg("exec", "0", "--", "ping", "-c", "2", "-W", "10",
+                         NODE1_IP, timeout=120)
+    tap.ok(rc == 0, "--net: node 0 pings node 1 through the hub with the "
+           "QEMUs unprivileged", f"exit {rc}\n{out}{err}")
+
+
 def body(tap, fab, rw):
-    if not fab.up(tap, "2x1x1", extra=("--share-rw", rw)):
+    if not fab.up(tap, "2x1x1", extra=("--share-rw", rw, "--net")):
         return
     host_side(tap, fab)
+    ethernet(tap)
     mounts(tap, rw)
     guest_root(tap, rw)
     jobs(tap, rw)

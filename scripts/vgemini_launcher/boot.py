@@ -314,6 +314,8 @@ def start_ethhub(fab, nnodes):
     argv = net_devices.ethhub_argv(net_devices.ethhub_binary(), fab, nnodes)
     p = start_daemon(argv, fab.ethhub_log, fab.ethhub_pidfile,
                      "Ethernet hub", poll=0.02)
+    # The QEMUs, unprivileged, send every frame to the hub's socket.
+    fab.socket_to_qemus(fab.hub_sock)
     return p, {"pid": p.pid, "starttime": proc_starttime(p.pid),
                "pidfile": fab.ethhub_pidfile, "log": fab.ethhub_log,
                "sock": fab.hub_sock}

@@ -98,27 +98,48 @@ class Fabric:
         os.replace(tmp, self.topofile)
         self._topo = topo
 
+    def _qemu_gid(self, within):
+        """The group of the QEMUs' user, after letting it pass through the
+        base directory, RUN and the directories from RUN down to @within
+        (mode 0710: through, not listing); None when the QEMUs are the
+        caller's own."""
+        name = self.topology().get("qemu_user")
+        if not name:
+            return None
+        gid = pwd.getpwnam(name).pw_gid
+        dirs = [self.base, self.rundir]
+        rel = os.path.relpath(within, self.rundir).split(os.sep)
+        for k in range(1, len(rel) + 1):
+            dirs.append(os.path.join(self.rundir, *rel[:k]))
+        for d in dirs:
+            os.chown(d, -1, gid)
+            os.chmod(d, 0o710)
+        return gid
+
     def open_to_qemus(self, path):
         """Let the QEMUs, which run as an unprivileged user, read the
         routing tables in @path (a directory under RUN/routes), which the
         device opens by name: the tree becomes that user's group's to
-        read, and the base directory, RUN and RUN/routes its to pass
-        through but not to list.
-        Nothing when the QEMUs are the caller's own."""
-        name = self.topology().get("qemu_user")
-        if not name:
+        read.  Nothing when the QEMUs are the caller's own."""
+        gid = self._qemu_gid(os.path.dirname(path))
+        if gid is None:
             return
-        gid = pwd.getpwnam(name).pw_gid
-        for d, mode in ((self.base, 0o710), (self.rundir, 0o710),
-                        (os.path.dirname(path), 0o710)):
-            os.chown(d, -1, gid)
-            os.chmod(d, mode)
         for top, dirs, files in os.walk(path):
             os.chown(top, -1, gid)
             os.chmod(top, 0o750)
             for f in files:
                 os.chown(os.path.join(top, f), -1, gid)
                 os.chmod(os.path.join(top, f), 0o640)
+
+    def socket_to_qemus(self, sock):
+        """Let the QEMUs send to @sock, a socket under RUN that a daemon of
+        the launcher's bound (the Ethernet hub's): the QEMUs' group may
+        write it.  Nothing when the QEMUs are the caller's own."""
+        gid = self._qemu_gid(os.path.dirname(sock))
+        if gid is None:
+            return
+        os.chown(sock, -1, gid)
+        os.chmod(sock, 0o660)
 
     def live_nodes(self):
         try:

@@ -459,6 +459,8 @@ class Launcher(ScratchTest):
         os.environ["VGEMINI_ETHHUB"] = hub_binary()
         fab = Fabric("f")
         os.makedirs(fab.netdir)
+        # As 'up' saves it before the hub starts; QEMUs as the caller's.
+        fab.save({"qemu_user": None})
         p, rec = start_ethhub(fab, 3)
         self.addCleanup(p.wait)
         self.assertTrue(proc_alive(rec["pid"], rec["starttime"]))

@@ -118,3 +118,27 @@ class Leftovers(ScratchTest):
         fab.remove_dirs()
         self.assertFalse(os.path.lexists(fab.linkdir))
         self.assertTrue(os.path.exists(os.path.join(victim, "keep")))
+
+    def test_qemus_reach_only_what_they_open_by_name(self):
+        fab = Fabric("f")
+        os.makedirs(os.path.join(fab.rundir, "net"), mode=0o700)
+        os.makedirs(os.path.join(fab.rundir, "routes", "gen-1"))
+        open(os.path.join(fab.rundir, "routes", "gen-1", "r.bin"),
+             "w").close()
+        sock = os.path.join(fab.rundir, "net", "hub.sock")
+        open(sock, "w").close()
+        fab.save({"qemu_user": None})
+        before = os.stat(sock).st_mode
+        fab.socket_to_qemus(sock)       # the QEMUs are the caller's
+        self.assertEqual(os.stat(sock).st_mode, before)
+        fab.save({"qemu_user": "root"})
+        fab.socket_to_qemus(sock)
+        fab.open_to_qemus(os.path.join(fab.rundir, "routes", "gen-1"))
+        modes = {p: os.stat(os.path.join(fab.rundir, p)).st_mode & 0o777
+                 for p in (".", "net", "net/hub.sock", "routes",
+                           "routes/gen-1", "routes/gen-1/r.bin")}
+        self.assertEqual(modes, {".": 0o710, "net": 0o710,
+                                 "net/hub.sock": 0o660, "routes": 0o710,
+                                 "routes/gen-1": 0o750,
+                                 "routes/gen-1/r.bin": 0o640})
+        self.assertEqual(os.stat(fab.base).st_mode & 0o777, 0o710)
