@@ -594,6 +594,22 @@ static bool kgni_dg_may_queue(struct kgni_dgrams *dg,
 	return same < READ_ONCE(kgni_dg_src_reqs);
 }
 
+/* @a: a message of @type, without data, that answers @m to its sender */
+static void kgni_dg_answer_of(const struct kgni_dgrams *dg,
+			      const struct kgni_dg_in *m,
+			      enum kgni_dg_type type, struct kgni_dg_in *a)
+{
+	memset(a, 0, offsetof(struct kgni_dg_in, data));
+	a->type = type;
+	a->kernel = m->kernel;
+	a->ptag = m->ptag;
+	a->cookie = m->cookie;
+	a->src_pe = dg->pe;
+	a->src_inst = m->dst_inst;
+	a->dst_inst = m->src_inst;
+	a->xid = m->xid;
+}
+
 /* Refuse REQ @m: its sender's post ends ERROR (dg_lock held). */
 static void kgni_dg_refuse(struct kgni_dev *kdev, const struct kgni_dg_in *m)
 {
@@ -601,15 +617,7 @@ static void kgni_dg_refuse(struct kgni_dev *kdev, const struct kgni_dg_in *m)
 	struct kgni_dg_in a;
 
 	dg->refused++;
-	memset(&a, 0, offsetof(struct kgni_dg_in, data));
-	a.type = KGNI_DG_NAK;
-	a.kernel = m->kernel;
-	a.ptag = m->ptag;
-	a.cookie = m->cookie;
-	a.src_pe = dg->pe;
-	a.src_inst = m->dst_inst;
-	a.dst_inst = m->src_inst;
-	a.xid = m->xid;
+	kgni_dg_answer_of(dg, m, KGNI_DG_NAK, &a);
 	kgni_dg_send(kdev, m->src_pe, &a, 0);
 }
 
@@ -657,6 +665,24 @@ static void kgni_dg_on_req(struct kgni_dev *kdev, const struct kgni_dg_in *m)
 	dg->nqueued++;
 }
 
+/* The pending post whose REQ @m answers (a REPLY or a NAK), or NULL */
+static struct kgni_dg *kgni_dg_answered(struct kgni_dgrams *dg,
+					const struct kgni_dg_in *m)
+{
+	struct kgni_dg *p;
+
+	list_for_each_entry(p, &dg->posts, node) {
+		if (p->state == KGNI_DGRAM_PENDING && p->req_sent &&
+		    p->xid == m->xid && p->peer_pe == m->src_pe &&
+		    p->peer_inst == m->src_inst &&
+		    p->dom->inst_id == m->dst_inst &&
+		    p->dom->kernel == m->kernel &&
+		    p->dom->cookie == m->cookie)
+			return p;
+	}
+	return NULL;
+}
+
 static void kgni_dg_on_reply(struct kgni_dev *kdev, const struct kgni_dg_in *m)
 {
 	struct kgni_dgrams *dg = kdev->dg;
@@ -664,17 +690,9 @@ static void kgni_dg_on_reply(struct kgni_dev *kdev, const struct kgni_dg_in *m)
 
 	if (m->xid2)
 		kgni_dg_retire(dg, m->src_pe, m->xid2);
-	list_for_each_entry(p, &dg->posts, node) {
-		if (p->state == KGNI_DGRAM_PENDING && p->req_sent &&
-		    p->xid == m->xid && p->peer_pe == m->src_pe &&
-		    p->peer_inst == m->src_inst &&
-		    p->dom->inst_id == m->dst_inst &&
-		    p->dom->kernel == m->kernel &&
-		    p->dom->cookie == m->cookie) {
-			kgni_dg_complete(kdev, p, m);
-			return;
-		}
-	}
+	p = kgni_dg_answered(dg, m);
+	if (p)
+		kgni_dg_complete(kdev, p, m);
 }
 
 /* Drop the REQ @m cancels, unless it was answered; say which. */
@@ -687,15 +705,7 @@ static void kgni_dg_on_cancel(struct kgni_dev *kdev,
 
 	if (t < 0 || !dg->tomb[t].answered)
 		kgni_dg_retire(dg, m->src_pe, m->xid);
-	memset(&a, 0, offsetof(struct kgni_dg_in, data));
-	a.type = KGNI_DG_CANCEL_ACK;
-	a.kernel = m->kernel;
-	a.ptag = m->ptag;
-	a.cookie = m->cookie;
-	a.src_pe = dg->pe;
-	a.src_inst = m->dst_inst;
-	a.dst_inst = m->src_inst;
-	a.xid = m->xid;
+	kgni_dg_answer_of(dg, m, KGNI_DG_CANCEL_ACK, &a);
 	a.xid2 = t >= 0 && dg->tomb[t].answered;
 	kgni_dg_send(kdev, m->src_pe, &a, 0);
 }
@@ -723,23 +733,14 @@ static void kgni_dg_on_cancel_ack(struct kgni_dev *kdev,
 		kgni_dg_end(kdev, p, KGNI_DGRAM_TERMINATED);
 }
 
-/* Our REQ @m->xid was refused: its post ends ERROR, or cancelled, TERMINATED. */
+/* Our REQ @m->xid was refused: its post ends ERROR (cancelled: TERMINATED) */
 static void kgni_dg_on_nak(struct kgni_dev *kdev, const struct kgni_dg_in *m)
 {
-	struct kgni_dg *p;
+	struct kgni_dg *p = kgni_dg_answered(kdev->dg, m);
 
-	list_for_each_entry(p, &kdev->dg->posts, node) {
-		if (p->state == KGNI_DGRAM_PENDING && p->req_sent &&
-		    p->xid == m->xid && p->peer_pe == m->src_pe &&
-		    p->peer_inst == m->src_inst &&
-		    p->dom->inst_id == m->dst_inst &&
-		    p->dom->kernel == m->kernel &&
-		    p->dom->cookie == m->cookie) {
-			kgni_dg_end(kdev, p, p->cancelling ?
-				    KGNI_DGRAM_TERMINATED : KGNI_DGRAM_ERROR);
-			return;
-		}
-	}
+	if (p)
+		kgni_dg_end(kdev, p, p->cancelling ?
+			    KGNI_DGRAM_TERMINATED : KGNI_DGRAM_ERROR);
 }
 
 static void kgni_dg_receive(struct kgni_dev *kdev, const struct kgni_dg_in *m)

@@ -542,32 +542,6 @@ TEST_F_TIMEOUT(dp, gart_scattered, 120)
 #define PARAM_JOB_GART		KGNI_MODULE_SYSFS "/parameters/job_gart"
 #define PARAM_FMA_DRAIN_MS	KGNI_MODULE_SYSFS "/parameters/fma_drain_ms"
 
-static long read_long(const char *path)
-{
-	char buf[32] = "";
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	return n > 0 ? strtol(buf, NULL, 10) : -1;
-}
-
-static int write_long(const char *path, long v)
-{
-	char buf[32];
-	int fd = open(path, O_WRONLY | O_CLOEXEC), n, ok;
-
-	if (fd < 0)
-		return -1;
-	n = snprintf(buf, sizeof(buf), "%ld\n", v);
-	ok = write(fd, buf, n) == n;
-	close(fd);
-	return ok ? 0 : -1;
-}
-
 /* Huge pages reserved for a test and given back at its end */
 struct huge_buf {
 	char *p;
@@ -586,15 +560,15 @@ static bool huge_get(struct __test_metadata *_metadata, struct huge_buf *h,
 
 	h->p = NULL;
 	h->len = n * HUGE;
-	h->before = read_long(NR_HUGEPAGES);
-	if (h->before < 0 || write_long(NR_HUGEPAGES, h->before + n)) {
+	h->before = kgni_read_long(NR_HUGEPAGES);
+	if (h->before < 0 || kgni_write_long(NR_HUGEPAGES, h->before + n)) {
 		TH_LOG("cannot reserve huge pages: %s", strerror(errno));
 		return false;
 	}
-	got = read_long(NR_HUGEPAGES) - h->before;
+	got = kgni_read_long(NR_HUGEPAGES) - h->before;
 	if (got < (long)n) {
 		TH_LOG("%ld of %lu huge pages reserved (guest memory)", got, n);
-		write_long(NR_HUGEPAGES, h->before);
+		kgni_write_long(NR_HUGEPAGES, h->before);
 		return false;
 	}
 	h->p = mmap(NULL, h->len, PROT_READ | PROT_WRITE,
@@ -602,7 +576,7 @@ static bool huge_get(struct __test_metadata *_metadata, struct huge_buf *h,
 	if (h->p == MAP_FAILED) {
 		TH_LOG("mmap MAP_HUGETLB: %s", strerror(errno));
 		h->p = NULL;
-		write_long(NR_HUGEPAGES, h->before);
+		kgni_write_long(NR_HUGEPAGES, h->before);
 		return false;
 	}
 	memset(h->p, 0, h->len);
@@ -615,7 +589,7 @@ static void huge_put(struct huge_buf *h)
 	if (h->p)
 		munmap(h->p, h->len);
 	if (h->before >= 0)
-		write_long(NR_HUGEPAGES, h->before);
+		kgni_write_long(NR_HUGEPAGES, h->before);
 }
 
 /*
@@ -638,8 +612,8 @@ TEST_F_TIMEOUT(dp, gart_exhausted, 120)
 	if (self->absent)
 		return;
 	/* The GART itself, not the job's share of it (job_quotas) */
-	quota = read_long(PARAM_JOB_GART);
-	ASSERT_EQ(0, write_long(PARAM_JOB_GART, 1l << 30));
+	quota = kgni_read_long(PARAM_JOB_GART);
+	ASSERT_EQ(0, kgni_write_long(PARAM_JOB_GART, 1l << 30));
 	a = anon((size_t)NP * PAGE);
 	ASSERT_NE(NULL, a);
 	for (n = 0; n < MAX; n++) {
@@ -669,7 +643,7 @@ TEST_F_TIMEOUT(dp, gart_exhausted, 120)
 					  KGNI_MEM_USE_GART, h[n]));
 		n++;
 	}
-	EXPECT_EQ(0, write_long(PARAM_JOB_GART, quota));
+	EXPECT_EQ(0, kgni_write_long(PARAM_JOB_GART, quota));
 	/* Closing the file (teardown) frees the rest. */
 }
 
@@ -1732,16 +1706,16 @@ TEST_F_TIMEOUT(dp, stuck_fma_keeps_its_cq, 60)
 	if (self->absent)
 		return;
 	wait_fabric(_metadata);
-	drain = read_long(PARAM_FMA_DRAIN_MS);
+	drain = kgni_read_long(PARAM_FMA_DRAIN_MS);
 	ASSERT_LE(0, drain) TH_LOG("no %s", PARAM_FMA_DRAIN_MS);
-	ASSERT_EQ(0, write_long(PARAM_FMA_DRAIN_MS, 0));
+	ASSERT_EQ(0, kgni_write_long(PARAM_FMA_DRAIN_MS, 0));
 	dp_open(_metadata, self->fd, &c);
 	put_nowhere(&c);
 	dp_unmap(&c);
 	ff.fma_id = c.fma.fma_id;
 	EXPECT_EQ(0, xioctl(self->fd, KGNI_IOC_FMA_FREE, &ff));
 	usleep(200 * 1000);	/* the drain work gives it up */
-	EXPECT_EQ(0, write_long(PARAM_FMA_DRAIN_MS, drain));
+	EXPECT_EQ(0, kgni_write_long(PARAM_FMA_DRAIN_MS, drain));
 	cd.cq_id = c.cq.cq_id;
 	EXPECT_EQ(0, xioctl(self->fd, KGNI_IOC_CQ_DESTROY, &cd));
 	/* The lowest free number would be the destroyed CQ's. */
@@ -1768,9 +1742,9 @@ TEST_F_TIMEOUT(dp, job_quotas, 60)
 
 	if (self->absent)
 		return;
-	fmas = read_long(PARAM_JOB_FMAS);
-	mdds = read_long(PARAM_JOB_MDDS);
-	gart = read_long(PARAM_JOB_GART);
+	fmas = kgni_read_long(PARAM_JOB_FMAS);
+	mdds = kgni_read_long(PARAM_JOB_MDDS);
+	gart = kgni_read_long(PARAM_JOB_GART);
 	ASSERT_TRUE(fmas >= 0 && mdds >= 0 && gart >= 0)
 		TH_LOG("no quota parameters in %s", KGNI_MODULE_SYSFS);
 	a = anon(8 * PAGE);
@@ -1779,32 +1753,32 @@ TEST_F_TIMEOUT(dp, job_quotas, 60)
 	ASSERT_LE(0, fd2);
 	ASSERT_EQ(0, cdm_attach(fd2, TEST_PTAG, TEST_COOKIE, NULL));
 
-	ASSERT_EQ(0, write_long(PARAM_JOB_FMAS, 1));
+	ASSERT_EQ(0, kgni_write_long(PARAM_JOB_FMAS, 1));
 	dp_open(_metadata, self->fd, &c);
 	fa.cq_id = c.cq.cq_id;
 	EXPECT_EQ(-EDQUOT, xioctl(self->fd, KGNI_IOC_FMA_ALLOC, &fa));
 	dp_unmap(&c);
 
-	ASSERT_EQ(0, write_long(PARAM_JOB_MDDS, 2));
+	ASSERT_EQ(0, kgni_write_long(PARAM_JOB_MDDS, 2));
 	EXPECT_EQ(0, mem_register(self->fd, a, PAGE, 0, h[0]));
 	EXPECT_EQ(0, mem_register(fd2, a + PAGE, PAGE, 0, h[1]));
 	EXPECT_EQ(-EDQUOT, mem_register(self->fd, a + 2 * PAGE, PAGE, 0, h[2]));
 	EXPECT_EQ(-EDQUOT, mem_register(fd2, a + 2 * PAGE, PAGE, 0, h[2]));
 	EXPECT_EQ(0, mem_deregister(fd2, h[1]));
 	EXPECT_EQ(0, mem_register(self->fd, a + 2 * PAGE, PAGE, 0, h[2]));
-	EXPECT_EQ(0, write_long(PARAM_JOB_MDDS, mdds));
+	EXPECT_EQ(0, kgni_write_long(PARAM_JOB_MDDS, mdds));
 
 	/* Two pages held: room for four more, not five */
-	ASSERT_EQ(0, write_long(PARAM_JOB_GART, 6));
+	ASSERT_EQ(0, kgni_write_long(PARAM_JOB_GART, 6));
 	EXPECT_EQ(-EDQUOT, mem_register(fd2, a + 3 * PAGE, 5 * PAGE,
 					KGNI_MEM_USE_GART, hg));
 	EXPECT_EQ(0, mem_register(fd2, a + 3 * PAGE, 4 * PAGE,
 				  KGNI_MEM_USE_GART, hg));
 	EXPECT_EQ(-EDQUOT, mem_register(self->fd, a + 7 * PAGE, PAGE,
 					KGNI_MEM_USE_GART, h[1]));
-	EXPECT_EQ(0, write_long(PARAM_JOB_GART, gart));
+	EXPECT_EQ(0, kgni_write_long(PARAM_JOB_GART, gart));
 
-	EXPECT_EQ(0, write_long(PARAM_JOB_FMAS, fmas));
+	EXPECT_EQ(0, kgni_write_long(PARAM_JOB_FMAS, fmas));
 	EXPECT_EQ(0, xioctl(self->fd, KGNI_IOC_FMA_ALLOC, &fa));
 	close(fd2);
 }

@@ -443,32 +443,6 @@ TEST_F_TIMEOUT(dg, unbind_while_waiting, 90)
 #define OTHER_PTAG		48
 #define OTHER_COOKIE		0x5a5a0048u
 
-static long param_read(const char *path)
-{
-	char buf[32] = "";
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	return n > 0 ? strtol(buf, NULL, 10) : -1;
-}
-
-static int param_write(const char *path, long v)
-{
-	char buf[32];
-	int fd = open(path, O_WRONLY | O_CLOEXEC), n, ok;
-
-	if (fd < 0)
-		return -1;
-	n = snprintf(buf, sizeof(buf), "%ld\n", v);
-	ok = write(fd, buf, n) == n;
-	close(fd);
-	return ok ? 0 : -1;
-}
-
 static int attach_other(int fd, __u32 inst)
 {
 	struct kgni_cdm_attach a = {
@@ -497,7 +471,7 @@ TEST_F_TIMEOUT(dg, early_datagrams_share, 120)
 
 	if (self->absent)
 		return;
-	share = param_read(PARAM_SOURCE_REQS);
+	share = kgni_read_long(PARAM_SOURCE_REQS);
 	ASSERT_LT(0, share) TH_LOG("no %s", PARAM_SOURCE_REQS);
 	ASSERT_GT((long)KGNI_DGRAM_MAX_POSTS, share);
 	for (i = 0; i < KGNI_DGRAM_MAX_POSTS; i++)
@@ -550,9 +524,9 @@ TEST_F(dg, job_dgram_quota)
 
 	if (self->absent)
 		return;
-	quota = param_read(PARAM_JOB_DGRAMS);
+	quota = kgni_read_long(PARAM_JOB_DGRAMS);
 	ASSERT_LE(0, quota) TH_LOG("no %s", PARAM_JOB_DGRAMS);
-	ASSERT_EQ(0, param_write(PARAM_JOB_DGRAMS, 3));
+	ASSERT_EQ(0, kgni_write_long(PARAM_JOB_DGRAMS, 3));
 	EXPECT_EQ(0, post(self->fd[0], 1, 1, false, 0, 0, a, 8, 8));
 	EXPECT_EQ(0, post(self->fd[1], 1, 1, false, 0, 0, a, 8, 8));
 	EXPECT_EQ(0, post(self->fd[2], 1, 1, false, 0, 0, a, 8, 8));
@@ -562,7 +536,7 @@ TEST_F(dg, job_dgram_quota)
 	EXPECT_EQ(0, test(self->fd[1], false, 1, 0, NULL, &t));
 	EXPECT_EQ((__u32)KGNI_DGRAM_TERMINATED, t.state);
 	EXPECT_EQ(0, post(self->fd[3], 1, 1, false, 0, 0, a, 8, 8));
-	EXPECT_EQ(0, param_write(PARAM_JOB_DGRAMS, quota));
+	EXPECT_EQ(0, kgni_write_long(PARAM_JOB_DGRAMS, quota));
 }
 
 TEST_HARNESS_MAIN

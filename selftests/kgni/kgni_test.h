@@ -422,6 +422,29 @@ static inline bool kgni_write_file(const char *path, const char *text)
 	return n == len;
 }
 
+/* The number in file @path (a module parameter, a /proc/sys value), or -1 */
+static inline long kgni_read_long(const char *path)
+{
+	char buf[32] = "";
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return n > 0 ? strtol(buf, NULL, 10) : -1;
+}
+
+/* Write number @v into file @path (sysfs, /proc/sys); 0, or -1 */
+static inline int kgni_write_long(const char *path, long v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%ld\n", v);
+	return kgni_write_file(path, buf) ? 0 : -1;
+}
+
 /* Wait until @path exists (@present) or not; false after the timeout. */
 static inline bool kgni_wait_path(const char *path, bool present)
 {
