@@ -82,8 +82,12 @@ static void rx_complete(struct gemini_nic *nic, unsigned int ch,
 	/* The source as the network saw it: a kernel trusts no other. */
 	vgemini_put_le64(le + 24, GEMINI_BTE_RXCPY_SRC_VALID |
 			 GEMINI_PE(m->src, m->src_nic));
-	/* QW1, QW3 and QW4 first: a kernel that sees COMPLETE finds them. */
-	if (gemini_dma_write(nic, copy + 16, le + 16, 16) ||
+	/*
+	 * QW1, QW3 and QW4 first, a qword each: a kernel that sees COMPLETE
+	 * finds them.
+	 */
+	if (gemini_dma_write(nic, copy + 16, le + 16, 8) ||
+	    gemini_dma_write(nic, copy + 24, le + 24, 8) ||
 	    gemini_dma_write(nic, copy, le, 8) ||
 	    gemini_dma_write(nic, copy + 8, le + 8, 8)) {
 		GEMINI_GUEST_ERROR(nic, BTE_CPU_COPY, ch, m->slot, copy);
