@@ -210,6 +210,16 @@ struct kgni_port_cache {
  * @dp_lock: serialises the data path: @jobs, the allocation maps, every
  *           domain's objects and the programming of MDDs, CQs, FMAs and
  *           the BTE's rings
+ * @mem_lock: a spinlock taken with interrupts off, inside @dp_lock: every
+ *            domain's list of registrations and @mem_dead change under
+ *            both, and @mmr is cleared under it, so that a kernel
+ *            client's deregistration under a spinlock of its own finds
+ *            its registration and invalidates the MDD under it alone
+ *            (kgni_mem_kill())
+ * @mem_dead: registrations so invalidated, not freed yet (&struct
+ *            kgni_mem.dead)
+ * @mem_reap_work: frees them (kgni_mem_reap()); holds a reference on the
+ *                 device while queued
  * @jobs: the allowed (ptag, cookie) pairs
  * @job_gen: the last &struct kgni_job.gen given
  * @doms: every &struct kgni_dom (that of each open file and each kernel
@@ -295,6 +305,9 @@ struct kgni_dev {
 	void __iomem *mmr;
 	void __iomem *fma_priv;
 	struct mutex dp_lock;		/* see above */
+	spinlock_t mem_lock;		/* see above */
+	struct list_head mem_dead;
+	struct work_struct mem_reap_work;
 	struct kgni_job jobs[KGNI_MAX_JOBS];
 	u32 job_gen;
 	struct list_head doms;
@@ -496,6 +509,7 @@ int kgni_ioctl_cq_wait(struct kgni_ucmd *ucmd);
 int kgni_ioctl_fma_alloc(struct kgni_ucmd *ucmd);
 int kgni_ioctl_fma_free(struct kgni_ucmd *ucmd);
 void kgni_drain_work(struct work_struct *work);
+void kgni_mem_reap_work(struct work_struct *work);
 
 /* kgni_bte.c */
 int kgni_bte_map(struct kgni_dev *kdev);

@@ -484,19 +484,29 @@ static void kgni_dg_tomb_add(struct kgni_dgrams *dg, u32 pe, u64 xid,
 	dg->tomb_next = (dg->tomb_next + 1) % KGNI_DG_TOMBSTONES;
 }
 
-/* Answer REQ @m with post @p's data; @p completes with @m's. */
+/*
+ * Answer REQ @m with post @p's data; @p completes with @m's.  A REQ of
+ * this node's own is answered first, so that its post ends before @p:
+ * a node connecting to itself collects the datagram it sent before the
+ * one that took it, as Lustre's gnilnd needs (it keeps a connection
+ * made by the taker only if the sender's exists already).
+ */
 static void kgni_dg_answer(struct kgni_dev *kdev, struct kgni_dg *p,
 			   const struct kgni_dg_in *m)
 {
+	bool own = m->src_pe == kdev->dg->pe;
 	struct kgni_dg_in r;
 
 	/* A CANCEL that comes after this must not undo it. */
 	kgni_dg_tomb_add(kdev->dg, m->src_pe, m->xid, true);
-	kgni_dg_complete(kdev, p, m);
+	if (!own)
+		kgni_dg_complete(kdev, p, m);
 	kgni_dg_msg_of(kdev, p, KGNI_DG_REPLY, m->src_inst, &r);
 	r.xid = m->xid;
 	r.xid2 = p->req_sent ? p->xid : 0;
 	kgni_dg_send(kdev, m->src_pe, &r, 0);
+	if (own)
+		kgni_dg_complete(kdev, p, m);
 }
 
 /*

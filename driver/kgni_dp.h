@@ -69,9 +69,16 @@ static inline u64 kgni_map_offset(enum kgni_map_kind kind, u32 id)
  * @hndl: the memory handle given to user space
  * @readonly: registered KGNI_MEM_READONLY: the network may not write it
  * @dom: its domain, whose counts of MDDs and GART entries it is in
+ * @dying: invalidated by kgni_mem_kill(): no longer found, freed by
+ *         kgni_mem_reap()
+ * @dead: in &kgni_dev.mem_dead while @dying
+ * @dead_hold: the hold its deregistration asked for, or NULL
  */
 struct kgni_mem {
 	struct list_head node;
+	bool dying;
+	struct list_head dead;
+	struct kgni_mdh_hold *dead_hold;
 	struct kgni_dom *dom;
 	u32 mdh;
 	u32 gart_first;
@@ -272,19 +279,23 @@ void kgni_job_use(struct kgni_dev *kdev, const struct kgni_dom *dom,
 /**
  * struct kgni_mdh_hold - an MDH number a kernel client's deregistration
  *                        holds (gni_mem_deregister() with a hold timeout)
- * @node: in &kgni_dev.mdh_holds, earliest expiry first
+ * @node: in &kgni_dev.mdh_holds, earliest expiry first (changed under
+ *        dp_lock and mem_lock)
  * @mdh: the number, set in mdd_map while held
  * @hndl: the handle that was deregistered (gni_mem_mdd_release() names it)
  * @expires: when it is released, in jiffies
+ * @released: gni_mem_mdd_release() in atomic context released it (under
+ *            mem_lock); the hold work lets the number go
  */
 struct kgni_mdh_hold {
 	struct list_head node;
 	u32 mdh;
 	u64 hndl[2];
 	unsigned long expires;
+	bool released;
 };
 
-/* kgni_kmem.c (dp_lock held) */
+/* kgni_kmem.c (dp_lock held; kgni_mdh_hold_add() mem_lock too) */
 void kgni_mdh_hold_add(struct kgni_dev *kdev, u32 mdh, const u64 hndl[2],
 		       struct kgni_mdh_hold *hold);
 bool kgni_mdh_held(struct kgni_dev *kdev, u32 mdh);
@@ -299,9 +310,12 @@ void kgni_mem_cq_detach(struct kgni_dev *kdev, struct kgni_dom *dom,
 struct kgni_mem *kgni_mem_find(struct kgni_dom *dom, const u64 h[2]);
 int kgni_mem_create(struct kgni_dev *kdev, struct kgni_dom *dom, u32 flags,
 		    u32 cq_id, struct page **pages, unsigned long npages,
-		    u64 va, struct mm_struct *mm, u64 hndl[2]);
+		    u64 va, struct mm_struct *mm, u64 hndl[2], bool atomic);
 int kgni_mem_deregister(struct kgni_dev *kdev, struct kgni_dom *dom,
 			const u64 hndl[2], struct kgni_mdh_hold *hold);
+int kgni_mem_kill(struct kgni_dev *kdev, struct kgni_dom *dom,
+		  const u64 hndl[2], struct kgni_mdh_hold *hold);
+void kgni_mem_reap(struct kgni_dev *kdev);
 
 /* kgni_cq.c */
 void kgni_cq_write(struct kgni_dev *kdev, u32 cq, u64 base, u64 qw2,

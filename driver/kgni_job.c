@@ -40,6 +40,7 @@ static void kgni_dom_teardown(struct kgni_dev *kdev, struct kgni_dom *dom,
 	struct kgni_cq *cq, *cq_next;
 
 	kgni_fmas_free_all(kdev, dom, live);
+	kgni_mem_reap(kdev);
 	list_for_each_entry_safe(mem, mem_next, &dom->mems, node)
 		kgni_mem_free(kdev, mem, live);
 	kgni_bte_drain(kdev, dom, live);

@@ -37,9 +37,11 @@
 
 #include <linux/bits.h>
 #include <linux/errno.h>
+#include <linux/irqflags.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/preempt.h>
 #include <linux/rcupdate.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
@@ -373,6 +375,17 @@ struct gni_err {
 gni_return_t kgni_kapi_end(const char *func, u32 codes, gni_return_t rc,
 			   int err, u64 data, int line);
 bool kgni_may_sleep(void);
+
+/*
+ * May the caller sleep?  Task context, interrupts on, no spinlock held
+ * that the preemption count shows; kgni_may_sleep() without the warning,
+ * for a function that works either way.
+ */
+static inline bool kgni_can_sleep(void)
+{
+	return in_task() && !irqs_disabled() &&
+	       !(IS_ENABLED(CONFIG_PREEMPT_COUNT) && preempt_count());
+}
 
 /* Is @h a handle with type tag @tag? */
 static inline bool kgni_is(const void *h, u32 tag)

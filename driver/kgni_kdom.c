@@ -54,8 +54,7 @@ static DEFINE_PER_CPU(gni_errno_t, kgni_errno);
  */
 noinline bool kgni_may_sleep(void)
 {
-	if (in_task() && !irqs_disabled() &&
-	    !(IS_ENABLED(CONFIG_PREEMPT_COUNT) && preempt_count())) {
+	if (kgni_can_sleep()) {
 		might_sleep();
 		return true;
 	}

@@ -18,7 +18,16 @@
  * outlive the client's NIC and go at remove.  A number is free only when
  * neither a hold nor a BTE orphan (kgni_bte.c) keeps it.
  *
- * All of these may sleep.
+ * Registration may sleep; under a spinlock or with interrupts off (not
+ * in interrupt context) it tries the data path's mutex instead, as
+ * gnilnd registers its mailbox blocks again under that spinlock after a
+ * stack reset, and answers ERROR_RESOURCE if another thread holds it.
+ * Lustre's gnilnd deregisters its mailbox
+ * blocks and releases their holds under a spinlock of its own, as Cray's
+ * kgni let it, so gni_mem_deregister() and gni_mem_mdd_release() work in
+ * any context: there, the MDD is invalidated at once under mem_lock and
+ * the rest is left to work that runs before anything could tell
+ * (kgni_mem_kill()), and a released hold is marked for the hold work.
  */
 #include <linux/export.h>
 #include <linux/mm.h>
@@ -39,13 +48,17 @@
 /* The number of an ended hold is free, unless a BTE orphan keeps it. */
 static void kgni_mdh_unhold(struct kgni_dev *kdev, struct kgni_mdh_hold *h)
 {
+	unsigned long flags;
+
+	spin_lock_irqsave(&kdev->mem_lock, flags);
 	list_del(&h->node);
+	spin_unlock_irqrestore(&kdev->mem_lock, flags);
 	if (!kgni_bte_keep_mdh(kdev, h->mdh))
 		clear_bit(h->mdh, kdev->mdd_map);
 	kfree(h);
 }
 
-/* Arm the work for the earliest hold (dp_lock held). */
+/* Arm the work for the earliest hold (dp_lock or mem_lock held). */
 static void kgni_mdh_hold_arm(struct kgni_dev *kdev)
 {
 	struct kgni_mdh_hold *h;
@@ -66,7 +79,7 @@ static void kgni_mdh_hold_arm(struct kgni_dev *kdev)
  * @hndl: the registration's handle
  * @hold: the hold, with @hold->expires set; owned by the list from now on
  *
- * Context: dp_lock held.
+ * Context: dp_lock and mem_lock held.
  */
 void kgni_mdh_hold_add(struct kgni_dev *kdev, u32 mdh, const u64 hndl[2],
 		       struct kgni_mdh_hold *hold)
@@ -74,6 +87,7 @@ void kgni_mdh_hold_add(struct kgni_dev *kdev, u32 mdh, const u64 hndl[2],
 	struct kgni_mdh_hold *h;
 
 	hold->mdh = mdh;
+	hold->released = false;
 	hold->hndl[0] = hndl[0];
 	hold->hndl[1] = hndl[1];
 	set_bit(mdh, kdev->mdd_map);
@@ -103,7 +117,10 @@ bool kgni_mdh_held(struct kgni_dev *kdev, u32 mdh)
 	return false;
 }
 
-/* The dead-man timer: release the holds that have expired. */
+/*
+ * The dead-man timer: release the holds that have expired, and those
+ * gni_mem_mdd_release() released in atomic context.
+ */
 static void kgni_mdh_hold_work(struct work_struct *work)
 {
 	struct kgni_dev *kdev = container_of(to_delayed_work(work),
@@ -112,9 +129,9 @@ static void kgni_mdh_hold_work(struct work_struct *work)
 
 	mutex_lock(&kdev->dp_lock);
 	list_for_each_entry_safe(h, next, &kdev->mdh_holds, node) {
-		if (time_after(h->expires, jiffies + KGNI_MDH_HOLD_SLACK))
-			break;
-		kgni_mdh_unhold(kdev, h);
+		if (READ_ONCE(h->released) ||
+		    !time_after(h->expires, jiffies + KGNI_MDH_HOLD_SLACK))
+			kgni_mdh_unhold(kdev, h);
 	}
 	kgni_mdh_hold_arm(kdev);
 	mutex_unlock(&kdev->dp_lock);
@@ -144,6 +161,8 @@ void kgni_kmem_dev_fini(struct kgni_dev *kdev)
 	list_for_each_entry_safe(h, next, &kdev->mdh_holds, node)
 		kgni_mdh_unhold(kdev, h);
 	mutex_unlock(&kdev->dp_lock);
+	/* An atomic release that found a hold above may have armed it. */
+	cancel_delayed_work_sync(&kdev->mdh_hold_work);
 }
 
 /* The page of kernel address @va, or NULL if it has none kgni takes */
@@ -185,28 +204,36 @@ static int kgni_kmem_cq(struct gni_nic *nic, struct gni_cq *cq, u32 *cq_id)
 /*
  * Register the @npages referenced pages of @pages from handle VA @va:
  * the handle into @mem_hndl on success, else the pages are put back.
- * 0 or an errno of kgni_mem_create() (-ENODEV after remove).
+ * 0 or an errno of kgni_mem_create() (-ENODEV after remove, -EBUSY if
+ * @atomic and a remove or another thread holds what it needs).
  */
 static int kgni_kmem_create(struct gni_nic *nic, struct page **pages,
 			    unsigned long npages, u64 va, u32 cq_id,
-			    u32 gni_flags, gni_mem_handle_t *mem_hndl)
+			    u32 gni_flags, gni_mem_handle_t *mem_hndl,
+			    bool atomic)
 {
 	struct kgni_dev *kdev = nic->kdev;
 	u32 flags = 0;
+	int err = 0;
 	u64 h[2];
-	int err;
 
 	if (gni_flags & GNI_MEM_READ_ONLY)
 		flags |= KGNI_MEM_READONLY;
 	if (gni_flags & GNI_MEM_USE_GART)
 		flags |= KGNI_MEM_USE_GART;
-	down_read(&kdev->ctl_rwsem);
-	if (READ_ONCE(kdev->gone))
-		err = -ENODEV;
-	else
-		err = kgni_mem_create(kdev, &nic->dom, flags, cq_id, pages,
-				      npages, va, NULL, h);
-	up_read(&kdev->ctl_rwsem);
+	if (!atomic)
+		down_read(&kdev->ctl_rwsem);
+	else if (!down_read_trylock(&kdev->ctl_rwsem))
+		err = -EBUSY;
+	if (!err) {
+		if (READ_ONCE(kdev->gone))
+			err = -ENODEV;
+		else
+			err = kgni_mem_create(kdev, &nic->dom, flags, cq_id,
+					      pages, npages, va, NULL, h,
+					      atomic);
+		up_read(&kdev->ctl_rwsem);
+	}
 	if (err) {
 		kgni_mem_put_pages(pages, npages, NULL, false);
 		return err;
@@ -239,7 +266,9 @@ static gni_return_t kgni_kmem_rc(int err)
  * no reference counts (past the first of a high-order allocation made
  * without __GFP_COMP) is refused.
  *
- * Context: process context, may sleep.
+ * Context: process context; may sleep, except under a spinlock or with
+ * interrupts off, where it answers ERROR_RESOURCE if the data path is
+ * busy rather than wait (not in interrupt context: INVALID_PARAM).
  * Return: SUCCESS, INVALID_PARAM (also for an address with no page, or
  * other flags), ERROR_RESOURCE (no memory, no free MDD or GART entries,
  * the device removed).
@@ -252,10 +281,13 @@ gni_return_t gni_mem_register(gni_nic_handle_t nic_hndl, u64 address,
 	unsigned long npages, i;
 	struct page **pages;
 	u64 start, end;
+	bool atomic;
 	u32 cq_id;
 	int err;
 
-	if (!kgni_may_sleep() || !kgni_is(nic, KGNI_TAG_NIC) || !mem_hndl ||
+	atomic = !kgni_can_sleep();
+	if ((!in_task() && !kgni_may_sleep()) ||
+	    !kgni_is(nic, KGNI_TAG_NIC) || !mem_hndl ||
 	    kgni_kmem_cq(nic, dst_cq_hndl, &cq_id))
 		return kgni_kapi_ret(gni_mem_register, GNI_RC_INVALID_PARAM,
 				     EINVAL, 0);
@@ -271,7 +303,8 @@ gni_return_t gni_mem_register(gni_nic_handle_t nic_hndl, u64 address,
 	if (npages > KGNI_MEM_MAX_PAGES)
 		return kgni_kapi_ret(gni_mem_register, GNI_RC_INVALID_PARAM,
 				     EINVAL, length);
-	pages = kvcalloc(npages, sizeof(*pages), GFP_KERNEL);
+	pages = kvcalloc(npages, sizeof(*pages),
+			 atomic ? GFP_ATOMIC : GFP_KERNEL);
 	if (!pages)
 		return kgni_kapi_ret(gni_mem_register, GNI_RC_ERROR_RESOURCE,
 				     ENOMEM, npages);
@@ -286,7 +319,7 @@ gni_return_t gni_mem_register(gni_nic_handle_t nic_hndl, u64 address,
 				     EFAULT, start + i * PAGE_SIZE);
 	}
 	err = kgni_kmem_create(nic, pages, npages, start, cq_id, flags,
-			       mem_hndl);
+			       mem_hndl, atomic);
 	return kgni_kapi_ret(gni_mem_register,
 			     err ? kgni_kmem_rc(err) : GNI_RC_SUCCESS, -err,
 			     npages);
@@ -308,7 +341,7 @@ EXPORT_SYMBOL(gni_mem_register);
  * The pages are mapped through the GART in their order, under one MDD
  * whose handle has VA 0: offsets count from the first page.
  *
- * Context: process context, may sleep.
+ * Context: as gni_mem_register().
  * Return: SUCCESS, INVALID_PARAM, ERROR_RESOURCE.
  */
 gni_return_t gni_mem_register_segments(gni_nic_handle_t nic_hndl,
@@ -320,10 +353,13 @@ gni_return_t gni_mem_register_segments(gni_nic_handle_t nic_hndl,
 	struct gni_nic *nic = nic_hndl;
 	struct page **pages;
 	u32 cq_id, i;
+	bool atomic;
 	int err;
 
-	if (!kgni_may_sleep() || !kgni_is(nic, KGNI_TAG_NIC) || !mem_hndl ||
-	    !mem_segments || kgni_kmem_cq(nic, dst_cq_hndl, &cq_id))
+	atomic = !kgni_can_sleep();
+	if ((!in_task() && !kgni_may_sleep()) ||
+	    !kgni_is(nic, KGNI_TAG_NIC) || !mem_hndl || !mem_segments ||
+	    kgni_kmem_cq(nic, dst_cq_hndl, &cq_id))
 		return kgni_kapi_ret(gni_mem_register_segments,
 				     GNI_RC_INVALID_PARAM, EINVAL, 0);
 	if (!(flags & GNI_MEM_PHYS_SEGMENTS) ||
@@ -335,7 +371,8 @@ gni_return_t gni_mem_register_segments(gni_nic_handle_t nic_hndl,
 		return kgni_kapi_ret(gni_mem_register_segments,
 				     GNI_RC_INVALID_PARAM, EINVAL,
 				     segments_cnt);
-	pages = kvcalloc(segments_cnt, sizeof(*pages), GFP_KERNEL);
+	pages = kvcalloc(segments_cnt, sizeof(*pages),
+			 atomic ? GFP_ATOMIC : GFP_KERNEL);
 	if (!pages)
 		return kgni_kapi_ret(gni_mem_register_segments,
 				     GNI_RC_ERROR_RESOURCE, ENOMEM,
@@ -355,7 +392,7 @@ gni_return_t gni_mem_register_segments(gni_nic_handle_t nic_hndl,
 				     GNI_RC_INVALID_PARAM, EFAULT, i);
 	}
 	err = kgni_kmem_create(nic, pages, segments_cnt, 0, cq_id,
-			       flags | GNI_MEM_USE_GART, mem_hndl);
+			       flags | GNI_MEM_USE_GART, mem_hndl, atomic);
 	return kgni_kapi_ret(gni_mem_register_segments,
 			     err ? kgni_kmem_rc(err) : GNI_RC_SUCCESS, -err,
 			     segments_cnt);
@@ -371,9 +408,11 @@ EXPORT_SYMBOL(gni_mem_register_segments);
  *                invalidated, unless gni_mem_mdd_release() releases it
  *
  * The MDD is invalidated at once and the pages are given back: with a
- * hold, only the number waits.
+ * hold, only the number waits.  In atomic context the pages, entries and
+ * counts are given back by work that runs before the NIC's next
+ * registration (kgni_mem_kill()).
  *
- * Context: process context, may sleep.
+ * Context: any.
  * Return: SUCCESS, INVALID_PARAM (a handle that is not a registration of
  * the NIC, a negative timeout, no memory for the hold).
  */
@@ -386,12 +425,13 @@ gni_return_t gni_mem_deregister(gni_nic_handle_t nic_hndl,
 	u64 h[2];
 	int ret;
 
-	if (!kgni_may_sleep() || !kgni_is(nic, KGNI_TAG_NIC) || !mem_hndl ||
-	    hold_timeout < 0)
+	bool atomic = !kgni_can_sleep();
+
+	if (!kgni_is(nic, KGNI_TAG_NIC) || !mem_hndl || hold_timeout < 0)
 		return kgni_kapi_ret(gni_mem_deregister, GNI_RC_INVALID_PARAM,
 				     EINVAL, hold_timeout);
 	if (hold_timeout) {
-		hold = kzalloc(sizeof(*hold), GFP_KERNEL);
+		hold = kzalloc(sizeof(*hold), atomic ? GFP_ATOMIC : GFP_KERNEL);
 		if (!hold)
 			return kgni_kapi_ret(gni_mem_deregister,
 					     GNI_RC_INVALID_PARAM, ENOMEM, 0);
@@ -400,11 +440,17 @@ gni_return_t gni_mem_deregister(gni_nic_handle_t nic_hndl,
 	kdev = nic->kdev;
 	h[0] = mem_hndl->qword1;
 	h[1] = mem_hndl->qword2;
-	down_read(&kdev->ctl_rwsem);
-	ret = kgni_mem_deregister(kdev, &nic->dom, h, hold);
-	up_read(&kdev->ctl_rwsem);
-	if (ret != 1)
-		kfree(hold);
+	if (atomic) {
+		ret = kgni_mem_kill(kdev, &nic->dom, h, hold);
+		if (ret)
+			kfree(hold);
+	} else {
+		down_read(&kdev->ctl_rwsem);
+		ret = kgni_mem_deregister(kdev, &nic->dom, h, hold);
+		up_read(&kdev->ctl_rwsem);
+		if (ret != 1)
+			kfree(hold);
+	}
 	if (ret < 0)
 		return kgni_kapi_ret(gni_mem_deregister, GNI_RC_INVALID_PARAM,
 				     -ret, h[0]);
@@ -412,12 +458,67 @@ gni_return_t gni_mem_deregister(gni_nic_handle_t nic_hndl,
 }
 EXPORT_SYMBOL(gni_mem_deregister);
 
+/*
+ * Release the hold of handle @mh: at once if the caller may sleep (what
+ * atomic deregistrations left is reaped first, so that their holds are
+ * in the list); else mark it for the hold work, or drop the hold a
+ * deregistration not reaped yet asked for.  Whether there was one.
+ */
+static bool kgni_mdh_release(struct kgni_dev *kdev,
+			     const gni_mem_handle_t *mh, bool can_sleep)
+{
+	struct kgni_mdh_hold *h;
+	struct kgni_mem *mem;
+	unsigned long flags;
+	bool found = false;
+
+	if (can_sleep) {
+		mutex_lock(&kdev->dp_lock);
+		kgni_mem_reap(kdev);
+		list_for_each_entry(h, &kdev->mdh_holds, node) {
+			if (h->hndl[0] == mh->qword1 &&
+			    h->hndl[1] == mh->qword2 && !h->released) {
+				kgni_mdh_unhold(kdev, h);
+				found = true;
+				break;
+			}
+		}
+		mutex_unlock(&kdev->dp_lock);
+		return found;
+	}
+	spin_lock_irqsave(&kdev->mem_lock, flags);
+	list_for_each_entry(h, &kdev->mdh_holds, node) {
+		if (h->hndl[0] == mh->qword1 && h->hndl[1] == mh->qword2 &&
+		    !h->released) {
+			WRITE_ONCE(h->released, true);
+			mod_delayed_work(system_wq, &kdev->mdh_hold_work, 0);
+			found = true;
+			break;
+		}
+	}
+	list_for_each_entry(mem, &kdev->mem_dead, dead) {
+		if (found)
+			break;
+		if (mem->dead_hold && mem->hndl[0] == mh->qword1 &&
+		    mem->hndl[1] == mh->qword2) {
+			kfree(mem->dead_hold);
+			mem->dead_hold = NULL;
+			found = true;
+		}
+	}
+	spin_unlock_irqrestore(&kdev->mem_lock, flags);
+	return found;
+}
+
 /**
  * gni_mem_mdd_release() - release a deregistration's hold early
  * @nic_hndl: a NIC of the device
  * @mem_hndl: the handle that was deregistered with a hold
  *
- * Context: process context, may sleep.
+ * In atomic context the hold is marked released under mem_lock, and
+ * the hold work lets the number go.
+ *
+ * Context: any.
  * Return: SUCCESS; NO_MATCH if the handle is not held (never was, or the
  * hold expired or was released), and for a bad argument (the function
  * has no other code).
@@ -426,24 +527,12 @@ gni_return_t gni_mem_mdd_release(gni_nic_handle_t nic_hndl,
 				 gni_mem_handle_t *mem_hndl)
 {
 	struct gni_nic *nic = nic_hndl;
-	struct kgni_mdh_hold *h;
-	struct kgni_dev *kdev;
-	bool found = false;
+	bool found;
 
-	if (!kgni_may_sleep() || !kgni_is(nic, KGNI_TAG_NIC) || !mem_hndl)
+	if (!kgni_is(nic, KGNI_TAG_NIC) || !mem_hndl)
 		return kgni_kapi_ret(gni_mem_mdd_release, GNI_RC_NO_MATCH,
 				     EINVAL, 0);
-	kdev = nic->kdev;
-	mutex_lock(&kdev->dp_lock);
-	list_for_each_entry(h, &kdev->mdh_holds, node) {
-		if (h->hndl[0] == mem_hndl->qword1 &&
-		    h->hndl[1] == mem_hndl->qword2) {
-			kgni_mdh_unhold(kdev, h);
-			found = true;
-			break;
-		}
-	}
-	mutex_unlock(&kdev->dp_lock);
+	found = kgni_mdh_release(nic->kdev, mem_hndl, kgni_can_sleep());
 	if (!found)
 		return kgni_kapi_ret(gni_mem_mdd_release, GNI_RC_NO_MATCH,
 				     ENOENT, mem_hndl->qword1);

@@ -164,6 +164,9 @@ struct kgni_dev *kgni_dev_alloc(struct pci_dev *pdev)
 	INIT_DELAYED_WORK(&kdev->drain_work, kgni_drain_work);
 	INIT_LIST_HEAD(&kdev->fma_drain);
 	mutex_init(&kdev->dp_lock);
+	spin_lock_init(&kdev->mem_lock);
+	INIT_LIST_HEAD(&kdev->mem_dead);
+	INIT_WORK(&kdev->mem_reap_work, kgni_mem_reap_work);
 	INIT_LIST_HEAD(&kdev->doms);
 	kgni_kapi_dev_init(kdev);
 

@@ -234,6 +234,9 @@ void kgni_dp_stop(struct kgni_dev *kdev)
  */
 void kgni_dp_unmap(struct kgni_dev *kdev)
 {
+	void __iomem *mmr;
+	unsigned long flags;
+
 	kgni_fma_drain_fini(kdev);
 	mutex_lock(&kdev->dp_lock);
 	kgni_dg_fini(kdev);
@@ -241,11 +244,15 @@ void kgni_dp_unmap(struct kgni_dev *kdev)
 	kgni_gart_fini(kdev);
 	bitmap_free(kdev->mrt_map);
 	kdev->mrt_map = NULL;
-	if (kdev->mmr)
-		pci_iounmap(kdev->pdev, kdev->mmr);
+	kgni_mem_reap(kdev);
+	spin_lock_irqsave(&kdev->mem_lock, flags);
+	mmr = kdev->mmr;
+	kdev->mmr = NULL;
+	spin_unlock_irqrestore(&kdev->mem_lock, flags);
+	if (mmr)
+		pci_iounmap(kdev->pdev, mmr);
 	if (kdev->fma_priv)
 		pci_iounmap(kdev->pdev, kdev->fma_priv);
-	kdev->mmr = NULL;
 	kdev->fma_priv = NULL;
 	mutex_unlock(&kdev->dp_lock);
 }
@@ -334,7 +341,7 @@ void kgni_mem_put_pages(struct page **pages, unsigned long npages,
  */
 void kgni_mem_free(struct kgni_dev *kdev, struct kgni_mem *mem, bool live)
 {
-	unsigned long i;
+	unsigned long i, flags;
 
 	if (live) {
 		kgni_mdd_write(kdev, mem->mdh, 0, 0);
@@ -363,7 +370,9 @@ void kgni_mem_free(struct kgni_dev *kdev, struct kgni_mem *mem, bool live)
 	if (mem->cq)
 		mem->cq->users--;
 	kgni_mem_put_pages(mem->pages, mem->npages, mem->mm, true);
+	spin_lock_irqsave(&kdev->mem_lock, flags);
 	list_del(&mem->node);
+	spin_unlock_irqrestore(&kdev->mem_lock, flags);
 	kfree(mem);
 }
 
@@ -575,27 +584,30 @@ err_unpin:
  *      RLIMIT_MEMLOCK, @mm referenced (kgni_mem_pin_user()); NULL for a
  *      kernel client's pages, each referenced (kgni_kmem.c)
  * @hndl: the memory handle
+ * @atomic: the caller may not sleep (a kernel client under a spinlock of
+ *          its own): dp_lock is only tried
  *
  * The pages are mapped (through the MRT if it can, else one run of GART
  * entries) and given one MDD of the domain's ptag.  On success the
  * registration owns @pages, their pins and charge and the reference on
  * @mm, until kgni_mem_free(); on failure the caller keeps them.
  *
- * Context: process context, may sleep; ctl_rwsem held for reading with
- * the device alive; takes dp_lock.
+ * Context: process context; ctl_rwsem held for reading with the device
+ * alive; takes dp_lock, or with @atomic tries it and does not sleep.
  * Return: 0, -EPERM without a CDM, -ENOLINK once the domain's job was
  * released, -EINVAL for a CQ that is not the domain's, -ENOMEM, -EDQUOT
  * past the job's kgni_job_mdds registrations or kgni_job_gart GART
  * entries (a file's), -ENOSPC without a free MDD or run of MRT or GART
- * entries.
+ * entries, -EBUSY if @atomic and dp_lock is held.
  */
 int kgni_mem_create(struct kgni_dev *kdev, struct kgni_dom *dom, u32 flags,
 		    u32 cq_id, struct page **pages, unsigned long npages,
-		    u64 va, struct mm_struct *mm, u64 hndl[2])
+		    u64 va, struct mm_struct *mm, u64 hndl[2], bool atomic)
 {
 	bool writable = !(flags & KGNI_MEM_READONLY);
 	struct kgni_cq *cq = NULL;
 	struct kgni_job_use use;
+	unsigned long irqflags;
 	bool gart_ok = true;
 	u32 mrt_pages = 0;
 	struct kgni_mem *mem;
@@ -603,7 +615,7 @@ int kgni_mem_create(struct kgni_dev *kdev, struct kgni_dom *dom, u32 flags,
 	int ret;
 	u32 mdh;
 
-	mem = kzalloc(sizeof(*mem), GFP_KERNEL);
+	mem = kzalloc(sizeof(*mem), atomic ? GFP_ATOMIC : GFP_KERNEL);
 	if (!mem)
 		return -ENOMEM;
 	mem->va = va;
@@ -614,7 +626,18 @@ int kgni_mem_create(struct kgni_dev *kdev, struct kgni_dom *dom, u32 flags,
 	if (!(flags & KGNI_MEM_USE_GART))
 		mrt_pages = kgni_mrt_pages(mem->pages, npages, va);
 
-	mutex_lock(&kdev->dp_lock);
+	if (!atomic) {
+		mutex_lock(&kdev->dp_lock);
+	} else if (!mutex_trylock(&kdev->dp_lock)) {
+		kfree(mem);
+		return -EBUSY;
+	}
+	/*
+	 * What atomic deregistrations left counts against the quotas; an
+	 * atomic caller leaves it to the work (freeing may sleep).
+	 */
+	if (!atomic)
+		kgni_mem_reap(kdev);
 	/* The job may have been released while the pages were pinned. */
 	ret = kgni_dom_usable(dom);
 	if (ret)
@@ -673,7 +696,9 @@ int kgni_mem_create(struct kgni_dev *kdev, struct kgni_dom *dom, u32 flags,
 			GEMINI_MH_FLAGS_SHIFT);
 	mem->hndl[1] |= (u64)gemini_mh_crc(mem->hndl[0], mem->hndl[1]) <<
 			GEMINI_MH_CRC_SHIFT;
+	spin_lock_irqsave(&kdev->mem_lock, irqflags);
 	list_add_tail(&mem->node, &dom->mems);
+	spin_unlock_irqrestore(&kdev->mem_lock, irqflags);
 	hndl[0] = mem->hndl[0];
 	hndl[1] = mem->hndl[1];
 	mutex_unlock(&kdev->dp_lock);
@@ -720,7 +745,7 @@ static int kgni_mem_register_user(struct kgni_ucmd *ucmd, u32 flags,
 	if (nsegs > 1)
 		flags |= KGNI_MEM_USE_GART;
 	ret = kgni_mem_create(kdev, dom, flags, cq_id, pages, npages, va, mm,
-			      hndl);
+			      hndl, false);
 	if (ret)
 		kgni_mem_put_pages(pages, npages, mm, false);
 	return ret;
@@ -836,15 +861,16 @@ int kgni_ioctl_mem_register_segments(struct kgni_ucmd *ucmd)
  * @dom: the domain
  * @h: the handle
  *
- * Context: dp_lock held.
- * Return: the registration, or NULL.
+ * Context: dp_lock held (or mem_lock).
+ * Return: the registration, or NULL (also once kgni_mem_kill() took it).
  */
 struct kgni_mem *kgni_mem_find(struct kgni_dom *dom, const u64 h[2])
 {
 	struct kgni_mem *mem;
 
 	list_for_each_entry(mem, &dom->mems, node)
-		if (mem->hndl[0] == h[0] && mem->hndl[1] == h[1])
+		if (mem->hndl[0] == h[0] && mem->hndl[1] == h[1] &&
+		    !READ_ONCE(mem->dying))
 			return mem;
 	return NULL;
 }
@@ -873,6 +899,7 @@ int kgni_mem_deregister(struct kgni_dev *kdev, struct kgni_dom *dom,
 {
 	bool live = !READ_ONCE(kdev->gone);
 	struct kgni_mem *mem;
+	unsigned long flags;
 	u64 h[2];
 	int ret = -EINVAL;
 
@@ -892,7 +919,9 @@ int kgni_mem_deregister(struct kgni_dev *kdev, struct kgni_dom *dom,
 		ret = 0;
 		/* Nobody took the number meanwhile: dp_lock is held. */
 		if (hold && live) {
+			spin_lock_irqsave(&kdev->mem_lock, flags);
 			kgni_mdh_hold_add(kdev, mdh, hndl, hold);
+			spin_unlock_irqrestore(&kdev->mem_lock, flags);
 			ret = 1;
 		}
 	}
@@ -915,4 +944,112 @@ int kgni_ioctl_mem_deregister(struct kgni_ucmd *ucmd)
 		return -EINVAL;
 	return kgni_mem_deregister(ucmd->kdev, &ucmd->kfile->dom,
 				   cmd->mem_hndl, NULL);
+}
+
+/**
+ * kgni_mem_kill() - invalidate a registration of the domain in any context
+ * @kdev: the device
+ * @dom: the domain
+ * @hndl: its memory handle
+ * @hold: as for kgni_mem_deregister(); kept with the registration until
+ *        kgni_mem_reap() makes it a hold
+ *
+ * What kgni_mem_deregister() does at once, done under mem_lock alone, for
+ * a kernel client that holds a spinlock of its own: the MDD is
+ * invalidated and read back, so that no request reaches the pages after
+ * this returns, and the registration is no longer found.  Its entries,
+ * pages and counts are given back by kgni_mem_reap(), which the work, the
+ * next registration and the domain's teardown run before anything could
+ * tell they were still taken.  After remove nothing touches the device.
+ *
+ * Context: any; takes mem_lock.
+ * Return: 0, -EINVAL for a handle with a bad CRC or that is not one of
+ * the domain's.
+ */
+int kgni_mem_kill(struct kgni_dev *kdev, struct kgni_dom *dom,
+		  const u64 hndl[2], struct kgni_mdh_hold *hold)
+{
+	struct kgni_mem *mem;
+	unsigned long flags;
+	bool queued;
+	u64 h[2];
+
+	h[0] = hndl[0];
+	h[1] = hndl[1] & ~(0xffull << GEMINI_MH_CRC_SHIFT);
+	if (gemini_mh_crc(h[0], h[1]) != hndl[1] >> GEMINI_MH_CRC_SHIFT)
+		return -EINVAL;
+
+	spin_lock_irqsave(&kdev->mem_lock, flags);
+	mem = kgni_mem_find(dom, hndl);
+	if (!mem) {
+		spin_unlock_irqrestore(&kdev->mem_lock, flags);
+		return -EINVAL;
+	}
+	WRITE_ONCE(mem->dying, true);
+	mem->dead_hold = hold;
+	list_add_tail(&mem->dead, &kdev->mem_dead);
+	if (kdev->mmr && !READ_ONCE(kdev->gone)) {
+		kgni_mdd_write(kdev, mem->mdh, 0, 0);
+		readq(kgni_mmr(kdev, GEMINI_MMR_MDD_ENTRY(mem->mdh)) + 8);
+	}
+	/* The work's reference: the caller's NIC holds one meanwhile. */
+	get_device(&kdev->dev);
+	queued = queue_work(system_wq, &kdev->mem_reap_work);
+	spin_unlock_irqrestore(&kdev->mem_lock, flags);
+	if (!queued)
+		put_device(&kdev->dev);
+	return 0;
+}
+
+/**
+ * kgni_mem_reap() - free the registrations kgni_mem_kill() invalidated
+ * @kdev: the device
+ *
+ * Each one's hold becomes a hold of the device's list under mem_lock, so
+ * that gni_mem_mdd_release() finds it in one place or the other.
+ *
+ * Context: dp_lock held.
+ */
+void kgni_mem_reap(struct kgni_dev *kdev)
+{
+	bool live = !READ_ONCE(kdev->gone);
+	struct kgni_mdh_hold *hold;
+	struct kgni_mem *mem;
+	unsigned long flags;
+	u32 mdh;
+
+	for (;;) {
+		spin_lock_irqsave(&kdev->mem_lock, flags);
+		mem = list_first_entry_or_null(&kdev->mem_dead,
+					       struct kgni_mem, dead);
+		if (!mem) {
+			spin_unlock_irqrestore(&kdev->mem_lock, flags);
+			return;
+		}
+		list_del(&mem->dead);
+		hold = mem->dead_hold;
+		mdh = mem->mdh;
+		/* Nobody takes the number meanwhile: dp_lock is held. */
+		if (hold && live)
+			kgni_mdh_hold_add(kdev, mdh, mem->hndl, hold);
+		spin_unlock_irqrestore(&kdev->mem_lock, flags);
+		if (hold && !live)
+			kfree(hold);
+		kgni_mem_free(kdev, mem, live);
+		/* The hold keeps the number kgni_mem_free() cleared. */
+		if (hold && live)
+			set_bit(mdh, kdev->mdd_map);
+	}
+}
+
+/* The work that kgni_mem_kill() queues */
+void kgni_mem_reap_work(struct work_struct *work)
+{
+	struct kgni_dev *kdev = container_of(work, struct kgni_dev,
+					     mem_reap_work);
+
+	mutex_lock(&kdev->dp_lock);
+	kgni_mem_reap(kdev);
+	mutex_unlock(&kdev->dp_lock);
+	put_device(&kdev->dev);
 }

@@ -2217,6 +2217,69 @@ out:
 }
 
 /*
+ * A node connecting to itself, as Lustre's gnilnd does for its own NID:
+ * one CDM posts a wildcard and a datagram bound to its own (PE, inst_id),
+ * in round @n, the wildcard first if @wildcard_first.  The bound one is
+ * collected first, then the wildcard, each once, each with the other's
+ * data: gnilnd keeps the connection the wildcard made only if the bound
+ * one's exists already, and frees the mailbox of one it drops.
+ */
+static void ktest_dg_self(struct ktest_dg *t, bool wildcard_first,
+			  unsigned int n)
+{
+	const char *order = wildcard_first ? "wildcard first" :
+					     "bound first";
+	const u64 id_w = KTEST_DG_ID(0xd, n), id_d = KTEST_DG_ID(0xe, n);
+	gni_ep_handle_t ep_w = NULL, ep_d = NULL;
+	const u16 len_w = 33, len_d = 71;
+	gni_return_t rc_w = GNI_RC_NOT_DONE, rc_d = GNI_RC_NOT_DONE;
+	unsigned int i;
+	char what[64];
+	u64 id = 0;
+
+	if (!ktest_rc(gni_ep_create(t->nic_a, NULL, &ep_w), GNI_RC_SUCCESS,
+		      "gni_ep_create, A's wildcard to itself") ||
+	    !ktest_rc(gni_ep_create(t->nic_a, NULL, &ep_d), GNI_RC_SUCCESS,
+		      "gni_ep_create, A's datagram to itself") ||
+	    !ktest_rc(gni_ep_bind(ep_d, t->pe, KTEST_DG_INST_A),
+		      GNI_RC_SUCCESS, "gni_ep_bind to A's own address"))
+		goto out;
+	ktest_dg_clear(t);
+	for (i = 0; i < 2; i++) {
+		if (!i == wildcard_first)
+			rc_w = gni_ep_postdata_w_id(ep_w, t->in_a, len_w,
+						    t->out_a, KTEST_DG_BUF,
+						    id_w);
+		else
+			rc_d = gni_ep_postdata_w_id(ep_d, t->in_b, len_d,
+						    t->out_b, KTEST_DG_BUF,
+						    id_d);
+	}
+	ktest_ok(rc_w == GNI_RC_SUCCESS && rc_d == GNI_RC_SUCCESS,
+		 "to itself, %s: gni_ep_postdata_w_id, wildcard %s, bound %s",
+		 order, ktest_rc_name(rc_w), ktest_rc_name(rc_d));
+	snprintf(what, sizeof(what), "to itself, %s, the bound one", order);
+	if (ktest_dg_probe(t->nic_a, id_d, what) &&
+	    ktest_dg_test(t, ep_d, id_d, GNI_RC_SUCCESS, GNI_POST_COMPLETED,
+			  KTEST_DG_INST_A, what))
+		ktest_ok(ktest_dg_bytes(t->out_b, t->in_a, len_w),
+			 "%s: the wildcard's %u bytes", what, len_w);
+	snprintf(what, sizeof(what), "to itself, %s, the wildcard", order);
+	if (ktest_dg_probe(t->nic_a, id_w, what) &&
+	    ktest_dg_test(t, ep_w, id_w, GNI_RC_SUCCESS, GNI_POST_COMPLETED,
+			  KTEST_DG_INST_A, what))
+		ktest_ok(ktest_dg_bytes(t->out_a, t->in_b, len_d),
+			 "%s: the bound one's %u bytes", what, len_d);
+	ktest_rc(gni_postdata_probe_by_id(t->nic_a, &id), GNI_RC_NO_MATCH,
+		 "to itself: each completed once, nothing else ended");
+out:
+	if (ep_d)
+		gni_ep_destroy(ep_d);
+	if (ep_w)
+		gni_ep_destroy(ep_w);
+}
+
+/*
  * A's datagram with no post of B's: a wait times out; cancelled, it ends
  * TERMINATED, and its message is gone from B's side.
  */
@@ -2654,6 +2717,184 @@ static void ktest_dg_atomic(struct ktest_dg *t)
 	ktest_dg_atomic_refusals(t, KTEST_IRQ_OFF);
 }
 
+/*
+ * gnilnd deregisters its mailbox blocks and releases their holds under a
+ * spinlock of its own (kgnilnd_release_mbox(), kgnilnd_unmap_fma_blocks()
+ * and kgnilnd_free_fmablk_locked() under gnd_fmablk_lock), and LBUGs on
+ * anything but SUCCESS: both calls work there, and in softirq context,
+ * as on a Cray.  In one atomic stretch: a plain deregistration, one with
+ * a hold and the release of that hold, the first again (refused), and
+ * the release of a hold made in process context, twice.
+ */
+struct ktest_mem_atomic {
+	gni_nic_handle_t nic;
+	gni_mem_handle_t a, b, c;
+	gni_return_t dereg_a, dereg_b, rel_b, again_a, rel_c, rel_c2;
+	struct timer_list timer;
+	struct completion done;
+};
+
+static struct ktest_mem_atomic ktest_ma;
+
+static void ktest_mem_atomic_calls(struct ktest_mem_atomic *m)
+{
+	m->dereg_a = gni_mem_deregister(m->nic, &m->a, 0);
+	m->dereg_b = gni_mem_deregister(m->nic, &m->b, KTEST_HOLD_LONG_MS);
+	m->rel_b = gni_mem_mdd_release(m->nic, &m->b);
+	m->again_a = gni_mem_deregister(m->nic, &m->a, 0);
+	m->rel_c = gni_mem_mdd_release(m->nic, &m->c);
+	m->rel_c2 = gni_mem_mdd_release(m->nic, &m->c);
+}
+
+static void ktest_mem_atomic_timer(struct timer_list *t)
+{
+	struct ktest_mem_atomic *m = from_timer(m, t, timer);
+
+	ktest_mem_atomic_calls(m);
+	complete(&m->done);
+}
+
+/* A registration from a timer: @m->a.qword1 the address, into @m->b */
+static void ktest_mem_atomic_reg_timer(struct timer_list *t)
+{
+	struct ktest_mem_atomic *m = from_timer(m, t, timer);
+
+	memset(&m->b, 0, sizeof(m->b));
+	m->dereg_a = gni_mem_register(m->nic, m->a.qword1, 64, NULL,
+				      GNI_MEM_READWRITE, &m->b);
+	complete(&m->done);
+}
+
+/* The stretch @how (a KTEST_* of enum ktest_atomic, or softirq) */
+static void ktest_mem_atomic_run(gni_nic_handle_t nic, void *kbuf,
+				 int how, const char *name)
+{
+	struct ktest_mem_atomic *m = &ktest_ma;
+	u64 addr = (u64)(unsigned long)kbuf;
+	unsigned long flags;
+	gni_mem_handle_t d;
+	u32 mdh;
+
+	if (how == KTEST_SPIN && !IS_ENABLED(CONFIG_PREEMPT_COUNT)) {
+		ktest_ok(true,
+			 "%s: deregistration not called # SKIP no CONFIG_PREEMPT_COUNT: a spinlock does not show",
+			 name);
+		return;
+	}
+	m->nic = nic;
+	if (!ktest_mem_reg(nic, "to deregister atomic", addr, 64, NULL, 0,
+			   &m->a))
+		return;
+	mdh = GNI_MEMHNDL_GET_MDH(m->a);
+	if (!ktest_mem_reg(nic, "to deregister atomic with a hold",
+			   addr + 64, 64, NULL, 0, &m->b)) {
+		ktest_mem_dereg(nic, &m->a, "to deregister atomic");
+		return;
+	}
+	if (ktest_mem_reg(nic, "to hold, then release atomic", addr + 128,
+			  64, NULL, 0, &m->c))
+		ktest_rc(gni_mem_deregister(nic, &m->c, KTEST_HOLD_LONG_MS),
+			 GNI_RC_SUCCESS, "gni_mem_deregister with a 60 s hold, to release atomic");
+	if (how < 0) {
+		init_completion(&m->done);
+		timer_setup(&m->timer, ktest_mem_atomic_timer, 0);
+		mod_timer(&m->timer, jiffies);
+		wait_for_completion(&m->done);
+		del_timer_sync(&m->timer);
+	} else {
+		flags = ktest_atomic_enter(how);
+		ktest_mem_atomic_calls(m);
+		ktest_atomic_exit(how, flags);
+	}
+	ktest_ok(m->dereg_a == GNI_RC_SUCCESS && m->dereg_b == GNI_RC_SUCCESS,
+		 "%s: gni_mem_deregister %s, with a hold %s",
+		 name, ktest_rc_name(m->dereg_a), ktest_rc_name(m->dereg_b));
+	ktest_ok(m->rel_b == GNI_RC_SUCCESS,
+		 "%s: gni_mem_mdd_release of that hold %s", name,
+		 ktest_rc_name(m->rel_b));
+	ktest_ok(m->again_a == GNI_RC_INVALID_PARAM,
+		 "%s: gni_mem_deregister again %s (refused)", name,
+		 ktest_rc_name(m->again_a));
+	ktest_ok(m->rel_c == GNI_RC_SUCCESS && m->rel_c2 == GNI_RC_NO_MATCH,
+		 "%s: gni_mem_mdd_release of an older hold %s, again %s",
+		 name, ktest_rc_name(m->rel_c), ktest_rc_name(m->rel_c2));
+	ktest_rc(gni_mem_mdd_release(nic, &m->b), GNI_RC_NO_MATCH,
+		 "gni_mem_mdd_release afterwards: the hold released atomic is gone");
+	ktest_rc(gni_mem_deregister(nic, &m->a, 0), GNI_RC_INVALID_PARAM,
+		 "gni_mem_deregister afterwards: the registration is gone");
+	/* The lowest free number: the atomic deregistration gave it back. */
+	if (ktest_mem_reg(nic, "after the atomic deregistration", addr, 64,
+			  NULL, 0, &d)) {
+		ktest_ok(GNI_MEMHNDL_GET_MDH(d) == mdh,
+			 "%s: the MDH %u is given out again: %u", name, mdh,
+			 GNI_MEMHNDL_GET_MDH(d));
+		ktest_mem_dereg(nic, &d, "after the atomic deregistration");
+	}
+}
+
+/*
+ * After a stack reset gnilnd registers its physically contiguous mailbox
+ * blocks again under gnd_fmablk_lock (kgnilnd_map_phys_fmablk()): with
+ * nothing else in kgni's data path, that works; in interrupt context
+ * registration is refused.
+ */
+static void ktest_mem_atomic_register(gni_nic_handle_t nic, void *kbuf)
+{
+	struct ktest_mem_atomic *m = &ktest_ma;
+	u64 addr = (u64)(unsigned long)kbuf;
+	gni_return_t reg, dereg;
+	gni_mem_handle_t mh;
+	unsigned long flags;
+
+	if (!IS_ENABLED(CONFIG_PREEMPT_COUNT)) {
+		ktest_ok(true,
+			 "registration under spin_lock not called # SKIP no CONFIG_PREEMPT_COUNT: a spinlock does not show");
+		return;
+	}
+	memset(&mh, 0, sizeof(mh));
+	flags = ktest_atomic_enter(KTEST_SPIN);
+	reg = gni_mem_register(nic, addr, PAGE_SIZE, NULL,
+			       GNI_MEM_READWRITE | GNI_MEM_PHYS_CONT, &mh);
+	dereg = reg == GNI_RC_SUCCESS ? gni_mem_deregister(nic, &mh, 0) :
+					GNI_RC_NOT_DONE;
+	ktest_atomic_exit(KTEST_SPIN, flags);
+	ktest_ok(reg == GNI_RC_SUCCESS && GNI_MEMHNDL_GET_NPAGES(mh) == 1 &&
+		 dereg == GNI_RC_SUCCESS,
+		 "under spin_lock: gni_mem_register, GNI_MEM_PHYS_CONT, %s, %u pages; gni_mem_deregister %s",
+		 ktest_rc_name(reg), GNI_MEMHNDL_GET_NPAGES(mh),
+		 ktest_rc_name(dereg));
+	m->nic = nic;
+	m->a.qword1 = addr;
+	init_completion(&m->done);
+	timer_setup(&m->timer, ktest_mem_atomic_reg_timer, 0);
+	mod_timer(&m->timer, jiffies);
+	wait_for_completion(&m->done);
+	del_timer_sync(&m->timer);
+	ktest_ok(m->dereg_a == GNI_RC_INVALID_PARAM,
+		 "in softirq (a timer): gni_mem_register %s (refused)",
+		 ktest_rc_name(m->dereg_a));
+	if (m->dereg_a == GNI_RC_SUCCESS)
+		gni_mem_deregister(nic, &m->b, 0);
+}
+
+/* gni_mem_deregister() and gni_mem_mdd_release() in atomic context */
+static void ktest_mem_atomic(gni_nic_handle_t nic)
+{
+	void *kbuf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+
+	if (!ktest_ok(kbuf, "kmalloc, a page for atomic deregistration"))
+		return;
+	ktest_mem_atomic_run(nic, kbuf, KTEST_SPIN,
+			     ktest_atomic_names[KTEST_SPIN]);
+	ktest_mem_atomic_run(nic, kbuf, KTEST_SPIN_IRQ,
+			     ktest_atomic_names[KTEST_SPIN_IRQ]);
+	ktest_mem_atomic_run(nic, kbuf, KTEST_IRQ_OFF,
+			     ktest_atomic_names[KTEST_IRQ_OFF]);
+	ktest_mem_atomic_run(nic, kbuf, -1, "in softirq (a timer)");
+	ktest_mem_atomic_register(nic, kbuf);
+	kfree(kbuf);
+}
+
 /* The datagram checks; @pe is the NIC's address. */
 static void ktest_dgram(u32 pe)
 {
@@ -2695,6 +2936,8 @@ static void ktest_dgram(u32 pe)
 	ktest_dg_exchange(t, 2, GNI_DATAGRAM_MAXSIZE, GNI_DATAGRAM_MAXSIZE, 16,
 			  false);
 	ktest_dg_wildcard(t);
+	ktest_dg_self(t, true, 1);
+	ktest_dg_self(t, false, 2);
 	ktest_dg_timeout(t);
 	ktest_dg_isolation(t);
 	ktest_dg_atomic(t);
@@ -3100,6 +3343,7 @@ static void ktest_selftest(void)
 	ktest_mem(nic, cdm2 ? nic2 : NULL);
 	ktest_rdma(nic, addr);
 	ktest_dgram(addr);
+	ktest_mem_atomic(nic);
 	ktest_fma(nic, addr);
 	ktest_smsg(nic, addr);
 	if (cdm2) {
