@@ -35,6 +35,12 @@
 # The image is rebuilt only when an input changed (a hash of every input is
 # kept in IMAGE_DIR/.stamp).  Dynamically linked programs get the shared
 # libraries they need copied from the host (same Debian release).
+#
+# The image carries only the kernel modules that boot needs before 9p is
+# up; the whole module tree of the kernel package, indexed by depmod,
+# stays unpacked in the cache and IMAGE_DIR/modules links to it: "vgemini
+# up" shares it read-only with every guest, whose /init mounts it over
+# /lib/modules/KVER, so that modprobe finds any module of the kernel.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -72,7 +78,7 @@ while [ $# -gt 0 ]; do
 	--no-kgni) KGNI_KO=none; shift ;;
 	--no-selftests) SELFTESTS_DIR=none; shift ;;
 	--force) FORCE=1; shift ;;
-	-h|--help) sed -n '3,35p' "$REPO/scripts/build-image.sh" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,43p' "$REPO/scripts/build-image.sh" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown argument '$1' (see --help)" ;;
 	esac
 done
@@ -174,6 +180,13 @@ unpack() {
 	[ -f "$VMLINUZ" ] || die "no boot/vmlinuz-$KVER in $deb"
 	touch "$KROOT/.unpacked"
 	unpacked=1
+	index_modules
+}
+# modules.dep and the other indexes of the whole tree (the package has
+# none: its postinst runs depmod), for the guests' modprobe.
+index_modules() {
+	say "indexing the kernel's modules (depmod -b $KROOT $KVER)"
+	depmod -b "$KROOT" "$KVER" || die "depmod of $KMODDIR failed"
 }
 unpacked=0
 if [ ! -e "$KROOT/.unpacked" ] || [ "$deb" -nt "$KROOT/.unpacked" ] ||
@@ -181,6 +194,10 @@ if [ ! -e "$KROOT/.unpacked" ] || [ "$deb" -nt "$KROOT/.unpacked" ] ||
    [ ! -f "$KMODDIR/modules.builtin" ]; then
 	unpack
 fi
+[ -f "$KMODDIR/modules.dep" ] || index_modules
+# What "vgemini up" shares with the guests as their /lib/modules/KVER.
+mkdir -p "$IMAGE_DIR"
+ln -sfn "$(realpath "$KMODDIR")" "$IMAGE_DIR/modules"
 
 for ko in ${KGNI_KO:+"$KGNI_KO"} ${KTEST_KO:+"$KTEST_KO"} ${IPOGIF_KO:+"$IPOGIF_KO"}; do
 	vm=$(modinfo -F vermagic "$ko" 2>/dev/null | awk '{print $1}')
@@ -283,7 +300,9 @@ EOF
 
 # Kernel modules: virtio_console, virtio_pci, 9p and virtio_net with their
 # dependencies, and whatever kgni.ko depends on; depmod makes busybox
-# modprobe work.
+# modprobe work.  Only these: what boot needs before the guest mounts the
+# whole tree (IMAGE_DIR/modules, shared by "vgemini up") over this
+# directory, and all that a guest of "vgemini up --no-share" has.
 declare -A seen=()
 mods=()
 find_mod() {

@@ -11,19 +11,25 @@ what the attack would do if it worked:
   0600; the Ethernet hub's socket still takes the QEMUs' frames;
 - the guests mount every share nosuid,nodev, read-only but the one named
   writable;
+- every guest mounts the kernel's module tree read-only (nosuid, nodev,
+  noexec) over its /lib/modules/KVER, and guest root cannot write it; root
+  loads sunrpc, which the image does not carry (lnet.ko needs it), with
+  modprobe;
 - guest root, in the writable share, makes a device node, a set-user-id
   root-owned file and a file it chowns to root: on the host none is a
   device, set-user-id or root's; it cannot write the repository;
 - a victim job (started by 'vgemini run', ptag and cookie given) sleeps,
   then runs ugni_putget, data checked; meanwhile a hostile job's ranks try
   to read the victim's environment (its cookie), join its cgroup, attach
-  to its domain with its ptag and cookie, load a module, open BAR0 through
-  sysfs and write the repository: each fails, and the hostile ranks are
+  to its domain with its ptag and cookie, load a module (insmod of the
+  image's, modprobe of the tree's), open BAR0 through sysfs and write the
+  repository: each fails, and the hostile ranks are
   not root; a third job asking for the victim's ptag is refused; the
   victim passes.
 Always tears the fabric down and removes what it made.  Prints TAP.
 """
 
+import glob
 import json
 import os
 import pwd
@@ -62,6 +68,9 @@ if kgni-job attach $1 $2 >/dev/null 2>&1
 then echo "LEAK attach"; else echo "ok attach"; fi
 if insmod /lib/modules/kgni_ktest.ko 2>/dev/null
 then echo "LEAK insmod"; rmmod kgni_ktest; else echo "ok insmod"; fi
+modprobe crc_itu_t 2>/dev/null
+if [ -d /sys/module/crc_itu_t ]
+then echo "LEAK modprobe"; else echo "ok modprobe"; fi
 if (: <>/sys/class/gni/kgni0/device/resource0) 2>/dev/null
 then echo "LEAK bar0"; else echo "ok bar0"; fi
 if touch $3 2>/dev/null; then echo "LEAK repository"
@@ -139,6 +148,52 @@ def mounts(tap, rw):
            "\n".join(bad) + "\n" + out + err)
 
 
+# Each node: its module tree's mount line, whether guest root could write
+# there; node 0 also loads sunrpc (not in the image; lnet.ko needs it).
+MODULES = r'''
+k=/lib/modules/$(uname -r)
+grep " $k 9p " /proc/mounts
+if touch $k/planted 2>/dev/null; then echo "wrote $k"; rm -f $k/planted; fi
+if [ "$(hostname)" = node0 ]; then
+	[ -d /sys/module/sunrpc ] && echo "sunrpc before"
+	modprobe sunrpc && [ -d /sys/module/sunrpc ] && echo "sunrpc loaded"
+fi
+true
+'''
+
+
+def kernel_modules(tap):
+    """The kernel's module tree (Documentation/vgemini.rst): read-only,
+    and modprobe finds a module the image does not carry."""
+    rc, out, err = fl.vg("exec", "all", "--", "sh", "-c", MODULES,
+                         timeout=120)
+    lines = fl.by_rank(out, 2) or {}
+    bad = []
+    for n in range(2):
+        mnt = [ln for ln in lines.get(n, []) if " 9p " in ln]
+        opts = mnt[0].split()[3].split(",") if len(mnt) == 1 else []
+        if not mnt or not {"ro", "nosuid", "nodev", "noexec"} <= set(opts):
+            bad.append(f"node {n}: module tree not mounted ro,nosuid,nodev,"
+                       f"noexec: {mnt}")
+        if any(ln.startswith("wrote") for ln in lines.get(n, [])):
+            bad.append(f"node {n}: guest root wrote into the module tree")
+    tap.ok(rc == 0 and not bad, "every guest mounts the kernel's module "
+           "tree over /lib/modules/KVER read-only, nosuid,nodev,noexec",
+           "\n".join(bad) + f"\nexit {rc}\n{out}{err}")
+    got = lines.get(0, [])
+    # What the image carries (build-image.sh's staging tree), if it is here
+    image = glob.glob(os.path.join(REPO, "build", "image", "root", "lib",
+                                   "modules", "*", "modules.dep"))
+    carried = []
+    for dep in image:
+        with open(dep) as f:
+            carried += [ln for ln in f if "/sunrpc.ko:" in ln]
+    tap.ok(rc == 0 and "sunrpc loaded" in got and "sunrpc before" not in got
+           and not carried,
+           "modprobe sunrpc (not in the image) loads it from the tree",
+           f"exit {rc}\n{out}{err}\nin the image: {carried}")
+
+
 def guest_root(tap, rw):
     """Guest root in the writable share and in the repository."""
     script = (f"cd {rw} && mknod dev c 1 3; touch suid && chown 0:0 suid && "
@@ -193,7 +248,7 @@ def jobs(tap, rw):
                                      hex(VICTIM_COOKIE), PLANTED, cwd=rw)
         lines = fl.by_rank(out, 2) or {}
         for what in ("found", "environ", "cgroup", "attach", "insmod",
-                     "bar0", "repository", "uid"):
+                     "modprobe", "bar0", "repository", "uid"):
             got = [ln for r in lines for ln in lines[r]
                    if ln.split()[1:2] == [what]]
             tap.ok(len(got) == 2 and all(ln.startswith("ok ") for ln in got),
@@ -231,6 +286,7 @@ def body(tap, fab, rw):
     host_side(tap, fab)
     ethernet(tap)
     mounts(tap, rw)
+    kernel_modules(tap)
     guest_root(tap, rw)
     jobs(tap, rw)
 

@@ -51,8 +51,13 @@ def cmd_up(args):
     share_rw = getattr(args, "share_rw", [])
     if args.no_share and (args.share or share_rw):
         raise Failure("--share or --share-rw with --no-share", EXIT_USAGE)
-    # A guest must not be able to change what the launcher runs or keeps.
+    # The kernel's module tree, read-only (none with --no-share).
+    modules = host_shares.modules_share(image, not args.no_share)
+    # A guest must not be able to change what the launcher runs or keeps,
+    # nor the modules its kernel loads.
     protected = [REPO, fab.base, fab.linkdir, image] + tools
+    if modules:
+        protected.append(modules["path"])
     shares = host_shares.plan(args.share, os.getcwd(), not args.no_share,
                               share_rw, protected,
                               user and (user[1], user[2], user[0]))
@@ -60,7 +65,7 @@ def cmd_up(args):
     if net:
         net_devices.check_net(fab, nnodes)
     topo = claim_fabric(fab, dims, mem, qemu, image, gemini, link_size,
-                        shares, net, edu, ipogif, user and user[0])
+                        shares, net, edu, ipogif, user and user[0], modules)
     return boot_fabric(fab, topo, args, extra)
 
 
@@ -114,7 +119,8 @@ def check_host(fab, nnodes, mem):
 
 
 def claim_fabric(fab, dims, mem, qemu, image, gemini, link_size, shares,
-                 net=False, edu=False, ipogif=False, user=None):
+                 net=False, edu=False, ipogif=False, user=None,
+                 modules=None):
     """Under the base directory's lock: refuse a fabric that is up, remove
     the leftovers of one that is not, create the run directory (with its
     net/ for --net), the link files and the topology record (saved, and
@@ -142,7 +148,7 @@ def claim_fabric(fab, dims, mem, qemu, image, gemini, link_size, shares,
                 os.ftruncate(fd, link_size)   # zero-filled
                 os.close(fd)
         topo = topology_record(fab, dims, mem, qemu, image, gemini, shares,
-                               net, edu, ipogif, user)
+                               net, edu, ipogif, user, modules)
         fab.save(topo)
     finally:
         os.close(lockfd)
@@ -150,16 +156,19 @@ def claim_fabric(fab, dims, mem, qemu, image, gemini, link_size, shares,
 
 
 def topology_record(fab, dims, mem, qemu, image, gemini, shares,
-                    net=False, edu=False, ipogif=False, user=None):
-    """The new fabric's topology.json (no process started yet)."""
+                    net=False, edu=False, ipogif=False, user=None,
+                    modules=None):
+    """The new fabric's topology.json (no process started yet); "modules"
+    is the share of the kernel's module tree (None: the image's modules
+    only)."""
     nnodes = dims[0] * dims[1] * dims[2]
     topo = {
         "version": 1, "fabric": fab.name, "dims": dims, "mem_mib": mem,
         "qemu": qemu, "image": image, "gemini": gemini,
         "rundir": fab.rundir, "linkdir": fab.linkdir,
         "agent_ports": AGENT_PORTS, "created": time.time(),
-        "shares": shares, "net": net, "edu": edu, "ipogif": ipogif,
-        "qemu_user": user, "nodes": [],
+        "shares": shares, "modules": modules, "net": net, "edu": edu,
+        "ipogif": ipogif, "qemu_user": user, "nodes": [],
     }
     for n in range(nnodes):
         nd = {"node": n, "coord": coord_of(n, dims), "pid": None,
@@ -332,7 +341,8 @@ def start_qemus(fab, topo, append, extra):
         argv = qemu_argv(fab, qemu, image, n, dims, mem, gemini,
                          append, extra, topo.get("shares", []),
                          topo.get("net", False), topo.get("edu", False),
-                         topo.get("ipogif", False), topo.get("qemu_user"))
+                         topo.get("ipogif", False), topo.get("qemu_user"),
+                         topo.get("modules"))
         with open(fab.path(n, "cmdline"), "w") as f:
             f.write(" ".join(shlex.quote(a) for a in argv) + "\n")
         with open(fab.path(n, "log"), "wb") as log:

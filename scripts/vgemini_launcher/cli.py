@@ -58,7 +58,7 @@ def build_parser():
     s = sub.add_parser("up", parents=[common], help="boot a fabric")
     s.add_argument("--dims", required=True, help="torus shape XxYxZ")
     s.add_argument("--mem", default="256M", help="guest memory per node "
-                   "(default 256M)")
+                   "(default 256M; 1G for LNet or Lustre work)")
     s.add_argument("--timeout", type=positive, default=DEFAULT_UP_TIMEOUT,
                    help="seconds to wait for all nodes (default 300)")
     s.add_argument("--append", default=os.environ.get("VGEMINI_APPEND", ""),
@@ -80,7 +80,9 @@ def build_parser():
                    help="share the host's DIR with every guest, writable "
                    "(repeatable): where ranks may write on the host")
     s.add_argument("--no-share", action="store_true",
-                   help="share no host directory with the guests")
+                   help="share no host directory with the guests, nor "
+                   "the kernel's module tree (modprobe then finds only "
+                   "the image's few modules)")
     s.add_argument("--net", action="store_true",
                    help="give every node a virtio-net interface on one "
                    "shared Ethernet segment (node N: MAC 52:54:00:ee:00:00 "

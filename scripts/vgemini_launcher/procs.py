@@ -272,7 +272,8 @@ def qemu_has_gemini(qemu):
 
 
 def qemu_argv(fab, qemu, image, n, dims, mem, gemini, append, extra,
-              shares=(), net=False, edu=False, ipogif=False, user=None):
+              shares=(), net=False, edu=False, ipogif=False, user=None,
+              modules=None):
     x, y, z = coord_of(n, dims)
     cmdline = (f"console=ttyS0 panic=-1 quiet mitigations=off "
                f"no_timer_check vgemini.fabric={fab.name} vgemini.node={n} "
@@ -281,6 +282,8 @@ def qemu_argv(fab, qemu, image, n, dims, mem, gemini, append, extra,
                f"vgemini.ports={AGENT_PORTS}")
     if shares:
         cmdline += " " + host_shares.kernel_arg(shares)
+    if modules:
+        cmdline += " " + host_shares.modules_arg(modules)
     if ipogif:
         cmdline += " " + net_devices.IPOGIF_ARG
     if append:
@@ -316,7 +319,8 @@ def qemu_argv(fab, qemu, image, n, dims, mem, gemini, append, extra,
             dev += f",link-{p}={qopt(links[p])}"
         argv += ["-device", dev]
     argv += net_devices.qemu_args(fab, n, net, edu)
-    argv += host_shares.qemu_args(shares)
+    argv += host_shares.qemu_args(list(shares) + ([modules] if modules
+                                                  else []))
     argv += ["-pidfile", fab.path(n, "pid")]
     # Unprivileged and sandboxed once set up: what it opened as root (links,
     # sockets, the shares' roots, the console) it keeps.

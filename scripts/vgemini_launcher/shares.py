@@ -5,6 +5,12 @@ directories: 'vgemini up' shares them, guest/init mounts them, and
 'vgemini run ./prog' runs a program built on the host in the host's file
 tree (Documentation/jobs.rst, "Programs built on the host").
 
+With them goes the guest kernel's whole module tree (the image's
+IMAGE/modules, which build-image.sh links to the kernel package's
+lib/modules/KVER, indexed by depmod): guest/init mounts it read-only over
+its own /lib/modules/KVER, which holds only what boot needs, so that
+modprobe finds any module of the kernel (Documentation/vgemini.rst).
+
 Every share is read-only but the directories the user names writable
 (--share-rw); guest/init mounts them all nosuid,nodev, and in a writable
 one QEMU keeps what a guest says of owners, modes and device nodes in
@@ -17,7 +23,7 @@ import errno
 import os
 import stat
 
-from .common import EXIT_USAGE, REPO, Failure
+from .common import EXIT_USAGE, REPO, Failure, warn
 
 # /usr read-only: the host's libraries and tools, for the dynamic loader.
 SYSTEM_SHARES = [("/usr", True)]
@@ -26,6 +32,9 @@ TAG_PREFIX = "vgs"
 GUEST_OWN = ("/", "/tmp", "/etc", "/bin", "/sbin", "/lib", "/lib64")
 GUEST_OWN_TREES = ("/proc", "/sys", "/dev", "/run")
 MAX_SHARES = 16
+# The kernel's module tree: its 9p tag, and the parameter that names it
+MODULES_TAG = "vgsmod"
+MODULES_ARG = "vgemini.modules"
 XATTR_PROBE = "user.vgemini.probe"
 
 
@@ -131,6 +140,41 @@ def plan(extra, cwd, enabled=True, rw=(), protected=(), writer=None):
             for i, (p, ro) in enumerate(kept)]
 
 
+def modules_share(image, enabled=True):
+    """The share of the image's kernel module tree ({"tag", "path",
+    "readonly", "kver"}, read-only), or None when @enabled is false
+    (--no-share) or the image has no indexed tree for its kernel (built
+    before build-image.sh linked one as IMAGE/modules): then the guests
+    have only the image's few modules, and a warning says so."""
+    if not enabled:
+        return None
+    link = os.path.join(image, "modules")
+    path = os.path.realpath(link)
+    try:
+        with open(os.path.join(image, "kernel-version")) as f:
+            kver = f.read().strip()
+    except OSError:
+        kver = None
+    why = None
+    if not os.path.isfile(os.path.join(path, "modules.dep")):
+        why = f"{link} is not an indexed module tree"
+    elif kver is not None and os.path.basename(path) != kver:
+        why = f"{link} holds the modules of {os.path.basename(path)}, " \
+            f"the image's kernel is {kver}"
+    if why:
+        warn(f"warning: {why} (rebuild the image: make image); modprobe in "
+             "the guests finds only the image's modules")
+        return None
+    return {"tag": MODULES_TAG, "path": path, "readonly": True,
+            "kver": os.path.basename(path)}
+
+
+def modules_arg(share):
+    """The kernel parameter that tells guest/init which 9p tag holds the
+    module tree ("" for none)."""
+    return f"{MODULES_ARG}={share['tag']}" if share else ""
+
+
 def qemu_args(shares):
     """QEMU's options for @shares: one fsdev and virtio-9p device each."""
     argv = []
@@ -141,11 +185,12 @@ def qemu_args(shares):
         # plain file or directory of QEMU's user, mode 0600 or 0700.
         # Read-only: none, which follows the host's symbolic links (mapped
         # reads a link's target from a file: /usr's would all fail).
+        path = s["path"].replace(",", ",,")     # QEMU's option syntax
         if s["readonly"]:
-            opt = f"local,id={tag},path={s['path']},security_model=none," \
+            opt = f"local,id={tag},path={path},security_model=none," \
                 "readonly=on"
         else:
-            opt = f"local,id={tag},path={s['path']}," \
+            opt = f"local,id={tag},path={path}," \
                 "security_model=mapped-xattr"
         argv += ["-fsdev", opt,
                  "-device", f"virtio-9p-pci,fsdev={tag},mount_tag={tag}"]

@@ -345,6 +345,30 @@ class Topology(ScratchTest):
             with open(fab.path(n, "cmdline")) as f:
                 self.assertIn("edu,id=edu0", f.read())
 
+    def test_module_tree_record(self):
+        fab = Fabric("f")
+        mods = {"tag": "vgsmod", "path": "/img/m/6.1.0-9-amd64",
+                "readonly": True, "kver": "6.1.0-9-amd64"}
+        topo = boot.claim_fabric(fab, [1, 1, 1], 128, "/q", "/img", False,
+                                 4096, [], modules=mods)
+        self.assertEqual(fab.topology()["modules"], mods)
+        started = []
+
+        class FakeQemu:
+            pid = os.getpid()
+
+            def __init__(self, argv, **kw):
+                started.append(argv)
+
+            def poll(self):
+                return None
+        with mock.patch.object(boot.subprocess, "Popen", FakeQemu):
+            boot.start_qemus(fab, topo, "", [])
+        self.assertIn("virtio-9p-pci,fsdev=vgsmod,mount_tag=vgsmod",
+                      started[0])
+        self.assertIn("vgemini.modules=vgsmod",
+                      started[0][started[0].index("-append") + 1])
+
     def test_ipogif_record(self):
         fab = Fabric("f")
         topo = boot.claim_fabric(fab, [2, 1, 1], 128, "/q", "/img", True,

@@ -78,6 +78,28 @@ class QemuArgv(ScratchTest):
             f"unix:{self.rundir}/f/node1.qmp,server=on,wait=off",
             f"unix:{self.rundir}/f/node1.qmp-sup,server=on,wait=off"])
 
+    def test_module_tree(self):
+        fab = Fabric("f")
+        usr = {"tag": "vgs0", "path": "/usr", "readonly": True}
+        mods = {"tag": "vgsmod", "path": "/img/m/6.1.0-9-amd64",
+                "readonly": True, "kver": "6.1.0-9-amd64"}
+        argv = procs.qemu_argv(fab, "/q", "/img", 0, [1, 1, 1], 128, True,
+                               "", [], [usr], modules=mods)
+        self.assertEqual(self.opt(argv, "-fsdev"), [
+            "local,id=vgs0,path=/usr,security_model=none,readonly=on",
+            "local,id=vgsmod,path=/img/m/6.1.0-9-amd64,security_model=none,"
+            "readonly=on"])
+        self.assertIn("virtio-9p-pci,fsdev=vgsmod,mount_tag=vgsmod",
+                      self.opt(argv, "-device"))
+        words = self.opt(argv, "-append")[0].split()
+        self.assertIn("vgemini.shares=vgs0:/usr:ro", words)
+        self.assertIn("vgemini.modules=vgsmod", words)
+        # --no-share: neither
+        argv = procs.qemu_argv(fab, "/q", "/img", 0, [1, 1, 1], 128, True,
+                               "", [], [], modules=None)
+        self.assertEqual(self.opt(argv, "-fsdev"), [])
+        self.assertNotIn("vgemini.modules", self.opt(argv, "-append")[0])
+
     def test_without_the_device(self):
         _, argv = self.argv(0, [1, 1, 1], gemini=False)
         self.assertFalse(any(a.startswith("cray-gemini") for a in argv))

@@ -8,6 +8,7 @@ import unittest
 
 from vgemini_launcher import shares
 from vgemini_launcher.common import EXIT_USAGE, REPO, Failure
+from .helpers import captured
 
 
 class Plan(unittest.TestCase):
@@ -113,6 +114,74 @@ class Plan(unittest.TestCase):
                           writer=(65534, {65534}, "nobody"))
         self.assertEqual(got[-1], {"tag": "vgs2", "path": self.dir,
                                    "readonly": False})
+
+
+class Modules(unittest.TestCase):
+    """The kernel's module tree: the image's IMAGE/modules link."""
+
+    KVER = "6.1.0-99-amd64"
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(dir="/var/tmp")
+        self.dir = os.path.realpath(self.tmp.name)
+        self.image = os.path.join(self.dir, "image")
+        self.tree = os.path.join(self.dir, "cache", "lib", "modules",
+                                 self.KVER)
+        os.makedirs(self.image)
+        os.makedirs(self.tree)
+        with open(os.path.join(self.image, "kernel-version"), "w") as f:
+            f.write(self.KVER + "\n")
+        os.symlink(self.tree, os.path.join(self.image, "modules"))
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def indexed(self):
+        open(os.path.join(self.tree, "modules.dep"), "w").close()
+
+    def share(self, enabled=True):
+        with captured() as (out, err):
+            got = shares.modules_share(self.image, enabled)
+        return got, err.getvalue()
+
+    def test_shared_read_only(self):
+        self.indexed()
+        got, err = self.share()
+        self.assertEqual(got, {"tag": "vgsmod", "path": self.tree,
+                               "readonly": True, "kver": self.KVER})
+        self.assertEqual(err, "")
+        self.assertEqual(shares.modules_arg(got), "vgemini.modules=vgsmod")
+        self.assertEqual(shares.modules_arg(None), "")
+        argv = shares.qemu_args([got])
+        self.assertEqual(argv, [
+            "-fsdev", f"local,id=vgsmod,path={self.tree},"
+            "security_model=none,readonly=on",
+            "-device", "virtio-9p-pci,fsdev=vgsmod,mount_tag=vgsmod"])
+        # Not a share at a host path: vgemini.shares does not name it.
+        self.assertEqual(shares.kernel_arg([]), "")
+
+    def test_none_with_no_share(self):
+        self.indexed()
+        self.assertEqual(self.share(False), (None, ""))
+
+    def test_none_without_an_index_or_for_another_kernel(self):
+        got, err = self.share()
+        self.assertIsNone(got)
+        self.assertIn("not an indexed module tree", err)
+        self.assertIn("only the image's modules", err)
+        self.indexed()
+        with open(os.path.join(self.image, "kernel-version"), "w") as f:
+            f.write("6.1.0-1-amd64\n")
+        got, err = self.share()
+        self.assertIsNone(got)
+        self.assertIn(f"holds the modules of {self.KVER}", err)
+        os.unlink(os.path.join(self.image, "modules"))
+        self.assertIsNone(self.share()[0])
+
+    def test_commas_in_the_path_are_escaped(self):
+        got = {"tag": "vgsmod", "path": "/a,b", "readonly": True}
+        self.assertIn("local,id=vgsmod,path=/a,,b,security_model=none,"
+                      "readonly=on", shares.qemu_args([got]))
 
 
 class HostProgram(unittest.TestCase):
