@@ -94,6 +94,7 @@
 #include <linux/delay.h>
 #include <linux/dma-mapping.h>
 #include <linux/jiffies.h>
+#include <linux/kthread.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -1321,10 +1322,22 @@ static bool kgni_dg_changed(struct kgni_dev *kdev, u64 seen)
 }
 
 /*
+ * A kernel thread that kthread_stop() is stopping: its wait ends, as a
+ * timeout, so that a client whose teardown cancels its wildcard (which
+ * then ends no wait: kgni_dg_cancel()) and stops the thread waiting in
+ * gni_postdata_probe_wait_by_id() is not left waiting for ever.
+ */
+static bool kgni_dg_kthread_stops(void)
+{
+	return (current->flags & PF_KTHREAD) && kthread_should_stop();
+}
+
+/*
  * With dg_lock held (taken with @flags): drop it and wait up to *@left
  * jiffies (MAX_SCHEDULE_TIMEOUT: for ever) for any datagram of the device
- * to end, or for remove.  0 (look again, after taking dg_lock), -EINTR or
- * -ENODEV; *@left what is left.  A kernel client (@dom->kernel) waits
+ * to end, or for remove.  0 (look again, after taking dg_lock), -EINTR,
+ * -ENODEV, or -ETIMEDOUT for a kernel thread being stopped; *@left what
+ * is left.  A kernel client (@dom->kernel) waits
  * without signals, as TASK_IDLE: its thread's signals are not its
  * caller's to take, and a wait for ever is not a hung task.  The count
  * is read under dg_lock, so no end after it is missed.
@@ -1342,15 +1355,19 @@ static int kgni_dg_unlock_wait(struct kgni_dev *kdev,
 	might_sleep();
 	if (READ_ONCE(kdev->gone) || !READ_ONCE(kdev->dg_on))
 		return -ENODEV;
-	if (kernel)
+	if (kernel) {
 		r = wait_event_idle_timeout(kdev->dg_wq,
-					    kgni_dg_changed(kdev, seen),
+					    kgni_dg_changed(kdev, seen) ||
+					    kgni_dg_kthread_stops(),
 					    *left);
-	else
+		if (kgni_dg_kthread_stops())
+			return -ETIMEDOUT;
+	} else {
 		r = wait_event_interruptible_timeout(kdev->dg_wq,
 						     kgni_dg_changed(kdev,
 								     seen),
 						     *left);
+	}
 	if (r < 0)
 		return -EINTR;
 	*left = *left == MAX_SCHEDULE_TIMEOUT ? *left : r;
@@ -1565,6 +1582,9 @@ int kgni_ioctl_dgram_probe(struct kgni_ucmd *ucmd)
  * @by: as for kgni_dg_test()
  * @key: as posted
  * @id: as posted (KGNI_DG_BY_ID; ~0 names none)
+ * @drop_unsent: a wildcard that nothing matched is dropped at once, not
+ *               ended: no test or probe finds it any more (a kernel
+ *               client's, as Cray's kgni does: gnilnd counts on it)
  *
  * It ends TERMINATED, to be collected by kgni_dg_test().  If it sent a
  * REQ, it ends once its peer has dropped the REQ (TERMINATED), or with
@@ -1581,7 +1601,7 @@ int kgni_ioctl_dgram_probe(struct kgni_ucmd *ucmd)
  * datagram service.
  */
 int kgni_dg_cancel(struct kgni_dev *kdev, struct kgni_dom *dom,
-		   unsigned int by, u64 key, u64 id)
+		   unsigned int by, u64 key, u64 id, bool drop_unsent)
 {
 	struct kgni_dgrams *dg;
 	unsigned long flags;
@@ -1601,6 +1621,10 @@ int kgni_dg_cancel(struct kgni_dev *kdev, struct kgni_dom *dom,
 	if (p->state != KGNI_DGRAM_PENDING || p->cancelling)
 		goto out;
 	ret = 0;
+	if (!p->req_sent && drop_unsent) {
+		kgni_dg_discard(kdev, p);
+		goto out;
+	}
 	if (!p->req_sent || dg->stopped) {
 		kgni_dg_end(kdev, p, KGNI_DGRAM_TERMINATED);
 		goto out;
@@ -1658,7 +1682,8 @@ int kgni_ioctl_dgram_cancel(struct kgni_ucmd *ucmd)
 	if (cmd->flags & ~KGNI_DGRAM_BY_ID)
 		return -EINVAL;
 	ret = kgni_dg_cancel(ucmd->kdev, &ucmd->kfile->dom,
-			     kgni_dg_by(cmd->flags), cmd->ep_key, cmd->id);
+			     kgni_dg_by(cmd->flags), cmd->ep_key, cmd->id,
+			     false);
 	/* The ABI's ENOENT: nothing pending to cancel */
 	return ret == -EALREADY ? -ENOENT : ret;
 }

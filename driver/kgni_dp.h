@@ -381,7 +381,7 @@ int kgni_dg_test(struct kgni_dev *kdev, struct kgni_dom *dom,
 int kgni_dg_probe(struct kgni_dev *kdev, struct kgni_dom *dom,
 		  u32 timeout_ms, struct kgni_dg_result *res);
 int kgni_dg_cancel(struct kgni_dev *kdev, struct kgni_dom *dom,
-		   unsigned int by, u64 key, u64 id);
+		   unsigned int by, u64 key, u64 id, bool drop_unsent);
 void kgni_dg_drop(struct kgni_dev *kdev, struct kgni_dom *dom, u64 key);
 
 /* kgni_mmap.c */

@@ -481,7 +481,7 @@ static gni_return_t kgni_kdg_cancel(struct gni_ep *ep, unsigned int by,
 	if (!READ_ONCE(nic->kdev->gone))
 		ret = kgni_dg_cancel(nic->kdev, &nic->dom,
 				     KGNI_DG_BY_KEY | by, kgni_kdg_key(ep),
-				     id);
+				     id, true);
 	/*
 	 * EALREADY: it has ended, or is being cancelled, and waits for a
 	 * test: nothing to do, as for the Cray driver, whose cancel takes
@@ -498,7 +498,11 @@ static gni_return_t kgni_kdg_cancel(struct gni_ep *ep, unsigned int by,
  * gni_ep_postdata_cancel() - cancel an endpoint's pending datagram
  * @ep_hndl: the endpoint
  *
- * The datagram ends TERMINATED, which a test then collects.  One that
+ * A wildcard that nothing has matched is gone at once: a test then
+ * answers NO_MATCH and no probe reports it, as gnilnd expects of Cray's
+ * kgni (kgnilnd_cancel_dgram_locked()); a thread waiting in
+ * gni_postdata_probe_wait_by_id() for it is ended by kthread_stop().
+ * Any other datagram ends TERMINATED, which a test then collects.  One that
  * sent its data to its peer (a bound post) stays PENDING until the peer
  * has dropped it, then is TERMINATED; or COMPLETED, if the peer had
  * matched it first, so that both sides agree.  (To a peer of this node's
@@ -528,9 +532,9 @@ EXPORT_SYMBOL(gni_ep_postdata_cancel);
  * @ep_hndl: the endpoint
  * @datagram_id: the id it was posted with, not -1
  *
- * As gni_ep_postdata_cancel(): gnilnd then waits for the probe to report
- * the datagram, and collects it TERMINATED with
- * gni_ep_postdata_test_by_id().
+ * As gni_ep_postdata_cancel(): gnilnd then tests a wildcard at once
+ * (NO_MATCH: gone), and waits for the probe to report a bound datagram,
+ * which it collects TERMINATED with gni_ep_postdata_test_by_id().
  *
  * Context: any context (a spinlock held, softirq, hard IRQ): takes only
  * the datagram spinlock.

@@ -493,7 +493,8 @@ static int ipogif_cm_thread(void *arg)
 		}
 		/*
 		 * Sleep until a datagram of ours ends; for ever while the
-		 * wildcard is posted: its cancel at teardown wakes us.
+		 * wildcard is posted: kthread_stop() at teardown ends the
+		 * wait (the cancelled wildcard is gone, not ended).
 		 */
 		rc = gni_postdata_probe_wait_by_id(priv->nic,
 						   listening ? (u32)-1 :
@@ -506,8 +507,8 @@ static int ipogif_cm_thread(void *arg)
 				continue;
 			netdev_warn_once(priv->dev, "datagram 0x%llx is none of ours\n",
 					 id);
-		} else if (!listening) {
-			continue;	/* the retry interval */
+		} else if (!listening || kthread_should_stop()) {
+			continue;	/* the retry interval, or stopped */
 		}
 		/* Not to spin: a stray datagram, or the device removed */
 		schedule_timeout_idle(msecs_to_jiffies(IPOGIF_CM_RETRY_MS));

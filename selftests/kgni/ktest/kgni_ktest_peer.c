@@ -1335,7 +1335,7 @@ static gni_return_t ktest_peer_teardown(struct ktest_peer *ctx,
 	*left = 0;
 	mutex_lock(&ctx->lock);
 	ctx->stopping = true;
-	/* A wildcard ends at once: the datagram thread's wait with it */
+	/* A wildcard is gone at once; kthread_stop() ends the thread's wait */
 	for (i = 0; i < KTEST_PEER_CONNS; i++)
 		if (ctx->conns[i].dg_posted)
 			gni_ep_postdata_cancel_by_id(ctx->conns[i].ep,
