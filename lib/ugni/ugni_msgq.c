@@ -820,22 +820,26 @@ UGNI_EXPORT gni_return_t GNI_MsgqSend(gni_msgq_handle_t msgq_hndl,
 	uint32_t j;
 	int c, tid;
 
+	/* The codes as gni_pub.h gives them */
 	if (!q || !ep || ugni_ep_nic(ep) != q->nic || (hdr_len && !hdr) ||
-	    (msg_len && !msg) || total > q->seg->max_msg_sz)
+	    (msg_len && !msg))
 		return GNI_RC_INVALID_PARAM;
+	if (total > q->seg->max_msg_sz)
+		return GNI_RC_SIZE_ERROR;
 	if (!ep->core.bound)
-		return GNI_RC_INVALID_STATE;
+		return GNI_RC_NO_MATCH;
 	c = conn_find(q, ep->core.remote_pe, CONN_CONNECTED);
-	if (c < 0)
-		return GNI_RC_INVALID_STATE;
+	if (c < 0)	/* being connected: resources, not active yet */
+		return conn_find(q, ep->core.remote_pe, CONN_RESERVED) < 0 ?
+		       GNI_RC_NO_MATCH : GNI_RC_INVALID_STATE;
 	k = conn_at(q, (uint32_t)c);
 	if (total > k->rem_max)
-		return GNI_RC_INVALID_PARAM;
+		return GNI_RC_SIZE_ERROR;
 	for (j = 0; j < k->nrem && j < GNI_MSGQ_NODE_INSTS_MAX; j++)
 		if (k->rem[j].id == ep->core.remote_id)
 			break;
 	if (j == k->nrem || j == GNI_MSGQ_NODE_INSTS_MAX)
-		return GNI_RC_INVALID_PARAM;	/* not a rank of its queue */
+		return GNI_RC_NO_MATCH;	/* not a rank of its queue */
 	r = &k->rem[j];
 	if (__atomic_load_n(&r->broken, __ATOMIC_ACQUIRE))
 		return GNI_RC_INVALID_STATE;
@@ -941,8 +945,11 @@ static bool take_one(struct gni_msgq *q, uint32_t c, uint8_t *buf,
 	return true;
 }
 
-/* Deliver what has come until a callback says stop; how many */
-static int deliver(struct gni_msgq *q)
+/*
+ * Deliver what has come until a callback says stop; how many.  *@stopped:
+ * a callback said stop.
+ */
+static int deliver(struct gni_msgq *q, bool *stopped)
 {
 	uint8_t buf[GNI_MSGQ_MSG_SZ_MAX];
 	uint32_t snd_id, snd_pe, c, i;
@@ -961,6 +968,7 @@ static int deliver(struct gni_msgq *q)
 		n++;
 		if (!q->cb(snd_id, snd_pe, buf, tag, q->cb_data)) {
 			q->next_conn = (c + 1) % q->seg->num_eps;
+			*stopped = true;
 			return n;
 		}
 		i--;	/* the same connection again */
@@ -990,13 +998,16 @@ static uint64_t now_ms(void)
 /*
  * Blocking mode waits up to @timeout ms ((uint32_t)-1: for ever) for a
  * message; non-blocking mode only looks, and takes no other timeout.
+ * As gni_pub.h says: SUCCESS once every message that came was processed
+ * (none came, in time or at all, included), NOT_DONE when a callback
+ * returned false and more may wait.
  */
 UGNI_EXPORT gni_return_t GNI_MsgqProgress(gni_msgq_handle_t msgq_hndl,
 					  uint32_t timeout)
 {
 	struct gni_msgq *q = msgq_hndl;
 	uint64_t deadline = UINT64_MAX, now;
-	bool blocking;
+	bool blocking, stopped = false;
 	gni_cq_entry_t e;
 	gni_return_t rc;
 
@@ -1010,13 +1021,13 @@ UGNI_EXPORT gni_return_t GNI_MsgqProgress(gni_msgq_handle_t msgq_hndl,
 	own_drain(q);
 	for (;;) {
 		drain(q);
-		if (deliver(q))
-			return GNI_RC_SUCCESS;
+		if (deliver(q, &stopped))
+			return stopped ? GNI_RC_NOT_DONE : GNI_RC_SUCCESS;
 		if (!blocking)
-			return GNI_RC_NOT_DONE;
+			return GNI_RC_SUCCESS;
 		now = now_ms();
 		if (now >= deadline)
-			return GNI_RC_NOT_DONE;
+			return GNI_RC_SUCCESS;
 		/* A message's remote event comes after its flag. */
 		rc = GNI_CqWaitEvent(q->rcv_cq, deadline == UINT64_MAX ?
 				     (uint64_t)-1 : deadline - now, &e);
