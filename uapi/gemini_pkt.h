@@ -35,7 +35,8 @@
  *         11..7   amo_op: enum gemini_amo_op (AMO), else 0
  *         6..0    len: data bytes; for GET the bytes requested
  *   5     23..19  hops: routers passed (saturates at 31)
- *         18      fetch: fetching AMO (GEMINI_PKT_F_FETCH, AMO only)
+ *         18      fetch: fetching AMO (GEMINI_PKT_F_FETCH, AMO), or
+ *                 a sequence's flag (GEMINI_PKT_F_FLAG, PUT)
  *         17      remote event (GEMINI_PKT_F_REMOTE_EVENT)
  *         16      last packet of the transaction (GEMINI_PKT_F_LAST)
  *         15..0   0
@@ -128,7 +129,10 @@
 
 /**
  * enum gemini_pkt_type - what a packet is; bit 3 is its VC
- * @GEMINI_PKT_PUT: write len (1..64) bytes at addr
+ * @GEMINI_PKT_PUT: write len (1..64) bytes at addr; with GEMINI_PKT_F_FLAG
+ *	an FMA sequence's flag: 8 bytes at addr, then, with
+ *	GEMINI_PKT_F_REMOTE_EVENT, the sequence's remote event, whose data
+ *	are the next 8 bytes (len 16, else 8)
  * @GEMINI_PKT_GET: read len (1..64) bytes at addr; answered by DATA
  * @GEMINI_PKT_AMO: atomic op amo_op at addr; data = 8 bytes of operand, or
  *	16 (operand 1, operand 2) for AX and CSWAP; answered by DATA (8 bytes)
@@ -196,6 +200,12 @@ enum gemini_amo_op {
 #define GEMINI_PKT_F_FETCH		0x08	/* phit 5 bit 18 */
 #define GEMINI_PKT_F_REMOTE_EVENT	0x10	/* phit 5 bit 17 */
 #define GEMINI_PKT_F_LAST		0x20	/* phit 5 bit 16 */
+/* The bit of GEMINI_PKT_F_FETCH, in a PUT: an FMA sequence's flag */
+#define GEMINI_PKT_F_FLAG		GEMINI_PKT_F_FETCH
+
+/* The length of a sequence's flag (a PUT with GEMINI_PKT_F_FLAG) */
+#define GEMINI_PKT_FLAG_LEN(flags) \
+	((flags) & GEMINI_PKT_F_REMOTE_EVENT ? 16 : 8)
 
 /*
  * Field positions: value = (phit >> SHIFT) & MASK.  P<n> is the phit

@@ -8,9 +8,9 @@
  * doorbell or implicitly by the first request) and has an ORB entry whose
  * index is its tag.  The sync-complete doorbell closes the sequence; once
  * every response of it is in (in any order), the flag (WITH_FLAG: an
- * 8-byte PUT of scratch0 at offset scratch1) and then the remote event
- * (REMOTE_EVENT: a CQWRITE of synccmp_data to the target MDD's CQ) are
- * sent and answered, and the local event (source SSID_SREQ, the
+ * 8-byte PUT of scratch0 at offset scratch1) with the remote event in it
+ * (REMOTE_EVENT: synccmp_data for the target MDD's CQ; alone, a CQWRITE)
+ * is sent and answered, and the local event (source SSID_SREQ, the
  * sequence's first error or OK, data synccmp_data) goes to the
  * descriptor's CQ.  A failed sequence sends no flag and no remote event
  * and always raises its local event, asked for or not.
@@ -237,7 +237,11 @@ static void seq_finish(struct gemini_nic *nic, unsigned int si)
 	f->stats.completions++;
 }
 
-/* Send sync packet @what (WITH_FLAG or REMOTE_EVENT); false: ORB full. */
+/*
+ * Send sync packet @what: the flag (WITH_FLAG, with the remote event in
+ * it if @what has REMOTE_EVENT too) or the remote event alone (a
+ * CQWRITE).  False: the ORB is full.
+ */
 static bool seq_send_sync(struct gemini_nic *nic, unsigned int si,
 			  unsigned int what)
 {
@@ -250,10 +254,16 @@ static bool seq_send_sync(struct gemini_nic *nic, unsigned int si,
 		.len = 8,
 	};
 
-	if (what == GEMINI_FMA_SYNC_WITH_FLAG) {
+	if (what & GEMINI_FMA_SYNC_WITH_FLAG) {
 		pkt.type = GEMINI_PKT_PUT;
+		pkt.flags = GEMINI_PKT_F_FLAG;
 		pkt.addr = s->flag_offset & OFFSET_MASK;
 		vgemini_put_le64(pkt.data, s->flag_value);
+		if (what & GEMINI_FMA_SYNC_REMOTE_EVENT) {
+			pkt.flags |= GEMINI_PKT_F_REMOTE_EVENT;
+			vgemini_put_le64(pkt.data + 8, s->sync_data);
+		}
+		pkt.len = GEMINI_PKT_FLAG_LEN(pkt.flags);
 	} else {
 		pkt.type = GEMINI_PKT_CQWRITE;
 		vgemini_put_le64(pkt.data, s->sync_data);
@@ -268,23 +278,20 @@ static bool seq_send_sync(struct gemini_nic *nic, unsigned int si,
 
 /*
  * Move sequence @si on: once synced and with nothing in flight, send the
- * flag, then the remote event, then finish with the local event.
+ * flag and the remote event (one packet, if it has both), then finish
+ * with the local event.
  */
 static void seq_progress(struct gemini_nic *nic, unsigned int si)
 {
 	struct gemini_fma_ssid *s = &nic->fma.ssid[si];
-	static const unsigned int order[2] = {
-		GEMINI_FMA_SYNC_WITH_FLAG, GEMINI_FMA_SYNC_REMOTE_EVENT,
-	};
-	unsigned int i;
+	unsigned int what = s->sync_type & (GEMINI_FMA_SYNC_WITH_FLAG |
+					    GEMINI_FMA_SYNC_REMOTE_EVENT);
 
 	if (!s->used || !s->synced || s->outstanding)
 		return;
-	for (i = 0; i < 2 && !s->status; i++) {
-		if (!(s->sync_type & order[i]) || (s->sync_sent & order[i]))
-			continue;
-		seq_send_sync(nic, si, order[i]);
-		/* Wait for its answer (or for an ORB entry). */
+	if (!s->status && what && !s->sync_sent) {
+		/* Then wait for its answer (or for an ORB entry). */
+		seq_send_sync(nic, si, what);
 		return;
 	}
 	seq_finish(nic, si);

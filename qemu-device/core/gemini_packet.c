@@ -35,7 +35,7 @@ static const struct {
 	uint8_t flags;		/* GEMINI_PKT_F_* allowed */
 } types[] = {
 	[GEMINI_PKT_PUT] = { "PUT", GEMINI_VC_REQ, 1, GEMINI_PKT_MAX_DATA,
-			     REQ_FLAGS },
+			     REQ_FLAGS | GEMINI_PKT_F_FLAG },
 	[GEMINI_PKT_GET] = { "GET", GEMINI_VC_REQ, 1, GEMINI_PKT_MAX_DATA,
 			     REQ_FLAGS },
 	/* exact length per op checked apart */
@@ -128,6 +128,10 @@ static int check_pkt(const struct gemini_pkt *p)
 			return GEMINI_PKT_ERR_LEN;
 	} else if (p->amo_op) {
 		return GEMINI_PKT_ERR_FIELD;
+	} else if (p->type == GEMINI_PKT_PUT && (p->flags & GEMINI_PKT_F_FLAG)) {
+		/* a sequence's flag, and the data of its remote event */
+		if (p->len != GEMINI_PKT_FLAG_LEN(p->flags))
+			return GEMINI_PKT_ERR_LEN;
 	}
 	if (p->len < types[p->type].min_len || p->len > types[p->type].max_len)
 		return GEMINI_PKT_ERR_LEN;

@@ -25,8 +25,11 @@
  *  - A PUT, GET or AMO with GEMINI_PKT_F_REMOTE_EVENT raises, once it has
  *    succeeded, an event with source RMT_SREQ, status OK and data 0 on the
  *    MDD's CQ.  The FMA does not set the flag: it delivers a sequence's
- *    remote event, with the sync's data, as a CQWRITE sent after the
- *    sequence's last response (gemini_fma_seq.c).  A remote event
+ *    remote event, with the sync's data, in the sequence's flag (a PUT
+ *    with GEMINI_PKT_F_FLAG, the data in its second 8 bytes) or, without
+ *    a flag, as a CQWRITE, sent after the sequence's last response
+ *    (gemini_fma_seq.c); either is answered "CQ error" if the CQ cannot
+ *    take it (after the flag is written).  Any other remote event
  *    the CQ cannot take is lost at the target (gemini_cq_event() counts
  *    and reports it); the request's answer does not change, since its
  *    data already moved.
@@ -69,15 +72,28 @@ static unsigned int rmt_put(struct gemini_nic *nic,
 	struct gemini_dma_piece piece[GEMINI_NAT_MAX_PIECES];
 	unsigned int n, status;
 
+	unsigned int len = req->flags & GEMINI_PKT_F_FLAG ?
+			   GEMINI_AMO_OPERAND_BYTES : req->len;
+
 	status = gemini_nat_translate(nic, req->ptag, req->mdh, req->addr,
-				      req->len, true, piece,
+				      len, true, piece,
 				      GEMINI_NAT_MAX_PIECES, &n);
 	if (status != GEMINI_STATUS_OK)
 		return status;
 	if (gemini_nat_dma_write(nic, piece, n, req->data))
 		return bus_error(nic, req, piece);
-	remote_event(nic, req);
 	rsp->type = GEMINI_PKT_ACK;
+	if (!(req->flags & GEMINI_PKT_F_FLAG)) {
+		remote_event(nic, req);
+		return GEMINI_STATUS_OK;
+	}
+	/* A sequence's flag: its remote event, as a CQWRITE would raise it */
+	if ((req->flags & GEMINI_PKT_F_REMOTE_EVENT) &&
+	    !gemini_cq_event(nic, gemini_nat_cqh(nic, req->mdh),
+			     GEMINI_CQE_SRC_RMT_SREQ, GEMINI_STATUS_OK,
+			     vgemini_get_le64(req->data + 8) &
+			     GEMINI_CQE_DATA_MASK))
+		return GEMINI_STATUS_OVERRUN;	/* "CQ error" */
 	return GEMINI_STATUS_OK;
 }
 
@@ -202,7 +218,9 @@ bool gemini_rmt_deliver(struct gemini_nic *nic, const struct gemini_pkt *req)
 	    (req->type == GEMINI_PKT_AMO &&
 	     req->len != GEMINI_AMO_LEN(req->amo_op)) ||
 	    (req->type == GEMINI_PKT_CQWRITE &&
-	     req->len != GEMINI_AMO_OPERAND_BYTES)) {
+	     req->len != GEMINI_AMO_OPERAND_BYTES) ||
+	    (req->type == GEMINI_PKT_PUT && (req->flags & GEMINI_PKT_F_FLAG) &&
+	     req->len != GEMINI_PKT_FLAG_LEN(req->flags))) {
 		status = GEMINI_STATUS_MALFORMED;
 		goto answer;
 	}

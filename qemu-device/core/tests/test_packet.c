@@ -468,8 +468,11 @@ static void test_round_trip_fields(void)
 			int allowed = !(f & GEMINI_PKT_F_ROUTED) ||
 				      type == GEMINI_PKT_DIAG;
 
+			/* base is an 8-byte PUT: a flag without an event */
 			if (f & GEMINI_PKT_F_FETCH)
-				allowed &= type == GEMINI_PKT_AMO;
+				allowed &= type == GEMINI_PKT_AMO ||
+					   (type == GEMINI_PKT_PUT &&
+					    !(f & GEMINI_PKT_F_REMOTE_EVENT));
 			p.flags = f;
 			if (type == GEMINI_PKT_AMO) {
 				/* base is an 8-byte ADD */
@@ -860,6 +863,21 @@ static void test_decode_errors(void)
 	ENC(p);
 	set_phit(w, 0, (phit(w, 0) & ~0xfu) | GEMINI_PKT_CQWRITE);
 	EXPECT(GEMINI_PKT_ERR_LEN);
+	/* a sequence's flag: 8 bytes, 16 with its remote event's data */
+	p = mk(GEMINI_PKT_PUT, 8);
+	p.flags = GEMINI_PKT_F_FLAG;
+	round_trip(&p);
+	p = mk(GEMINI_PKT_PUT, 16);
+	p.flags = GEMINI_PKT_F_FLAG | GEMINI_PKT_F_REMOTE_EVENT;
+	round_trip(&p);
+	ENC(p);
+	set_phit(w, 5, phit(w, 5) & ~(1u << 17));	/* 16 without event */
+	EXPECT(GEMINI_PKT_ERR_LEN);
+	p = mk(GEMINI_PKT_PUT, 8);
+	p.flags = GEMINI_PKT_F_FLAG;
+	ENC(p);
+	set_phit(w, 5, phit(w, 5) | 1u << 17);		/* event without data */
+	EXPECT(GEMINI_PKT_ERR_LEN);
 	p = mk(GEMINI_PKT_AMO, 8);			/* AX with one operand */
 	ENC(p);
 	set_phit(w, 4, (phit(w, 4) & ~(0x1fu << 7)) | GEMINI_AMO_AX << 7);
@@ -940,10 +958,15 @@ static void test_decode_errors(void)
 	ENC(p);
 	set_phit(w, 5, phit(w, 5) & ~(1u << 18));
 	EXPECT(GEMINI_PKT_ERR_FIELD);
-	p = mk(GEMINI_PKT_PUT, 8);
+	p = mk(GEMINI_PKT_GET, 8);
 	ENC(p);
-	set_phit(w, 5, phit(w, 5) | 1u << 18);		/* fetching PUT */
+	set_phit(w, 5, phit(w, 5) | 1u << 18);		/* fetching GET */
 	EXPECT(GEMINI_PKT_ERR_FIELD);
+	p = mk(GEMINI_PKT_PUT, 9);
+	ENC(p);
+	set_phit(w, 5, phit(w, 5) | 1u << 18);		/* a flag of 9 bytes */
+	EXPECT(GEMINI_PKT_ERR_LEN);
+	p = mk(GEMINI_PKT_PUT, 8);
 	ENC(p);
 	set_phit(w, 3, phit(w, 3) | 1u << 5);		/* routed PUT */
 	EXPECT(GEMINI_PKT_ERR_FIELD);
