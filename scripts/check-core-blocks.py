@@ -44,6 +44,7 @@ OWNERS = {
     'cq': {'gemini_cq.c'},
     'cq_stats': {'gemini_cq.c'},
     'rmt': {'gemini_rmt.c'},
+    'rmt_seq': {'gemini_rmt.c'},
     'fma': {'gemini_fma.c', 'gemini_fma_seq.c', 'gemini_fma_regs.c'},
     'bte': {'gemini_bte.c', 'gemini_bte_xfer.c', 'gemini_bte_rx.c'},
 }

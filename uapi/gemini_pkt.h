@@ -39,10 +39,11 @@
  *                 a sequence's flag (GEMINI_PKT_F_FLAG, PUT)
  *         17      remote event (GEMINI_PKT_F_REMOTE_EVENT)
  *         16      last packet of the transaction (GEMINI_PKT_F_LAST)
- *         15..0   0
+ *         15..0   seq[15:0]: the FMA sequence, 0 for none
  *   6     23..22  tag[9:8]
  *         21..14  tag[7:0]: SSID / transaction tag low bits (spec)
- *         13..0   0
+ *         13..6   seq[23:16]
+ *         5..0    0
  *   then the data groups, then the end phit.
  *
  * Response header (response VC), 2 phits:
@@ -130,9 +131,11 @@
 /**
  * enum gemini_pkt_type - what a packet is; bit 3 is its VC
  * @GEMINI_PKT_PUT: write len (1..64) bytes at addr; with GEMINI_PKT_F_FLAG
- *	an FMA sequence's flag: 8 bytes at addr, then, with
- *	GEMINI_PKT_F_REMOTE_EVENT, the sequence's remote event, whose data
- *	are the next 8 bytes (len 16, else 8)
+ *	an FMA sequence's flag (len GEMINI_PKT_FLAG_LEN): data[0..7] the
+ *	flag, written at addr; data[8..15] the data of the sequence's
+ *	remote event, raised then if GEMINI_PKT_F_REMOTE_EVENT; data[16..23]
+ *	how many requests of the sequence (its seq) the target executes
+ *	first, 0 for none: the flag may arrive before them
  * @GEMINI_PKT_GET: read len (1..64) bytes at addr; answered by DATA
  * @GEMINI_PKT_AMO: atomic op amo_op at addr; data = 8 bytes of operand, or
  *	16 (operand 1, operand 2) for AX and CSWAP; answered by DATA (8 bytes)
@@ -203,9 +206,11 @@ enum gemini_amo_op {
 /* The bit of GEMINI_PKT_F_FETCH, in a PUT: an FMA sequence's flag */
 #define GEMINI_PKT_F_FLAG		GEMINI_PKT_F_FETCH
 
-/* The length of a sequence's flag (a PUT with GEMINI_PKT_F_FLAG) */
-#define GEMINI_PKT_FLAG_LEN(flags) \
-	((flags) & GEMINI_PKT_F_REMOTE_EVENT ? 16 : 8)
+/* A sequence's flag (a PUT with GEMINI_PKT_F_FLAG): its length, fields */
+#define GEMINI_PKT_FLAG_LEN		24
+#define GEMINI_PKT_FLAG_BYTES		8	/* written at addr */
+#define GEMINI_PKT_FLAG_EVENT_OFF	8	/* the remote event's data */
+#define GEMINI_PKT_FLAG_COUNT_OFF	16	/* requests to wait for */
 
 /*
  * Field positions: value = (phit >> SHIFT) & MASK.  P<n> is the phit
@@ -250,10 +255,15 @@ enum gemini_amo_op {
 #define GEMINI_REQ_P5_FETCH		(1u << 18)
 #define GEMINI_REQ_P5_REMOTE_EVENT	(1u << 17)
 #define GEMINI_REQ_P5_LAST		(1u << 16)
-#define GEMINI_REQ_P5_RSVD		0x00ffffu
+#define GEMINI_REQ_P5_SEQ_MASK		0x00ffffu
 #define GEMINI_REQ_P6_TAG_SHIFT		14
 #define GEMINI_REQ_P6_TAG_MASK		0x3ffu
-#define GEMINI_REQ_P6_RSVD		0x003fffu
+#define GEMINI_REQ_P6_SEQ_SHIFT		6
+#define GEMINI_REQ_P6_SEQ_MASK		0xffu
+#define GEMINI_REQ_P6_RSVD		0x00003fu
+/* seq: a request's FMA sequence (GEMINI_PKT_SEQ_MAX: 24 bits), 0 none */
+#define GEMINI_REQ_P5_SEQ_BITS		16
+#define GEMINI_PKT_SEQ_MAX		0xffffffu
 
 #define GEMINI_RSP_P1_TAG_LO_SHIFT	16
 #define GEMINI_RSP_P1_TAG_LO_MASK	0xffu

@@ -74,6 +74,7 @@ void gemini_nic_reset(struct gemini_nic *nic)
 	gemini_cq_reset(nic);
 	gemini_fma_reset(nic);
 	gemini_bte_reset(nic);
+	gemini_rmt_reset(nic);
 }
 
 void gemini_nic_fini(struct gemini_nic *nic)

@@ -148,6 +148,7 @@ struct gemini_nic {
 	struct gemini_cq cq[GEMINI_NUM_CQ];	/* gemini_cq.c */
 	struct gemini_cq_stats cq_stats;	/* gemini_cq.c */
 	struct gemini_rmt_stats rmt;	/* gemini_rmt.c */
+	struct gemini_rmt_seqs rmt_seq;	/* gemini_rmt.c */
 
 	/* Source side */
 	struct gemini_fma fma;		/* gemini_fma*.c */

@@ -186,6 +186,10 @@ static void fma_issue(struct gemini_nic *nic, unsigned int di,
 		return;
 	}
 	s = &nic->fma.ssid[si];
+	if (s->target_valid &&
+	    (s->dst != pkt->dst || s->dst_nic != pkt->dst_nic))
+		s->multi = true;
+	s->issued++;
 	s->target_valid = true;
 	s->dst = pkt->dst;
 	s->dst_nic = pkt->dst_nic;

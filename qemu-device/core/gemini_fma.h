@@ -48,7 +48,10 @@ struct gemini_fma_ssid {
 	uint8_t status;			/* first error, or OK */
 	uint8_t sync_type;		/* GEMINI_FMA_SYNC_* */
 	uint8_t sync_sent;		/* sync packets issued (flag, event) */
+	bool multi;			/* its requests went to several targets */
 	uint16_t outstanding;		/* ORB entries of this sequence */
+	uint32_t seq;			/* in its packets (gemini_rmt.c) */
+	uint32_t issued;		/* requests issued (not sync packets) */
 	uint64_t sync_data;
 	/* Where the flag and the remote event go: the last request's target */
 	uint16_t dst;
@@ -94,6 +97,7 @@ struct gemini_fma_stats {
 	uint64_t local_events;
 	uint64_t local_lost;		/* local events the CQ did not take */
 	uint64_t wc_merged;		/* PUT-WC stores merged into a line */
+	uint64_t flags_early;		/* flags sent before their answers */
 };
 
 /*
@@ -124,6 +128,7 @@ struct gemini_fma {
 	 */
 	uint64_t rest_until;
 	unsigned int ssid_next;
+	uint32_t seq_next;		/* the next sequence's seq */
 	uint64_t next_timeout;		/* earliest deadline of an entry */
 	bool sync_retry;		/* a sync packet waits for an entry */
 	/* Synced sequences that asked for an event or a flag, not ended */

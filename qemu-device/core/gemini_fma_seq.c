@@ -60,6 +60,9 @@ int gemini_fma_seq_open(struct gemini_nic *nic, unsigned int di)
 		/* A request refused before the SSID existed fails it too. */
 		s->status = d->pend_status;
 		d->pend_status = GEMINI_STATUS_OK;
+		/* 24 bits, never 0 (no sequence) */
+		f->seq_next = f->seq_next % GEMINI_PKT_SEQ_MAX + 1;
+		s->seq = f->seq_next;
 		d->open = (int16_t)si;
 		d->ssid_inuse++;
 		f->ssid_next = (si + 1) % GEMINI_NUM_SSID;
@@ -170,6 +173,7 @@ bool gemini_fma_orb_issue(struct gemini_nic *nic, unsigned int si,
 	pkt->vc = GEMINI_VC_REQ;
 	pkt->src = (uint16_t)nic->gemini_id;
 	pkt->src_nic = 0;
+	pkt->seq = f->ssid[si].seq;
 	o->pkt = *pkt;
 	f->ssid[si].outstanding++;
 	if (fetch)
@@ -258,12 +262,19 @@ static bool seq_send_sync(struct gemini_nic *nic, unsigned int si,
 		pkt.type = GEMINI_PKT_PUT;
 		pkt.flags = GEMINI_PKT_F_FLAG;
 		pkt.addr = s->flag_offset & OFFSET_MASK;
+		pkt.len = GEMINI_PKT_FLAG_LEN;
 		vgemini_put_le64(pkt.data, s->flag_value);
 		if (what & GEMINI_FMA_SYNC_REMOTE_EVENT) {
 			pkt.flags |= GEMINI_PKT_F_REMOTE_EVENT;
-			vgemini_put_le64(pkt.data + 8, s->sync_data);
+			vgemini_put_le64(pkt.data + GEMINI_PKT_FLAG_EVENT_OFF,
+					 s->sync_data);
 		}
-		pkt.len = GEMINI_PKT_FLAG_LEN(pkt.flags);
+		/* Sent before their answers: the target waits for them. */
+		if (s->outstanding) {
+			vgemini_put_le64(pkt.data + GEMINI_PKT_FLAG_COUNT_OFF,
+					 s->issued);
+			nic->fma.stats.flags_early++;
+		}
 	} else {
 		pkt.type = GEMINI_PKT_CQWRITE;
 		vgemini_put_le64(pkt.data, s->sync_data);
@@ -277,9 +288,11 @@ static bool seq_send_sync(struct gemini_nic *nic, unsigned int si,
 }
 
 /*
- * Move sequence @si on: once synced and with nothing in flight, send the
- * flag and the remote event (one packet, if it has both), then finish
- * with the local event.
+ * Move sequence @si on: once synced, send the flag and the remote event
+ * (one packet, if it has both), then, with nothing in flight, finish with
+ * the local event.  The flag goes at once if every request went to its
+ * target, which counts them (gemini_rmt.c); else, and a remote event
+ * without a flag, once every request is answered.
  */
 static void seq_progress(struct gemini_nic *nic, unsigned int si)
 {
@@ -287,14 +300,19 @@ static void seq_progress(struct gemini_nic *nic, unsigned int si)
 	unsigned int what = s->sync_type & (GEMINI_FMA_SYNC_WITH_FLAG |
 					    GEMINI_FMA_SYNC_REMOTE_EVENT);
 
-	if (!s->used || !s->synced || s->outstanding)
+	if (!s->used || !s->synced)
 		return;
 	if (!s->status && what && !s->sync_sent) {
-		/* Then wait for its answer (or for an ORB entry). */
+		if (s->outstanding &&
+		    (!(what & GEMINI_FMA_SYNC_WITH_FLAG) || s->multi ||
+		     !s->target_valid))
+			return;
+		/* Then wait for its answers (or for an ORB entry). */
 		seq_send_sync(nic, si, what);
 		return;
 	}
-	seq_finish(nic, si);
+	if (!s->outstanding)
+		seq_finish(nic, si);
 }
 
 void gemini_fma_sync_complete(struct gemini_nic *nic, unsigned int di,

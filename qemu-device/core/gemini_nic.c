@@ -56,6 +56,7 @@ static bool poll_once(struct gemini_nic *nic, uint64_t now, uint64_t *deadline)
 	progress |= gemini_fma_poll(nic, now, deadline);
 	progress |= gemini_bte_poll(nic, now, deadline);
 	progress |= gemini_bte_rx_poll(nic, now, deadline);
+	progress |= gemini_rmt_poll(nic, now, deadline);
 	progress |= gemini_router_forward(nic, now);
 	gemini_diag_poll(nic, now, deadline);
 	return progress;

@@ -130,7 +130,7 @@ static int check_pkt(const struct gemini_pkt *p)
 		return GEMINI_PKT_ERR_FIELD;
 	} else if (p->type == GEMINI_PKT_PUT && (p->flags & GEMINI_PKT_F_FLAG)) {
 		/* a sequence's flag, and the data of its remote event */
-		if (p->len != GEMINI_PKT_FLAG_LEN(p->flags))
+		if (p->len != GEMINI_PKT_FLAG_LEN)
 			return GEMINI_PKT_ERR_LEN;
 	}
 	if (p->len < types[p->type].min_len || p->len > types[p->type].max_len)
@@ -151,11 +151,13 @@ static int check_pkt(const struct gemini_pkt *p)
 	if (req) {
 		if (p->src_nic > GEMINI_PKT_NIC_MAX ||
 		    p->mdh > GEMINI_PKT_MDH_MAX ||
-		    p->addr >> GEMINI_PKT_ADDR_BITS)
+		    p->addr >> GEMINI_PKT_ADDR_BITS ||
+		    p->seq > GEMINI_PKT_SEQ_MAX)
 			return GEMINI_PKT_ERR_FIELD;
 	} else {
 		/* responses find their way back by dst and tag alone */
-		if (p->src || p->src_nic || p->ptag || p->mdh || p->addr)
+		if (p->src || p->src_nic || p->ptag || p->mdh || p->addr ||
+		    p->seq)
 			return GEMINI_PKT_ERR_FIELD;
 	}
 	return 0;
@@ -315,9 +317,12 @@ int gemini_pkt_encode(const struct gemini_pkt *pkt, uint8_t *wire,
 			 (pkt->flags & GEMINI_PKT_F_REMOTE_EVENT ?
 			  GEMINI_REQ_P5_REMOTE_EVENT : 0) |
 			 (pkt->flags & GEMINI_PKT_F_LAST ?
-			  GEMINI_REQ_P5_LAST : 0));
+			  GEMINI_REQ_P5_LAST : 0) |
+			 (pkt->seq & GEMINI_REQ_P5_SEQ_MASK));
 		put_phit(wire, 6,
-			 (uint32_t)pkt->tag << GEMINI_REQ_P6_TAG_SHIFT);
+			 (uint32_t)pkt->tag << GEMINI_REQ_P6_TAG_SHIFT |
+			 (pkt->seq >> GEMINI_REQ_P5_SEQ_BITS) <<
+			 GEMINI_REQ_P6_SEQ_SHIFT);
 	} else {
 		hdr = GEMINI_RSP_HDR_PHITS;
 		put_phit(wire, 0, v |
@@ -438,8 +443,7 @@ int gemini_pkt_decode(const uint8_t *wire, size_t len, struct gemini_pkt *pkt)
 		uint32_t p4 = get_phit(wire, 4), p5 = get_phit(wire, 5);
 		uint32_t p6 = get_phit(wire, 6);
 
-		if ((p3 & GEMINI_REQ_P3_RSVD) || (p5 & GEMINI_REQ_P5_RSVD) ||
-		    (p6 & GEMINI_REQ_P6_RSVD))
+		if ((p3 & GEMINI_REQ_P3_RSVD) || (p6 & GEMINI_REQ_P6_RSVD))
 			return -GEMINI_PKT_ERR_FIELD;
 		pkt->addr = (uint64_t)(p2 & GEMINI_REQ_P2_ADDR_MASK) <<
 			    GEMINI_REQ_P2_ADDR_POS | p1;
@@ -464,6 +468,9 @@ int gemini_pkt_decode(const uint8_t *wire, size_t len, struct gemini_pkt *pkt)
 			      GEMINI_REQ_P4_AMO_OP_MASK;
 		pkt->hops = p5 >> GEMINI_REQ_P5_HOPS_SHIFT;
 		pkt->tag = p6 >> GEMINI_REQ_P6_TAG_SHIFT;
+		pkt->seq = (p6 >> GEMINI_REQ_P6_SEQ_SHIFT &
+			    GEMINI_REQ_P6_SEQ_MASK) << GEMINI_REQ_P5_SEQ_BITS |
+			   (p5 & GEMINI_REQ_P5_SEQ_MASK);
 	} else {
 		pkt->tag = (p0 >> GEMINI_P0_RSP_TAG_HI_SHIFT &
 			    GEMINI_P0_RSP_TAG_HI_MASK) << RSP_TAG_LO_BITS |

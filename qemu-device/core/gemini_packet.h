@@ -31,6 +31,8 @@
  * @mdh: memory domain handle at the target (12 bits, requests)
  * @addr: byte offset in the target's memory domain (40 bits, requests)
  * @tag: transaction tag the response carries back (10 bits)
+ * @seq: the FMA sequence of a request (24 bits), 0 for none; counted at
+ *       the target so that the sequence's flag may overtake its requests
  * @status: response status (4 bits, CQ status codes), 0 = OK
  * @hops: routers passed so far (5 bits, saturating)
  * @len: data bytes, 0..GEMINI_PKT_MAX_DATA; for GEMINI_PKT_GET the bytes
@@ -50,6 +52,7 @@ struct gemini_pkt {
 	uint8_t amo_op;
 	uint16_t mdh;
 	uint16_t tag;
+	uint32_t seq;
 	uint64_t addr;
 	uint8_t status;
 	uint8_t hops;

@@ -53,6 +53,7 @@ static void fma_stats_json(struct gemini_json *j,
 		{ "local_events", f->local_events },
 		{ "local_lost", f->local_lost }, { "paused", f->paused },
 		{ "wc_merged", f->wc_merged },
+		{ "flags_early", f->flags_early },
 	};
 	unsigned int i;
 
@@ -91,6 +92,9 @@ void gemini_counters_json(const struct gemini_nic *nic, char *buf, size_t len)
 	jprintf(&j, "}, \"rmt\": {\"req_done\": %llu, \"req_refused\": %llu, ",
 		(unsigned long long)rmt->req_done,
 		(unsigned long long)rmt->req_refused);
+	jprintf(&j, "\"flags_held\": %llu, \"flags_dropped\": %llu, ",
+		(unsigned long long)rmt->flags_held,
+		(unsigned long long)rmt->flags_dropped);
 	jprintf(&j, "\"req_waits\": %llu, \"cq_events\": %llu, ",
 		(unsigned long long)rmt->req_waits,
 		(unsigned long long)cq->events);

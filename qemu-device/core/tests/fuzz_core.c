@@ -1380,6 +1380,8 @@ static void normalize(struct gemini_pkt *p)
 		p->src_nic &= GEMINI_PKT_NIC_MAX;
 		p->mdh &= GEMINI_PKT_MDH_MAX;
 		p->addr &= (1ull << GEMINI_PKT_ADDR_BITS) - 1;
+		/* A few sequences (status is not a request's), often shared */
+		p->seq = p->status & 3;
 		p->status = 0;
 		switch (p->type) {
 		case GEMINI_PKT_AMO:
@@ -1403,6 +1405,13 @@ static void normalize(struct gemini_pkt *p)
 			p->amo_op = 0;
 			if (!p->len || p->len > GEMINI_PKT_MAX_DATA)
 				p->len = p->len % GEMINI_PKT_MAX_DATA + 1;
+			/* a PUT may be a sequence's flag */
+			if (p->type == GEMINI_PKT_PUT &&
+			    (p->flags & GEMINI_PKT_F_FLAG)) {
+				p->flags &= req_flags | GEMINI_PKT_F_FLAG;
+				p->len = GEMINI_PKT_FLAG_LEN;
+				break;
+			}
 			p->flags &= req_flags;
 			break;
 		}

@@ -794,10 +794,14 @@ static void test_protection(void)
 			sizeof(before)), 0);
 	CHECK_EVENT(next_event(f, 0, LCQ), GEMINI_CQE_SRC_SSID_SREQ,
 		    GEMINI_STATUS_PROTECTION, 0x42);
-	/* A failed sequence sends neither flag nor remote event. */
+	/*
+	 * A failed sequence writes no flag and raises no remote event: its
+	 * flag, sent with its requests, is refused with their error.
+	 */
 	CHECK_EQ(next_event(f, 1, RCQ), 0);
-	CHECK_EQ(tgt->nic.rmt.req_refused, 2);
-	CHECK_EQ(src->fma.stats.errors, 2);
+	CHECK_EQ(src->fma.stats.flags_early, 1);
+	CHECK_EQ(tgt->nic.rmt.req_refused, 3);
+	CHECK_EQ(src->fma.stats.errors, 3);
 	/* A failure is reported even when no event was asked for. */
 	put8(src, 7, 0, 8, 1);
 	fma_sync(src, 7, GEMINI_FMA_SYNC_NO_EVENT, 0x43);
@@ -813,7 +817,7 @@ static void test_protection(void)
 	run(f);
 	CHECK_EVENT(next_event(f, 0, LCQ), GEMINI_CQE_SRC_SSID_SREQ,
 		    GEMINI_STATUS_INV_CMD, 0x44);
-	CHECK_EQ(tgt->nic.rmt.req_done + tgt->nic.rmt.req_refused, 3);
+	CHECK_EQ(tgt->nic.rmt.req_done + tgt->nic.rmt.req_refused, 4);
 	fab_free(f);
 }
 

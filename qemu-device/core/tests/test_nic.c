@@ -1275,6 +1275,159 @@ static void test_inject_full(void)
 	fab_free(f);
 }
 
+/* More sequences than the target's cache holds */
+#define MANY_SEQS	(2 * GEMINI_RMT_SEQ_SETS * GEMINI_RMT_SEQ_WAYS)
+
+/* A sequence's flag: @seq, @count requests to wait for, value @v */
+static struct gemini_pkt seq_flag(uint32_t seq, uint64_t count, uint64_t v)
+{
+	struct gemini_pkt p = request(GEMINI_PKT_PUT, 0, 1, PTAG, 10, 0x100,
+				      GEMINI_PKT_FLAG_LEN);
+
+	p.flags = GEMINI_PKT_F_FLAG | GEMINI_PKT_F_REMOTE_EVENT;
+	p.seq = seq;
+	le64(p.data, v);
+	le64(p.data + GEMINI_PKT_FLAG_EVENT_OFF, 0xe0 + seq);
+	le64(p.data + GEMINI_PKT_FLAG_COUNT_OFF, count);
+	return p;
+}
+
+static struct gemini_pkt seq_put(uint32_t seq, uint64_t addr)
+{
+	struct gemini_pkt p = request(GEMINI_PKT_PUT, 0, 1, PTAG, 10, addr, 8);
+
+	p.seq = seq;
+	le64(p.data, 0xd0 + seq);
+	return p;
+}
+
+/*
+ * A flag sent with its sequence's requests is written, with its remote
+ * event, once the target executed them all, whichever comes first; one
+ * of them refused refuses the flag with its error; a flag whose requests
+ * never come is given up unanswered.
+ */
+static void test_seq_flags(void)
+{
+	struct fabric *f = fab_new(2, 1, 1);
+	struct gemini_nic *na = nic_of(f, 0), *nb = nic_of(f, 1);
+	struct node *a = &f->node[0], *b = &f->node[1];
+	struct cq_cfg c = {
+		.base = CQ_BASE, .max_index = 15, .thresh = 0,
+		.irq_index = GEMINI_IRQ_FIRST_CQ, .irq = false, .enable = true,
+	};
+	struct gemini_pkt req, rsp, flag;
+	uint64_t held, dropped, written;
+	unsigned int k;
+
+	cq_set(nb, 5, &c);
+	mdd_set(nb, 10, PTAG, DOM, DOM + DOM_SIZE - 1, false, RW, 5);
+
+	/* The flag first: held until both its PUTs are in. */
+	flag = seq_flag(5, 2, 0x77);
+	CHECK_EQ(gemini_router_inject(na, &flag), 0);
+	a->nrsp = 0;
+	run(f);
+	CHECK_EQ(a->nrsp, 0);
+	CHECK_EQ(nb->rmt.flags_held, 1);
+	CHECK_EQ(mem_le64(b, DOM + 0x100), 0);
+	rsp = transact(f, (req = seq_put(5, 0x40), &req));
+	CHECK_ACK(rsp);
+	CHECK_EQ(mem_le64(b, DOM + 0x100), 0);
+	CHECK_EQ(mem_le64(b, CQ_BASE), 0);
+	a->nrsp = 0;
+	req = seq_put(5, 0x48);
+	CHECK_EQ(gemini_router_inject(na, &req), 0);
+	run(f);
+	CHECK_EQ(a->nrsp, 2);
+	CHECK_EQ(a->rsp[0].tag, req.tag);
+	CHECK_EQ(a->rsp[1].tag, flag.tag);
+	CHECK_ACK(a->rsp[1]);
+	CHECK_EQ(mem_le64(b, DOM + 0x48), 0xd5);
+	CHECK_EQ(mem_le64(b, DOM + 0x100), 0x77);
+	CHECK_EQ(mem_le64(b, CQ_BASE), GEMINI_CQE(SREQ, 0, 0xe5));
+
+	/* After its request: written at once. */
+	rsp = transact(f, (req = seq_put(6, 0x50), &req));
+	CHECK_ACK(rsp);
+	rsp = transact(f, (req = seq_flag(6, 1, 0x66), &req));
+	CHECK_ACK(rsp);
+	CHECK_EQ(mem_le64(b, DOM + 0x100), 0x66);
+	CHECK_EQ(mem_le64(b, CQ_BASE + 8), GEMINI_CQE(SREQ, 0, 0xe6));
+
+	/* A refused request refuses its flag, before or after it. */
+	rsp = transact(f, (req = seq_put(7, DOM_SIZE), &req));
+	CHECK_ERR(rsp, GEMINI_STATUS_BOUNDS);
+	rsp = transact(f, (req = seq_flag(7, 1, 0x55), &req));
+	CHECK_ERR(rsp, GEMINI_STATUS_BOUNDS);
+	flag = seq_flag(8, 2, 0x44);
+	CHECK_EQ(gemini_router_inject(na, &flag), 0);
+	run(f);
+	rsp = transact(f, (req = seq_put(8, 0x58), &req));
+	CHECK_ACK(rsp);
+	a->nrsp = 0;
+	req = seq_put(8, DOM_SIZE);
+	CHECK_EQ(gemini_router_inject(na, &req), 0);
+	run(f);
+	CHECK_EQ(a->nrsp, 2);
+	CHECK_ERR(a->rsp[0], GEMINI_STATUS_BOUNDS);
+	CHECK_EQ(a->rsp[1].tag, flag.tag);
+	CHECK_ERR(a->rsp[1], GEMINI_STATUS_BOUNDS);
+	CHECK_EQ(mem_le64(b, DOM + 0x100), 0x66);
+	CHECK_EQ(mem_le64(b, CQ_BASE + 16), 0);
+
+	/* Counted without a flag to wait for: 0 means "at once". */
+	rsp = transact(f, (req = seq_flag(9, 0, 0x33), &req));
+	CHECK_ACK(rsp);
+	CHECK_EQ(mem_le64(b, DOM + 0x100), 0x33);
+
+	/* Requests that never come: given up, unanswered, unwritten. */
+	flag = seq_flag(10, 1, 0x22);
+	CHECK_EQ(gemini_router_inject(na, &flag), 0);
+	a->nrsp = 0;
+	run(f);
+	advance(f, (uint64_t)GEMINI_FMA_TIMEOUT_MS * 1000000 + 1);
+	run(f);
+	CHECK_EQ(nb->rmt.flags_dropped, 1);
+	rsp = transact(f, (req = seq_put(10, 0x60), &req));
+	CHECK_ACK(rsp);
+	run(f);
+	CHECK_EQ(a->nrsp, 1);
+	CHECK_EQ(mem_le64(b, DOM + 0x100), 0x33);
+
+	/*
+	 * More sequences than the cache holds, their flags first: each is
+	 * written when its request comes, or given up (never early).
+	 */
+	held = nb->rmt.flags_held;
+	dropped = nb->rmt.flags_dropped;
+	for (k = 0; k < MANY_SEQS; k++) {
+		flag = seq_flag(100 + k, 1, 0x1000 + k);
+		flag.addr = 0x1000 + 8 * k;
+		CHECK_EQ(gemini_router_inject(na, &flag), 0);
+		run(f);
+	}
+	CHECK_EQ(nb->rmt.flags_held - held, MANY_SEQS);
+	dropped = nb->rmt.flags_dropped - dropped;
+	CHECK(dropped > 0);
+	a->nrsp = 0;
+	written = 0;
+	for (k = 0; k < MANY_SEQS; k++) {
+		uint64_t v;
+
+		CHECK_EQ(mem_le64(b, DOM + 0x1000 + 8 * k), 0);
+		req = seq_put(100 + k, 0x3000 + 8 * k);
+		CHECK_EQ(gemini_router_inject(na, &req), 0);
+		run(f);
+		v = mem_le64(b, DOM + 0x1000 + 8 * k);
+		CHECK(v == 0 || v == 0x1000 + k);
+		written += v != 0;
+	}
+	CHECK_EQ(written, MANY_SEQS - dropped);
+	CHECK_EQ(a->nrsp, 2 * MANY_SEQS - dropped);
+	fab_free(f);
+}
+
 static const struct tap_test tests[] = {
 	{ "layouts of MDD, MRT, NTT, CQ descriptor and CQ entry", test_layouts },
 	{ "MDD, MRT, NTT and CQ registers through the NIC window",
@@ -1294,6 +1447,8 @@ static const struct tap_test tests[] = {
 	  test_remote_events },
 	{ "a request waiting for room to answer runs exactly once",
 	  test_inject_full },
+	{ "a sequence's flag waits for its requests at the target",
+	  test_seq_flags },
 };
 
 int main(void)

@@ -52,7 +52,8 @@ static int pkt_equal(const struct gemini_pkt *a, const struct gemini_pkt *b)
 	       a->dst == b->dst && a->dst_nic == b->dst_nic &&
 	       a->src == b->src && a->src_nic == b->src_nic &&
 	       a->ptag == b->ptag && a->amo_op == b->amo_op &&
-	       a->mdh == b->mdh && a->tag == b->tag && a->addr == b->addr &&
+	       a->mdh == b->mdh && a->tag == b->tag && a->seq == b->seq &&
+	       a->addr == b->addr &&
 	       a->status == b->status && a->hops == b->hops &&
 	       a->len == b->len && !memcmp(a->data, b->data, sizeof(a->data));
 }
@@ -279,6 +280,7 @@ static void test_wire_layout(void)
 	p.addr = 0x123456789aull;
 	p.mdh = 0x321;
 	p.tag = 0x2c5;
+	p.seq = 0xa5c3e1;
 	p.hops = 17;
 	p.flags = GEMINI_PKT_F_ADAPT | GEMINI_PKT_F_HASH |
 		  GEMINI_PKT_F_REMOTE_EVENT | GEMINI_PKT_F_LAST;
@@ -292,8 +294,8 @@ static void test_wire_layout(void)
 	CHECK_EQ(phit(w, 2), 0x5au << 16 | 0x1234u);
 	CHECK_EQ(phit(w, 3), 0xabcdu << 8 | 1u << 6 | 1u << 4 | 1u << 3);
 	CHECK_EQ(phit(w, 4), 0x321u << 12 | 9u);
-	CHECK_EQ(phit(w, 5), 17u << 19 | 1u << 17 | 1u << 16);
-	CHECK_EQ(phit(w, 6), 0x2c5u << 14);
+	CHECK_EQ(phit(w, 5), 17u << 19 | 1u << 17 | 1u << 16 | 0xc3e1u);
+	CHECK_EQ(phit(w, 6), 0x2c5u << 14 | 0xa5u << 6);
 	/* data[0] is the low byte of the first data phit */
 	CHECK_EQ(phit(w, 7), 0x030201);
 	CHECK_EQ(phit(w, 8), 0x060504);
@@ -312,6 +314,7 @@ static void test_wire_layout(void)
 	p.flags = GEMINI_PKT_F_ROUTED;
 	p.len = 0;
 	p.src_nic = 3;
+	p.seq = 0;
 	n = gemini_pkt_encode(&p, w, sizeof(w));
 	CHECK_EQ(n, 8 * 3);
 	CHECK_EQ(phit(w, 0) & 0xf, 5);
@@ -468,11 +471,9 @@ static void test_round_trip_fields(void)
 			int allowed = !(f & GEMINI_PKT_F_ROUTED) ||
 				      type == GEMINI_PKT_DIAG;
 
-			/* base is an 8-byte PUT: a flag without an event */
+			/* base is an 8-byte PUT: no flag */
 			if (f & GEMINI_PKT_F_FETCH)
-				allowed &= type == GEMINI_PKT_AMO ||
-					   (type == GEMINI_PKT_PUT &&
-					    !(f & GEMINI_PKT_F_REMOTE_EVENT));
+				allowed &= type == GEMINI_PKT_AMO;
 			p.flags = f;
 			if (type == GEMINI_PKT_AMO) {
 				/* base is an 8-byte ADD */
@@ -534,6 +535,8 @@ static void test_round_trip_random(void)
 		p.dst = rnd();
 		p.dst_nic = rnd() & 3;
 		p.tag = rnd() & 1023;
+		if (p.vc == GEMINI_VC_REQ)
+			p.seq = rnd() & GEMINI_PKT_SEQ_MAX;
 		if (type != GEMINI_PKT_ACK)
 			p.hops = rnd() & 31;
 		if (p.vc == GEMINI_VC_REQ) {
@@ -863,20 +866,15 @@ static void test_decode_errors(void)
 	ENC(p);
 	set_phit(w, 0, (phit(w, 0) & ~0xfu) | GEMINI_PKT_CQWRITE);
 	EXPECT(GEMINI_PKT_ERR_LEN);
-	/* a sequence's flag: 8 bytes, 16 with its remote event's data */
-	p = mk(GEMINI_PKT_PUT, 8);
+	/* a sequence's flag: 24 bytes, with or without its remote event */
+	p = mk(GEMINI_PKT_PUT, GEMINI_PKT_FLAG_LEN);
 	p.flags = GEMINI_PKT_F_FLAG;
 	round_trip(&p);
-	p = mk(GEMINI_PKT_PUT, 16);
-	p.flags = GEMINI_PKT_F_FLAG | GEMINI_PKT_F_REMOTE_EVENT;
+	p.flags |= GEMINI_PKT_F_REMOTE_EVENT;
 	round_trip(&p);
-	ENC(p);
-	set_phit(w, 5, phit(w, 5) & ~(1u << 17));	/* 16 without event */
-	EXPECT(GEMINI_PKT_ERR_LEN);
 	p = mk(GEMINI_PKT_PUT, 8);
-	p.flags = GEMINI_PKT_F_FLAG;
 	ENC(p);
-	set_phit(w, 5, phit(w, 5) | 1u << 17);		/* event without data */
+	set_phit(w, 5, phit(w, 5) | 1u << 18);		/* a flag of 8 bytes */
 	EXPECT(GEMINI_PKT_ERR_LEN);
 	p = mk(GEMINI_PKT_AMO, 8);			/* AX with one operand */
 	ENC(p);
@@ -921,12 +919,7 @@ static void test_decode_errors(void)
 		set_phit(w, 3, phit(w, 3) | 1u << b);
 		EXPECT(GEMINI_PKT_ERR_FIELD);
 	}
-	for (b = 0; b < 16; b++) {
-		ENC(p);
-		set_phit(w, 5, phit(w, 5) | 1u << b);
-		EXPECT(GEMINI_PKT_ERR_FIELD);
-	}
-	for (b = 0; b < 14; b++) {
+	for (b = 0; b < 6; b++) {
 		ENC(p);
 		set_phit(w, 6, phit(w, 6) | 1u << b);
 		EXPECT(GEMINI_PKT_ERR_FIELD);
