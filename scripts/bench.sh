@@ -28,6 +28,10 @@
 #       the same over virtio-net between the same VMs;
 #   SMSG 8-byte half round trip and message rate (ugni_bench), next to
 #       half the UDP round trip over virtio-net and its messages/s;
+#   RING the round of an SMSG ring (ugni_ring: a message to the next rank,
+#       its local event, the message from the one before, a PMI barrier)
+#       of 4 and 8 ranks, next to that of 2 ranks, and of 2 ranks next to
+#       the UDP round trip;
 #   the device's diagnostic ping per hop count (no guest involved), next
 #       to a UDP round trip between two host processes on loopback;
 #   CORE the device core alone (bench_core: two NICs in one process, no
@@ -46,6 +50,7 @@ RATE_COUNT=${BENCH_RATE_COUNT:-20000}	# posts or messages of each rate
 BOOTS=${BENCH_BOOTS:-2}		# boots of the torus
 ROUNDS=${BENCH_ROUNDS:-2}	# runs of each guest figure per boot
 STREAM=${BENCH_STREAM:-8388608}	# bytes of each TCP stream of the IP rows
+RING_ROUNDS=${BENCH_RING_ROUNDS:-200}	# rounds of each SMSG ring
 DIMS=4x2x1
 export VGEMINI_FABRIC=${VGEMINI_FABRIC:-bench-$$}
 mkdir -p "$OUT"
@@ -171,6 +176,13 @@ for boot in $(seq "$BOOTS"); do
 			add "stream ipogif $node" "$v"
 		done
 
+		# RING: ranks on nodes 0..n-1, the ring's last hop the longest
+		for n in 2 4 8; do
+			log=$OUT/ugni_ring-$n-$r.log
+			run_job "$log" -n "$n" ugni_ring --rounds "$RING_ROUNDS"
+			add "ring $n" "$(bench_value "$log" "smsg ring round, $n ranks")"
+		done
+
 		# P3's baseline: the same guest's stores to an emulated register
 		"$VGEMINI" exec 0 -- edu_store >"$OUT/edu-$r.log" 2>&1 ||
 			{ cat "$OUT/edu-$r.log"; fail "edu_store failed"; }
@@ -208,6 +220,12 @@ for job in "1 1 hop" "6 3 hops"; do
 	set -- $job
 	record_runs IP "TCP stream over ipogif0, $2 $3" "${RUNS[stream ipogif $1]}" \
 		MB/s "TCP stream over virtio-net, same VMs" "${RUNS[stream eth $1]}"
+done
+record_runs RING "smsg ring round, 2 ranks" "${RUNS[ring 2]}" us \
+	"UDP round trip over virtio-net, 8 B" "${RUNS[udp_rt]}"
+for n in 4 8; do
+	record_runs RING "smsg ring round, $n ranks" "${RUNS[ring $n]}" us \
+		"smsg ring round, 2 ranks" "${RUNS[ring 2]}"
 done
 for what in "silent" "events reaped in batches of 64"; do
 	record_runs P3 "put8 issue rate, $what" "${RUNS[rate $what]}" posts/s \

@@ -36,6 +36,10 @@ with "vgemini run" on a 2x2x2 torus of its own:
                   the retransmissions, then INVALID_STATE); then the
                   stream again with 10% of the packets corrupted on the
                   links of its path, and with both links down mid-stream
+  ugni_ring       -n 2, 4, 8: an SMSG ring (each rank one 24-byte message
+                  to the next per round, its local event, the message
+                  from the one before, a PMI barrier), every message
+                  checked; the round time as a note
   ugni_msgq       -n 4 --ppn 2, -n 8 --ppn 2: the shared message queue
                   (MSGQ) on 2 and 4 nodes: the
                   lowest rank of each node connects it by datagrams;
@@ -296,6 +300,10 @@ def body(tap, fab, quick):
     job(tap, 8, "ugni_smsg")
     smsg_corrupted(tap)
     link_down(tap, "ugni_smsg", "--stream-only", 60)
+    for n in (2, 4, 8):
+        rc, out, err = job(tap, n, "ugni_ring", "--rounds",
+                           50 if quick else 200)
+        bench_notes(tap, out)
     job(tap, 4, "ugni_msgq", *count, ppn=2)
     job(tap, 8, "ugni_msgq", *count, ppn=2)
     link_down(tap, "ugni_msgq", "--count", 1500, ppn=2)
