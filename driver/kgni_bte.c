@@ -633,7 +633,7 @@ int kgni_rdma_post(struct kgni_dev *kdev, struct kgni_dom *dom,
 		goto out;
 	}
 	cq = kgni_cq_find(dom, cmd->cq_id);
-	mem = kgni_mem_find(dom, cmd->local_mem_hndl);
+	mem = kgni_mem_find_local(kdev, dom, cmd->local_mem_hndl);
 	ret = -EINVAL;
 	if (!cq || !mem || cmd->local_addr < mem->va)
 		goto out;

@@ -308,6 +308,8 @@ unsigned int kgni_mem_cq_refs(struct kgni_dom *dom, struct kgni_cq *cq);
 void kgni_mem_cq_detach(struct kgni_dev *kdev, struct kgni_dom *dom,
 			struct kgni_cq *cq);
 struct kgni_mem *kgni_mem_find(struct kgni_dom *dom, const u64 h[2]);
+struct kgni_mem *kgni_mem_find_local(struct kgni_dev *kdev,
+				     struct kgni_dom *dom, const u64 h[2]);
 int kgni_mem_create(struct kgni_dev *kdev, struct kgni_dom *dom, u32 flags,
 		    u32 cq_id, struct page **pages, unsigned long npages,
 		    u64 va, struct mm_struct *mm, u64 hndl[2], bool atomic);

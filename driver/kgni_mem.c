@@ -876,6 +876,40 @@ struct kgni_mem *kgni_mem_find(struct kgni_dom *dom, const u64 h[2])
 }
 
 /**
+ * kgni_mem_find_local() - the registration a post names as its local memory
+ * @kdev: the device
+ * @dom: the posting domain
+ * @h: the handle
+ *
+ * The domain's own, or one of another domain of its job and of the
+ * calling process: a process may hold several CDMs of one ptag (UCX
+ * registers buffers through one and posts through another), and on a
+ * Gemini they share the NIC's MDDs.  Another process's registration is
+ * never found: its addresses are not the caller's.
+ *
+ * Context: dp_lock held; process context of the poster.
+ * Return: the registration, or NULL.
+ */
+struct kgni_mem *kgni_mem_find_local(struct kgni_dev *kdev,
+				     struct kgni_dom *dom, const u64 h[2])
+{
+	struct kgni_mem *mem = kgni_mem_find(dom, h);
+	struct kgni_dom *d;
+
+	if (mem || dom->kernel)
+		return mem;
+	list_for_each_entry(d, &kdev->doms, node) {
+		if (d == dom || d->ptag != dom->ptag ||
+		    !kgni_dom_same_job(d, dom))
+			continue;
+		mem = kgni_mem_find(d, h);
+		if (mem && mem->mm == current->mm)
+			return mem;
+	}
+	return NULL;
+}
+
+/**
  * kgni_mem_deregister() - undo a registration of the domain
  * @kdev: the device
  * @dom: the domain

@@ -21,7 +21,8 @@ with "vgemini run" on a 2x2x2 torus of its own:
                   errors, segmented registrations, a deregistered
                   target, FENCE, ERROR_RESOURCE; every ordered pair
                   around the powers of two; 4 KiB .. 64 MiB to a
-                  neighbour and 3 hops away, and 64 MiB unaligned
+                  neighbour and 3 hops away, and 64 MiB unaligned; a
+                  local buffer registered through another CDM
   ugni_dgram      -n 8: datagrams: connection set-up between every
                   ordered pair, bound to bound 0..128 bytes, bound to a
                   wildcard found by probing, a datagram there before its

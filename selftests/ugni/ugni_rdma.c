@@ -50,6 +50,11 @@
  *     a 2x2x2 torus): a PUT and a GET back of every power of two from
  *     4 KiB to 64 MiB, byte for byte; then a PUT of 64 MiB - 4097 bytes
  *     unaligned at both ends, the target's bytes around it untouched.
+ * 10. The local buffer registered through a second CDM of the process
+ *     and posted through the first, as UCX does (its memory domain's CDM
+ *     registers, its interface's posts): the PUTs of 1 and the GETs of 2,
+ *     byte for byte; once deregistered there, a post naming it
+ *     GNI_RC_INVALID_PARAM.
  */
 #include "ugni_job.h"
 
@@ -63,6 +68,7 @@
 #define EV_LG		(GNI_CQMODE_LOCAL_EVENT | GNI_CQMODE_GLOBAL_EVENT)
 #define REMOTE_EVENT(r)	(0x5000u + (r))
 #define INST2(r)	(1000u + (r))
+#define INST3(r)	(2000u + (r))
 #define DEADLINE_S	10.0
 
 struct rcase {
@@ -869,6 +875,40 @@ static void large(void)
 	peer = pair;
 }
 
+/* 10: the local buffer registered through another CDM of the process */
+static void other_cdm_buffer(void)
+{
+	gni_mem_handle_t own = lb_mh;
+	gni_post_descriptor_t d;
+	gni_cdm_handle_t cdm3;
+	gni_nic_handle_t nic3;
+	uint32_t addr3;
+	gni_return_t rc;
+
+	rc = GNI_CdmCreate(INST3(job.rank), job.ptag, job.cookie, 0, &cdm3);
+	if (rc == GNI_RC_SUCCESS)
+		rc = GNI_CdmAttach(cdm3, job.dev_id, &addr3, &nic3);
+	if (!check(rc == GNI_RC_SUCCESS, "another CDM (inst %u) of the same "
+		   "ptag and cookie: %s", INST3(job.rank), rc_str(rc)))
+		return;
+	lb_mh = reg(nic3, lbuf, BUF, NULL, GNI_MEM_READWRITE,
+		    "the local buffer, through the other CDM");
+	put_sizes();
+	get_sizes();
+	rc = GNI_MemDeregister(nic3, &lb_mh);
+	check(rc == GNI_RC_SUCCESS, "GNI_MemDeregister through the other "
+	      "CDM: %s", rc_str(rc));
+	desc_rdma(&d, GNI_POST_RDMA_PUT, GNI_CQMODE_GLOBAL_EVENT, 0, 0, 8);
+	rc = GNI_PostRdma(job.ep[peer], &d);
+	check(rc == GNI_RC_INVALID_PARAM, "a PUT from that deregistered "
+	      "handle: %s (want GNI_RC_INVALID_PARAM)", rc_str(rc));
+	lb_mh = own;
+	rc = GNI_CdmDestroy(cdm3);
+	check(rc == GNI_RC_SUCCESS, "GNI_CdmDestroy of the other CDM: %s",
+	      rc_str(rc));
+	barrier();
+}
+
 int main(void)
 {
 	gni_return_t rc;
@@ -911,6 +951,7 @@ int main(void)
 	all_pairs();
 	large();
 	barrier();
+	other_cdm_buffer();
 
 	no_event(rcq, "my window's CQ at the end");
 	rc = GNI_MemDeregister(job.nic, &lb_mh);
