@@ -9,7 +9,7 @@
 #                                 symbol versions from lib/pmi/libpmi.map)
 #                                 with the links libpmi.so.1 and libpmi.so
 #   $(LIB_OUT)/libpmi.a           static library
-#   $(LIB_OUT)/include/pmi.h, pmi2.h
+#   $(LIB_OUT)/include/pmi.h, pmi2.h, pmi_cray.h
 #                                 the headers programs include
 #   $(LIB_OUT)/pkgconfig/cray-pmi.pc
 #                                 PKG_CONFIG_PATH=$(LIB_OUT)/pkgconfig
@@ -35,9 +35,10 @@
 LIB_OUT ?= $(BUILD)/lib
 LIB_DIR := $(REPO)/lib
 PMI_DIR := $(LIB_DIR)/pmi
-PMI_VERSION := 1.1.0
+PMI_VERSION := 1.2.0
 PMI_SONAME := libpmi.so.1
-PMI_HDR := $(PMI_DIR)/pmi.h $(PMI_DIR)/pmi2.h $(PMI_DIR)/pmi_priv.h \
+PMI_HDR := $(PMI_DIR)/pmi.h $(PMI_DIR)/pmi2.h $(PMI_DIR)/pmi_cray.h \
+	$(PMI_DIR)/pmi_priv.h \
 	$(PMI_DIR)/pmi_wire.h $(REPO)/uapi/vgemini_le.h
 # PMI_Get_version_info() answers PMI_VERSION.
 PMI_VERSION_DEFS := $(patsubst %,-DPMI_LIB_%,$(join MAJOR= MINOR= REVISION=,\
@@ -45,15 +46,17 @@ PMI_VERSION_DEFS := $(patsubst %,-DPMI_LIB_%,$(join MAJOR= MINOR= REVISION=,\
 PMI_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wshadow \
 	-fPIC -fvisibility=hidden -pthread -I$(PMI_DIR) -I$(REPO)/uapi \
 	$(PMI_VERSION_DEFS)
-PMI_SRC := $(PMI_DIR)/pmi.c $(PMI_DIR)/pmi2.c
-PMI_OBJ := $(LIB_OUT)/obj/pmi.o $(LIB_OUT)/obj/pmi2.o
+PMI_SRC := $(PMI_DIR)/pmi.c $(PMI_DIR)/pmi2.c $(PMI_DIR)/pmi_cray.c
+PMI_OBJ := $(LIB_OUT)/obj/pmi.o $(LIB_OUT)/obj/pmi2.o \
+	$(LIB_OUT)/obj/pmi_cray.o
 PMI_SAN := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all
 PMI_PKG := PKG_CONFIG_PATH=$(LIB_OUT)/pkgconfig pkg-config
 
 PMI_SO := $(LIB_OUT)/libpmi.so.$(PMI_VERSION)
 PMI_A := $(LIB_OUT)/libpmi.a
 PMI_PC := $(LIB_OUT)/pkgconfig/cray-pmi.pc
-PMI_INC := $(LIB_OUT)/include/pmi.h $(LIB_OUT)/include/pmi2.h
+PMI_INC := $(LIB_OUT)/include/pmi.h $(LIB_OUT)/include/pmi2.h \
+	$(LIB_OUT)/include/pmi_cray.h
 PMI_GUEST_TEST := $(LIB_OUT)/guest/usr/bin/pmi_test
 PMI_HOST_TESTS := $(LIB_OUT)/tests/pmi_test_asan $(LIB_OUT)/tests/pmi_test_dyn \
 	$(LIB_OUT)/tests/vgemini-agent

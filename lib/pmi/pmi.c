@@ -388,6 +388,7 @@ PMI_EXPORT int PMI_Finalize(void)
 	pmi.clique_n = 0;
 	pmi.state = 2;
 	pthread_mutex_unlock(&pmi.lock);
+	vgemini_pmi_cray_fini();
 	return rc;
 }
 

@@ -114,4 +114,6 @@ int PMI_KVS_Get(const char kvsname[], const char key[], char value[],
 }
 #endif
 
+#include "pmi_cray.h"
+
 #endif /* VGEMINI_PMI_H */

@@ -30,4 +30,7 @@ int vgemini_pmi_kvs_get(const char *key, char *value, int length,
 /* 1 when the process is a singleton (no launcher), else 0. */
 int vgemini_pmi_singleton(void);
 
+/* PMI_Finalize(): forget what pmi_cray.c read of the job. */
+void vgemini_pmi_cray_fini(void);
+
 #endif /* VGEMINI_PMI_PRIV_H */

@@ -109,18 +109,18 @@ def main():
     want = {name: node for node, body in nodes
             for name in re.findall(r"^\s+(PMI2?_\w+);", body, re.M)}
     ok(rc == 0 and syms == want and
-       set(want.values()) == {"PMI_1.0", "PMI_1.1"},
+       set(want.values()) == {"PMI_1.0", "PMI_1.1", "PMI_1.2"},
        f"libpmi.so exports exactly the {len(want)} functions of "
-       "libpmi.map, each with its version (PMI_1.0, PMI_1.1)",
+       "libpmi.map, each with its version (PMI_1.0, PMI_1.1, PMI_1.2)",
        f"{out}{err}\nextra {sorted(set(syms) - set(want))} missing "
        f"{sorted(set(want) - set(syms))}")
     declared = set()
-    for h in ("pmi.h", "pmi2.h"):
+    for h in ("pmi.h", "pmi2.h", "pmi_cray.h"):
         with open(os.path.join(HERE, "..", h)) as f:
             declared |= set(re.findall(r"^int (PMI2?_\w+)\(", f.read(),
                                        re.M))
-    ok(declared == set(want), f"libpmi.map == the functions of pmi.h and "
-       f"pmi2.h ({len(declared)})", f"header-only "
+    ok(declared == set(want), f"libpmi.map == the functions of pmi.h, "
+       f"pmi2.h and pmi_cray.h ({len(declared)})", f"header-only "
        f"{sorted(declared - set(want))} map-only "
        f"{sorted(set(want) - declared)}")
     rc, out, err, _ = sh(["objdump", "-p", so])

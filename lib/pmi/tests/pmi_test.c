@@ -402,6 +402,62 @@ static int parse_mapping(const char *m, int *node, int max)
 	return strcmp(m, ")") ? -1 : n;
 }
 
+/* Cray's extensions: every rank's nid, the ranks on this node */
+static void test_cray(int ppn)
+{
+	int *list = NULL, *smp = calloc(size, sizeof(int));
+	int *clq = calloc(size, sizeof(int));
+	int nid = -1, n = -1, c = -1, r, bad = 0;
+	void *p = NULL;
+
+	if (!smp || !clq) {
+		check(0, "out of memory");
+		goto out;
+	}
+	r = PMI_Get_nid(rank, &nid);
+	check(r == PMI_SUCCESS && nid >= 0, "PMI_Get_nid of my rank: %d", nid);
+	if (ppn > 0)
+		check(nid == rank / ppn, "my nid is rank / ppn (%d)",
+		      rank / ppn);
+	check(PMI_Get_nidlist_ptr(&p) == PMI_SUCCESS && p,
+	      "PMI_Get_nidlist_ptr");
+	list = p;
+	for (r = 0; list && r < size; r++) {
+		int one = -1;
+
+		bad |= PMI_Get_nid(r, &one) != PMI_SUCCESS || one != list[r] ||
+		       (r && list[r] < list[r - 1]) ||
+		       (ppn > 0 && one != r / ppn);
+	}
+	check(list && !bad, "PMI_Get_nid of every rank is its entry in the "
+	      "nid list, in node order");
+	check(PMI_Get_nid(-1, &nid) == PMI_ERR_INVALID_ARG &&
+	      PMI_Get_nid(size, &nid) == PMI_ERR_INVALID_ARG &&
+	      PMI_Get_nid(0, NULL) == PMI_ERR_INVALID_ARG &&
+	      PMI_Get_nidlist_ptr(NULL) == PMI_ERR_INVALID_ARG,
+	      "PMI_Get_nid of rank -1 and size, and NULL pointers, refused");
+	r = PMI_Get_numpes_on_smp(&n) == PMI_SUCCESS &&
+	    PMI_Get_clique_size(&c) == PMI_SUCCESS;
+	check(r && n == c && n >= 1, "PMI_Get_numpes_on_smp: %d, the clique's "
+	      "size", n);
+	if (n < 1 || n > size)
+		goto out;
+	check(PMI_Get_pes_on_smp(smp, n) == PMI_SUCCESS &&
+	      PMI_Get_clique_ranks(clq, n) == PMI_SUCCESS &&
+	      !memcmp(smp, clq, n * sizeof(int)),
+	      "PMI_Get_pes_on_smp: the clique's ranks");
+	bad = 0;
+	for (r = 0; list && r < n; r++)
+		bad |= list[smp[r]] != list[rank];
+	check(list && !bad, "the ranks on my node have my nid");
+	if (n > 1)
+		check(PMI_Get_pes_on_smp(smp, n - 1) == PMI_ERR_INVALID_LENGTH,
+		      "PMI_Get_pes_on_smp into too short an array refused");
+out:
+	free(smp);
+	free(clq);
+}
+
 static void test_mapping(int ppn)
 {
 	char *map = malloc(PMI2_MAX_VALLEN), *kvs = malloc(PMI2_MAX_VALLEN);
@@ -721,6 +777,7 @@ int main(int argc, char **argv)
 	test_allgatherv();
 	test_version();
 	test_mapping(ppn);
+	test_cray(ppn);
 	test_pmi2_kvs();
 	test_node_attrs();
 	test_barriers(barriers);
