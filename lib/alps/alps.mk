@@ -5,18 +5,20 @@
 # apid, the Gemini credentials), libalpsutil (the placement) and
 # libwlm_detect (the workload manager), with their headers and the
 # pkg-config modules cray-alps (headers only), cray-alpslli,
-# cray-alpsutil and cray-wlm_detect.  Included by lib/lib.mk, which sets
+# cray-alpsutil and cray-wlm_detect; and librca (rca_lib.h, cray-rca: a
+# node's mesh coordinates), which a rank asks about its placement too.  Included by lib/lib.mk, which sets
 # LIB_OUT, LIB_DIR and PMI_DIR.  Everything it defines is named ALPS_*,
 # or is a target under $(LIB_OUT).
 #
 #   $(LIB_OUT)/libalpslli.so.1.0.0, libalpsutil.so.1.0.0,
-#   libwlm_detect.so.1.0.0        shared libraries (sonames *.so.1, symbol
+#   libwlm_detect.so.1.0.0, librca.so.1.0.0 shared libraries (sonames *.so.1, symbol
 #                                 versions from lib/alps/*.map) with their
 #                                 .so.1 and .so links
-#   $(LIB_OUT)/libalpslli.a, libalpsutil.a, libwlm_detect.a
+#   $(LIB_OUT)/libalpslli.a, libalpsutil.a, libwlm_detect.a, librca.a
 #   $(LIB_OUT)/include/alps/{alps,alps_toolAssist,libalpsutil,libalpslli,
-#                            apInfo}.h, $(LIB_OUT)/include/wlm_detect.h
-#   $(LIB_OUT)/pkgconfig/cray-{alps,alpslli,alpsutil,wlm_detect}.pc
+#                            apInfo}.h, $(LIB_OUT)/include/wlm_detect.h,
+#   $(LIB_OUT)/include/rca_lib.h
+#   $(LIB_OUT)/pkgconfig/cray-{alps,alpslli,alpsutil,wlm_detect,rca}.pc
 #   $(LIB_OUT)/tests/test_alps    host unit test (TAP, testlib/tap.h),
 #                                 libraries and test under ASan+UBSan
 #
@@ -26,15 +28,15 @@ ALPS_DIR := $(LIB_DIR)/alps
 ALPS_VERSION := 1.0.0
 ALPS_HDR_NAMES := alps.h alps_toolAssist.h libalpsutil.h libalpslli.h apInfo.h
 ALPS_HDR := $(addprefix $(ALPS_DIR)/,$(ALPS_HDR_NAMES) wlm_detect.h \
-	alps_env.h) $(PMI_DIR)/pmi_wire.h
+	rca_lib.h alps_env.h) $(PMI_DIR)/pmi_wire.h
 ALPS_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wshadow -pedantic \
 	-fPIC -fvisibility=hidden -pthread -I$(ALPS_DIR) -I$(PMI_DIR)
 ALPS_SAN := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all
 
 ALPS_INC := $(addprefix $(LIB_OUT)/include/alps/,$(ALPS_HDR_NAMES)) \
-	$(LIB_OUT)/include/wlm_detect.h
+	$(LIB_OUT)/include/wlm_detect.h $(LIB_OUT)/include/rca_lib.h
 ALPS_PC := $(addprefix $(LIB_OUT)/pkgconfig/,cray-alps.pc cray-alpslli.pc \
-	cray-alpsutil.pc cray-wlm_detect.pc)
+	cray-alpsutil.pc cray-wlm_detect.pc cray-rca.pc)
 ALPS_TEST := $(LIB_OUT)/tests/test_alps
 ALPS_TARGETS := $(ALPS_INC) $(ALPS_PC) $(ALPS_TEST)
 
@@ -69,13 +71,15 @@ endef
 $(eval $(call ALPS_LIB,alpslli,alps_lli alps_env))
 $(eval $(call ALPS_LIB,alpsutil,alps_util alps_env))
 $(eval $(call ALPS_LIB,wlm_detect,wlm_detect))
+$(eval $(call ALPS_LIB,rca,rca))
 
 $(filter $(LIB_OUT)/include/alps/%,$(ALPS_INC)): $(LIB_OUT)/include/alps/%.h: \
 		$(ALPS_DIR)/%.h
 	@mkdir -p $(@D)
 	cp $< $@
 
-$(LIB_OUT)/include/wlm_detect.h: $(ALPS_DIR)/wlm_detect.h
+$(LIB_OUT)/include/wlm_detect.h $(LIB_OUT)/include/rca_lib.h: \
+		$(LIB_OUT)/include/%.h: $(ALPS_DIR)/%.h
 	@mkdir -p $(@D)
 	cp $< $@
 
@@ -84,7 +88,7 @@ $(ALPS_PC): $(LIB_OUT)/pkgconfig/%.pc: $(ALPS_DIR)/%.pc.in
 	sed -e 's|@PREFIX@|$(LIB_OUT)|' -e 's|@VERSION@|$(ALPS_VERSION)|' $< >$@
 
 ALPS_SRC := $(addprefix $(ALPS_DIR)/,alps_lli.c alps_util.c alps_env.c \
-	wlm_detect.c)
+	wlm_detect.c rca.c)
 
 $(ALPS_TEST): $(ALPS_DIR)/tests/test_alps.c $(ALPS_SRC) $(ALPS_HDR) \
 		$(REPO)/testlib/tap.h

@@ -37,10 +37,13 @@ with "vgemini run" on a 2x2x2 torus of its own:
                   the retransmissions, then INVALID_STATE); then the
                   stream again with 10% of the packets corrupted on the
                   links of its path, and with both links down mid-stream
-  ugni_ring       -n 2, 4, 8: an SMSG ring (each rank one 24-byte message
-                  to the next per round, its local event, the message
-                  from the one before, a PMI barrier), every message
-                  checked; the round time as a note
+  ugni_ring       -n 2, 4, 8: each rank's PMI_Get_nid (its node's Gemini
+                  id), rca_get_meshcoord and rca_get_max_dimension
+                  against kgni's sysfs; then an SMSG ring (each rank one
+                  24-byte message to the next per round, its local
+                  event, the message from the one before, a PMI
+                  barrier), every message checked; the round time as a
+                  note
   ugni_msgq       -n 4 --ppn 2, -n 8 --ppn 2: the shared message queue
                   (MSGQ) on 2 and 4 nodes: the
                   lowest rank of each node connects it by datagrams;

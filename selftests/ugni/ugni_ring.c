@@ -11,9 +11,15 @@
  * and the part of it rank 0 spent in the barrier: the barrier and the
  * one message each are all a round costs.
  *
+ * First, where the ring runs, as Cray's PMI and RCA say and kgni's sysfs
+ * shows: PMI_Get_nid() of each rank is its node's Gemini id, and
+ * rca_get_meshcoord() of it the node's coordinates.
+ *
  * usage: ugni_ring [--rounds N]
  */
 #include "ugni_job.h"
+
+#include <rca_lib.h>
 
 #define RING_CREDITS	128
 #define RING_MSG_MAX	1024
@@ -35,6 +41,57 @@ static gni_return_t ring_wait(gni_cq_handle_t cq, gni_cq_entry_t *ev)
 {
 	wait_spins_only = 1;
 	return wait_event(cq, ev);
+}
+
+/* The first @n numbers of kgni's sysfs file @name; 0, or -1 */
+static int sysfs_nums(const char *name, unsigned int *v, int n)
+{
+	char path[128];
+	FILE *f;
+	int i, got = 0;
+
+	snprintf(path, sizeof(path), "/sys/class/gni/kgni0/%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	for (i = 0; i < n; i++)
+		got += fscanf(f, "%u", &v[i]) == 1;
+	fclose(f);
+	return got == n ? 0 : -1;
+}
+
+/* PMI's nids and RCA's coordinates against kgni's sysfs */
+static void placement(void)
+{
+	unsigned int coord[3], dims[3], id = 0;
+	rca_mesh_coord_t c = { 0 }, m = { 0 };
+	int *nids = NULL, nid = -1, r, rc, bad = 0;
+	void *p = NULL;
+
+	if (sysfs_nums("coord", coord, 3) || sysfs_nums("dims", dims, 3) ||
+	    sysfs_nums("gemini_id", &id, 1)) {
+		check(0, "kgni's coord, dims and gemini_id in "
+		      "/sys/class/gni/kgni0");
+		return;
+	}
+	rc = PMI_Get_nid(job.rank, &nid);
+	check(rc == PMI_SUCCESS && id == (unsigned int)nid,
+	      "PMI_Get_nid of my rank: %d, my node's Gemini id %u", nid, id);
+	rc = rca_get_meshcoord((uint16_t)nid, &c);
+	check(rc == 0 && c.mesh_x == coord[0] && c.mesh_y == coord[1] &&
+	      c.mesh_z == coord[2], "rca_get_meshcoord(%d): (%u, %u, %u), "
+	      "kgni's coord (%u, %u, %u)", nid, c.mesh_x, c.mesh_y, c.mesh_z,
+	      coord[0], coord[1], coord[2]);
+	rc = rca_get_max_dimension(&m);
+	check(rc == 0 && m.mesh_x + 1u == dims[0] && m.mesh_y + 1u == dims[1] &&
+	      m.mesh_z + 1u == dims[2], "rca_get_max_dimension: (%u, %u, %u), "
+	      "kgni's dims less 1", m.mesh_x, m.mesh_y, m.mesh_z);
+	rc = PMI_Get_nidlist_ptr(&p);
+	nids = p;
+	for (r = 0; rc == PMI_SUCCESS && r < job.size; r++)
+		bad |= PMI_Get_nid(r, &nid) != PMI_SUCCESS || nid != nids[r];
+	check(rc == PMI_SUCCESS && !bad, "PMI_Get_nidlist_ptr: every "
+	      "rank's PMI_Get_nid");
 }
 
 int main(int argc, char **argv)
@@ -65,6 +122,7 @@ int main(int argc, char **argv)
 		}
 	}
 	job_init("ugni_ring", 2);
+	placement();
 	next = (job.rank + 1) % job.size;
 	prev = (job.rank + job.size - 1) % job.size;
 	two = next == prev;

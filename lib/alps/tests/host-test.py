@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
 """Host tests of vgemini's ALPS libraries (libalpslli, libalpsutil,
-libwlm_detect), no fabric needed: the unit test (test_alps, under
+libwlm_detect) and of librca, no fabric needed: the unit test (test_alps, under
 ASan+UBSan), the headers in C and C++ with -pedantic, the exported
 symbols against the version maps and the headers, the sonames, the static
 libraries, the pkg-config modules Open MPI's configure asks for, and
@@ -28,11 +28,13 @@ ENV = dict(os.environ, PKG_CONFIG_PATH=os.path.join(OUT, "pkgconfig"),
            VGEMINI_AGENT=os.path.join(OUT, "tests", "vgemini-agent"))
 WARN = ["-Wall", "-Wextra", "-Werror", "-pedantic"]
 TMP = tempfile.mkdtemp(prefix="alps-host-test.")
-MODULES = ("cray-alpslli", "cray-alpsutil", "cray-alps", "cray-wlm_detect")
+MODULES = ("cray-alpslli", "cray-alpsutil", "cray-alps", "cray-wlm_detect",
+           "cray-rca")
 LIBS = {  # library: (version node, headers declaring its functions)
     "alpslli": ("ALPSLLI_1.0", ["libalpslli.h"]),
     "alpsutil": ("ALPSUTIL_1.0", ["libalpsutil.h"]),
     "wlm_detect": ("WLM_DETECT_1.0", ["wlm_detect.h"]),
+    "rca": ("RCA_1.0", ["rca_lib.h"]),
 }
 
 sys.path.insert(0, os.path.join(REPO, "scripts", "tests"))
@@ -76,7 +78,8 @@ inc = "-I" + os.path.join(OUT, "include")
 src = os.path.join(TMP, "all.c")
 with open(src, "w") as f:
     for h in ("alps/alps.h", "alps/alps_toolAssist.h", "alps/libalpsutil.h",
-              "alps/libalpslli.h", "alps/apInfo.h", "wlm_detect.h"):
+              "alps/libalpslli.h", "alps/apInfo.h", "wlm_detect.h",
+              "rca_lib.h"):
         f.write(f"#include <{h}>\n#include <{h}>\n")
     f.write("int main(void) { return ALPS_APP_LLI_ALPS_STAT_OK + "
             "ALPS_APPINFO_VERSION - 3; }\n")
@@ -126,7 +129,7 @@ for mod in MODULES:
     rc, flags, e = pkg("--cflags", "--libs", mod)
     rc2, v, e2 = pkg("--modversion", mod)
     want = {"cray-alpslli": "-lalpslli", "cray-alpsutil": "-lalpsutil",
-            "cray-wlm_detect": "-lwlm_detect"}.get(mod)
+            "cray-wlm_detect": "-lwlm_detect", "cray-rca": "-lrca"}.get(mod)
     ok(rc == 0 and inc in flags and (want in flags if want else
                                      not any(x.startswith("-l")
                                              for x in flags))

@@ -10,14 +10,17 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "alps_env.h"
 #include "libalpslli.h"
 #include "libalpsutil.h"
 #include "apInfo.h"
 #include "wlm_detect.h"
+#include "rca_lib.h"
 #include "tap.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -535,9 +538,78 @@ static void test_apinfo_layout(void)
 	CHECK_EQ(sizeof(appInfoHdr_t), sizeof(int));
 }
 
+/* kgni's dims file in a directory of our own, as VGEMINI_RCA_SYSFS */
+static void rca_dims(const char *dir, const char *text)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/dims", dir);
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+#define CHECK_XYZ(c, x, y, z)						\
+	CHECK((c).mesh_x == (x) && (c).mesh_y == (y) && (c).mesh_z == (z))
+
+static void test_rca(void)
+{
+	static const char *const bad[] = {
+		"", "2 2\n", "0 2 2\n", "2 2 2 2\n", "2 x 2\n",
+		"65537 1 1\n", "256 256 2\n",
+	};
+	char dir[] = "/tmp/test_rca.XXXXXX", path[64];
+	rca_mesh_coord_t c = { 7, 7, 7 };
+	unsigned int i, n;
+
+	CHECK(mkdtemp(dir) != NULL);
+	setenv("VGEMINI_RCA_SYSFS", dir, 1);
+	/* no kgni: ENODEV */
+	errno = 0;
+	CHECK_EQ(rca_get_max_dimension(&c), -1);
+	CHECK_EQ(errno, ENODEV);
+	rca_dims(dir, "4 3 2\n");
+	CHECK_EQ(rca_get_max_dimension(&c), 0);
+	CHECK_XYZ(c, 3, 2, 1);
+	/* every node of 4x3x2, numbered as the launcher numbers them */
+	for (n = 0; n < 24; n++) {
+		CHECK_EQ(rca_get_meshcoord((uint16_t)n, &c), 0);
+		CHECK_XYZ(c, n % 4, n / 4 % 3, n / 12);
+	}
+	errno = 0;
+	CHECK_EQ(rca_get_meshcoord(24, &c), -1);
+	CHECK_EQ(errno, EINVAL);
+	CHECK_XYZ(c, 3, 2, 1);
+	errno = 0;
+	CHECK_EQ(rca_get_meshcoord(0, NULL), -1);
+	CHECK_EQ(errno, EINVAL);
+	errno = 0;
+	CHECK_EQ(rca_get_max_dimension(NULL), -1);
+	CHECK_EQ(errno, EINVAL);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		rca_dims(dir, bad[i]);
+		errno = 0;
+		CHECK_EQ(rca_get_max_dimension(&c), -1);
+		CHECK_EQ(errno, EIO);
+		errno = 0;
+		CHECK_EQ(rca_get_meshcoord(0, &c), -1);
+		CHECK_EQ(errno, EIO);
+	}
+	snprintf(path, sizeof(path), "%s/dims", dir);
+	unlink(path);
+	rmdir(dir);
+	unsetenv("VGEMINI_RCA_SYSFS");
+}
+
 int main(void)
 {
 	static const struct tap_test tests[] = {
+		{ "rca: coordinates and size from kgni's dims, refusals",
+		  test_rca },
 		{ "env: numbers, strictly decimal, in range", test_env_num },
 		{ "env: colon-separated lists", test_env_list },
 		{ "lli: APID as Open MPI asks; in pieces; bad apids",
