@@ -17,6 +17,7 @@ PKGS=(
 	socat strace
 	python3-sphinx perl	# make docs (and linux-source-6.1's kernel-doc)
 	gnuplot-nox		# make bench: the MPI curves (build/bench/mpi.png)
+	libhugetlbfs0 libhugetlbfs-dev	# huge pages as Cray programs get them
 )
 
 if [ "$(id -u)" -ne 0 ]; then

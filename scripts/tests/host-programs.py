@@ -17,6 +17,9 @@ checks:
   rank cannot write into the host's /usr; each rank finds /proc/job and
   task_is_app in its /proc/PID/task/PID (and the kernel's files there),
   and PMI_NO_FORK, as Open MPI's Cray support wants;
+- a program linked with Debian's libhugetlbfs (selftests/hugetlbfs/
+  hugetlb_alloc.c), as MSGQ users allocate huge pages, gets a huge page
+  backed by the guest's hugetlbfs on 2 nodes;
 - a bare program name is still the image's (pmi_test);
 - usage errors: a program or current directory that is not shared, a
   program that does not exist.
@@ -136,6 +139,24 @@ def shared_dir_job(tap, share):
            "\n".join(wrong))
 
 
+def hugetlbfs_job(tap, share):
+    """hugetlb_alloc, built on the host against libhugetlbfs, run from
+    the shared directory on 2 nodes."""
+    exe = os.path.join(share, "hugetlb_alloc")
+    cmd = ["cc", "-std=gnu11", "-O2", "-Wall", "-Wextra", "-Werror",
+           os.path.join(REPO, "selftests", "hugetlbfs", "hugetlb_alloc.c"),
+           "-o", exe, "-lhugetlbfs"]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if not tap.ok(p.returncode == 0, "hugetlb_alloc built on the host with "
+                  "-lhugetlbfs", " ".join(cmd) + "\n" + p.stderr):
+        return
+    rc, out, err, t = run("-n", 2, "./hugetlb_alloc", cwd=share)
+    tap.ok(rc == 0 and fl.by_rank(out, 2) == {0: ["hugetlb_alloc: ok"],
+                                              1: ["hugetlb_alloc: ok"]},
+           f"hugetlb_alloc on 2 nodes: a huge page of the guest's hugetlbfs "
+           f"through libhugetlbfs ({t:.1f}s)", f"exit {rc}\n{out}{err}")
+
+
 def usage_errors(tap, share):
     outside = tempfile.mkdtemp(prefix="vgemini-unshared-", dir="/var/tmp")
     try:
@@ -178,6 +199,7 @@ def body(tap, fab, share):
                fl.job_details(rc == 0 and not why, f"exit {rc}: {why}\n"
                               f"{out[-3000:]}{err[-3000:]}"))
     shared_dir_job(tap, share)
+    hugetlbfs_job(tap, share)
     rc, out, err, t = run("-n", 2, "pmi_test", "--expect-size", 2)
     tap.ok(rc == 0 and out.count("checks passed") == 2, "a bare name is "
            f"still the image's program (pmi_test, {t:.1f}s)",
