@@ -808,6 +808,50 @@ static __u64 mh_va(const __u64 h[2])
 	EXPECT_EQ(want, rdma_post(self->fd, q)) TH_LOG("%s", #change);	\
 } while (0)
 
+/*
+ * A post from @fd naming as its local memory a registration that a child
+ * process made through its own file of the job: EINVAL.
+ */
+static void other_process_handle(struct __test_metadata *_metadata, int fd,
+				 const struct kgni_rdma_post *base)
+{
+	struct kgni_rdma_post q = *base;
+	int to_child[2], from_child[2], st = -1;
+	char *page = anon(PAGE), c = 0;
+	__u64 ch[2] = { 0, 0 };
+	pid_t pid;
+
+	ASSERT_NE(NULL, page);
+	ASSERT_EQ(0, pipe(to_child));
+	ASSERT_EQ(0, pipe(from_child));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int cfd = open(KGNI_DEV, O_RDWR | O_CLOEXEC);
+		__u32 cpe;
+
+		/* the parent's close of its end is the child's EOF */
+		close(to_child[1]);
+		if (cfd < 0 || cdm_attach(cfd, TEST_PTAG, TEST_COOKIE, &cpe) ||
+		    mem_register_cq(cfd, page, PAGE, 0, 0, ch) ||
+		    write(from_child[1], ch, sizeof(ch)) != sizeof(ch))
+			_exit(1);
+		/* Keep the registration until the parent has posted. */
+		_exit(read(to_child[0], &c, 1) < 0);
+	}
+	close(from_child[1]);
+	close(to_child[0]);
+	ASSERT_EQ((ssize_t)sizeof(ch), read(from_child[0], ch, sizeof(ch)));
+	memcpy(q.local_mem_hndl, ch, sizeof(ch));
+	q.local_addr = (uintptr_t)page;
+	EXPECT_EQ(-EINVAL, rdma_post(fd, &q));
+	close(to_child[1]);
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
+	close(from_child[0]);
+	munmap(page, PAGE);
+}
+
 TEST_F_TIMEOUT(abi, rdma_post_fields, 60)
 {
 	static __u8 buf[PAGE];
@@ -899,10 +943,16 @@ TEST_F_TIMEOUT(abi, rdma_post_fields, 60)
 	EXPECT_POST(-EINVAL, b, q->cq_id = 0xffffffffu);
 	EXPECT_POST(-EINVAL, b, q->cq_id = occ.cq_id);
 
-	/* local handles: bad CRC, another file's, forged with a good CRC */
+	/*
+	 * local handles: bad CRC; another file's of this process and job
+	 * (a process's CDMs share the NIC's MDDs: UCX registers through
+	 * one and posts through another), but not another process's;
+	 * forged with a good CRC
+	 */
 	EXPECT_POST(-EINVAL, b, q->local_mem_hndl[1] ^= 1ull << 56);
-	EXPECT_POST(-EINVAL, b, { memcpy(q->local_mem_hndl, oh, 16);
-				  q->local_addr = (uintptr_t)other; });
+	EXPECT_POST(0, b, { memcpy(q->local_mem_hndl, oh, 16);
+			    q->local_addr = (uintptr_t)other; });
+	other_process_handle(_metadata, self->fd, &b);
 	f[0] = h[0] ^ (1ull << 52);	/* another MDH */
 	f[1] = h[1];
 	mh_recrc(f);
