@@ -17,7 +17,6 @@
 #include <linux/export.h>
 #include <linux/rculist.h>
 #include <linux/slab.h>
-#include <linux/string.h>
 
 #include "gni_wire.h"
 #include "kgni_kapi.h"
@@ -312,13 +311,12 @@ gni_return_t gni_cq_get_event(gni_cq_handle_t cq_hndl,
 	if (rc == GNI_RC_NOT_DONE)
 		return kgni_kapi_ret(gni_cq_get_event, GNI_RC_NOT_DONE, 0, 0);
 	*event_data = e;
-	if (e & GEMINI_CQE_OVERRUN)
-		return kgni_kapi_ret(gni_cq_get_event, GNI_RC_ERROR_RESOURCE,
-				     ENOSPC, cq->id);
-	if (ugni_cqe_status(e))
-		return kgni_kapi_ret(gni_cq_get_event,
-				     GNI_RC_TRANSACTION_ERROR, EIO, e);
-	return kgni_kapi_ret(gni_cq_get_event, GNI_RC_SUCCESS, 0, 0);
+	/* The event's gnicore_cqe_rc() */
+	if (rc == GNI_RC_ERROR_RESOURCE)
+		return kgni_kapi_ret(gni_cq_get_event, rc, ENOSPC, cq->id);
+	if (rc == GNI_RC_TRANSACTION_ERROR)
+		return kgni_kapi_ret(gni_cq_get_event, rc, EIO, e);
+	return kgni_kapi_ret(gni_cq_get_event, rc, 0, 0);
 }
 EXPORT_SYMBOL(gni_cq_get_event);
 
@@ -355,65 +353,28 @@ gni_return_t gni_get_completed(gni_cq_handle_t cq_hndl,
 }
 EXPORT_SYMBOL(gni_get_completed);
 
-/* CQ errors: the tables of uapi/gni_wire.h, as libugni builds them */
-
-#define KGNI_SOURCE_NAME(source, name) \
-	[source] = name,
-#define KGNI_STATUS_NAME(status, name) \
-	[status] = name,
-#define KGNI_STATUS_BY_SOURCE(status, n0, n1, n2, n3, n4, n5, n6, n7) \
-	[status] = { n0, n1, n2, n3, n4, n5, n6, n7 },
-#define KGNI_RECOVERABLE(source, row) \
-	[(source) - 1] = row,
-
-static const char *const kgni_cqe_source_name[8] = {
-	UGNI_CQE_SOURCE_LIST(KGNI_SOURCE_NAME)
-};
-
-static const char *const kgni_cqe_status_name[16] = {
-	UGNI_CQE_STATUS_LIST(KGNI_STATUS_NAME)
-};
-
-/* By [status][source], for the statuses whose name depends on the source */
-static const char *const kgni_cqe_status_source_name[16][8] = {
-	UGNI_CQE_STATUS_BY_SOURCE_LIST(KGNI_STATUS_BY_SOURCE)
-};
-
-/* By [source - 1], a character per status 1..F */
-static const char kgni_cqe_recoverable[7][16] = {
-	UGNI_CQE_RECOVERABLE_LIST(KGNI_RECOVERABLE)
-};
-
 /**
  * gni_cq_error_str() - the name of a CQ entry's error
  * @entry: the entry
  * @buffer: where "SOURCE:STATUS" goes, NUL-terminated
  * @len: its bytes
  *
- * The texts of libugni's GNI_CqErrorStr().
+ * The texts of libugni's GNI_CqErrorStr(), from the same tables
+ * (gnicore_cq.c).
  *
  * Context: any.
  * Return: SUCCESS, SIZE_ERROR (@len too short), INVALID_PARAM.
  */
 gni_return_t gni_cq_error_str(gni_cq_entry_t entry, void *buffer, u32 len)
 {
-	unsigned int status = ugni_cqe_status(entry);
-	unsigned int source = ugni_cqe_source(entry);
-	const char *name;
-	int n;
+	gni_return_t rc = gnicore_cq_error_str(entry, buffer, len);
 
-	if (!buffer)
-		return kgni_kapi_ret(gni_cq_error_str, GNI_RC_INVALID_PARAM,
-				     EINVAL, 0);
-	name = kgni_cqe_status_source_name[status][0] ?
-	       kgni_cqe_status_source_name[status][source] :
-	       kgni_cqe_status_name[status];
-	n = snprintf(NULL, 0, "%s:%s", kgni_cqe_source_name[source], name);
-	if ((u32)n >= len)
-		return kgni_kapi_ret(gni_cq_error_str, GNI_RC_SIZE_ERROR,
-				     ENOSPC, n + 1);
-	snprintf(buffer, len, "%s:%s", kgni_cqe_source_name[source], name);
-	return kgni_kapi_ret(gni_cq_error_str, GNI_RC_SUCCESS, 0, 0);
+	if (rc == GNI_RC_INVALID_PARAM)
+		return kgni_kapi_ret(gni_cq_error_str, rc, EINVAL, 0);
+	if (rc == GNI_RC_SIZE_ERROR)
+		return kgni_kapi_ret(gni_cq_error_str, rc, ENOSPC,
+				     gnicore_cq_error_len(entry));
+	return kgni_kapi_ret(gni_cq_error_str, rc, 0, 0);
 }
 EXPORT_SYMBOL(gni_cq_error_str);
 
@@ -422,28 +383,22 @@ EXPORT_SYMBOL(gni_cq_error_str);
  * @entry: the entry
  * @recoverable: 1 if it may, else 0
  *
+ * libugni's GNI_CqErrorRecoverable(), from the same table (gnicore_cq.c).
+ *
  * Context: any.
  * Return: SUCCESS, INVALID_STATE (no error, or an undefined one),
  * INVALID_PARAM.
  */
 gni_return_t gni_cq_error_recoverable(gni_cq_entry_t entry, u32 *recoverable)
 {
-	unsigned int status = ugni_cqe_status(entry);
-	unsigned int source = ugni_cqe_source(entry);
-	char c;
+	gni_return_t rc = gnicore_cq_error_recoverable(entry, recoverable);
 
-	if (!recoverable)
-		return kgni_kapi_ret(gni_cq_error_recoverable,
-				     GNI_RC_INVALID_PARAM, EINVAL, 0);
-	if (!status || !source)
-		return kgni_kapi_ret(gni_cq_error_recoverable,
-				     GNI_RC_INVALID_STATE, EINVAL, entry);
-	c = kgni_cqe_recoverable[source - 1][status - 1];
-	if (c == '-')
-		return kgni_kapi_ret(gni_cq_error_recoverable,
-				     GNI_RC_INVALID_STATE, EINVAL, entry);
-	*recoverable = c == 'R';
-	return kgni_kapi_ret(gni_cq_error_recoverable, GNI_RC_SUCCESS, 0, 0);
+	if (rc == GNI_RC_INVALID_PARAM)
+		return kgni_kapi_ret(gni_cq_error_recoverable, rc, EINVAL, 0);
+	if (rc == GNI_RC_INVALID_STATE)
+		return kgni_kapi_ret(gni_cq_error_recoverable, rc, EINVAL,
+				     entry);
+	return kgni_kapi_ret(gni_cq_error_recoverable, rc, 0, 0);
 }
 EXPORT_SYMBOL(gni_cq_error_recoverable);
 

@@ -35,8 +35,8 @@ spread() {
 
 # record_runs ID WHAT RUNS UNIT BASELINE_WHAT BASELINE_RUNS: a figure
 # measured several times ("v1 v2 ..."): the medians, their ratio, and
-# each side's runs.  A single run spans 2x between boots on 2 cores, so a
-# figure of one run hides changes of 20-50%.
+# each side's runs.  One run varies between boots more than the changes
+# worth seeing (Documentation/testing.rst, "Benchmarks").
 record_runs() {
 	local v b
 	v=$(median $3)

@@ -7,9 +7,8 @@
 QEMU boots an ELF kernel that carries a PVH entry point (the Xen ELF note
 XEN_ELFNOTE_PHYS32_ENTRY, CONFIG_PVH) straight at that entry: the guest
 skips the bzImage's decompressor, which under TCG spends several seconds
-of every boot unpacking Debian's xz-compressed kernel (measured: 11-12 s
-to /init against 4-5 s, one guest, Documentation/vgemini.rst "The guest
-image").  Writes OUT only if the payload is an ELF kernel with that note;
+of every boot unpacking Debian's xz-compressed kernel
+(Documentation/vgemini.rst, "The guest image").  Writes OUT only if the payload is an ELF kernel with that note;
 exits 1 otherwise (the caller then boots the bzImage).
 """
 import lzma

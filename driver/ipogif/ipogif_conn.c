@@ -590,7 +590,7 @@ static const rs_event_code_t ipogif_rca_codes[IPOGIF_RCA_EVENTS] = {
 
 /*
  * Register with RCA for the node events, and start the thread that takes
- * them.  Without RCA ipogif still works, as before: a warning.
+ * them.  Without RCA ipogif still works, with no node events: a warning.
  */
 void ipogif_rca_start(struct ipogif_priv *priv)
 {

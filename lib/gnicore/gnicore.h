@@ -247,6 +247,7 @@ gni_return_t gnicore_cq_take(struct gnicore_cq *cq, uint64_t *e,
 gni_return_t gnicore_cq_test(struct gnicore_cq *cq);
 gni_return_t gnicore_get_completed(struct gnicore_cq *cq, uint64_t e,
 				   gni_post_descriptor_t **post_descr);
+uint32_t gnicore_cq_error_len(uint64_t e);
 gni_return_t gnicore_cq_error_str(uint64_t e, void *buffer, uint32_t len);
 gni_return_t gnicore_cq_error_recoverable(uint64_t e, uint32_t *recoverable);
 

@@ -211,18 +211,31 @@ static const char *cqe_status_str(unsigned int status, unsigned int source)
 	return cqe_status_name[status];
 }
 
-/* GNI_CqErrorStr: "<source>:<status>" of entry @e into @buffer */
-gni_return_t gnicore_cq_error_str(uint64_t e, void *buffer, uint32_t len)
+/* "<source>:<status>" of entry @e, as snprintf() into @buf of @size */
+static int cqe_error_text(uint64_t e, char *buf, size_t size)
 {
 	unsigned int status = ugni_cqe_status(e);
 	unsigned int source = ugni_cqe_source(e);
+
+	return snprintf(buf, size, "%s:%s", cqe_source_name[source],
+			cqe_status_str(status, source));
+}
+
+/* The bytes GNI_CqErrorStr needs for entry @e: its text and the NUL */
+uint32_t gnicore_cq_error_len(uint64_t e)
+{
+	return (uint32_t)cqe_error_text(e, NULL, 0) + 1;
+}
+
+/* GNI_CqErrorStr: "<source>:<status>" of entry @e into @buffer */
+gni_return_t gnicore_cq_error_str(uint64_t e, void *buffer, uint32_t len)
+{
 	char text[96];
 	int n;
 
 	if (!buffer)
 		return GNI_RC_INVALID_PARAM;
-	n = snprintf(text, sizeof(text), "%s:%s", cqe_source_name[source],
-		     cqe_status_str(status, source));
+	n = cqe_error_text(e, text, sizeof(text));
 	if (n < 0 || (uint32_t)n >= len)
 		return GNI_RC_SIZE_ERROR;
 	memcpy(buffer, text, (size_t)n + 1);

@@ -32,49 +32,34 @@
 #include <string.h>
 
 #include "gemini_core.h"
+#include "gemini_reg.h"
 
 #define TX	GEMINI_BTE_DIR_TX
 #define RX	GEMINI_BTE_DIR_RX
-
-static uint64_t field(uint64_t qw, unsigned int shift, uint64_t mask)
-{
-	return (qw >> shift) & mask;
-}
-
-static uint64_t set_field(uint64_t qw, unsigned int shift, uint64_t mask,
-			  uint64_t v)
-{
-	return (qw & ~(mask << shift)) | ((v & mask) << shift);
-}
-
-/* The u16 of @vc in a ring base or count register. */
-static unsigned int ring_u16(uint64_t reg, unsigned int vc)
-{
-	return (unsigned int)field(reg, GEMINI_BTE_RING_FIELD(vc), 0xffff);
-}
 
 static struct gemini_bte_chans *chans(struct gemini_nic *nic, int dir)
 {
 	return dir == TX ? &nic->bte.txc : &nic->bte.rxc;
 }
 
-static bool chan_enabled(struct gemini_nic *nic, int dir, unsigned int vc)
+bool gemini_bte_chan_enabled(const struct gemini_nic *nic,
+			     enum gemini_bte_dir dir, unsigned int vc)
 {
-	const uint64_t qw1 = chans(nic, dir)->qw[vc][0];
-
 	if (dir == TX)
-		return field(qw1, GEMINI_BTE_TXC_FLAGS_SHIFT,
-			     GEMINI_BTE_TXC_FLAGS_MASK) & GEMINI_BTE_TXC_ENABLE;
-	return field(qw1, GEMINI_BTE_RXC_FLAGS_SHIFT,
-		     GEMINI_BTE_RXC_FLAGS_MASK) & GEMINI_BTE_RXC_ENABLE;
+		return gemini_field(nic->bte.txc.qw[vc][0],
+				    GEMINI_BTE_TXC_FLAGS_SHIFT,
+				    GEMINI_BTE_TXC_FLAGS_MASK) &
+		       GEMINI_BTE_TXC_ENABLE;
+	return gemini_field(nic->bte.rxc.qw[vc][0], GEMINI_BTE_RXC_FLAGS_SHIFT,
+			    GEMINI_BTE_RXC_FLAGS_MASK) & GEMINI_BTE_RXC_ENABLE;
 }
 
 /* May channel @vc be enabled with the ring its registers name now? */
 static bool ring_ok(struct gemini_nic *nic, int dir, unsigned int vc)
 {
 	struct gemini_bte_chans *c = chans(nic, dir);
-	unsigned int base = ring_u16(c->ring_base, vc);
-	unsigned int count = ring_u16(c->ring_count, vc);
+	unsigned int base = gemini_bte_ring(c->ring_base, vc);
+	unsigned int count = gemini_bte_ring(c->ring_count, vc);
 	unsigned int slots = dir == TX ? GEMINI_NUM_BTE_TX : GEMINI_NUM_BTE_RX;
 	unsigned int v;
 
@@ -82,10 +67,11 @@ static bool ring_ok(struct gemini_nic *nic, int dir, unsigned int vc)
 	    !c->qw[vc][1])
 		return false;
 	for (v = 0; v < GEMINI_NUM_BTE_VC; v++) {
-		unsigned int b = ring_u16(c->ring_base, v);
+		unsigned int b = gemini_bte_ring(c->ring_base, v);
 
-		if (v != vc && chan_enabled(nic, dir, v) &&
-		    base < b + ring_u16(c->ring_count, v) && b < base + count)
+		if (v != vc && gemini_bte_chan_enabled(nic, dir, v) &&
+		    base < b + gemini_bte_ring(c->ring_count, v) &&
+		    b < base + count)
 			return false;
 	}
 	return true;
@@ -103,8 +89,8 @@ static void chan_qw1(struct gemini_nic *nic, int dir, unsigned int vc,
 	uint64_t reset = dir == TX ? GEMINI_BTE_TXC_RESET : GEMINI_BTE_RXC_RESET;
 	uint64_t enable = dir == TX ? GEMINI_BTE_TXC_ENABLE :
 				      GEMINI_BTE_RXC_ENABLE;
-	uint64_t flags = field(val, shift, mask);
-	bool was = chan_enabled(nic, dir, vc);
+	uint64_t flags = gemini_field(val, shift, mask);
+	bool was = gemini_bte_chan_enabled(nic, dir, vc);
 
 	if (flags & reset) {
 		/* The indices and the TX transfers in use start again. */
@@ -120,20 +106,20 @@ static void chan_qw1(struct gemini_nic *nic, int dir, unsigned int vc,
 		else
 			gemini_bte_rx_reset(nic, vc);
 	}
-	c->qw[vc][0] = set_field(val, shift, mask, flags &
-				 ~(was ? 0 : enable));
+	c->qw[vc][0] = gemini_set_field(val, shift, mask, flags &
+					~(was ? 0 : enable));
 	if ((flags & enable) && !was) {
 		if (ring_ok(nic, dir, vc)) {
-			c->qw[vc][0] = set_field(c->qw[vc][0], shift, mask,
-						 flags);
+			c->qw[vc][0] = gemini_set_field(c->qw[vc][0], shift,
+							mask, flags);
 			/* The engine goes on from the read index. */
 			if (dir == TX)
 				nic->bte.run[vc].next = (uint16_t)
 					(c->qw[vc][2] & GEMINI_BTE_TXC_RD_MASK);
 		} else {
 			GEMINI_GUEST_ERROR(nic, BTE_RING, vc, dir,
-					   ring_u16(c->ring_count, vc),
-					   ring_u16(c->ring_base, vc));
+					   gemini_bte_ring(c->ring_count, vc),
+					   gemini_bte_ring(c->ring_base, vc));
 		}
 	}
 }
@@ -171,7 +157,8 @@ static enum gemini_access chan_access(struct gemini_nic *nic, int dir,
 		chan_qw1(nic, dir, vc, neu);
 		break;
 	case 1:
-		if (neu != c->qw[vc][1] && chan_enabled(nic, dir, vc))
+		if (neu != c->qw[vc][1] &&
+		    gemini_bte_chan_enabled(nic, dir, vc))
 			GEMINI_GUEST_ERROR(nic, BTE_BUSY, vc, dir);
 		else
 			c->qw[vc][1] = neu;
@@ -187,9 +174,9 @@ static enum gemini_access chan_access(struct gemini_nic *nic, int dir,
 		break;
 	}
 	default:
-		if (neu >= ring_u16(c->ring_count, vc) && neu)
+		if (neu >= gemini_bte_ring(c->ring_count, vc) && neu)
 			GEMINI_GUEST_ERROR(nic, BTE_WR_INDEX, vc, dir, neu,
-					   ring_u16(c->ring_count, vc));
+					   gemini_bte_ring(c->ring_count, vc));
 		else
 			c->qw[vc][3] = neu;
 		break;
@@ -214,11 +201,12 @@ static enum gemini_access ring_access(struct gemini_nic *nic, int dir,
 	for (vc = 0; vc < GEMINI_NUM_BTE_VC; vc++) {
 		unsigned int sh = GEMINI_BTE_RING_FIELD(vc);
 
-		if (ring_u16(neu, vc) == ring_u16(*reg, vc) ||
-		    !chan_enabled(nic, dir, vc))
+		if (gemini_bte_ring(neu, vc) == gemini_bte_ring(*reg, vc) ||
+		    !gemini_bte_chan_enabled(nic, dir, vc))
 			continue;
 		GEMINI_GUEST_ERROR(nic, BTE_BUSY, vc, dir);
-		neu = set_field(neu, sh, 0xffff, ring_u16(*reg, vc));
+		neu = gemini_set_field(neu, sh, 0xffff,
+				       gemini_bte_ring(*reg, vc));
 	}
 	*reg = neu;
 	return GEMINI_ACCESS_OK;
@@ -312,15 +300,17 @@ void gemini_bte_chan_irq(struct gemini_nic *nic, enum gemini_bte_dir dir,
 	unsigned int idx, on;
 
 	if (dir == TX) {
-		idx = (unsigned int)field(qw1, GEMINI_BTE_TXC_IRQ_SHIFT,
-					  GEMINI_BTE_TXC_IRQ_MASK);
-		on = field(qw1, GEMINI_BTE_TXC_FLAGS_SHIFT,
-			   GEMINI_BTE_TXC_FLAGS_MASK) & GEMINI_BTE_TXC_IRQ_ENABLE;
+		idx = (unsigned int)gemini_field(qw1, GEMINI_BTE_TXC_IRQ_SHIFT,
+						 GEMINI_BTE_TXC_IRQ_MASK);
+		on = gemini_field(qw1, GEMINI_BTE_TXC_FLAGS_SHIFT,
+				  GEMINI_BTE_TXC_FLAGS_MASK) &
+		     GEMINI_BTE_TXC_IRQ_ENABLE;
 	} else {
-		idx = (unsigned int)field(qw1, GEMINI_BTE_RXC_IRQ_SHIFT,
-					  GEMINI_BTE_RXC_IRQ_MASK);
-		on = field(qw1, GEMINI_BTE_RXC_FLAGS_SHIFT,
-			   GEMINI_BTE_RXC_FLAGS_MASK) & GEMINI_BTE_RXC_IRQ_ENABLE;
+		idx = (unsigned int)gemini_field(qw1, GEMINI_BTE_RXC_IRQ_SHIFT,
+						 GEMINI_BTE_RXC_IRQ_MASK);
+		on = gemini_field(qw1, GEMINI_BTE_RXC_FLAGS_SHIFT,
+				  GEMINI_BTE_RXC_FLAGS_MASK) &
+		     GEMINI_BTE_RXC_IRQ_ENABLE;
 	}
 	if (!on)
 		return;

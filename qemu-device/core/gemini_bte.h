@@ -5,8 +5,8 @@
  * channel descriptors and their rings, non-posted operation control, RX
  * descriptors and RX channel descriptors (uapi/gemini_nic.h), and the
  * engine that carries out the TX channels' transfers (gemini_bte_xfer.c)
- * and receives SEND messages on the RX channels (gemini_bte_rx.c),
- * built step by step (Documentation/plans/bte.md).
+ * and receives SEND messages on the RX channels (gemini_bte_rx.c)
+ * (Documentation/device.rst, "Block transfer engine").
  */
 #ifndef GEMINI_BTE_H
 #define GEMINI_BTE_H
@@ -100,6 +100,13 @@ struct gemini_bte {
 	struct gemini_bte_rx_msg rx_msg[GEMINI_NUM_BTE_VC][GEMINI_BTE_RX_MSGS];
 };
 
+/* The u16 of @vc in a ring base or count register. */
+static inline unsigned int gemini_bte_ring(uint64_t reg, unsigned int vc)
+{
+	return (unsigned int)gemini_field(reg, GEMINI_BTE_RING_FIELD(vc),
+					  0xffff);
+}
+
 struct gemini_nic;
 
 /*
@@ -111,6 +118,9 @@ enum gemini_access gemini_bte_access(struct gemini_nic *nic, uint64_t off,
 				     bool write);
 /* Device reset: channels disabled, rings and descriptors cleared. */
 void gemini_bte_reset(struct gemini_nic *nic);
+/* Is channel @vc of direction @dir enabled? */
+bool gemini_bte_chan_enabled(const struct gemini_nic *nic,
+			     enum gemini_bte_dir dir, unsigned int vc);
 /*
  * Has the BTE sent requests in the last GEMINI_FMA_TIMEOUT_MS (its
  * transfers' ACKs end them and raise their events: they must not wait)?

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * cray-gemini device core: the BTE's channel semantics at the target
- * (step 12 of Documentation/plans/bte.md): SEND messages into the RX
- * buffers the kernel pre-posted.
+ * cray-gemini device core: the BTE's channel semantics at the target:
+ * SEND messages into the RX buffers the kernel pre-posted.
  *
  * A SEND arrives as pieces (GEMINI_PKT_SEND, gemini_pkt.h): amo_op names
  * the RX channel, mdh the message's sequence number at its source.  The
@@ -33,26 +32,16 @@
 #include <string.h>
 
 #include "gemini_core.h"
+#include "gemini_reg.h"
 
 #define STALE_NS	(2 * (uint64_t)GEMINI_FMA_TIMEOUT_MS * 1000000)
-
-static uint64_t field(uint64_t qw, unsigned int shift, uint64_t mask)
-{
-	return (qw >> shift) & mask;
-}
-
-static bool rx_enabled(const struct gemini_nic *nic, unsigned int ch)
-{
-	return field(nic->bte.rxc.qw[ch][0], GEMINI_BTE_RXC_FLAGS_SHIFT,
-		     GEMINI_BTE_RXC_FLAGS_MASK) & GEMINI_BTE_RXC_ENABLE;
-}
 
 /* Entries channel @ch may use: rmt_entries, 0 meaning all of them. */
 static unsigned int rx_entries(const struct gemini_nic *nic, unsigned int ch)
 {
-	unsigned int n = (unsigned int)field(nic->bte.rxc.qw[ch][2],
-					     GEMINI_BTE_RXC_RMT_SHIFT,
-					     GEMINI_BTE_RXC_RMT_MASK);
+	unsigned int n = (unsigned int)gemini_field(nic->bte.rxc.qw[ch][2],
+						    GEMINI_BTE_RXC_RMT_SHIFT,
+						    GEMINI_BTE_RXC_RMT_MASK);
 
 	return n && n < GEMINI_BTE_RX_MSGS ? n : GEMINI_BTE_RX_MSGS;
 }
@@ -66,9 +55,7 @@ static void rx_complete(struct gemini_nic *nic, unsigned int ch,
 			uint64_t len, bool has_imm, uint64_t imm)
 {
 	const struct gemini_bte *b = &nic->bte;
-	unsigned int base = (unsigned int)field(b->rxc.ring_base,
-						GEMINI_BTE_RING_FIELD(ch),
-						0xffff);
+	unsigned int base = gemini_bte_ring(b->rxc.ring_base, ch);
 	uint64_t copy = b->rxc.qw[ch][1] +
 			(uint64_t)(m->slot - base) * GEMINI_BTE_RX_COPY_BYTES;
 	uint64_t flags = GEMINI_BTE_RX_FLAG_COMPLETE |
@@ -93,7 +80,7 @@ static void rx_complete(struct gemini_nic *nic, unsigned int ch,
 		GEMINI_GUEST_ERROR(nic, BTE_CPU_COPY, ch, m->slot, copy);
 		return;
 	}
-	if (field(b->rx[m->slot], GEMINI_BTE_RX_MODE_SHIFT, 0xffff) &
+	if (gemini_field(b->rx[m->slot], GEMINI_BTE_RX_MODE_SHIFT, 0xffff) &
 	    GEMINI_BTE_RX_IRQ_ENABLE)
 		gemini_bte_chan_irq(nic, GEMINI_BTE_DIR_RX, ch);
 }
@@ -121,12 +108,8 @@ static struct gemini_bte_rx_msg *rx_take(struct gemini_nic *nic,
 					 uint64_t now)
 {
 	struct gemini_bte *b = &nic->bte;
-	unsigned int base = (unsigned int)field(b->rxc.ring_base,
-						GEMINI_BTE_RING_FIELD(ch),
-						0xffff);
-	unsigned int count = (unsigned int)field(b->rxc.ring_count,
-						 GEMINI_BTE_RING_FIELD(ch),
-						 0xffff);
+	unsigned int base = gemini_bte_ring(b->rxc.ring_base, ch);
+	unsigned int count = gemini_bte_ring(b->rxc.ring_count, ch);
 	unsigned int rd = (unsigned int)(b->rxc.qw[ch][2] &
 					 GEMINI_BTE_RXC_RD_MASK);
 	unsigned int wr = (unsigned int)(b->rxc.qw[ch][3] &
@@ -164,7 +147,8 @@ unsigned int gemini_bte_rx_deliver(struct gemini_nic *nic,
 	struct gemini_bte_rx_msg *m;
 	bool last = req->flags & GEMINI_PKT_F_LAST;
 
-	if (ch >= GEMINI_NUM_BTE_VC || !rx_enabled(nic, ch))
+	if (ch >= GEMINI_NUM_BTE_VC ||
+	    !gemini_bte_chan_enabled(nic, GEMINI_BTE_DIR_RX, ch))
 		return GEMINI_STATUS_SSID_STATE;
 	m = rx_find(nic, ch, req);
 	if (!m && !last)
@@ -177,8 +161,8 @@ unsigned int gemini_bte_rx_deliver(struct gemini_nic *nic,
 			m->used = false;
 		return m->status;
 	}
-	buf_size = field(nic->bte.rxc.qw[ch][0], 0,
-			 GEMINI_BTE_RXC_BUF_SIZE_MASK);
+	buf_size = gemini_field(nic->bte.rxc.qw[ch][0], 0,
+				GEMINI_BTE_RXC_BUF_SIZE_MASK);
 	if (last) {
 		/* The end: its length as the source counted it */
 		if (req->addr > buf_size) {
@@ -222,7 +206,8 @@ bool gemini_bte_rx_poll(struct gemini_nic *nic, uint64_t now,
 				continue;
 			}
 			/* Its source went quiet: the message ends here. */
-			if (!m->status && rx_enabled(nic, ch))
+			if (!m->status &&
+			    gemini_bte_chan_enabled(nic, GEMINI_BTE_DIR_RX, ch))
 				rx_complete(nic, ch, m, GEMINI_STATUS_TIMEOUT,
 					    0, false, 0);
 			m->used = false;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * cray-gemini device core: the BTE's transfers (steps 4 and 5 of
- * Documentation/plans/bte.md: PUT, GET and IMMED, one packet at a time).
+ * cray-gemini device core: the BTE's transfers: PUT, GET and SEND, with
+ * IMMED and FENCE, one 64-byte request at a time (a SEND's target side is
+ * gemini_bte_rx.c).
  *
  * Each enabled TX channel works through its ring: it takes the descriptor
  * at its next ring index once the kernel's write index has moved past it,
@@ -48,6 +49,7 @@
 #include <string.h>
 
 #include "gemini_core.h"
+#include "gemini_reg.h"
 
 #define TIMEOUT_NS	((uint64_t)GEMINI_FMA_TIMEOUT_MS * 1000000)
 #define PAUSE_NS	((uint64_t)GEMINI_FMA_PAUSE_MS * 1000000)
@@ -58,31 +60,16 @@
 static_assert(GEMINI_BTE_TAGS_PER_VC * GEMINI_NUM_BTE_VC ==
 	      GEMINI_TAG_BTE_COUNT, "the BTE's tags, shared by its channels");
 
-static uint64_t field(uint64_t qw, unsigned int shift, uint64_t mask)
-{
-	return (qw >> shift) & mask;
-}
-
-static unsigned int ring_u16(uint64_t reg, unsigned int vc)
-{
-	return (unsigned int)field(reg, GEMINI_BTE_RING_FIELD(vc), 0xffff);
-}
-
-static bool chan_enabled(const struct gemini_nic *nic, unsigned int vc)
-{
-	return field(nic->bte.txc.qw[vc][0], GEMINI_BTE_TXC_FLAGS_SHIFT,
-		     GEMINI_BTE_TXC_FLAGS_MASK) & GEMINI_BTE_TXC_ENABLE;
-}
-
 static unsigned int mode1(const struct gemini_bte_xfer *x)
 {
-	return (unsigned int)field(x->qw[0], GEMINI_BTE_MODE1_SHIFT,
-				   GEMINI_BTE_MODE1_MASK);
+	return (unsigned int)gemini_field(x->qw[0], GEMINI_BTE_MODE1_SHIFT,
+					  GEMINI_BTE_MODE1_MASK);
 }
 
 static uint64_t xfer_len(const struct gemini_bte_xfer *x)
 {
-	return field(x->qw[2], GEMINI_BTE_LEN_SHIFT, GEMINI_BTE_LEN_MASK);
+	return gemini_field(x->qw[2], GEMINI_BTE_LEN_SHIFT,
+			    GEMINI_BTE_LEN_MASK);
 }
 
 static bool is_get(const struct gemini_bte_xfer *x)
@@ -105,23 +92,23 @@ static bool has_tail(const struct gemini_bte_xfer *x)
 
 static bool nat_on(const struct gemini_bte_xfer *x)
 {
-	return field(x->qw[3], GEMINI_BTE_MODE4_SHIFT, GEMINI_BTE_MODE4_MASK) &
-	       GEMINI_BTE_NAT_ENABLE;
+	return gemini_field(x->qw[3], GEMINI_BTE_MODE4_SHIFT,
+			    GEMINI_BTE_MODE4_MASK) & GEMINI_BTE_NAT_ENABLE;
 }
 
 /* Where the local side starts: a domain offset, or a physical address. */
 static uint64_t local_start(const struct gemini_bte_xfer *x)
 {
-	return nat_on(x) ? field(x->qw[3], GEMINI_BTE_SRC_OFF_SHIFT,
-				 GEMINI_BTE_SRC_OFF_MASK) :
-			   field(x->qw[3], GEMINI_BTE_SRC_PHYS_SHIFT,
-				 GEMINI_BTE_SRC_PHYS_MASK);
+	return nat_on(x) ? gemini_field(x->qw[3], GEMINI_BTE_SRC_OFF_SHIFT,
+					GEMINI_BTE_SRC_OFF_MASK) :
+			   gemini_field(x->qw[3], GEMINI_BTE_SRC_PHYS_SHIFT,
+					GEMINI_BTE_SRC_PHYS_MASK);
 }
 
 static uint64_t dest_off(const struct gemini_bte_xfer *x)
 {
-	return field(x->qw[1], GEMINI_BTE_DEST_OFF_SHIFT,
-		     GEMINI_BTE_DEST_OFF_MASK);
+	return gemini_field(x->qw[1], GEMINI_BTE_DEST_OFF_SHIFT,
+			    GEMINI_BTE_DEST_OFF_MASK);
 }
 
 /* Translate @len bytes of the local side at @at (@write: a GET's data). */
@@ -130,15 +117,14 @@ static unsigned int local_xlate(const struct gemini_nic *nic,
 				unsigned int len, bool write,
 				struct gemini_dma_piece *piece, unsigned int *n)
 {
-	return gemini_nat_translate(nic,
-				    (unsigned int)field(x->qw[2],
-							GEMINI_BTE_SRC_PTAG_SHIFT,
-							GEMINI_BTE_SRC_PTAG_MASK),
-				    (unsigned int)field(x->qw[3],
-							GEMINI_BTE_SRC_MDH_SHIFT,
-							GEMINI_BTE_SRC_MDH_MASK),
-				    local_start(x) + at, len, write, piece,
-				    GEMINI_NAT_MAX_PIECES, n);
+	unsigned int ptag, mdh;
+
+	ptag = (unsigned int)gemini_field(x->qw[2], GEMINI_BTE_SRC_PTAG_SHIFT,
+					  GEMINI_BTE_SRC_PTAG_MASK);
+	mdh = (unsigned int)gemini_field(x->qw[3], GEMINI_BTE_SRC_MDH_SHIFT,
+					 GEMINI_BTE_SRC_MDH_MASK);
+	return gemini_nat_translate(nic, ptag, mdh, local_start(x) + at, len,
+				    write, piece, GEMINI_NAT_MAX_PIECES, n);
 }
 
 /* The status a transfer ends with at once, or OK if it may run. */
@@ -204,10 +190,11 @@ static void write_back(struct gemini_nic *nic, unsigned int vc,
 /* Transfers channel @vc may run at once: its ssid_max_num. */
 static unsigned int chan_max(const struct gemini_nic *nic, unsigned int vc)
 {
-	unsigned int n = (unsigned int)field(nic->bte.txc.qw[vc][2],
-					     GEMINI_BTE_TXC_SSID_MAX_SHIFT,
-					     GEMINI_BTE_TXC_SSID_MAX_MASK);
+	unsigned int n;
 
+	n = (unsigned int)gemini_field(nic->bte.txc.qw[vc][2],
+				       GEMINI_BTE_TXC_SSID_MAX_SHIFT,
+				       GEMINI_BTE_TXC_SSID_MAX_MASK);
 	if (!n)
 		return GEMINI_BTE_XFERS_DEFAULT;
 	return n < GEMINI_BTE_XFERS ? n : GEMINI_BTE_XFERS;
@@ -254,10 +241,11 @@ static void xfer_finish(struct gemini_nic *nic, unsigned int vc,
 			struct gemini_bte_xfer *x)
 {
 	unsigned int m = mode1(x);
-	unsigned int cq = (unsigned int)field(x->qw[2], GEMINI_BTE_SRC_CQ_SHIFT,
-					      GEMINI_BTE_SRC_CQ_MASK);
-	uint64_t local = field(x->qw[4], GEMINI_BTE_SRC_CQ_DATA_SHIFT,
-			       GEMINI_BTE_SRC_CQ_DATA_MASK);
+	unsigned int cq = (unsigned int)gemini_field(x->qw[2],
+						     GEMINI_BTE_SRC_CQ_SHIFT,
+						     GEMINI_BTE_SRC_CQ_MASK);
+	uint64_t local = gemini_field(x->qw[4], GEMINI_BTE_SRC_CQ_DATA_SHIFT,
+				      GEMINI_BTE_SRC_CQ_DATA_MASK);
 	uint64_t global = x->qw[5];
 
 	write_back(nic, vc, x);
@@ -277,8 +265,8 @@ static void xfer_finish(struct gemini_nic *nic, unsigned int vc,
 	}
 	x->active = false;
 	chan_update(nic, vc);
-	if (field(x->qw[1], GEMINI_BTE_MODE2_SHIFT, GEMINI_BTE_MODE2_MASK) &
-	    GEMINI_BTE_IRQ_ENABLE)
+	if (gemini_field(x->qw[1], GEMINI_BTE_MODE2_SHIFT,
+			 GEMINI_BTE_MODE2_MASK) & GEMINI_BTE_IRQ_ENABLE)
 		gemini_bte_chan_irq(nic, GEMINI_BTE_DIR_TX, vc);
 }
 
@@ -290,8 +278,8 @@ static bool xfer_start(struct gemini_nic *nic, unsigned int vc)
 {
 	struct gemini_bte *b = &nic->bte;
 	struct gemini_bte_run *r = &b->run[vc];
-	unsigned int base = ring_u16(b->txc.ring_base, vc);
-	unsigned int count = ring_u16(b->txc.ring_count, vc);
+	unsigned int base = gemini_bte_ring(b->txc.ring_base, vc);
+	unsigned int count = gemini_bte_ring(b->txc.ring_count, vc);
 	unsigned int wr = (unsigned int)(b->txc.qw[vc][3] &
 					 GEMINI_BTE_WR_INDEX_MASK);
 	unsigned int idx[GEMINI_BTE_XFERS], n, i;
@@ -384,8 +372,8 @@ static int send_req(struct gemini_nic *nic, unsigned int vc,
 		    unsigned int len)
 {
 	struct gemini_bte_run *r = &nic->bte.run[vc];
-	uint64_t dest_pe = field(x->qw[0], GEMINI_BTE_DEST_PE_SHIFT,
-				 GEMINI_BTE_DEST_PE_MASK);
+	uint64_t dest_pe = gemini_field(x->qw[0], GEMINI_BTE_DEST_PE_SHIFT,
+					GEMINI_BTE_DEST_PE_MASK);
 	unsigned int m = mode1(x), st;
 	struct gemini_pkt pkt;
 	int k;
@@ -435,11 +423,12 @@ static int send_req(struct gemini_nic *nic, unsigned int vc,
 	pkt.dst = (uint16_t)GEMINI_PE_GEMINI_ID(dest_pe);
 	pkt.dst_nic = (uint8_t)GEMINI_PE_NIC_ID(dest_pe);
 	pkt.src = (uint16_t)nic->gemini_id;
-	pkt.ptag = (uint8_t)field(x->qw[2], GEMINI_BTE_DEST_PTAG_SHIFT,
-				  GEMINI_BTE_DEST_PTAG_MASK);
+	pkt.ptag = (uint8_t)gemini_field(x->qw[2], GEMINI_BTE_DEST_PTAG_SHIFT,
+					 GEMINI_BTE_DEST_PTAG_MASK);
 	if (!is_send(x))
-		pkt.mdh = (uint16_t)field(x->qw[1], GEMINI_BTE_DEST_MDH_SHIFT,
-					  GEMINI_BTE_DEST_MDH_MASK);
+		pkt.mdh = (uint16_t)gemini_field(x->qw[1],
+						 GEMINI_BTE_DEST_MDH_SHIFT,
+						 GEMINI_BTE_DEST_MDH_MASK);
 	pkt.tag = (uint16_t)(GEMINI_TAG_BTE_FIRST +
 			     vc * GEMINI_BTE_TAGS_PER_VC + k);
 	pkt.flags = (m & GEMINI_BTE_ADP_ENABLE ? GEMINI_PKT_F_ADAPT : 0) |
@@ -584,7 +573,8 @@ bool gemini_bte_poll(struct gemini_nic *nic, uint64_t now, uint64_t *deadline)
 		unsigned int idx[GEMINI_BTE_XFERS], budget = BTE_QUANTUM;
 		unsigned int n, i;
 
-		while (chan_enabled(nic, vc) && xfer_start(nic, vc))
+		while (gemini_bte_chan_enabled(nic, GEMINI_BTE_DIR_TX, vc) &&
+		       xfer_start(nic, vc))
 			progress = true;
 		/*
 		 * Each running transfer gets its share of the quantum, and

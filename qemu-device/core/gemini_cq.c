@@ -41,28 +41,24 @@
 #include <string.h>
 
 #include "gemini_core.h"
-
-static uint64_t field(uint64_t qw, unsigned int shift, uint64_t mask)
-{
-	return (qw >> shift) & mask;
-}
+#include "gemini_reg.h"
 
 static uint32_t rd_index(const struct gemini_cq *cq)
 {
-	return (uint32_t)field(cq->qw[0], GEMINI_CQ_RD_INDEX_SHIFT,
-			       GEMINI_CQ_INDEX_MASK);
+	return (uint32_t)gemini_field(cq->qw[0], GEMINI_CQ_RD_INDEX_SHIFT,
+				      GEMINI_CQ_INDEX_MASK);
 }
 
 static uint32_t wr_index(const struct gemini_cq *cq)
 {
-	return (uint32_t)field(cq->qw[0], GEMINI_CQ_WR_INDEX_SHIFT,
-			       GEMINI_CQ_INDEX_MASK);
+	return (uint32_t)gemini_field(cq->qw[0], GEMINI_CQ_WR_INDEX_SHIFT,
+				      GEMINI_CQ_INDEX_MASK);
 }
 
 static uint32_t max_index(const struct gemini_cq *cq)
 {
-	return (uint32_t)field(cq->qw[1], GEMINI_CQ_MAX_INDEX_SHIFT,
-			       GEMINI_CQ_INDEX_MASK);
+	return (uint32_t)gemini_field(cq->qw[1], GEMINI_CQ_MAX_INDEX_SHIFT,
+				      GEMINI_CQ_INDEX_MASK);
 }
 
 static void set_wr_index(struct gemini_cq *cq, uint32_t wr)
@@ -175,12 +171,13 @@ void gemini_cq_reset(struct gemini_nic *nic)
 static void cq_irq(struct gemini_nic *nic, unsigned int cqh,
 		   struct gemini_cq *cq)
 {
-	uint32_t thresh = (uint32_t)field(cq->qw[1], GEMINI_CQ_IRQ_THRESH_SHIFT,
-					  GEMINI_CQ_IRQ_THRESH_MASK);
-	unsigned int index = (unsigned int)field(cq->qw[1],
-						 GEMINI_CQ_IRQ_INDEX_SHIFT,
-						 GEMINI_CQ_IRQ_INDEX_MASK);
+	uint32_t thresh;
+	unsigned int index;
 
+	thresh = (uint32_t)gemini_field(cq->qw[1], GEMINI_CQ_IRQ_THRESH_SHIFT,
+					GEMINI_CQ_IRQ_THRESH_MASK);
+	index = (unsigned int)gemini_field(cq->qw[1], GEMINI_CQ_IRQ_INDEX_SHIFT,
+					   GEMINI_CQ_IRQ_INDEX_MASK);
 	if (!(cq->qw[2] & GEMINI_CQ_IRQ_REQ))
 		return;
 	if (++cq->irq_count <= thresh)
@@ -214,7 +211,8 @@ bool gemini_cq_event(struct gemini_nic *nic, unsigned int cqh,
 		GEMINI_GUEST_ERROR(nic, CQ_DISABLED, cqh);
 		return false;
 	}
-	base = field(cq->qw[2], GEMINI_CQ_BASE_SHIFT, GEMINI_CQ_BASE_MASK);
+	base = gemini_field(cq->qw[2], GEMINI_CQ_BASE_SHIFT,
+			    GEMINI_CQ_BASE_MASK);
 	max = max_index(cq);
 	rd = rd_index(cq);
 	wr = wr_index(cq);

@@ -31,6 +31,7 @@
  */
 
 #include "gemini_fma_int.h"
+#include "gemini_reg.h"
 
 #define ADDR_MASK	((1ull << GEMINI_FMA_ADDR_BITS) - 1)
 
@@ -86,21 +87,23 @@ static unsigned int fma_resolve(struct gemini_nic *nic, unsigned int di,
 {
 	static const unsigned int pe_shift[8] = GEMINI_FMA_PE_SHIFTS;
 	const struct gemini_fma_desc *d = &nic->fma.desc[di];
-	unsigned int mode = (unsigned int)field(d->cmd,
-						GEMINI_FMA_PE_MASK_MODE_SHIFT,
-						GEMINI_FMA_PE_MASK_MODE_MASK);
-	unsigned int s = pe_shift[mode];
 	uint64_t a = (d->base_offset + x) & ADDR_MASK;
-	uint64_t pe = (a >> s) & GEMINI_PE_MASK;
+	unsigned int mode, s;
+	uint64_t pe;
 
+	mode = (unsigned int)gemini_field(d->cmd, GEMINI_FMA_PE_MASK_MODE_SHIFT,
+					  GEMINI_FMA_PE_MASK_MODE_MASK);
+	s = pe_shift[mode];
+	pe = (a >> s) & GEMINI_PE_MASK;
 	/* Offset bits above the PE field move down to close the gap. */
 	tg->offset = ((a & ((1ull << s) - 1)) |
 		      ((a >> (s + GEMINI_PE_BITS)) << s)) & OFFSET_MASK;
-	if (field(d->pe, GEMINI_FMA_MODE3_SHIFT, GEMINI_FMA_MODE3_NTT_ENABLE)) {
-		uint64_t npes = field(d->pe, GEMINI_FMA_NUM_PES_SHIFT,
-				      GEMINI_FMA_NPES_MASK);
-		uint64_t base = field(d->pe, GEMINI_FMA_PE_BASE_SHIFT,
-				      GEMINI_FMA_NPES_MASK);
+	if (gemini_field(d->pe, GEMINI_FMA_MODE3_SHIFT,
+			 GEMINI_FMA_MODE3_NTT_ENABLE)) {
+		uint64_t npes = gemini_field(d->pe, GEMINI_FMA_NUM_PES_SHIFT,
+					     GEMINI_FMA_NPES_MASK);
+		uint64_t base = gemini_field(d->pe, GEMINI_FMA_PE_BASE_SHIFT,
+					     GEMINI_FMA_NPES_MASK);
 		int64_t phys;
 
 		if (pe >= npes)
@@ -378,8 +381,8 @@ static void get_store(struct gemini_nic *nic, unsigned int di, uint64_t x,
 {
 	const struct gemini_fma_desc *d = &nic->fma.desc[di];
 	struct gemini_dma_piece piece[GEMINI_NAT_MAX_PIECES];
-	unsigned int cmd = (unsigned int)field(gcw, GEMINI_GCW_CMD_SHIFT,
-					       GEMINI_GCW_CMD_MASK);
+	unsigned int cmd = (unsigned int)gemini_field(gcw, GEMINI_GCW_CMD_SHIFT,
+						      GEMINI_GCW_CMD_MASK);
 	uint64_t local = gcw & GEMINI_GCW_LOCAL_OFFSET_MASK;
 	struct gemini_pkt pkt = { 0 };
 	unsigned int op, len, n, status;
@@ -396,8 +399,8 @@ static void get_store(struct gemini_nic *nic, unsigned int di, uint64_t x,
 	if (!fma_prepare(nic, di, x, &pkt))
 		return;
 	if (cmd == GEMINI_FMA_CMD_GET) {
-		len = ((unsigned int)field(gcw, GEMINI_GCW_COUNT_SHIFT,
-					   GEMINI_GCW_COUNT_MASK) + 1) *
+		len = ((unsigned int)gemini_field(gcw, GEMINI_GCW_COUNT_SHIFT,
+						  GEMINI_GCW_COUNT_MASK) + 1) *
 		      GEMINI_GCW_GRAIN;
 		if ((pkt.addr | local) & (GEMINI_FMA_GET_ALIGN - 1)) {
 			FMA_REFUSE(nic, di, GEMINI_FMA_FLAG_HT_REQ,

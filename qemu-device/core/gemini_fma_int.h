@@ -14,57 +14,53 @@
 #include <stdint.h>
 
 #include "gemini_core.h"
+#include "gemini_reg.h"
 
 #define OFFSET_MASK	((1ull << GEMINI_PKT_ADDR_BITS) - 1)
 #define SSID_NONE	(-1)
-
-static inline uint64_t field(uint64_t qw, unsigned int shift, uint64_t mask)
-{
-	return (qw >> shift) & mask;
-}
 
 /* --- descriptor fields -------------------------------------------------- */
 
 static inline unsigned int d_cmd(const struct gemini_fma_desc *d)
 {
-	return (unsigned int)field(d->cmd, GEMINI_FMA_CMD_SHIFT,
-				   GEMINI_FMA_CMD_MASK);
+	return (unsigned int)gemini_field(d->cmd, GEMINI_FMA_CMD_SHIFT,
+					  GEMINI_FMA_CMD_MASK);
 }
 
 static inline unsigned int d_rem_mdh(const struct gemini_fma_desc *d)
 {
-	return (unsigned int)field(d->cmd, GEMINI_FMA_REM_MDH_SHIFT,
-				   GEMINI_FMA_MDH_MASK);
+	return (unsigned int)gemini_field(d->cmd, GEMINI_FMA_REM_MDH_SHIFT,
+					  GEMINI_FMA_MDH_MASK);
 }
 
 static inline unsigned int d_src_mdh(const struct gemini_fma_desc *d)
 {
-	return (unsigned int)field(d->cmd, GEMINI_FMA_SRC_MDH_SHIFT,
-				   GEMINI_FMA_MDH_MASK);
+	return (unsigned int)gemini_field(d->cmd, GEMINI_FMA_SRC_MDH_SHIFT,
+					  GEMINI_FMA_MDH_MASK);
 }
 
 static inline unsigned int d_mode2(const struct gemini_fma_desc *d)
 {
-	return (unsigned int)field(d->cmd, GEMINI_FMA_MODE2_SHIFT,
-				   GEMINI_FMA_MODE2_MASK);
+	return (unsigned int)gemini_field(d->cmd, GEMINI_FMA_MODE2_SHIFT,
+					  GEMINI_FMA_MODE2_MASK);
 }
 
 static inline unsigned int d_cqh(const struct gemini_fma_desc *d)
 {
-	return (unsigned int)field(d->pe, GEMINI_FMA_CQH_SHIFT,
-				   GEMINI_FMA_CQH_MASK);
+	return (unsigned int)gemini_field(d->pe, GEMINI_FMA_CQH_SHIFT,
+					  GEMINI_FMA_CQH_MASK);
 }
 
 static inline unsigned int d_src_ptag(const struct gemini_fma_desc *d)
 {
-	return (unsigned int)field(d->pe, GEMINI_FMA_SRC_PTAG_SHIFT,
-				   GEMINI_FMA_PTAG_MASK);
+	return (unsigned int)gemini_field(d->pe, GEMINI_FMA_SRC_PTAG_SHIFT,
+					  GEMINI_FMA_PTAG_MASK);
 }
 
 static inline unsigned int d_dest_ptag(const struct gemini_fma_desc *d)
 {
-	return (unsigned int)field(d->pe, GEMINI_FMA_DEST_PTAG_SHIFT,
-				   GEMINI_FMA_PTAG_MASK);
+	return (unsigned int)gemini_field(d->pe, GEMINI_FMA_DEST_PTAG_SHIFT,
+					  GEMINI_FMA_PTAG_MASK);
 }
 
 /* --- requests (gemini_fma.c) -------------------------------------------- */

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "gemini_fma_int.h"
+#include "gemini_reg.h"
 
 /* --- control pages ------------------------------------------------------ */
 
@@ -185,12 +186,14 @@ static uint64_t status_word(const struct gemini_fma_desc *d)
 /* QW4 write: counters whose field is written non-zero and flags written 1 clear. */
 static void status_write(struct gemini_fma_desc *d, uint64_t w)
 {
-	if (field(w, GEMINI_FMA_STAT_WC_SHIFT, GEMINI_FMA_STAT_COUNT_MASK))
+	if (gemini_field(w, GEMINI_FMA_STAT_WC_SHIFT,
+			 GEMINI_FMA_STAT_COUNT_MASK))
 		d->wc = 0;
-	if (field(w, GEMINI_FMA_STAT_RC_SHIFT, GEMINI_FMA_STAT_COUNT_MASK))
+	if (gemini_field(w, GEMINI_FMA_STAT_RC_SHIFT,
+			 GEMINI_FMA_STAT_COUNT_MASK))
 		d->rc = 0;
-	d->flags &= (uint8_t)~field(w, GEMINI_FMA_STAT_FLAGS_SHIFT,
-				    GEMINI_FMA_STAT_FLAGS_MASK);
+	d->flags &= (uint8_t)~gemini_field(w, GEMINI_FMA_STAT_FLAGS_SHIFT,
+					   GEMINI_FMA_STAT_FLAGS_MASK);
 }
 
 static enum gemini_access desc_write(struct gemini_nic *nic, unsigned int di,

@@ -53,6 +53,7 @@
 #include <string.h>
 
 #include "gemini_core.h"
+#include "gemini_reg.h"
 
 #define OFFSET_LIMIT	(1ull << GEMINI_PKT_ADDR_BITS)
 #define PAGE_4K_MASK	((1ull << GEMINI_MDD_ADDR_SHIFT) - 1)
@@ -153,23 +154,22 @@ void gemini_nat_reset(struct gemini_nic *nic)
 
 /* --- Translation -------------------------------------------------------- */
 
-static uint64_t field(uint64_t qw, unsigned int shift, uint64_t mask)
-{
-	return (qw >> shift) & mask;
-}
-
 int64_t gemini_nat_ntt_lookup(const struct gemini_nic *nic, uint64_t idx)
 {
-	unsigned int gran = (unsigned int)field(nic->nat.ntt_config,
-						GEMINI_NTT_CFG_GRAN0_SHIFT,
-						GEMINI_NTT_CFG_GRAN_MASK);
-	uint64_t low = idx & ((1ull << gran) - 1), e = idx >> gran, qw;
+	unsigned int gran;
+	uint64_t low, e, qw;
 
+	gran = (unsigned int)gemini_field(nic->nat.ntt_config,
+					  GEMINI_NTT_CFG_GRAN0_SHIFT,
+					  GEMINI_NTT_CFG_GRAN_MASK);
+	low = idx & ((1ull << gran) - 1);
+	e = idx >> gran;
 	if (e >= GEMINI_NUM_NTT)
 		return -1;
 	qw = nic->nat.ntt[0][e / 2];
-	qw = field(qw, e & 1 ? GEMINI_NTT_PE1_SHIFT : GEMINI_NTT_PE0_SHIFT,
-		   GEMINI_NTT_PE_MASK);
+	qw = gemini_field(qw,
+			  e & 1 ? GEMINI_NTT_PE1_SHIFT : GEMINI_NTT_PE0_SHIFT,
+			  GEMINI_NTT_PE_MASK);
 	/* (interpretation) the low gran bits of the index pass through */
 	return (int64_t)((qw & ~((1ull << gran) - 1)) | low);
 }
@@ -182,12 +182,12 @@ unsigned int gemini_nat_check(const struct gemini_nic *nic, unsigned int ptag,
 	if (mdh >= GEMINI_NUM_MDD)
 		return GEMINI_STATUS_MDD_INV;
 	mdd = nic->nat.mdd[mdh];
-	if (!(field(mdd[1], GEMINI_MDD_MODES_SHIFT, GEMINI_MDD_MODES_MASK) &
-	      GEMINI_MDD_MODE_VALID))
+	if (!(gemini_field(mdd[1], GEMINI_MDD_MODES_SHIFT,
+			   GEMINI_MDD_MODES_MASK) & GEMINI_MDD_MODE_VALID))
 		return GEMINI_STATUS_MDD_INV;
 	/* Ptag 0 is no job's: it never matches, even a zeroed MDD. */
-	if (!ptag || ptag != field(mdd[0], GEMINI_MDD_PTAG_SHIFT,
-				   GEMINI_MDD_PTAG_MASK))
+	if (!ptag || ptag != gemini_field(mdd[0], GEMINI_MDD_PTAG_SHIFT,
+					  GEMINI_MDD_PTAG_MASK))
 		return GEMINI_STATUS_PROTECTION;
 	return GEMINI_STATUS_OK;
 }
@@ -196,8 +196,9 @@ unsigned int gemini_nat_cqh(const struct gemini_nic *nic, unsigned int mdh)
 {
 	if (mdh >= GEMINI_NUM_MDD)
 		return 0;
-	return (unsigned int)field(nic->nat.mdd[mdh][1], GEMINI_MDD_CQH_SHIFT,
-				   GEMINI_MDD_CQH_MASK);
+	return (unsigned int)gemini_field(nic->nat.mdd[mdh][1],
+					  GEMINI_MDD_CQH_SHIFT,
+					  GEMINI_MDD_CQH_MASK);
 }
 
 /* The GART entry of domain address @addr (at or above the aperture). */
@@ -278,17 +279,18 @@ unsigned int gemini_nat_translate(const struct gemini_nic *nic,
 	/* Both are below 2^48 and offset + len below 2^40: no overflow. */
 	if (offset >= OFFSET_LIMIT || len > OFFSET_LIMIT - offset)
 		return GEMINI_STATUS_BOUNDS;
-	base = field(mdd[0], GEMINI_MDD_MEM_BASE_SHIFT,
-		     GEMINI_MDD_MEM_BASE_MASK) << GEMINI_MDD_ADDR_SHIFT;
-	last = (field(mdd[1], GEMINI_MDD_MAX_BASE_SHIFT,
-		      GEMINI_MDD_MAX_BASE_MASK) << GEMINI_MDD_ADDR_SHIFT) |
-	       PAGE_4K_MASK;
+	base = gemini_field(mdd[0], GEMINI_MDD_MEM_BASE_SHIFT,
+			    GEMINI_MDD_MEM_BASE_MASK) << GEMINI_MDD_ADDR_SHIFT;
+	last = (gemini_field(mdd[1], GEMINI_MDD_MAX_BASE_SHIFT,
+			     GEMINI_MDD_MAX_BASE_MASK) <<
+		GEMINI_MDD_ADDR_SHIFT) | PAGE_4K_MASK;
 	addr = base + offset;
 	if (addr + len - 1 > last)
 		return GEMINI_STATUS_BOUNDS;
 
-	if (write && !(field(mdd[1], GEMINI_MDD_MODES_SHIFT,
-			     GEMINI_MDD_MODES_MASK) & GEMINI_MDD_MODE_WRITABLE))
+	if (write && !(gemini_field(mdd[1], GEMINI_MDD_MODES_SHIFT,
+				    GEMINI_MDD_MODES_MASK) &
+		       GEMINI_MDD_MODE_WRITABLE))
 		return GEMINI_STATUS_WRITE_PERM;
 
 	if (!(mdd[0] & GEMINI_MDD_MRT_ENABLE))

@@ -84,9 +84,9 @@ static uint64_t nic_poll(struct gemini_nic *nic, bool arm)
 		/*
 		 * Arm our doorbells, then look once more: what a peer
 		 * published before it saw us armed would otherwise wait.
-		 * Unarmed, the look is kept: without it, 8-byte PUTs with
-		 * a GLOBAL event, one at a time, took 80 to 110 us where
-		 * they took 55 to 65 (not understood; measured).
+		 * A posting CPU's poll (unarmed) looks once more too: PUTs
+		 * that each wait for their GLOBAL event are markedly slower
+		 * without it (Documentation/fabric.rst, "Doorbells").
 		 */
 		if (arm)
 			gemini_port_arm(nic);

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cray-gemini device core: what every register file shares.  How an
- * access went, the qword helper of the NIC window's tables, and the entry
- * of the control block's register tables (BAR0), which each block that
- * has control registers declares over its own state (gemini_ctl.c walks
- * them).
+ * access went, the qword helpers of the NIC window's tables and of the
+ * fields in registers and descriptors, and the entry of the control
+ * block's register tables (BAR0), which each block that has control
+ * registers declares over its own state (gemini_ctl.c walks them).
  */
 #ifndef GEMINI_REG_H
 #define GEMINI_REG_H
@@ -56,6 +56,20 @@ static inline void gemini_reg_access(uint64_t *reg, uint64_t mask,
 	} else {
 		*val = (*reg >> shift) & 0xffffffffull;
 	}
+}
+
+/* The field of @qw at bit @shift, @mask wide (the mask not shifted). */
+static inline uint64_t gemini_field(uint64_t qw, unsigned int shift,
+				    uint64_t mask)
+{
+	return (qw >> shift) & mask;
+}
+
+/* @qw with its field at @shift, @mask wide, set to @v (cut to @mask). */
+static inline uint64_t gemini_set_field(uint64_t qw, unsigned int shift,
+					uint64_t mask, uint64_t v)
+{
+	return (qw & ~(mask << shift)) | ((v & mask) << shift);
 }
 
 /* --- Control block registers (BAR0) ------------------------------------ */

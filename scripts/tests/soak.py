@@ -21,13 +21,11 @@ faults), completions lost, duplicated and late, data errors (all must be
 The ranks of the faulted run spin while they wait (the hardest load: 8
 TCG guests spinning on the host's cores); those of the clean runs sleep
 in GNI_CqWaitEvent (ugni_soak --wait), so that their throughput measures
-the fabric.  Spinning, the same clean run gives anything from 1,300 to
-22,000 operations/s on 2 host cores, depending only on how the host
-happens to schedule 8 spinning vCPUs against 8 device threads; sleeping,
-20,000 to 43,000.  "Back to speed" is judged against that spread: the
-better of the runs after must reach half the slower of the runs before,
-which a fabric left slow (finding 9 of issue 9: 40 times slower) never
-does and a normal run always has.
+the fabric, not how the host happens to schedule 8 spinning vCPUs
+against 8 device threads.  "Back to speed" is judged against the spread
+of clean runs (Documentation/testing.rst, "soak"): the better of the
+runs after must reach half the slower of the runs before, which a fabric
+left many times slower by the faults fails and a normal run passes.
 `make soak DURATION=600` runs the long one; `make check` a short one.
 """
 

@@ -275,13 +275,8 @@ def vcpus_nice(fab, procs, nice, deadline):
     spinning guest at once: on a host with fewer cores than guests, a
     guest that polls its memory otherwise holds a core for its whole
     time slice while the packet it waits for sits in a neighbour's
-    device.  Measured on
-    4x2x1 with ugni_bench, three runs each: nice 0 -> 5 took the 1-hop
-    PUT half round trip from 216-275 to 127-167 us and the SMSG one from
-    1069-1454 to 622-711 us, the silent issue rate from 80-117k to
-    97-127k posts/s; nice 10 cut latency further but left the posting
-    vCPU too little of a core (issue rate down to 15k in two runs of
-    three).  Among themselves the guests share the cores as before."""
+    device.  Among themselves the guests share the cores as before.
+    Why 5 and not more: Documentation/vgemini.rst, --vcpu-nice."""
     errors = {}
 
     def one(n):

@@ -211,6 +211,27 @@ static void test_cqe_fields(void)
 		     "round-trip, the LOCAL flag apart; the result code");
 }
 
+/* GNI_CqErrorStr's text, the bytes it needs, and a buffer one short */
+static void test_cq_error_str(void)
+{
+	uint64_t e = GEMINI_CQE(GEMINI_CQE_SRC_SSID_SREQ, 0xb, 0);
+	char text[128], short_buf[128];
+	uint32_t len = gnicore_cq_error_len(e);
+
+	CHECK_EQ(gnicore_cq_error_str(e, text, sizeof(text)), GNI_RC_SUCCESS);
+	CHECK_EQ(len, strlen(text) + 1);
+	CHECK(strchr(text, ':'));
+	memset(short_buf, 'x', sizeof(short_buf));
+	CHECK_EQ(gnicore_cq_error_str(e, short_buf, len - 1),
+		 GNI_RC_SIZE_ERROR);
+	CHECK_EQ(short_buf[0], 'x');
+	CHECK_EQ(gnicore_cq_error_str(e, short_buf, len), GNI_RC_SUCCESS);
+	CHECK(!strcmp(short_buf, text));
+	CHECK_EQ(gnicore_cq_error_str(e, NULL, len), GNI_RC_INVALID_PARAM);
+	tap_test_end("CQ error text: what gnicore_cq_error_len() says it "
+		     "needs is enough, a byte less is SIZE_ERROR, untouched");
+}
+
 static void test_smsg_layout(void)
 {
 	uint64_t flag = ugni_smsg_flag(7, 0xab);
@@ -835,6 +856,7 @@ int main(void)
 	tap_begin();
 	test_req_table();
 	test_cqe_fields();
+	test_cq_error_str();
 	test_smsg_layout();
 	test_cq_take();
 	test_get_completed();

@@ -1087,8 +1087,9 @@ static void test_solo(void)
 
 #ifdef TEST_BTE_4G
 /*
- * The longest transfer takes 40 s built -O2 and 140 s under the
- * sanitizers: it has a binary of its own, built without them.
+ * The longest transfer is too slow under the sanitizers: it has a binary
+ * of its own, built -O2 without them (Documentation/testing.rst,
+ * core-bte-4g).
  */
 static const struct tap_test tests[] = {
 	{ "4 GiB - 1 byte, the longest transfer: 2^26 requests, OK",
