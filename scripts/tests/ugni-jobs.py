@@ -23,6 +23,13 @@ with "vgemini run" on a 2x2x2 torus of its own:
                   around the powers of two; 4 KiB .. 64 MiB to a
                   neighbour and 3 hops away, and 64 MiB unaligned; a
                   local buffer registered through another CDM
+  ugni_cdms       -n 2, -n 8: two CDMs per process on the job's ptag and
+                  cookie (Open MPI's and UCX's instance ids), each with
+                  its own CQs, mailboxes and endpoints connected by its
+                  own datagrams, running SMSG, FMA PUT with remote
+                  events, RDMA PUT and FMA GET to the next rank's
+                  matching CDM at once: no event, message or byte
+                  crosses over
   ugni_dgram      -n 8: datagrams: connection set-up between every
                   ordered pair, bound to bound 0..128 bytes, bound to a
                   wildcard found by probing, a datagram there before its
@@ -300,6 +307,8 @@ def body(tap, fab, quick):
     released(tap, alt_creds(err), "the isolation job's alternate domain")
     job(tap, 2, "ugni_nosys")
     job(tap, 8, "ugni_rdma")
+    job(tap, 2, "ugni_cdms", "--rounds", 20 if quick else 100)
+    job(tap, 8, "ugni_cdms", "--rounds", 10 if quick else 40)
     job(tap, 8, "ugni_dgram")
     job(tap, 8, "ugni_smsg")
     smsg_corrupted(tap)
