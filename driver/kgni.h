@@ -499,6 +499,8 @@ void kgni_dp_unmap(struct kgni_dev *kdev);
 int kgni_ioctl_mem_register(struct kgni_ucmd *ucmd);
 int kgni_ioctl_mem_register_segments(struct kgni_ucmd *ucmd);
 int kgni_ioctl_mem_deregister(struct kgni_ucmd *ucmd);
+int kgni_ioctl_mem_query(struct kgni_ucmd *ucmd);
+int kgni_ioctl_ntt_query(struct kgni_ucmd *ucmd);
 
 /* kgni_cq.c */
 int kgni_ioctl_cq_create(struct kgni_ucmd *ucmd);

@@ -60,6 +60,10 @@ static inline u64 kgni_map_offset(enum kgni_map_kind kind, u32 id)
  * @mrt_count: MRT entries it holds; 0 for a registration through the GART
  * @va: the handle's VA: offsets into the MDD count from it (the user
  *      address of the first page; 0 for a segmented registration)
+ * @addr: the address the registration was asked for (a segmented one's
+ *        first segment's; a kernel client's @va), for KGNI_IOC_MEM_QUERY
+ * @len: the bytes asked for (a segmented one's in all; a kernel client's
+ *       whole pages)
  * @npages: pages pinned
  * @pages: the pages
  * @mm: the mm charged for them (user pages, pinned); NULL for a kernel
@@ -85,6 +89,8 @@ struct kgni_mem {
 	u32 mrt_first;
 	u32 mrt_count;
 	u64 va;
+	u64 addr;
+	u64 len;
 	unsigned long npages;
 	struct page **pages;
 	struct mm_struct *mm;

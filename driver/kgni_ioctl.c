@@ -39,6 +39,8 @@ union kgni_ioctl_buf {
 	struct kgni_dgram_test dgram_test;
 	struct kgni_dgram_probe dgram_probe;
 	struct kgni_dgram_cancel dgram_cancel;
+	struct kgni_mem_query mem_query;
+	struct kgni_ntt_query ntt_query;
 };
 
 /**
@@ -68,7 +70,9 @@ struct kgni_ioctl_op {
 
 /*
  * The first version of each structure is the whole of it, except
- * struct kgni_mem_register's, which ended with mem_hndl.
+ * struct kgni_mem_register's, which ended with mem_hndl, and
+ * struct kgni_mem_register_segments', which ended with reserved (both
+ * grew vmdh_index and vmdh_count).
  */
 static const struct kgni_ioctl_op kgni_ioctl_ops[] = {
 	KGNI_IOCTL_OP(DIAG_PING, kgni_ioctl_diag_ping,
@@ -107,6 +111,10 @@ static const struct kgni_ioctl_op kgni_ioctl_ops[] = {
 		      struct kgni_dgram_probe, remote_inst),
 	KGNI_IOCTL_OP(DGRAM_CANCEL, kgni_ioctl_dgram_cancel,
 		      struct kgni_dgram_cancel, id),
+	KGNI_IOCTL_OP(MEM_QUERY, kgni_ioctl_mem_query,
+		      struct kgni_mem_query, len),
+	KGNI_IOCTL_OP(NTT_QUERY, kgni_ioctl_ntt_query,
+		      struct kgni_ntt_query, reserved),
 };
 
 /**

@@ -1,21 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * kgni: memory registration (KGNI_IOC_MEM_REGISTER, _REGISTER_SEGMENTS,
- * _DEREGISTER) and the NIC's tables.
+ * _DEREGISTER, _QUERY) and the NIC's tables (KGNI_IOC_NTT_QUERY reads
+ * the NTT's configuration).
  *
  * A registration is an MDD over pinned user pages, mapped 2 MiB at a
  * time through the NIC's MRT when they are huge pages, else page by page
  * through its GART; user space gets a uGNI memory handle for it.  A
  * segmented one pins several user ranges into one run of GART entries
- * under one MDD.  Probe maps the tables of the NIC window (MDDs, CQ
- * descriptors, the FMA descriptors' privileged pages), resets their
- * entries, sets the MRT's page size, gives the device the GART table and
- * starts the BTE; remove takes them back.
+ * under one MDD; one asked for at a vMDH index takes that index's MDD
+ * (uapi/kgni_ioctl.h, KGNI_VMDH_MDH()).  Probe maps the tables of the NIC
+ * window (MDDs, CQ descriptors, the FMA descriptors' privileged pages),
+ * resets their entries, sets the MRT's page size, gives the device the
+ * GART table and starts the BTE; remove takes them back.
  */
 #include <linux/bitmap.h>
 #include <linux/capability.h>
 #include <linux/dma-mapping.h>
 #include <linux/mm.h>
+#include <linux/nospec.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -26,6 +29,8 @@
 
 /* Handles give the address in 4 KiB pages (uapi/gemini_mh.h). */
 static_assert(PAGE_SHIFT == GEMINI_MH_VA_SHIFT);
+/* A vMDH index names one of the NIC's MDDs (uapi/kgni_ioctl.h). */
+static_assert(KGNI_VMDH_ENTRIES == GEMINI_NUM_MDD);
 
 /*
  * The GART table: 64 Ki entries (512 KiB) map 256 MiB of registrations at
@@ -568,41 +573,56 @@ err_unpin:
 }
 
 /**
- * kgni_mem_create() - register pages as a memory domain of the domain
- * @kdev: the device
- * @dom: the domain
- * @flags: KGNI_MEM_READONLY for pages the network may only read;
- *         KGNI_MEM_USE_GART to map them through the GART even if the MRT
- *         could
- * @cq_id: 0, or a CQ of the domain for the remote events
- * @pages: the pages, in the order of the MDD's offsets (kvmalloc'ed)
- * @npages: how many, 1 to KGNI_MEM_MAX_PAGES
- * @va: the handle's VA (page-aligned): offsets into the MDD count from it,
- *      and the MRT maps the pages only if every 2 MiB piece of the VA
- *      range lies in one huge page, at the offset it has there
- * @mm: where the pages come from: user pages pinned and charged to @mm's
- *      RLIMIT_MEMLOCK, @mm referenced (kgni_mem_pin_user()); NULL for a
- *      kernel client's pages, each referenced (kgni_kmem.c)
- * @hndl: the memory handle
- * @atomic: the caller may not sleep (a kernel client under a spinlock of
- *          its own): dp_lock is only tried
- *
- * The pages are mapped (through the MRT if it can, else one run of GART
- * entries) and given one MDD of the domain's ptag.  On success the
- * registration owns @pages, their pins and charge and the reference on
- * @mm, until kgni_mem_free(); on failure the caller keeps them.
- *
- * Context: process context; ctl_rwsem held for reading with the device
- * alive; takes dp_lock, or with @atomic tries it and does not sleep.
- * Return: 0, -EPERM without a CDM, -ENOLINK once the domain's job was
- * released, -EINVAL for a CQ that is not the domain's, -ENOMEM, -EDQUOT
- * past the job's kgni_job_mdds registrations or kgni_job_gart GART
- * entries (a file's), -ENOSPC without a free MDD or run of MRT or GART
- * entries, -EBUSY if @atomic and dp_lock is held.
+ * struct kgni_mem_user - what a user registration adds to a kernel client's
+ * @addr: the address it was asked for (KGNI_IOC_MEM_QUERY gives it back)
+ * @len: the bytes asked for
+ * @vmdh: KGNI_MEM_VMDH: at a vMDH entry, not the lowest free MDD
+ * @vmdh_index: the entry, or KGNI_VMDH_ANY
+ * @vmdh_count: the caller's block: KGNI_VMDH_ANY's entries
  */
-int kgni_mem_create(struct kgni_dev *kdev, struct kgni_dom *dom, u32 flags,
-		    u32 cq_id, struct page **pages, unsigned long npages,
-		    u64 va, struct mm_struct *mm, u64 hndl[2], bool atomic)
+struct kgni_mem_user {
+	u64 addr;
+	u64 len;
+	bool vmdh;
+	u32 vmdh_index;
+	u32 vmdh_count;
+};
+
+/*
+ * The MDD of the vMDH entry that @u asks for, into *@mdh: its index, or
+ * with KGNI_VMDH_ANY the lowest free index of its block.  -EBUSY if the
+ * index is taken, -ENOSPC if the block has no free one.  The entries are
+ * the NIC's, whoever holds them (uapi/kgni_ioctl.h).  Context: dp_lock
+ * held.
+ */
+static int kgni_vmdh_mdh(struct kgni_dev *kdev, const struct kgni_mem_user *u,
+			 u32 *mdh)
+{
+	u32 i;
+
+	if (u->vmdh_index != KGNI_VMDH_ANY) {
+		*mdh = KGNI_VMDH_MDH(u->vmdh_index);
+		return test_bit(*mdh, kdev->mdd_map) ? -EBUSY : 0;
+	}
+	for (i = 0; i < u->vmdh_count; i++) {
+		if (!test_bit(KGNI_VMDH_MDH(i), kdev->mdd_map)) {
+			*mdh = KGNI_VMDH_MDH(i);
+			return 0;
+		}
+	}
+	return -ENOSPC;
+}
+
+/*
+ * kgni_mem_create() with what a user registration adds: @u, or NULL for a
+ * kernel client's (the lowest free MDD; @addr and @len its pages).  Also
+ * -EBUSY or -ENOSPC for @u's vMDH entry (kgni_vmdh_mdh()).
+ */
+static int kgni_mem_make(struct kgni_dev *kdev, struct kgni_dom *dom,
+			 u32 flags, u32 cq_id, struct page **pages,
+			 unsigned long npages, u64 va, struct mm_struct *mm,
+			 u64 hndl[2], bool atomic,
+			 const struct kgni_mem_user *u)
 {
 	bool writable = !(flags & KGNI_MEM_READONLY);
 	struct kgni_cq *cq = NULL;
@@ -619,6 +639,8 @@ int kgni_mem_create(struct kgni_dev *kdev, struct kgni_dom *dom, u32 flags,
 	if (!mem)
 		return -ENOMEM;
 	mem->va = va;
+	mem->addr = u ? u->addr : va;
+	mem->len = u ? u->len : (u64)npages << PAGE_SHIFT;
 	mem->npages = npages;
 	mem->readonly = !writable;
 	mem->pages = pages;
@@ -657,10 +679,16 @@ int kgni_mem_create(struct kgni_dev *kdev, struct kgni_dom *dom, u32 flags,
 		}
 		gart_ok = use.gart + npages <= kgni_job_gart;
 	}
-	mdh = find_first_zero_bit(kdev->mdd_map, GEMINI_NUM_MDD);
-	if (mdh >= GEMINI_NUM_MDD) {
-		ret = -ENOSPC;
-		goto err_unlock;
+	if (u && u->vmdh) {
+		ret = kgni_vmdh_mdh(kdev, u, &mdh);
+		if (ret)
+			goto err_unlock;
+	} else {
+		mdh = find_first_zero_bit(kdev->mdd_map, GEMINI_NUM_MDD);
+		if (mdh >= GEMINI_NUM_MDD) {
+			ret = -ENOSPC;
+			goto err_unlock;
+		}
 	}
 	/* The entries first, then the MDD (writeq orders them before it) */
 	ret = kgni_mem_map(kdev, mem, mrt_pages, gart_ok, &base);
@@ -710,17 +738,82 @@ err_unlock:
 	return ret;
 }
 
+/**
+ * kgni_mem_create() - register pages as a memory domain of the domain
+ * @kdev: the device
+ * @dom: the domain
+ * @flags: KGNI_MEM_READONLY for pages the network may only read;
+ *         KGNI_MEM_USE_GART to map them through the GART even if the MRT
+ *         could
+ * @cq_id: 0, or a CQ of the domain for the remote events
+ * @pages: the pages, in the order of the MDD's offsets (kvmalloc'ed)
+ * @npages: how many, 1 to KGNI_MEM_MAX_PAGES
+ * @va: the handle's VA (page-aligned): offsets into the MDD count from it,
+ *      and the MRT maps the pages only if every 2 MiB piece of the VA
+ *      range lies in one huge page, at the offset it has there
+ * @mm: where the pages come from: user pages pinned and charged to @mm's
+ *      RLIMIT_MEMLOCK, @mm referenced (kgni_mem_pin_user()); NULL for a
+ *      kernel client's pages, each referenced (kgni_kmem.c)
+ * @hndl: the memory handle
+ * @atomic: the caller may not sleep (a kernel client under a spinlock of
+ *          its own): dp_lock is only tried
+ *
+ * The pages are mapped (through the MRT if it can, else one run of GART
+ * entries) and given one MDD of the domain's ptag.  On success the
+ * registration owns @pages, their pins and charge and the reference on
+ * @mm, until kgni_mem_free(); on failure the caller keeps them.
+ *
+ * Context: process context; ctl_rwsem held for reading with the device
+ * alive; takes dp_lock, or with @atomic tries it and does not sleep.
+ * Return: 0, -EPERM without a CDM, -ENOLINK once the domain's job was
+ * released, -EINVAL for a CQ that is not the domain's, -ENOMEM, -EDQUOT
+ * past the job's kgni_job_mdds registrations or kgni_job_gart GART
+ * entries (a file's), -ENOSPC without a free MDD or run of MRT or GART
+ * entries, -EBUSY if @atomic and dp_lock is held.
+ */
+int kgni_mem_create(struct kgni_dev *kdev, struct kgni_dom *dom, u32 flags,
+		    u32 cq_id, struct page **pages, unsigned long npages,
+		    u64 va, struct mm_struct *mm, u64 hndl[2], bool atomic)
+{
+	return kgni_mem_make(kdev, dom, flags, cq_id, pages, npages, va, mm,
+			     hndl, atomic, NULL);
+}
+
+/*
+ * The vMDH fields of a registration into @u: 0 without KGNI_MEM_VMDH;
+ * with it a block of 1 to KGNI_VMDH_ENTRIES entries and an index in it,
+ * or KGNI_VMDH_ANY.  0 or -EINVAL.
+ */
+static int kgni_vmdh_args(u32 flags, u32 index, u32 count,
+			  struct kgni_mem_user *u)
+{
+	if (!(flags & KGNI_MEM_VMDH))
+		return index || count ? -EINVAL : 0;
+	if (!count || count > KGNI_VMDH_ENTRIES)
+		return -EINVAL;
+	if (index != KGNI_VMDH_ANY) {
+		if (index >= count)
+			return -EINVAL;
+		index = array_index_nospec(index, KGNI_VMDH_ENTRIES);
+	}
+	u->vmdh = true;
+	u->vmdh_index = index;
+	u->vmdh_count = count;
+	return 0;
+}
+
 /*
  * The user side of kgni_mem_create(): after a first look at the domain
  * and the CQ, pin the pages of @nsegs checked segments (@npages in all)
- * with kgni_mem_pin_user(), register them from handle VA @va, and give
- * them back if that fails; the handle into @hndl.
+ * with kgni_mem_pin_user(), register them from handle VA @va as @u asks,
+ * and give them back if that fails; the handle into @hndl.
  */
 static int kgni_mem_register_user(struct kgni_ucmd *ucmd, u32 flags,
 				  u32 cq_id,
 				  const struct kgni_mem_segment *segs,
 				  unsigned int nsegs, unsigned long npages,
-				  u64 va, u64 hndl[2])
+				  u64 va, const struct kgni_mem_user *u,
+				  u64 hndl[2])
 {
 	struct kgni_dom *dom = &ucmd->kfile->dom;
 	struct kgni_dev *kdev = ucmd->kdev;
@@ -744,8 +837,8 @@ static int kgni_mem_register_user(struct kgni_ucmd *ucmd, u32 flags,
 	/* Segments are mapped through the GART, but for one alone. */
 	if (nsegs > 1)
 		flags |= KGNI_MEM_USE_GART;
-	ret = kgni_mem_create(kdev, dom, flags, cq_id, pages, npages, va, mm,
-			      hndl, false);
+	ret = kgni_mem_make(kdev, dom, flags & ~KGNI_MEM_VMDH, cq_id, pages,
+			    npages, va, mm, hndl, false, u);
 	if (ret)
 		kgni_mem_put_pages(pages, npages, mm, false);
 	return ret;
@@ -757,19 +850,25 @@ static int kgni_mem_register_user(struct kgni_ucmd *ucmd, u32 flags,
  *
  * Return: 0 with the memory handle written back, -EINVAL, -EPERM without
  * a CDM, -ENOLINK once its job was released, -ENOMEM (RLIMIT_MEMLOCK too),
- * -ENOSPC without a free MDD or run of MRT or GART entries, an errno of the
- * pinning, or -EFAULT.
+ * -ENOSPC without a free MDD or run of MRT or GART entries (or vMDH entry
+ * of the block), -EBUSY for a vMDH entry taken, an errno of the pinning,
+ * or -EFAULT.
  */
 int kgni_ioctl_mem_register(struct kgni_ucmd *ucmd)
 {
 	struct kgni_mem_register *cmd = ucmd->cmd;
 	struct kgni_mem_segment seg = { .addr = cmd->addr, .len = cmd->len };
+	struct kgni_mem_user u = { .addr = cmd->addr, .len = cmd->len };
 	u64 end;
 	int ret;
 
-	if (cmd->flags & ~(KGNI_MEM_READONLY | KGNI_MEM_USE_GART) ||
+	if (cmd->flags & ~(KGNI_MEM_READONLY | KGNI_MEM_USE_GART |
+			   KGNI_MEM_VMDH) ||
 	    cmd->mem_hndl[0] || cmd->mem_hndl[1] || cmd->reserved)
 		return -EINVAL;
+	ret = kgni_vmdh_args(cmd->flags, cmd->vmdh_index, cmd->vmdh_count, &u);
+	if (ret)
+		return ret;
 	if (!cmd->len || check_add_overflow(cmd->addr, cmd->len, &end) ||
 	    end > TASK_SIZE)
 		return -EINVAL;
@@ -777,7 +876,7 @@ int kgni_ioctl_mem_register(struct kgni_ucmd *ucmd)
 		return -EINVAL;
 	ret = kgni_mem_register_user(ucmd, cmd->flags, cmd->cq_id, &seg, 1,
 				     kgni_seg_pages(&seg), cmd->addr & PAGE_MASK,
-				     cmd->mem_hndl);
+				     &u, cmd->mem_hndl);
 	if (ret)
 		return ret;
 	/*
@@ -827,28 +926,37 @@ static int kgni_segs_check(const struct kgni_mem_segment *segs,
 int kgni_ioctl_mem_register_segments(struct kgni_ucmd *ucmd)
 {
 	struct kgni_mem_register_segments *cmd = ucmd->cmd;
+	struct kgni_mem_user u = { };
 	struct kgni_mem_segment *segs;
 	unsigned long npages;
+	unsigned int k;
 	int ret;
 
-	if (cmd->flags & ~KGNI_MEM_READONLY || cmd->mem_hndl[0] ||
-	    cmd->mem_hndl[1] || cmd->reserved)
+	if (cmd->flags & ~(KGNI_MEM_READONLY | KGNI_MEM_VMDH) ||
+	    cmd->mem_hndl[0] || cmd->mem_hndl[1] || cmd->reserved)
 		return -EINVAL;
+	ret = kgni_vmdh_args(cmd->flags, cmd->vmdh_index, cmd->vmdh_count, &u);
+	if (ret)
+		return ret;
 	if (!cmd->nsegs || cmd->nsegs > KGNI_MEM_MAX_SEGMENTS)
 		return -EINVAL;
 	segs = kvmalloc_array(cmd->nsegs, sizeof(*segs), GFP_KERNEL);
 	if (!segs)
 		return -ENOMEM;
-	ret = 0;
 	if (copy_from_user(segs, u64_to_user_ptr(cmd->segments),
 			   (size_t)cmd->nsegs * sizeof(*segs)))
 		ret = -EFAULT;
 	if (!ret)
 		ret = kgni_segs_check(segs, cmd->nsegs, &npages);
-	if (!ret)
+	if (!ret) {
+		/* Each below TASK_SIZE, at most 4096 of them: no overflow */
+		u.addr = segs[0].addr;
+		for (k = 0; k < cmd->nsegs; k++)
+			u.len += segs[k].len;
 		ret = kgni_mem_register_user(ucmd, cmd->flags, cmd->cq_id,
-					     segs, cmd->nsegs, npages, 0,
+					     segs, cmd->nsegs, npages, 0, &u,
 					     cmd->mem_hndl);
+	}
 	kvfree(segs);
 	if (ret)
 		return ret;
@@ -978,6 +1086,90 @@ int kgni_ioctl_mem_deregister(struct kgni_ucmd *ucmd)
 		return -EINVAL;
 	return kgni_mem_deregister(ucmd->kdev, &ucmd->kfile->dom,
 				   cmd->mem_hndl, NULL);
+}
+
+/**
+ * kgni_ioctl_mem_query() - KGNI_IOC_MEM_QUERY
+ * @ucmd: the call; @ucmd->cmd is a struct kgni_mem_query
+ *
+ * The registration of the file after the one named, or its first: the
+ * domain's list is in the order of registration (kgni_mem_create() adds
+ * at its tail).  Those kgni_mem_kill() took are skipped (a kernel
+ * client's; a file has none).
+ *
+ * Return: 0 with the registration written back, -ENOENT for none,
+ * -EINVAL for bad flags or out fields, a handle with a bad CRC or that no
+ * registration of the file has, -EFAULT.
+ */
+int kgni_ioctl_mem_query(struct kgni_ucmd *ucmd)
+{
+	struct kgni_mem_query *cmd = ucmd->cmd;
+	struct kgni_dom *dom = &ucmd->kfile->dom;
+	struct kgni_dev *kdev = ucmd->kdev;
+	bool first = !cmd->mem_hndl[0] && !cmd->mem_hndl[1];
+	struct kgni_mem *mem, *found = NULL;
+	bool after;
+	u64 q2;
+
+	if (cmd->flags || cmd->addr || cmd->len)
+		return -EINVAL;
+	q2 = cmd->mem_hndl[1] & ~(GEMINI_MH_CRC_MASK << GEMINI_MH_CRC_SHIFT);
+	if (!first && gemini_mh_crc(cmd->mem_hndl[0], q2) !=
+		      cmd->mem_hndl[1] >> GEMINI_MH_CRC_SHIFT)
+		return -EINVAL;
+
+	mutex_lock(&kdev->dp_lock);
+	after = first;
+	list_for_each_entry(mem, &dom->mems, node) {
+		if (READ_ONCE(mem->dying))
+			continue;
+		if (after) {
+			found = mem;
+			break;
+		}
+		after = mem->hndl[0] == cmd->mem_hndl[0] &&
+			mem->hndl[1] == cmd->mem_hndl[1];
+	}
+	if (found) {
+		cmd->mem_hndl[0] = found->hndl[0];
+		cmd->mem_hndl[1] = found->hndl[1];
+		cmd->addr = found->addr;
+		cmd->len = found->len;
+	}
+	mutex_unlock(&kdev->dp_lock);
+	if (!found)
+		return after ? -ENOENT : -EINVAL;
+	return kgni_ucmd_respond(ucmd, sizeof(*cmd));
+}
+
+/**
+ * kgni_ioctl_ntt_query() - KGNI_IOC_NTT_QUERY
+ * @ucmd: the call; @ucmd->cmd is a struct kgni_ntt_query
+ *
+ * Reads the NIC's NTT config register, which no table mapping of kgni
+ * covers: mapped for the call (the query is rare).
+ *
+ * Return: 0 with the granularity written back, -EINVAL for bad flags or
+ * fields, -ENOMEM if the register cannot be mapped, -EFAULT.
+ */
+int kgni_ioctl_ntt_query(struct kgni_ucmd *ucmd)
+{
+	struct kgni_ntt_query *cmd = ucmd->cmd;
+	struct pci_dev *pdev = ucmd->kdev->pdev;
+	void __iomem *reg;
+	u64 cfg;
+
+	if (cmd->flags || cmd->gran || cmd->reserved)
+		return -EINVAL;
+	reg = pci_iomap_range(pdev, GEMINI_BAR_NIC, GEMINI_MMR_NTT_CONFIG,
+			      sizeof(u64));
+	if (!reg)
+		return -ENOMEM;
+	cfg = readq(reg);
+	pci_iounmap(pdev, reg);
+	cmd->gran = (cfg >> GEMINI_NTT_CFG_GRAN0_SHIFT) &
+		    GEMINI_NTT_CFG_GRAN_MASK;
+	return kgni_ucmd_respond(ucmd, sizeof(*cmd));
 }
 
 /**

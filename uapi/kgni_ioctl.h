@@ -30,10 +30,10 @@
  *
  * Fields are "in" (read by the kernel), "out" (written by the kernel) or
  * "in/out".  The out fields of KGNI_IOC_MEM_REGISTER, KGNI_IOC_CQ_CREATE,
- * KGNI_IOC_FMA_ALLOC, KGNI_IOC_RDMA_POST and KGNI_IOC_MEM_REGISTER_SEGMENTS
- * must be 0 on input (EINVAL otherwise), so that a later version can give
- * them a meaning as inputs; the other commands ignore the input value of
- * their out fields.  Fields named reserved must be 0
+ * KGNI_IOC_FMA_ALLOC, KGNI_IOC_RDMA_POST, KGNI_IOC_MEM_REGISTER_SEGMENTS,
+ * KGNI_IOC_MEM_QUERY and KGNI_IOC_NTT_QUERY must be 0 on input (EINVAL
+ * otherwise), so that a later version can give them a meaning as inputs;
+ * the other commands ignore the input value of their out fields.  Fields named reserved must be 0
  * on input and are written as 0.
  *
  * Every ioctl uses these errnos with these meanings, and no other meaning:
@@ -49,7 +49,8 @@
  *  - ENODEV: the NIC has been removed (unbind, hot unplug) while the file
  *    was open; every later ioctl on the file fails so.
  *  - EINTR: a signal came while the ioctl waited.
- *  - ENOENT: the counter named by id or by name does not exist.
+ *  - ENOENT: the counter named by id or by name does not exist;
+ *    KGNI_IOC_MEM_QUERY found no registration (after the one named).
  *  - EMSGSIZE: the caller's array is too small; the needed count is
  *    written back.
  *  - EIO: the device did not behave as specified, e.g. a ping still
@@ -78,9 +79,11 @@
  *    revoked and every data-path command on the file fails so.
  *  - EBUSY: the file is already attached; the (ptag, cookie) is allowed
  *    already; the CQ is still used by an FMA descriptor, a memory
- *    registration or an RDMA post in flight of the file.
+ *    registration or an RDMA post in flight of the file; the vMDH entry
+ *    a registration names (KGNI_MEM_VMDH) is taken.
  *  - EBADF: KGNI_IOC_JOB_CONFIGURE's cgroup_fd is no cgroup v2 directory.
- *  - ENOSPC: no free hardware entry (job slot, MDD, CQ, FMA descriptor).
+ *  - ENOSPC: no free hardware entry (job slot, MDD, CQ, FMA descriptor,
+ *    vMDH entry of the caller's block).
  *  - EDQUOT: KGNI_IOC_CQ_CREATE past the CQs one file, or one job on one
  *    NIC, may hold.
  *  - ENOMEM: kernel memory ran out, or pinning would exceed
@@ -124,6 +127,8 @@ enum {
 	KGNI_CMD_DGRAM_TEST = 0x8f,
 	KGNI_CMD_DGRAM_PROBE = 0x90,
 	KGNI_CMD_DGRAM_CANCEL = 0x91,
+	KGNI_CMD_MEM_QUERY = 0x92,
+	KGNI_CMD_NTT_QUERY = 0x93,
 };
 
 /**
@@ -399,9 +404,27 @@ struct kgni_cdm_attach {
 	__u32 nic_pe;
 };
 
-/* struct kgni_mem_register flags */
+/* struct kgni_mem_register and kgni_mem_register_segments flags */
 #define KGNI_MEM_READONLY		0x1u
 #define KGNI_MEM_USE_GART		0x2u	/* never the MRT */
+#define KGNI_MEM_VMDH			0x4u	/* at a vMDH index, below */
+
+/*
+ * vMDH entries (uGNI's GNI_SetMddResources, GNI_MEM_USE_VMDH and
+ * GNI_RebuildMemHndl).  On a Gemini a process registers memory at an
+ * index of a block of MDDs, and a peer that knows the index names the
+ * memory without being sent its handle: the target NIC adds the base of
+ * its own block.  vgemini's NIC has no vMDH table, so the block is the
+ * same on every node: index i is MDD KGNI_VMDH_MDH(i), counted down from
+ * the last MDD (ordinary registrations take the lowest free ones), and
+ * the handle names that MDD like any other (no VMDH flag).  Index i of
+ * one node therefore reaches the memory registered at index i on any
+ * other.  The entries are the NIC's: two files, of any jobs, cannot hold
+ * one index at once.
+ */
+#define KGNI_VMDH_ENTRIES		4096	/* every MDD (GEMINI_NUM_MDD) */
+#define KGNI_VMDH_ANY			0xffffffffu
+#define KGNI_VMDH_MDH(i)		(KGNI_VMDH_ENTRIES - 1 - (i))
 
 /* Most pages one registration may pin */
 #define KGNI_MEM_MAX_PAGES		(1u << 18)
@@ -423,6 +446,12 @@ struct kgni_cdm_attach {
  *         of requests into this memory (the MDD's cqh; uGNI's
  *         dst_cq_hndl)
  * @reserved: in: 0
+ * @vmdh_index: in: with KGNI_MEM_VMDH, the vMDH index to register at,
+ *              below @vmdh_count, or KGNI_VMDH_ANY for the lowest free
+ *              one below it; else 0
+ * @vmdh_count: in: with KGNI_MEM_VMDH, the caller's vMDH block size
+ *              (uGNI's GNI_SetMddResources), 1 to KGNI_VMDH_ENTRIES;
+ *              else 0
  *
  * Pins the pages of [@addr, @addr + @len) (FOLL_LONGTERM), counting them
  * against RLIMIT_MEMLOCK, maps them and gives them a memory domain (MDD)
@@ -436,6 +465,11 @@ struct kgni_cdm_attach {
  * MDH either way.  Needs a CDM (EPERM).
  * A CQ named by @cq_id cannot be destroyed while the registration holds
  * it (EBUSY).
+ *
+ * With KGNI_MEM_VMDH the MDD is the vMDH entry @vmdh_index (the handle's
+ * MDH is KGNI_VMDH_MDH(@vmdh_index)): EBUSY if it is taken, ENOSPC if
+ * KGNI_VMDH_ANY finds no free index below @vmdh_count.  The registration
+ * counts against the job's MDDs as any other.
  */
 struct kgni_mem_register {
 	__u32 size;
@@ -445,6 +479,8 @@ struct kgni_mem_register {
 	__aligned_u64 mem_hndl[2];
 	__u32 cq_id;
 	__u32 reserved;
+	__u32 vmdh_index;
+	__u32 vmdh_count;
 };
 
 /**
@@ -695,12 +731,15 @@ struct kgni_mem_segment {
 /**
  * struct kgni_mem_register_segments - ioctl(KGNI_IOC_MEM_REGISTER_SEGMENTS)
  * @size: in: sizeof(struct kgni_mem_register_segments)
- * @flags: in: 0 or KGNI_MEM_READONLY, as for KGNI_IOC_MEM_REGISTER
+ * @flags: in: 0, KGNI_MEM_READONLY, KGNI_MEM_VMDH, as for
+ *         KGNI_IOC_MEM_REGISTER
  * @segments: in: user pointer to @nsegs struct kgni_mem_segment
  * @nsegs: in: 1 to KGNI_MEM_MAX_SEGMENTS
  * @cq_id: in: as for KGNI_IOC_MEM_REGISTER
  * @mem_hndl: out: the handle, as KGNI_IOC_MEM_REGISTER's but with VA 0
  * @reserved: in: 0
+ * @vmdh_index: in: as for KGNI_IOC_MEM_REGISTER (KGNI_MEM_VMDH)
+ * @vmdh_count: in: as for KGNI_IOC_MEM_REGISTER (KGNI_MEM_VMDH)
  *
  * Registers the segments as one memory domain in which they follow each
  * other: offset 0 is the first byte of the first segment's first page,
@@ -718,6 +757,56 @@ struct kgni_mem_register_segments {
 	__u32 cq_id;
 	__aligned_u64 mem_hndl[2];
 	__aligned_u64 reserved;
+	__u32 vmdh_index;
+	__u32 vmdh_count;
+};
+
+/**
+ * struct kgni_mem_query - ioctl(KGNI_IOC_MEM_QUERY)
+ * @size: in: sizeof(struct kgni_mem_query)
+ * @flags: in: 0
+ * @mem_hndl: in: 0, 0 for the file's first registration, or the handle
+ *            of one of its registrations for the one after it; out: the
+ *            handle of the registration found
+ * @addr: out: the address it was registered with (KGNI_IOC_MEM_REGISTER's
+ *        @addr; the first segment's for KGNI_IOC_MEM_REGISTER_SEGMENTS)
+ * @len: out: its length in bytes (@len; the segments' lengths added up)
+ *
+ * Walks the file's registrations in the order they were made, oldest
+ * first; registering or deregistering others does not change the order of
+ * the rest.  Needs no CDM: a file without one, or whose job was released,
+ * holds none.  ENOENT when there is no registration (after the one
+ * named); EINVAL for a handle with a bad CRC or that is not a
+ * registration of this file (one deregistered since included).  The
+ * structure is written back only on success.  uGNI's GNI_MemQueryHndls.
+ */
+struct kgni_mem_query {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 mem_hndl[2];
+	__aligned_u64 addr;
+	__aligned_u64 len;
+};
+
+/**
+ * struct kgni_ntt_query - ioctl(KGNI_IOC_NTT_QUERY)
+ * @size: in: sizeof(struct kgni_ntt_query)
+ * @flags: in: 0
+ * @gran: out: the granularity of the NIC's NTT, the gran_ntt0 field of
+ *        its NTT config register (gemini_nic.h GEMINI_NTT_CFG_GRAN0_*):
+ *        the low @gran bits of an NTT index pass through untranslated
+ * @reserved: in: 0; out: 0
+ *
+ * Reads the NIC's NTT configuration as the device holds it; needs no CDM.
+ * Nothing configures the NTT yet (kgni's FMA descriptors have NTT
+ * disabled, uGNI's GNI_ConfigureNTT is not emulated), so @gran reads what
+ * the device's reset left, 0.  uGNI's GNI_GetNttGran.
+ */
+struct kgni_ntt_query {
+	__u32 size;
+	__u32 flags;
+	__u32 gran;
+	__u32 reserved;
 };
 
 /*
@@ -893,5 +982,7 @@ struct kgni_dgram_cancel {
 #define KGNI_IOC_DGRAM_TEST		_IO(KGNI_IOC_MAGIC, KGNI_CMD_DGRAM_TEST)
 #define KGNI_IOC_DGRAM_PROBE		_IO(KGNI_IOC_MAGIC, KGNI_CMD_DGRAM_PROBE)
 #define KGNI_IOC_DGRAM_CANCEL		_IO(KGNI_IOC_MAGIC, KGNI_CMD_DGRAM_CANCEL)
+#define KGNI_IOC_MEM_QUERY		_IO(KGNI_IOC_MAGIC, KGNI_CMD_MEM_QUERY)
+#define KGNI_IOC_NTT_QUERY		_IO(KGNI_IOC_MAGIC, KGNI_CMD_NTT_QUERY)
 
 #endif /* KGNI_IOCTL_H */

@@ -6,42 +6,72 @@
  * handle it returns is uGNI's, CRC included, and travels to peers as is.
  * KGNI_IOC_MEM_REGISTER_SEGMENTS does the same for pieces of memory that
  * become one domain.
+ *
+ * vMDH: GNI_SetMddResources sets the size of the NIC handle's block of
+ * vMDH entries, GNI_MEM_USE_VMDH registers at an index of it, and
+ * GNI_RebuildMemHndl makes the handle that names a peer's registration at
+ * an index.  vgemini's NIC has no vMDH table: index i is MDD
+ * KGNI_VMDH_MDH(i) on every node (uapi/kgni_ioctl.h), and the handles
+ * name that MDD directly.  KGNI_IOC_MEM_QUERY walks a file's
+ * registrations (GNI_MemQueryHndls).
  */
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
 
 #include "kgni_ioctl.h"
 #include "ugni_priv.h"
 
 /*
  * The kernel picks the MRT for huge pages, the GART for the rest;
- * GNI_MEM_USE_GART forces the GART, the others change nothing.
+ * GNI_MEM_USE_GART forces the GART, GNI_MEM_USE_VMDH asks for a vMDH
+ * entry, the others change nothing.
  */
 #define MEM_FLAGS	(GNI_MEM_READ_ONLY | GNI_MEM_USE_GART | \
+			 GNI_MEM_USE_VMDH | \
 			 GNI_MEM_PHYS_CONT | GNI_MEM_PI_FLUSH | \
 			 GNI_MEM_MDD_CLONE | GNI_MEM_MDD_SHARED | \
 			 GNI_MEM_MDD_DEDICATED | GNI_MEM_RELAXED_PI_ORDERING | \
 			 GNI_MEM_STRICT_PI_ORDERING)
 
-/* What a registration's arguments need; the KGNI_MEM_* flags in @kflags. */
+_Static_assert(KGNI_VMDH_ANY == (uint32_t)-1,
+	       "uGNI's vmdh_index -1 is kgni's KGNI_VMDH_ANY");
+
+/* The arguments of a registration, and what the kernel is asked for */
+struct mem_req {
+	uint32_t kflags;	/* KGNI_MEM_* */
+	uint32_t vmdh_index;	/* with KGNI_MEM_VMDH */
+	uint32_t vmdh_count;
+};
+
 static gni_return_t mem_args(struct gni_nic *nic, struct gni_cq *dst_cq,
-			     uint32_t flags, gni_mem_handle_t *mem_hndl,
-			     uint32_t *kflags)
+			     uint32_t flags, uint32_t vmdh_index,
+			     gni_mem_handle_t *mem_hndl, struct mem_req *req)
 {
+	uint32_t block;
+
 	if (!nic || !mem_hndl)
 		return GNI_RC_INVALID_PARAM;
 	/* A CQ takes local events or remote events, not both (§17.4). */
 	if (dst_cq && (ugni_cq_nic(dst_cq) != nic || dst_cq->ep_refs))
 		return GNI_RC_INVALID_PARAM;
-	/*
-	 * vMDH blocks (GNI_SetMddResources) are not offered, so neither is
-	 * GNI_MEM_USE_VMDH, and vmdh_index, which only it reads, is ignored.
-	 */
 	if (flags & ~(uint32_t)MEM_FLAGS)
 		return GNI_RC_INVALID_PARAM;
-	*kflags = (flags & GNI_MEM_READ_ONLY ? KGNI_MEM_READONLY : 0) |
-		  (flags & GNI_MEM_USE_GART ? KGNI_MEM_USE_GART : 0);
+	req->kflags = (flags & GNI_MEM_READ_ONLY ? KGNI_MEM_READONLY : 0) |
+		      (flags & GNI_MEM_USE_GART ? KGNI_MEM_USE_GART : 0);
+	req->vmdh_index = 0;
+	req->vmdh_count = 0;
+	/* vmdh_index is read only with GNI_MEM_USE_VMDH (-1: any entry). */
+	if (!(flags & GNI_MEM_USE_VMDH))
+		return GNI_RC_SUCCESS;
+	/* Without GNI_SetMddResources there is no block to register in. */
+	block = __atomic_load_n(&nic->mdd_block, __ATOMIC_RELAXED);
+	if (!block || (vmdh_index != KGNI_VMDH_ANY && vmdh_index >= block))
+		return GNI_RC_INVALID_PARAM;
+	req->kflags |= KGNI_MEM_VMDH;
+	req->vmdh_index = vmdh_index;
+	req->vmdh_count = block;
 	return GNI_RC_SUCCESS;
 }
 
@@ -111,14 +141,18 @@ UGNI_EXPORT gni_return_t GNI_MemRegister(gni_nic_handle_t nic_hndl,
 					 gni_mem_handle_t *mem_hndl)
 {
 	struct kgni_mem_register r = { .size = sizeof(r) };
+	struct mem_req req;
 	gni_return_t rc;
 
-	(void)vmdh_index;
-	rc = mem_args(nic_hndl, dst_cq_hndl, flags, mem_hndl, &r.flags);
+	rc = mem_args(nic_hndl, dst_cq_hndl, flags, vmdh_index, mem_hndl,
+		      &req);
 	if (rc != GNI_RC_SUCCESS)
 		return rc;
 	if (!length || !address)
 		return GNI_RC_INVALID_PARAM;
+	r.flags = req.kflags;
+	r.vmdh_index = req.vmdh_index;
+	r.vmdh_count = req.vmdh_count;
 	r.addr = address;
 	r.len = length;
 	r.cq_id = dst_cq_hndl ? dst_cq_hndl->core.id : 0;
@@ -168,16 +202,20 @@ GNI_MemRegisterSegments(gni_nic_handle_t nic_hndl,
 			uint32_t vmdh_index, gni_mem_handle_t *mem_hndl)
 {
 	struct kgni_mem_register_segments r = { .size = sizeof(r) };
+	struct mem_req req;
 	gni_return_t rc;
 
-	(void)vmdh_index;
 	/* Physical pages are for kernel clients (LND) only. */
 	if (flags & GNI_MEM_PHYS_SEGMENTS)
 		return GNI_RC_INVALID_PARAM;
-	rc = mem_args(nic_hndl, dst_cq_hndl, flags, mem_hndl, &r.flags);
+	rc = mem_args(nic_hndl, dst_cq_hndl, flags, vmdh_index, mem_hndl,
+		      &req);
 	if (rc != GNI_RC_SUCCESS)
 		return rc;
-	r.flags &= KGNI_MEM_READONLY;	/* segments always use the GART */
+	/* Segments always use the GART. */
+	r.flags = req.kflags & (KGNI_MEM_READONLY | KGNI_MEM_VMDH);
+	r.vmdh_index = req.vmdh_index;
+	r.vmdh_count = req.vmdh_count;
 	if (!mem_segments || !segments_cnt ||
 	    segments_cnt > KGNI_MEM_MAX_SEGMENTS ||
 	    !segments_ok(mem_segments, segments_cnt))
@@ -218,5 +256,114 @@ UGNI_EXPORT gni_return_t GNI_MemDeregister(gni_nic_handle_t nic_hndl,
 		}
 	}
 	pthread_mutex_unlock(&nic->core.lock);
+	return GNI_RC_SUCCESS;
+}
+
+/*
+ * The block is the NIC handle's: registrations with GNI_MEM_USE_VMDH
+ * take an index below @num_entries.  Nothing is reserved here (the call
+ * can fail only for its arguments, as Cray documents it): the kernel
+ * takes an entry when a registration asks for it, ERROR_RESOURCE if it
+ * is taken.
+ */
+UGNI_EXPORT gni_return_t GNI_SetMddResources(gni_nic_handle_t nic_hndl,
+					     uint32_t num_entries)
+{
+	if (!nic_hndl || !num_entries || num_entries > KGNI_VMDH_ENTRIES)
+		return GNI_RC_INVALID_PARAM;
+	__atomic_store_n(&nic_hndl->mdd_block, num_entries, __ATOMIC_RELAXED);
+	return GNI_RC_SUCCESS;
+}
+
+/* Is @h the handle of no registration at all (never written)? */
+static bool mem_hndl_unset(const gni_mem_handle_t *h)
+{
+	return !h->qword1 && !h->qword2;
+}
+
+static bool mem_hndl_crc_ok(const gni_mem_handle_t *h)
+{
+	return GNI_MEMHNDL_GET_CRC(*h) == gnicore_memhndl_crc(h);
+}
+
+/*
+ * The handle of the registration at vMDH index @vmdh_index of another
+ * node that has the same address and length as @src's: the MDH replaced,
+ * in whichever format @src has, and the CRC made again.  A handle made by
+ * vgemini names its MDD, so the MDH becomes the index's MDD
+ * (KGNI_VMDH_MDH); one with the VMDH flag (made elsewhere) holds the
+ * index itself.
+ */
+UGNI_EXPORT gni_return_t GNI_RebuildMemHndl(gni_mem_handle_t *src_mem_hndl,
+					    uint32_t vmdh_index,
+					    gni_mem_handle_t *dst_mem_hndl)
+{
+	gni_mem_handle_t h;
+	uint64_t mdh;
+
+	if (!src_mem_hndl || !dst_mem_hndl)
+		return GNI_RC_INVALID_PARAM;
+	h = *src_mem_hndl;
+	if (mem_hndl_unset(&h))
+		return GNI_RC_INVALID_STATE;
+	if (!mem_hndl_crc_ok(&h) || vmdh_index >= KGNI_VMDH_ENTRIES)
+		return GNI_RC_INVALID_PARAM;
+	mdh = GNI_MEMHNDL_GET_FLAGS(h) & GNI_MEMHNDL_FLAG_VMDH ?
+	      vmdh_index : KGNI_VMDH_MDH(vmdh_index);
+	if (GNI_MEMHNDL_NEW_FORMAT(h)) {
+		h.qword2 &= ~(GEMINI_MH_MDH_MASK << GEMINI_MH_NEW_MDH_SHIFT);
+		h.qword2 |= mdh << GEMINI_MH_NEW_MDH_SHIFT;
+	} else {
+		h.qword1 &= ~(GEMINI_MH_MDH_MASK << GEMINI_MH_MDH_SHIFT);
+		h.qword1 |= mdh << GEMINI_MH_MDH_SHIFT;
+	}
+	h.qword2 &= ~(GEMINI_MH_CRC_MASK << GEMINI_MH_CRC_SHIFT);
+	h.qword2 |= (uint64_t)gnicore_memhndl_crc(&h) << GEMINI_MH_CRC_SHIFT;
+	*dst_mem_hndl = h;
+	return GNI_RC_SUCCESS;
+}
+
+/*
+ * The registration of the NIC handle's file, or of the open /dev/kgniN
+ * file @fd (one of the two, not both), after *@mem_hndl, or its first if
+ * *@mem_hndl is the zero handle: KGNI_IOC_MEM_QUERY.  Any other file
+ * refuses the ioctl: INVALID_PARAM.  On an error *@address and *@length
+ * are 0 and *@mem_hndl is untouched.
+ */
+UGNI_EXPORT gni_return_t GNI_MemQueryHndls(gni_nic_handle_t nic_hndl, int fd,
+					   gni_mem_handle_t *mem_hndl,
+					   uint64_t *address, uint64_t *length)
+{
+	struct kgni_mem_query q = { .size = sizeof(q) };
+	bool named;
+	int err;
+
+	if (address)
+		*address = 0;
+	if (length)
+		*length = 0;
+	if (!mem_hndl || !address || !length || !nic_hndl == (fd < 0))
+		return GNI_RC_INVALID_PARAM;
+	named = !mem_hndl_unset(mem_hndl);
+	if (named && !mem_hndl_crc_ok(mem_hndl))
+		return GNI_RC_INVALID_STATE;
+	q.mem_hndl[0] = mem_hndl->qword1;
+	q.mem_hndl[1] = mem_hndl->qword2;
+	err = ioctl(nic_hndl ? nic_hndl->fd : fd, KGNI_IOC_MEM_QUERY, &q) ?
+	      errno : 0;
+	switch (err) {
+	case 0:
+		break;
+	case ENOENT:
+		return GNI_RC_NO_MATCH;
+	case EINVAL:		/* kgni: not a registration of the file */
+		return named ? GNI_RC_INVALID_STATE : GNI_RC_INVALID_PARAM;
+	default:		/* ENOTTY, EBADF: no kgni file */
+		return GNI_RC_INVALID_PARAM;
+	}
+	mem_hndl->qword1 = q.mem_hndl[0];
+	mem_hndl->qword2 = q.mem_hndl[1];
+	*address = q.addr;
+	*length = q.len;
 	return GNI_RC_SUCCESS;
 }

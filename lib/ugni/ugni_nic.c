@@ -554,3 +554,28 @@ UGNI_EXPORT gni_return_t GNI_GetPtag(uint32_t device_id, uint32_t cookie,
 	close(scratch.fd);
 	return GNI_RC_NO_MATCH;
 }
+
+/*
+ * The granularity of the NIC's NTT as the device holds it
+ * (KGNI_IOC_NTT_QUERY on a scratch file of the device; no CDM needed).
+ * Cray documents INVALID_PARAM as the only error: a device that does not
+ * exist or answer is one.
+ */
+UGNI_EXPORT gni_return_t GNI_GetNttGran(uint32_t device_id, uint32_t *ntt_gran)
+{
+	struct kgni_ntt_query q = { .size = sizeof(q) };
+	struct gni_nic scratch = { .fd = -1 };
+	int err;
+
+	if (!ntt_gran)
+		return GNI_RC_INVALID_PARAM;
+	scratch.fd = dev_open(device_id);
+	if (scratch.fd < 0)
+		return GNI_RC_INVALID_PARAM;
+	err = ugni_ioctl(&scratch, KGNI_IOC_NTT_QUERY, &q);
+	close(scratch.fd);
+	if (err)
+		return GNI_RC_INVALID_PARAM;
+	*ntt_gran = q.gran;
+	return GNI_RC_SUCCESS;
+}

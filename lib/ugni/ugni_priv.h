@@ -86,6 +86,7 @@ struct gni_nic {
 	struct gni_cq *cqs;
 	struct gni_cq *null_cq;		/* for endpoints made without a CQ */
 	uint32_t mem_count;		/* registrations held */
+	uint32_t mdd_block;		/* vMDH block size; 0: not set */
 	struct ugni_mreg *mregs;
 	struct ugni_dgram *dgrams;	/* datagrams not collected */
 	uint64_t dgram_keys;		/* keys given out */

@@ -59,27 +59,6 @@ UGNI_EXPORT gni_return_t GNI_ConfigureNTTandJob(int device_id, uint64_t job_id,
 	return GNI_RC_ILLEGAL_OP;
 }
 
-/* needs the kgni driver */
-UGNI_EXPORT gni_return_t GNI_SetMddResources(gni_nic_handle_t nic_hndl,
-		uint32_t num_entries)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
-/* needs the kgni driver */
-UGNI_EXPORT gni_return_t GNI_RebuildMemHndl(gni_mem_handle_t *src_mem_hndl,
-		uint32_t vmdh_index, gni_mem_handle_t *dst_mem_hndl)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
-/* needs the kgni driver */
-UGNI_EXPORT gni_return_t GNI_MemQueryHndls(gni_nic_handle_t nic_hndl, int fd,
-		gni_mem_handle_t *mem_hndl, uint64_t *address, uint64_t *length)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
 /* Aries only: Gemini has none */
 UGNI_EXPORT gni_return_t GNI_CtPostFma(gni_ep_handle_t ep_hndl,
 		gni_post_descriptor_t *post_descr)
@@ -134,12 +113,6 @@ UGNI_EXPORT gni_return_t GNI_WaitErrorEvents(gni_err_handle_t err_handle,
 /* needs the kgni driver */
 UGNI_EXPORT gni_return_t GNI_SetErrorPtag(gni_err_handle_t err_handle,
 		uint8_t ptag)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
-/* needs the kgni driver */
-UGNI_EXPORT gni_return_t GNI_GetNttGran(uint32_t device_id, uint32_t *ntt_gran)
 {
 	return GNI_RC_ILLEGAL_OP;
 }

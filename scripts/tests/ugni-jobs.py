@@ -13,6 +13,13 @@ with "vgemini run" on a 2x2x2 torus of its own:
                   GNI_PostCqWrite, CQ overrun, blocking CQ
   ugni_isolation  -n 2 --alt-domain: deregistered, forged, out-of-bounds
                   and read-only handles, another domain's CDM
+  ugni_memcalls   -n 2: GNI_GetNttGran; GNI_SetMddResources and
+                  registrations at a vMDH index; rank 0 PUTs (FMA and
+                  RDMA) into and GETs from rank 1's buffer through a
+                  handle GNI_RebuildMemHndl made from its own, no handle
+                  exchanged, byte for byte, and a wrong index ends in an
+                  error event; GNI_MemQueryHndls walks each rank's
+                  registrations; the refusals of all four
   ugni_nosys      -n 2: PUT, GET, AMOs, CQ write, CQ polling, an SMSG
                   and a MSGQ round trip from a process in seccomp's
                   strict mode (a system call kills it)
@@ -305,6 +312,7 @@ def body(tap, fab, quick):
     rc, out, err = job(tap, 2, "ugni_isolation",
                        launcher=["--alt-domain", "-v"])
     released(tap, alt_creds(err), "the isolation job's alternate domain")
+    job(tap, 2, "ugni_memcalls")
     job(tap, 2, "ugni_nosys")
     job(tap, 8, "ugni_rdma")
     job(tap, 2, "ugni_cdms", "--rounds", 20 if quick else 100)

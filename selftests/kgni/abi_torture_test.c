@@ -26,6 +26,13 @@
  *    memory, EPERM without a CDM, ENOSPC past a file's posts in flight;
  *  - KGNI_IOC_MEM_REGISTER_SEGMENTS: segment counts, the page-boundary
  *    rules, lengths, the page limit, unreadable arrays and memory;
+ *  - vMDH registrations (KGNI_MEM_VMDH): the index and block fields
+ *    without the flag and out of range, the MDD an index takes, an index
+ *    taken (by another file too), KGNI_VMDH_ANY and a full block;
+ *  - KGNI_IOC_MEM_QUERY: the walk of a file's registrations in order with
+ *    their address and length, after a deregistration, without a CDM;
+ *    handles of nobody, of another file, with a bad CRC; out fields set;
+ *  - KGNI_IOC_NTT_QUERY: its fields, and the granularity nobody set;
  *  - unknown command numbers around and inside the range (and kgni's
  *    numbers with another magic, direction or size) are ENOTTY;
  *  - another process cannot mmap this file's CQ and FMA offsets through
@@ -148,8 +155,11 @@ enum cmd_id {
 	C_CDM_ATTACH, C_MEM_REGISTER, C_MEM_DEREGISTER, C_CQ_CREATE,
 	C_CQ_DESTROY, C_FMA_ALLOC, C_FMA_FREE, C_CQ_WAIT, C_RDMA_POST,
 	C_MEM_REGISTER_SEGMENTS, C_DGRAM_POST, C_DGRAM_TEST, C_DGRAM_PROBE,
-	C_DGRAM_CANCEL, C_NUM
+	C_DGRAM_CANCEL, C_MEM_QUERY, C_NTT_QUERY, C_NUM
 };
+
+/* kgni's last command number */
+#define LAST_CMD		KGNI_CMD_NTT_QUERY
 
 struct cmd {
 	const char *name;
@@ -179,7 +189,7 @@ static const struct cmd cmds[C_NUM] = {
 	[C_MEM_REGISTER] = { "MEM_REGISTER", KGNI_IOC_MEM_REGISTER,
 		sizeof(struct kgni_mem_register),
 		offsetof(struct kgni_mem_register, cq_id),
-		KGNI_MEM_READONLY | KGNI_MEM_USE_GART,
+		KGNI_MEM_READONLY | KGNI_MEM_USE_GART | KGNI_MEM_VMDH,
 		true },
 	[C_MEM_DEREGISTER] = { "MEM_DEREGISTER", KGNI_IOC_MEM_DEREGISTER,
 		sizeof(struct kgni_mem_deregister),
@@ -205,8 +215,8 @@ static const struct cmd cmds[C_NUM] = {
 	[C_MEM_REGISTER_SEGMENTS] = { "MEM_REGISTER_SEGMENTS",
 		KGNI_IOC_MEM_REGISTER_SEGMENTS,
 		sizeof(struct kgni_mem_register_segments),
-		sizeof(struct kgni_mem_register_segments), KGNI_MEM_READONLY,
-		true },
+		offsetof(struct kgni_mem_register_segments, vmdh_index),
+		KGNI_MEM_READONLY | KGNI_MEM_VMDH, true },
 	[C_DGRAM_POST] = { "DGRAM_POST", KGNI_IOC_DGRAM_POST,
 		sizeof(struct kgni_dgram_post), sizeof(struct kgni_dgram_post),
 		KGNI_DGRAM_BOUND, false },
@@ -219,6 +229,12 @@ static const struct cmd cmds[C_NUM] = {
 	[C_DGRAM_CANCEL] = { "DGRAM_CANCEL", KGNI_IOC_DGRAM_CANCEL,
 		sizeof(struct kgni_dgram_cancel),
 		sizeof(struct kgni_dgram_cancel), KGNI_DGRAM_BY_ID, false },
+	[C_MEM_QUERY] = { "MEM_QUERY", KGNI_IOC_MEM_QUERY,
+		sizeof(struct kgni_mem_query), sizeof(struct kgni_mem_query),
+		0, false },
+	[C_NTT_QUERY] = { "NTT_QUERY", KGNI_IOC_NTT_QUERY,
+		sizeof(struct kgni_ntt_query), sizeof(struct kgni_ntt_query),
+		0, false },
 };
 
 /* Objects the valid requests below name, made per test */
@@ -599,8 +615,7 @@ TEST_F(abi, unknown_commands)
 	if (self->absent)
 		return;
 	for (nr = 0; nr < 256; nr++) {
-		if (nr >= KGNI_CMD_BASE &&
-		    nr <= KGNI_CMD_DGRAM_CANCEL)
+		if (nr >= KGNI_CMD_BASE && nr <= LAST_CMD)
 			continue;
 		memset(buf, 0, sizeof(buf));
 		buf[0] = 64;
@@ -609,7 +624,7 @@ TEST_F(abi, unknown_commands)
 			TH_LOG("_IO('G', 0x%x)", nr);
 	}
 	/* kgni's numbers with another magic, direction or size */
-	for (nr = KGNI_CMD_BASE; nr <= KGNI_CMD_DGRAM_CANCEL; nr++) {
+	for (nr = KGNI_CMD_BASE; nr <= LAST_CMD; nr++) {
 		EXPECT_EQ(-ENOTTY, xioctl(self->fd, _IO('H', nr), buf))
 			TH_LOG("_IO('H', 0x%x)", nr);
 		EXPECT_EQ(-ENOTTY, xioctl(self->fd,
@@ -1201,6 +1216,294 @@ TEST_F(abi, mem_register_segments_fields)
 	EXPECT_EQ(0, mem_deregister(self->fd, h));
 	munmap(ro, PAGE);
 	munmap(a, 4 * PAGE);
+}
+
+/* --- vMDH registrations ------------------------------------------------ */
+
+/* Register @len bytes at @addr at vMDH index @index of a block of @count */
+static int reg_vmdh(int fd, void *addr, __u64 len, __u32 flags, __u32 index,
+		    __u32 count, __u64 h[2])
+{
+	struct kgni_mem_register r = {
+		.size = sizeof(r), .flags = flags, .addr = (uintptr_t)addr,
+		.len = len, .vmdh_index = index, .vmdh_count = count,
+	};
+	int ret = xioctl(fd, KGNI_IOC_MEM_REGISTER, &r);
+
+	if (!ret) {
+		h[0] = r.mem_hndl[0];
+		h[1] = r.mem_hndl[1];
+	}
+	return ret;
+}
+
+/* The handle's MDH (version 1 layout) */
+static __u32 mh_mdh(const __u64 h[2])
+{
+	return h[0] >> GEMINI_MH_MDH_SHIFT & GEMINI_MH_MDH_MASK;
+}
+
+TEST_F_TIMEOUT(abi, vmdh_fields, 60)
+{
+	struct kgni_mem_register_segments rs;
+	struct kgni_mem_register r;
+	struct kgni_mem_segment seg;
+	struct kgni_rdma_post p;
+	struct kgni_cq_create cc;
+	__u64 h[2], h2[2], hs[2], hl[2], x[2];
+	volatile char *a;
+	unsigned int i;
+	double deadline;
+	__u32 pe, m;
+	int fd2, ret;
+
+	if (self->absent)
+		return;
+	a = anon(4 * PAGE);
+	ASSERT_NE(NULL, a);
+
+	/* the fields are 0 without the flag */
+	memset(&r, 0, sizeof(r));
+	r.size = sizeof(r);
+	r.addr = (uintptr_t)a;
+	r.len = 64;
+	r.vmdh_index = 1;
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, KGNI_IOC_MEM_REGISTER, &r));
+	r.vmdh_index = 0;
+	r.vmdh_count = 1;
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, KGNI_IOC_MEM_REGISTER, &r));
+	memset(&rs, 0, sizeof(rs));
+	seg.addr = (uintptr_t)a;
+	seg.len = 64;
+	rs.size = sizeof(rs);
+	rs.segments = (uintptr_t)&seg;
+	rs.nsegs = 1;
+	rs.vmdh_count = 8;
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, KGNI_IOC_MEM_REGISTER_SEGMENTS,
+				  &rs));
+	/* with it: a block of 1 to 4096 entries, an index in it or ANY */
+	EXPECT_EQ(-EINVAL, reg_vmdh(self->fd, (void *)a, 64, KGNI_MEM_VMDH, 0,
+				    0, x)) TH_LOG("a block of 0");
+	EXPECT_EQ(-EINVAL, reg_vmdh(self->fd, (void *)a, 64, KGNI_MEM_VMDH, 0,
+				    KGNI_VMDH_ENTRIES + 1, x))
+		TH_LOG("a block of 4097");
+	EXPECT_EQ(-EINVAL, reg_vmdh(self->fd, (void *)a, 64, KGNI_MEM_VMDH, 8,
+				    8, x)) TH_LOG("index 8 of 8");
+	EXPECT_EQ(-EINVAL, reg_vmdh(self->fd, (void *)a, 64, KGNI_MEM_VMDH,
+				    0xfffffffeu, 8, x));
+	EXPECT_EQ(-EINVAL, reg_vmdh(self->fd, (void *)a, 64, KGNI_MEM_VMDH,
+				    KGNI_VMDH_ENTRIES, KGNI_VMDH_ENTRIES, x));
+
+	/* index 5 is MDD 4090; it is the NIC's: taken for every file */
+	ASSERT_EQ(0, reg_vmdh(self->fd, (void *)a, 64, KGNI_MEM_VMDH, 5, 8, h));
+	EXPECT_EQ((__u32)KGNI_VMDH_MDH(5), mh_mdh(h));
+	EXPECT_EQ(4090u, mh_mdh(h));
+	EXPECT_EQ(gemini_mh_crc(h[0], h[1] & ~(0xffull << 56)), h[1] >> 56);
+	EXPECT_EQ(0ull, h[1] >> 34 & GEMINI_MH_FLAG_VMDH)
+		TH_LOG("the handle names the MDD: no VMDH flag");
+	EXPECT_EQ(-EBUSY, reg_vmdh(self->fd, (void *)(a + PAGE), 64,
+				   KGNI_MEM_VMDH, 5, 8, x));
+	fd2 = open(KGNI_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, cdm_attach(fd2, TEST_PTAG, TEST_COOKIE, &pe));
+	EXPECT_EQ(-EBUSY, reg_vmdh(fd2, (void *)(a + PAGE), 64, KGNI_MEM_VMDH,
+				   5, 8, x)) TH_LOG("another file, same index");
+	/* ANY: the lowest free index of the block */
+	ASSERT_EQ(0, reg_vmdh(fd2, (void *)(a + PAGE), 64, KGNI_MEM_VMDH,
+			      KGNI_VMDH_ANY, 8, h2));
+	m = mh_mdh(h2);
+	EXPECT_TRUE(m >= KGNI_VMDH_MDH(7) && m != KGNI_VMDH_MDH(5))
+		TH_LOG("ANY of a block of 8 took MDD %u", m);
+	/* index 0 is taken now (by h2, or before): a block of 1 is full */
+	EXPECT_EQ(-ENOSPC, reg_vmdh(self->fd, (void *)(a + PAGE), 64,
+				    KGNI_MEM_VMDH, KGNI_VMDH_ANY, 1, x));
+	/* segments at an index, the index of a deregistered one */
+	EXPECT_EQ(0, mem_deregister(self->fd, h));
+	seg.addr = (uintptr_t)a + 2 * PAGE;
+	seg.len = PAGE;
+	rs.flags = KGNI_MEM_VMDH;
+	rs.vmdh_index = 5;
+	rs.vmdh_count = 8;
+	ASSERT_EQ(0, xioctl(self->fd, KGNI_IOC_MEM_REGISTER_SEGMENTS, &rs));
+	hs[0] = rs.mem_hndl[0];
+	hs[1] = rs.mem_hndl[1];
+	EXPECT_EQ(4090u, mh_mdh(hs));
+	EXPECT_EQ(0ull, hs[0] & GEMINI_MH_VA_MASK);
+	EXPECT_EQ(0, mem_deregister(self->fd, hs));
+
+	/* the MDD works: a PUT from the page to an index's registration */
+	ASSERT_EQ(0, reg_vmdh(self->fd, (void *)(a + 3 * PAGE), PAGE,
+			      KGNI_MEM_VMDH, 5, 8, h));
+	ASSERT_EQ(0, mem_register_cq(self->fd, self->page, PAGE, 0, 0, hl));
+	ASSERT_EQ(0, cq_create(self->fd, 0, 16, &cc));
+	for (i = 0; i < 64; i++)
+		self->page[i] = (char)(0xa0 + i);
+	memset((void *)(a + 3 * PAGE), 0, 64);
+	rdma_fill(&p, KGNI_RDMA_PUT, pe, cc.cq_id, (uintptr_t)self->page, hl,
+		  (uintptr_t)a + 3 * PAGE, h, 64);
+	ASSERT_EQ(0, rdma_post(self->fd, &p));
+	deadline = kgni_now() + 5;
+	do {
+		ret = memcmp((const void *)(a + 3 * PAGE), self->page, 64);
+		if (ret)
+			usleep(1000);
+	} while (ret && kgni_now() < deadline);
+	EXPECT_EQ(0, ret) TH_LOG("the PUT to vMDH index 5 (MDD 4090) did not "
+				 "land");
+	EXPECT_EQ(0, mem_deregister(self->fd, h));
+	EXPECT_EQ(0, mem_deregister(self->fd, hl));
+	EXPECT_EQ(0, mem_deregister(fd2, h2));
+	close(fd2);
+	munmap((void *)a, 4 * PAGE);
+}
+
+/* --- KGNI_IOC_MEM_QUERY and KGNI_IOC_NTT_QUERY ----------------------- */
+
+/* The registration of @fd after @h (0, 0: the first), into @h; -errno */
+static int mem_query(int fd, __u64 h[2], __u64 *addr, __u64 *len)
+{
+	struct kgni_mem_query q = {
+		.size = sizeof(q), .mem_hndl = { h[0], h[1] },
+	};
+	int ret = xioctl(fd, KGNI_IOC_MEM_QUERY, &q);
+
+	if (!ret) {
+		h[0] = q.mem_hndl[0];
+		h[1] = q.mem_hndl[1];
+		*addr = q.addr;
+		*len = q.len;
+	}
+	return ret;
+}
+
+#define EXPECT_NEXT(fd, q, want, want_addr, want_len) do {		\
+	__u64 a_ = 0, l_ = 0;						\
+	EXPECT_EQ(0, mem_query(fd, q, &a_, &l_));			\
+	EXPECT_EQ((want)[0], (q)[0]);					\
+	EXPECT_EQ((want)[1], (q)[1]);					\
+	EXPECT_EQ((__u64)(want_addr), a_);				\
+	EXPECT_EQ((__u64)(want_len), l_);				\
+} while (0)
+
+TEST_F(abi, mem_query)
+{
+	struct kgni_mem_segment seg[2];
+	struct kgni_mem_query mq;
+	__u64 h1[2], h2[2], h3[2], o1[2], q[2], f[2], addr, len;
+	char *a;
+	int fd2, fd3;
+
+	if (self->absent)
+		return;
+	a = anon(4 * PAGE);
+	ASSERT_NE(NULL, a);
+	fd3 = open(KGNI_DEV, O_RDWR | O_CLOEXEC);	/* never attached */
+	ASSERT_LE(0, fd3);
+	q[0] = q[1] = 0;
+	EXPECT_EQ(-ENOENT, mem_query(fd3, q, &addr, &len))
+		TH_LOG("a file without a CDM holds none: no CDM needed");
+	EXPECT_EQ(-ENOENT, mem_query(self->fd, q, &addr, &len));
+
+	/* three of this file, in order; one of another file of the job */
+	ASSERT_EQ(0, mem_register_cq(self->fd, a + 100, 200, 0, 0, h1));
+	seg[0].addr = (uintptr_t)a + PAGE + 8;
+	seg[0].len = PAGE - 8;
+	seg[1].addr = (uintptr_t)a + 3 * PAGE;
+	seg[1].len = 10;
+	ASSERT_EQ(0, mem_register_segments(self->fd, seg, 2, 0, 0, h2));
+	ASSERT_EQ(0, mem_register_cq(self->fd, a + 2 * PAGE, PAGE,
+				     KGNI_MEM_READONLY, 0, h3));
+	fd2 = open(KGNI_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, cdm_attach(fd2, TEST_PTAG, TEST_COOKIE, NULL));
+	ASSERT_EQ(0, mem_register_cq(fd2, a, 64, 0, 0, o1));
+
+	q[0] = q[1] = 0;
+	EXPECT_NEXT(self->fd, q, h1, a + 100, 200);
+	EXPECT_NEXT(self->fd, q, h2, a + PAGE + 8, PAGE - 8 + 10);
+	EXPECT_NEXT(self->fd, q, h3, a + 2 * PAGE, PAGE);
+	EXPECT_EQ(-ENOENT, mem_query(self->fd, q, &addr, &len));
+	q[0] = q[1] = 0;
+	EXPECT_NEXT(fd2, q, o1, a, 64);
+	EXPECT_EQ(-ENOENT, mem_query(fd2, q, &addr, &len));
+	/* written back only on success */
+	memset(&mq, 0, sizeof(mq));
+	mq.size = sizeof(mq);
+	memcpy(mq.mem_hndl, h3, sizeof(h3));
+	EXPECT_EQ(-ENOENT, xioctl(self->fd, KGNI_IOC_MEM_QUERY, &mq));
+	EXPECT_EQ(h3[0], mq.mem_hndl[0]);
+	EXPECT_EQ(0ull, mq.addr);
+
+	/* handles this file has none of */
+	memcpy(q, o1, sizeof(q));
+	EXPECT_EQ(-EINVAL, mem_query(self->fd, q, &addr, &len))
+		TH_LOG("another file's handle");
+	memcpy(q, h1, sizeof(q));
+	EXPECT_EQ(-EINVAL, mem_query(fd3, q, &addr, &len));
+	f[0] = h1[0];
+	f[1] = h1[1] ^ (1ull << 56);
+	EXPECT_EQ(-EINVAL, mem_query(self->fd, f, &addr, &len))
+		TH_LOG("a bad CRC");
+	f[0] = h1[0] ^ (1ull << 52);	/* another MDH */
+	f[1] = h1[1];
+	mh_recrc(f);
+	EXPECT_EQ(-EINVAL, mem_query(self->fd, f, &addr, &len))
+		TH_LOG("forged, with a good CRC");
+
+	/* fields: flags, out fields set */
+	memset(&mq, 0, sizeof(mq));
+	mq.size = sizeof(mq);
+	mq.addr = 1;
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, KGNI_IOC_MEM_QUERY, &mq));
+	mq.addr = 0;
+	mq.len = 1;
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, KGNI_IOC_MEM_QUERY, &mq));
+	mq.len = 0;
+	EXPECT_EQ(0, xioctl(self->fd, KGNI_IOC_MEM_QUERY, &mq));
+
+	/* a deregistration: not found after it, skipped by the walk */
+	EXPECT_EQ(0, mem_deregister(self->fd, h2));
+	memcpy(q, h2, sizeof(q));
+	EXPECT_EQ(-EINVAL, mem_query(self->fd, q, &addr, &len));
+	memcpy(q, h1, sizeof(q));
+	EXPECT_NEXT(self->fd, q, h3, a + 2 * PAGE, PAGE);
+	/* a new one comes last */
+	ASSERT_EQ(0, mem_register_cq(self->fd, a + 3 * PAGE, 8, 0, 0, h2));
+	EXPECT_NEXT(self->fd, q, h2, a + 3 * PAGE, 8);
+
+	EXPECT_EQ(0, mem_deregister(self->fd, h1));
+	EXPECT_EQ(0, mem_deregister(self->fd, h2));
+	EXPECT_EQ(0, mem_deregister(self->fd, h3));
+	close(fd2);
+	close(fd3);
+	munmap(a, 4 * PAGE);
+}
+
+TEST_F(abi, ntt_query)
+{
+	struct kgni_ntt_query q;
+	int fd3;
+
+	if (self->absent)
+		return;
+	memset(&q, 0, sizeof(q));
+	q.size = sizeof(q);
+	q.gran = 1;
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, KGNI_IOC_NTT_QUERY, &q));
+	q.gran = 0;
+	q.reserved = 1;
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, KGNI_IOC_NTT_QUERY, &q));
+	q.reserved = 0;
+	EXPECT_EQ(0, xioctl(self->fd, KGNI_IOC_NTT_QUERY, &q));
+	EXPECT_EQ(0u, q.gran) TH_LOG("nothing configures the NTT");
+	EXPECT_EQ(0u, q.reserved);
+	fd3 = open(KGNI_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd3);
+	memset(&q, 0, sizeof(q));
+	q.size = sizeof(q);
+	EXPECT_EQ(0, xioctl(fd3, KGNI_IOC_NTT_QUERY, &q))
+		TH_LOG("a file without a CDM");
+	close(fd3);
 }
 
 /* --- KGNI_IOC_CQ_WAIT -------------------------------------------------- */

@@ -1419,7 +1419,10 @@ static const struct abi_cmd abi_cmds[] = {
 	ABI_CMD(FMA_FREE, struct kgni_fma_free),
 	ABI_CMD(CQ_WAIT, struct kgni_cq_wait),
 	ABI_CMD(RDMA_POST, struct kgni_rdma_post),
-	ABI_CMD(MEM_REGISTER_SEGMENTS, struct kgni_mem_register_segments),
+	/* vmdh_index and vmdh_count came later */
+	{ "MEM_REGISTER_SEGMENTS", KGNI_IOC_MEM_REGISTER_SEGMENTS,
+	  sizeof(struct kgni_mem_register_segments),
+	  offsetof(struct kgni_mem_register_segments, vmdh_index) },
 };
 
 TEST_F(dp, abi_size_flags_pointers)

@@ -59,9 +59,94 @@ int __wrap_open(const char *path, int flags, ...)
 	if (strncmp(path, "/dev/kgni", 9))
 		return __real_open(path, flags, mode);
 	fd = __real_open("/dev/null", O_RDWR | O_CLOEXEC);
-	if (fd >= 0 && fd < MAX_FD)
+	if (fd >= 0 && fd < MAX_FD) {
+		unsigned int i;
+
 		fake_fd[fd] = true;
+		/* A new file: an earlier one of that number is closed. */
+		for (i = 0; i < FAKE_MAX_REGS; i++)
+			if (fake.regs[i].fd == fd)
+				fake.regs[i].used = false;
+	}
 	return fd;
+}
+
+/* Keep a registration of file @fd for KGNI_IOC_MEM_QUERY (if room). */
+static void reg_add(int fd, const __u64 h[2], uint64_t addr, uint64_t len)
+{
+	unsigned int i;
+
+	for (i = 0; i < FAKE_MAX_REGS; i++) {
+		struct fake_reg *g = &fake.regs[i];
+
+		if (g->used)
+			continue;
+		g->used = true;
+		g->fd = fd;
+		g->seq = ++fake.reg_seq;
+		g->hndl[0] = h[0];
+		g->hndl[1] = h[1];
+		g->addr = addr;
+		g->len = len;
+		return;
+	}
+}
+
+static struct fake_reg *reg_find(int fd, const __u64 h[2])
+{
+	unsigned int i;
+
+	for (i = 0; i < FAKE_MAX_REGS; i++) {
+		struct fake_reg *g = &fake.regs[i];
+
+		if (g->used && g->fd == fd && g->hndl[0] == h[0] &&
+		    g->hndl[1] == h[1])
+			return g;
+	}
+	return NULL;
+}
+
+/* Is the MDD of vMDH index @i held by a registration of the fake? */
+static bool vmdh_taken(uint32_t i)
+{
+	unsigned int k;
+
+	for (k = 0; k < FAKE_MAX_REGS; k++)
+		if (fake.regs[k].used &&
+		    (fake.regs[k].hndl[0] >> GEMINI_MH_MDH_SHIFT &
+		     GEMINI_MH_MDH_MASK) == KGNI_VMDH_MDH(i))
+			return true;
+	return false;
+}
+
+/*
+ * The MDH of a registration with @flags and the vMDH fields as kgni
+ * checks them: the next of the fake's, or a vMDH index's MDD.  -1 and
+ * EINVAL, EBUSY or ENOSPC in *@err when kgni would refuse them.
+ */
+static int64_t reg_mdh(uint32_t flags, uint32_t index, uint32_t count,
+		       int *err)
+{
+	uint32_t i;
+
+	*err = EINVAL;
+	if (!(flags & KGNI_MEM_VMDH)) {
+		if (index || count)
+			return -1;
+		return ++fake.next_mdh;
+	}
+	if (!count || count > KGNI_VMDH_ENTRIES ||
+	    (index != KGNI_VMDH_ANY && index >= count))
+		return -1;
+	if (index != KGNI_VMDH_ANY) {
+		*err = EBUSY;
+		return vmdh_taken(index) ? -1 : (int64_t)KGNI_VMDH_MDH(index);
+	}
+	for (i = 0; i < count; i++)
+		if (!vmdh_taken(i))
+			return KGNI_VMDH_MDH(i);
+	*err = ENOSPC;
+	return -1;
 }
 
 void fake_handle(uint64_t va, uint32_t mdh, uint64_t npages, uint8_t flags,
@@ -109,47 +194,93 @@ static int cq_create(struct kgni_cq_create *c)
 	return 0;
 }
 
-static int mem_register(struct kgni_mem_register *r)
+static int mem_register(int fd, struct kgni_mem_register *r)
 {
 	uint64_t first = r->addr & ~(PAGE - 1);
+	int64_t mdh;
+	int err;
 
 	fake.reg = *r;
 	if (!sized(r, sizeof(*r)) ||
-	    (r->flags & ~(KGNI_MEM_READONLY | KGNI_MEM_USE_GART)) ||
+	    (r->flags & ~(KGNI_MEM_READONLY | KGNI_MEM_USE_GART |
+			  KGNI_MEM_VMDH)) ||
 	    r->mem_hndl[0] || r->mem_hndl[1] || r->reserved || !r->len)
 		return EINVAL;
-	fake_handle(first, ++fake.next_mdh,
+	mdh = reg_mdh(r->flags, r->vmdh_index, r->vmdh_count, &err);
+	if (mdh < 0)
+		return err;
+	fake_handle(first, (uint32_t)mdh,
 		    (r->addr + r->len - first + PAGE - 1) / PAGE,
 		    GEMINI_MH_FLAG_GART | (r->flags & KGNI_MEM_READONLY ?
 					   GEMINI_MH_FLAG_READONLY : 0),
 		    r->mem_hndl);
+	reg_add(fd, r->mem_hndl, r->addr, r->len);
 	fake.reg = *r;
 	return 0;
 }
 
-static int mem_register_segments(struct kgni_mem_register_segments *r)
+static int mem_register_segments(int fd, struct kgni_mem_register_segments *r)
 {
 	const struct kgni_mem_segment *s =
 		(const struct kgni_mem_segment *)(uintptr_t)r->segments;
-	uint64_t pages = 0, first;
+	uint64_t pages = 0, first, len = 0;
+	int64_t mdh;
 	uint32_t i;
+	int err;
 
 	fake.segs = *r;
-	if (!sized(r, sizeof(*r)) || (r->flags & ~KGNI_MEM_READONLY) ||
+	if (!sized(r, sizeof(*r)) ||
+	    (r->flags & ~(KGNI_MEM_READONLY | KGNI_MEM_VMDH)) ||
 	    r->mem_hndl[0] || r->mem_hndl[1] || r->reserved || !r->nsegs ||
 	    r->nsegs > KGNI_MEM_MAX_SEGMENTS || !s)
 		return EINVAL;
+	mdh = reg_mdh(r->flags, r->vmdh_index, r->vmdh_count, &err);
+	if (mdh < 0)
+		return err;
 	for (i = 0; i < r->nsegs; i++) {
 		if (i < FAKE_MAX_SEGS)
 			fake.seg[i] = s[i];
 		first = s[i].addr & ~(PAGE - 1);
 		pages += (s[i].addr + s[i].len - first + PAGE - 1) / PAGE;
+		len += s[i].len;
 	}
-	fake_handle(0, ++fake.next_mdh, pages,
+	fake_handle(0, (uint32_t)mdh, pages,
 		    GEMINI_MH_FLAG_GART | (r->flags & KGNI_MEM_READONLY ?
 					   GEMINI_MH_FLAG_READONLY : 0),
 		    r->mem_hndl);
+	reg_add(fd, r->mem_hndl, s[0].addr, len);
 	fake.segs = *r;
+	return 0;
+}
+
+/* KGNI_IOC_MEM_QUERY: the file's registrations in the order made */
+static int mem_query(int fd, struct kgni_mem_query *q)
+{
+	const struct fake_reg *after = NULL, *next = NULL;
+	unsigned int i;
+
+	fake.query = *q;
+	if (!sized(q, sizeof(*q)) || q->flags || q->addr || q->len)
+		return EINVAL;
+	if (q->mem_hndl[0] || q->mem_hndl[1]) {
+		after = reg_find(fd, q->mem_hndl);
+		if (!after)
+			return EINVAL;
+	}
+	for (i = 0; i < FAKE_MAX_REGS; i++) {
+		const struct fake_reg *g = &fake.regs[i];
+
+		if (!g->used || g->fd != fd || (after && g->seq <= after->seq))
+			continue;
+		if (!next || g->seq < next->seq)
+			next = g;
+	}
+	if (!next)
+		return ENOENT;
+	q->mem_hndl[0] = next->hndl[0];
+	q->mem_hndl[1] = next->hndl[1];
+	q->addr = next->addr;
+	q->len = next->len;
 	return 0;
 }
 
@@ -390,7 +521,7 @@ static int dgram_cancel(struct kgni_dgram_cancel *c)
 	return 0;
 }
 
-static int fake_cmd(unsigned int cmd, void *arg)
+static int fake_cmd(int fd, unsigned int cmd, void *arg)
 {
 	int err = fake.fail[cmd];
 
@@ -435,20 +566,48 @@ static int fake_cmd(unsigned int cmd, void *arg)
 		return 0;
 	}
 	case KGNI_CMD_FMA_FREE:
-	case KGNI_CMD_MEM_DEREGISTER:
 		return err;
+	case KGNI_CMD_MEM_DEREGISTER: {
+		struct kgni_mem_deregister *d = arg;
+		struct fake_reg *g;
+
+		if (err)
+			return err;
+		/* Lenient: a handle the fake did not keep is taken too. */
+		g = reg_find(fd, d->mem_hndl);
+		if (g)
+			g->used = false;
+		return 0;
+	}
 	case KGNI_CMD_MEM_REGISTER:
 		if (err) {
 			fake.reg = *(struct kgni_mem_register *)arg;
 			return err;
 		}
-		return mem_register(arg);
+		return mem_register(fd, arg);
 	case KGNI_CMD_MEM_REGISTER_SEGMENTS:
 		if (err) {
 			fake.segs = *(struct kgni_mem_register_segments *)arg;
 			return err;
 		}
-		return mem_register_segments(arg);
+		return mem_register_segments(fd, arg);
+	case KGNI_CMD_MEM_QUERY:
+		if (err) {
+			fake.query = *(struct kgni_mem_query *)arg;
+			return err;
+		}
+		return mem_query(fd, arg);
+	case KGNI_CMD_NTT_QUERY: {
+		struct kgni_ntt_query *n = arg;
+
+		if (err)
+			return err;
+		if (!sized(n, sizeof(*n)) || n->flags || n->gran ||
+		    n->reserved)
+			return EINVAL;
+		n->gran = fake.ntt_gran;
+		return 0;
+	}
 	case KGNI_CMD_RDMA_POST:
 		if (err) {
 			fake.post = *(struct kgni_rdma_post *)arg;
@@ -489,7 +648,7 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 		errno = ENOTTY;
 		return -1;
 	}
-	err = fake_cmd(req & 0xff, arg);
+	err = fake_cmd(fd, req & 0xff, arg);
 	if (err) {
 		errno = err;
 		return -1;

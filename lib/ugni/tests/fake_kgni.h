@@ -27,6 +27,16 @@
 #define FAKE_MAX_SEGS		16
 #define FAKE_MAX_DGRAMS		8
 #define FAKE_MAX_WAITS		16
+#define FAKE_MAX_REGS		64
+
+/* A registration the fake made, for KGNI_IOC_MEM_QUERY */
+struct fake_reg {
+	bool used;
+	int fd;				/* the file that made it */
+	uint32_t seq;			/* order of registration */
+	__u64 hndl[2];
+	uint64_t addr, len;
+};
 
 /*
  * A datagram of the fake, as kgni keeps one from its post until a test
@@ -63,6 +73,10 @@ struct fake_kgni {
 	struct kgni_mem_register_segments segs;
 	struct kgni_mem_segment seg[FAKE_MAX_SEGS];	/* its segments */
 	uint32_t next_mdh;
+	struct fake_reg regs[FAKE_MAX_REGS];	/* live registrations */
+	uint32_t reg_seq;
+	struct kgni_mem_query query;	/* the last, as passed */
+	uint32_t ntt_gran;		/* what KGNI_IOC_NTT_QUERY answers */
 	struct kgni_dgram_post dpost;	/* the last of each, as passed */
 	struct kgni_dgram_test dtest;
 	struct kgni_dgram_probe dprobe;

@@ -9,17 +9,20 @@
  * (fake_kgni.c): GNI_PostRdma's refusals, the KGNI_IOC_RDMA_POST it
  * fills (data words included) and its errnos, the BTE's events through
  * GNI_CqGetEvent and GNI_GetCompleted (one, dual, errors),
- * GNI_MemRegisterSegments, and the datagram calls: the KGNI_IOC_DGRAM_*
+ * GNI_MemRegisterSegments, vMDH registrations, GNI_RebuildMemHndl,
+ * GNI_MemQueryHndls, GNI_GetNttGran, and the datagram calls: the KGNI_IOC_DGRAM_*
  * structures they fill, their refusals and errnos, the out_buf each test
  * hands the kernel, collection, waits with their timeouts and signals,
  * probes, cancels, and GNI_EpUnbind and GNI_EpDestroy of an endpoint with
  * a datagram.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gni_pub.h"
 #include "gemini_mh.h"
@@ -505,7 +508,7 @@ static void test_unimplemented(void)
 	} while (0);
 #include "stub_calls.h"
 #undef STUB
-	tap_ok(!bad && n == 28, "%d functions vgemini does not offer return "
+	tap_ok(!bad && n == 24, "%d functions vgemini does not offer return "
 	       "GNI_RC_ILLEGAL_OP", n);
 	tap_ok(gni_ce_res_status_ok(&res) == 0 &&
 	       gni_ce_res_get_status(&res) == GNI_RC_ILLEGAL_OP,
@@ -1288,7 +1291,8 @@ static void test_mem_segments(void)
 		     GNI_RC_INVALID_PARAM, "GNI_MEM_PHYS_SEGMENTS (kernel only)");
 	SEGS_REFUSED(GNI_MemRegisterSegments(e.nic, seg, 3, NULL,
 					     GNI_MEM_USE_VMDH, 0, &h),
-		     GNI_RC_INVALID_PARAM, "GNI_MEM_USE_VMDH");
+		     GNI_RC_INVALID_PARAM,
+		     "GNI_MEM_USE_VMDH without GNI_SetMddResources");
 	SEGS_REFUSED(GNI_MemRegisterSegments(e.nic, seg, 3, NULL,
 					     GNI_MEM_RESERVE_REGION, -1, &h),
 		     GNI_RC_INVALID_PARAM, "GNI_MEM_RESERVE_REGION");
@@ -2525,6 +2529,327 @@ static void test_smsg_lost_answer(void)
 	env_close(&e);
 }
 
+/* --- vMDH, GNI_RebuildMemHndl, GNI_MemQueryHndls, GNI_GetNttGran ---------- */
+
+#define REG_CMD		FAKE_CMD(KGNI_IOC_MEM_REGISTER)
+#define QUERY_CMD	FAKE_CMD(KGNI_IOC_MEM_QUERY)
+#define NTT_CMD		FAKE_CMD(KGNI_IOC_NTT_QUERY)
+
+static bool same_hndl(const gni_mem_handle_t *a, const gni_mem_handle_t *b)
+{
+	return a->qword1 == b->qword1 && a->qword2 == b->qword2;
+}
+
+/* GNI_RebuildMemHndl needs no NIC: the handle alone. */
+static void test_rebuild_memhndl(void)
+{
+	/* ugni-api.md §18.4's vectors: version 1 (MDH 5) and new format */
+	gni_mem_handle_t v1 = { 0x00500007f1234567ull, 0x32000000c0000003ull };
+	gni_mem_handle_t nf = { 0x00000007f1234567ull, 0x7c048e1150000010ull };
+	gni_mem_handle_t zero = { 0, 0 }, bad = v1, d, vm, keep;
+	const gni_mem_handle_t junk = { 0x1111, 0x2222 };
+	__u64 w[2];
+	int yes = -1;
+
+	d = junk;
+	tap_ok(GNI_RebuildMemHndl(NULL, 1, &d) == GNI_RC_INVALID_PARAM &&
+	       GNI_RebuildMemHndl(&v1, 1, NULL) == GNI_RC_INVALID_PARAM &&
+	       same_hndl(&d, &junk),
+	       "GNI_RebuildMemHndl: NULL handles: INVALID_PARAM");
+	tap_ok(GNI_RebuildMemHndl(&zero, 1, &d) == GNI_RC_INVALID_STATE &&
+	       same_hndl(&d, &junk),
+	       "GNI_RebuildMemHndl: a handle never set: INVALID_STATE");
+	bad.qword2 ^= 1ull << 56;
+	tap_ok(GNI_RebuildMemHndl(&bad, 1, &d) == GNI_RC_INVALID_PARAM &&
+	       same_hndl(&d, &junk),
+	       "GNI_RebuildMemHndl: a bad CRC: INVALID_PARAM");
+	tap_ok(GNI_RebuildMemHndl(&v1, KGNI_VMDH_ENTRIES, &d) ==
+	       GNI_RC_INVALID_PARAM &&
+	       GNI_RebuildMemHndl(&v1, (uint32_t)-1, &d) ==
+	       GNI_RC_INVALID_PARAM && same_hndl(&d, &junk),
+	       "GNI_RebuildMemHndl: index 4096 and -1: INVALID_PARAM");
+
+	keep = v1;
+	CHECK_EQ(GNI_RebuildMemHndl(&v1, 7, &d), GNI_RC_SUCCESS);
+	CHECK_EQ(GNI_MEMHNDL_GET_MDH(d), KGNI_VMDH_MDH(7));
+	CHECK_EQ(GNI_MEMHNDL_GET_MDH(d), 4088);
+	CHECK_EQ(GNI_MEMHNDL_GET_VA(d), GNI_MEMHNDL_GET_VA(v1));
+	CHECK_EQ(GNI_MEMHNDL_GET_NPAGES(d), GNI_MEMHNDL_GET_NPAGES(v1));
+	CHECK_EQ(GNI_MEMHNDL_GET_PAGESIZE(d), GNI_MEMHNDL_GET_PAGESIZE(v1));
+	CHECK_EQ(GNI_MEMHNDL_GET_FLAGS(d), GNI_MEMHNDL_GET_FLAGS(v1));
+	CHECK_EQ(GNI_MEMHNDL_GET_CRC(d), gemini_mh_crc(d.qword1, d.qword2));
+	CHECK_EQ(d.qword2 & ~(0xffull << 56), v1.qword2 & ~(0xffull << 56));
+	CHECK(same_hndl(&v1, &keep));
+	CHECK_EQ(GNI_MemHndlQueryAttr(&d, GNI_MEMHNDL_ATTR_VMDH, &yes),
+		 GNI_RC_SUCCESS);
+	CHECK_EQ(yes, 0);
+	/* index 0 is the last MDD; in place */
+	d = v1;
+	CHECK_EQ(GNI_RebuildMemHndl(&d, 0, &d), GNI_RC_SUCCESS);
+	CHECK_EQ(GNI_MEMHNDL_GET_MDH(d), 4095);
+	CHECK_EQ(GNI_MEMHNDL_GET_VA(d), GNI_MEMHNDL_GET_VA(v1));
+	tap_test_end("GNI_RebuildMemHndl: version 1 handle: MDH of index 7 is "
+		     "MDD 4088 (KGNI_VMDH_MDH), VA, pages, flags kept, CRC "
+		     "made again; src untouched; in place");
+
+	CHECK_EQ(GNI_RebuildMemHndl(&nf, 0x123, &d), GNI_RC_SUCCESS);
+	CHECK_EQ(GNI_MEMHNDL_GET_MDH(d), KGNI_VMDH_MDH(0x123));
+	CHECK_EQ(d.qword1, nf.qword1);
+	CHECK_EQ(GNI_MEMHNDL_GET_FLAGS(d), GNI_MEMHNDL_GET_FLAGS(nf));
+	CHECK_EQ(GNI_MEMHNDL_GET_CRC(d), gemini_mh_crc(d.qword1, d.qword2));
+	tap_test_end("GNI_RebuildMemHndl: new-format handle: the MDH in "
+		     "qword2 replaced, qword1 kept");
+
+	fake_handle(0x7f0000300000ull, 9, 4,
+		    GNI_MEMHNDL_FLAG_VMDH | GNI_MEMHNDL_FLAG_GART, w);
+	vm.qword1 = w[0];
+	vm.qword2 = w[1];
+	CHECK_EQ(GNI_RebuildMemHndl(&vm, 42, &d), GNI_RC_SUCCESS);
+	CHECK_EQ(GNI_MEMHNDL_GET_MDH(d), 42);
+	CHECK_EQ(GNI_MEMHNDL_GET_VA(d), 0x7f0000300000ull);
+	CHECK_EQ(GNI_MEMHNDL_GET_CRC(d), gemini_mh_crc(d.qword1, d.qword2));
+	tap_test_end("GNI_RebuildMemHndl: a handle with the VMDH flag holds "
+		     "the index itself");
+}
+
+/* GNI_SetMddResources and registrations with GNI_MEM_USE_VMDH */
+static void test_vmdh(void)
+{
+	gni_mem_handle_t h, h2, h3, r, untouched = { 0x1111, 0x2222 };
+	gni_mem_segment_t seg = { 0, 64 };
+	unsigned int calls;
+	struct env e;
+	gni_return_t rc;
+	uint64_t b;
+
+	if (!env_open(&e, 0))
+		return;
+	b = (uint64_t)(uintptr_t)e.buf;
+	seg.address = b + 4096;
+
+	/* no ioctl: an index of no block, or past the block */
+	calls = fake.calls[REG_CMD];
+	h = untouched;
+	rc = GNI_MemRegister(e.nic, b, 64, NULL, GNI_MEM_USE_VMDH, 0, &h);
+	tap_ok(rc == GNI_RC_INVALID_PARAM && fake.calls[REG_CMD] == calls &&
+	       same_hndl(&h, &untouched),
+	       "GNI_MEM_USE_VMDH before GNI_SetMddResources: INVALID_PARAM, "
+	       "no ioctl (%s)", rc_name(rc));
+	tap_ok(GNI_SetMddResources(NULL, 4) == GNI_RC_INVALID_PARAM &&
+	       GNI_SetMddResources(e.nic, 0) == GNI_RC_INVALID_PARAM &&
+	       GNI_SetMddResources(e.nic, KGNI_VMDH_ENTRIES + 1) ==
+	       GNI_RC_INVALID_PARAM,
+	       "GNI_SetMddResources: NULL NIC, 0 and 4097 entries: "
+	       "INVALID_PARAM");
+	tap_ok(GNI_SetMddResources(e.nic, KGNI_VMDH_ENTRIES) ==
+	       GNI_RC_SUCCESS && GNI_SetMddResources(e.nic, 2) ==
+	       GNI_RC_SUCCESS, "GNI_SetMddResources: 4096, then 2 entries");
+	rc = GNI_MemRegister(e.nic, b, 64, NULL, GNI_MEM_USE_VMDH, 2, &h);
+	tap_ok(rc == GNI_RC_INVALID_PARAM && fake.calls[REG_CMD] == calls &&
+	       same_hndl(&h, &untouched),
+	       "index 2 of a block of 2: INVALID_PARAM, no ioctl (%s)",
+	       rc_name(rc));
+
+	rc = GNI_MemRegister(e.nic, b, 64, NULL,
+			     GNI_MEM_USE_VMDH | GNI_MEM_READ_ONLY, 1, &h);
+	CHECK_EQ(rc, GNI_RC_SUCCESS);
+	CHECK_EQ(fake.reg.flags, KGNI_MEM_VMDH | KGNI_MEM_READONLY);
+	CHECK_EQ(fake.reg.vmdh_index, 1);
+	CHECK_EQ(fake.reg.vmdh_count, 2);
+	CHECK_EQ(GNI_MEMHNDL_GET_MDH(h), KGNI_VMDH_MDH(1));
+	tap_test_end("GNI_MEM_USE_VMDH, index 1: KGNI_MEM_VMDH, index 1, "
+		     "block 2; the handle names MDD 4094 (%s)", rc_name(rc));
+	rc = GNI_RebuildMemHndl(&h, 1, &r);
+	tap_ok(rc == GNI_RC_SUCCESS && same_hndl(&r, &h),
+	       "GNI_RebuildMemHndl of a vMDH registration at its own index "
+	       "gives the handle back: a peer's at that index, same layout, "
+	       "is the same handle");
+	h2 = untouched;
+	rc = GNI_MemRegister(e.nic, b + 64, 64, NULL, GNI_MEM_USE_VMDH, 1,
+			     &h2);
+	tap_ok(rc == GNI_RC_ERROR_RESOURCE && same_hndl(&h2, &untouched),
+	       "the same index again: ERROR_RESOURCE (kgni's EBUSY), handle "
+	       "untouched (%s)", rc_name(rc));
+	rc = GNI_MemRegisterSegments(e.nic, &seg, 1, NULL, GNI_MEM_USE_VMDH,
+				     (uint32_t)-1, &h2);
+	CHECK_EQ(rc, GNI_RC_SUCCESS);
+	CHECK_EQ(fake.segs.flags, KGNI_MEM_VMDH);
+	CHECK_EQ(fake.segs.vmdh_index, KGNI_VMDH_ANY);
+	CHECK_EQ(fake.segs.vmdh_count, 2);
+	CHECK_EQ(GNI_MEMHNDL_GET_MDH(h2), KGNI_VMDH_MDH(0));
+	tap_test_end("GNI_MemRegisterSegments, GNI_MEM_USE_VMDH, index -1: "
+		     "KGNI_VMDH_ANY, the free index 0 (%s)", rc_name(rc));
+	h3 = untouched;
+	rc = GNI_MemRegister(e.nic, b + 128, 64, NULL, GNI_MEM_USE_VMDH,
+			     (uint32_t)-1, &h3);
+	tap_ok(rc == GNI_RC_ERROR_RESOURCE && same_hndl(&h3, &untouched),
+	       "index -1 in a full block: ERROR_RESOURCE (kgni's ENOSPC) (%s)",
+	       rc_name(rc));
+	rc = GNI_MemRegister(e.nic, b + 128, 64, NULL, 0, 1, &h3);
+	tap_ok(rc == GNI_RC_SUCCESS && fake.reg.flags == 0 &&
+	       fake.reg.vmdh_index == 0 && fake.reg.vmdh_count == 0 &&
+	       GNI_MEMHNDL_GET_MDH(h3) != KGNI_VMDH_MDH(1),
+	       "without GNI_MEM_USE_VMDH vmdh_index is not read (%s)",
+	       rc_name(rc));
+	tap_ok(GNI_MemDeregister(e.nic, &h) == GNI_RC_SUCCESS &&
+	       GNI_MemRegister(e.nic, b + 64, 64, NULL, GNI_MEM_USE_VMDH, 1,
+			       &h) == GNI_RC_SUCCESS &&
+	       GNI_MEMHNDL_GET_MDH(h) == KGNI_VMDH_MDH(1),
+	       "a deregistered index can be taken again");
+	GNI_MemDeregister(e.nic, &h);
+	GNI_MemDeregister(e.nic, &h2);
+	GNI_MemDeregister(e.nic, &h3);
+	env_close(&e);
+}
+
+/* One GNI_MemQueryHndls call that must fail with @want, zeroing the out */
+static void query_refused(gni_nic_handle_t nic, int fd, gni_mem_handle_t *mh,
+			  gni_return_t want, const char *what)
+{
+	gni_mem_handle_t before = *mh;
+	uint64_t addr = 1, len = 1;
+	gni_return_t rc = GNI_MemQueryHndls(nic, fd, mh, &addr, &len);
+
+	tap_ok(rc == want && !addr && !len && same_hndl(mh, &before),
+	       "GNI_MemQueryHndls %s: %s (want %s), address and length 0, "
+	       "handle untouched", what, rc_name(rc), rc_name(want));
+}
+
+static void test_mem_query(void)
+{
+	gni_mem_handle_t mh, zero = { 0, 0 }, bad;
+	uint64_t addr, len, b;
+	unsigned int calls;
+	int pipefd[2], fd2;
+	struct env e;
+	gni_return_t rc;
+
+	if (!env_open(&e, 0))
+		return;
+	b = (uint64_t)(uintptr_t)e.buf;
+
+	/* the NIC's two registrations, in order, then none */
+	mh = zero;
+	rc = GNI_MemQueryHndls(e.nic, -1, &mh, &addr, &len);
+	CHECK_EQ(rc, GNI_RC_SUCCESS);
+	CHECK(same_hndl(&mh, &e.lmh));
+	CHECK_EQ(addr, b);
+	CHECK_EQ(len, 8192);
+	CHECK_EQ(fake.query.size, sizeof(fake.query));
+	CHECK_EQ(fake.query.mem_hndl[0], 0);
+	rc = GNI_MemQueryHndls(e.nic, -1, &mh, &addr, &len);
+	CHECK_EQ(rc, GNI_RC_SUCCESS);
+	CHECK(same_hndl(&mh, &e.lro));
+	CHECK_EQ(addr, b + 8192);
+	CHECK_EQ(len, 4096);
+	CHECK_EQ(fake.query.mem_hndl[0], e.lmh.qword1);
+	tap_test_end("GNI_MemQueryHndls: from the zero handle, the NIC's "
+		     "registrations in order with their address and length");
+	query_refused(e.nic, -1, &mh, GNI_RC_NO_MATCH, "after the last");
+
+	/* the open file instead of the NIC handle: the same walk */
+	mh = zero;
+	rc = GNI_MemQueryHndls(NULL, e.nic->fd, &mh, &addr, &len);
+	tap_ok(rc == GNI_RC_SUCCESS && same_hndl(&mh, &e.lmh) && addr == b &&
+	       len == 8192, "GNI_MemQueryHndls of the NIC's open file: its "
+	       "first registration (%s)", rc_name(rc));
+	fd2 = open("/dev/kgni0", O_RDWR);
+	mh = zero;
+	query_refused(NULL, fd2, &mh, GNI_RC_NO_MATCH,
+		      "of another /dev/kgni0 file, which has none");
+	close(fd2);
+
+	/* arguments */
+	mh = zero;
+	query_refused(e.nic, e.nic->fd, &mh, GNI_RC_INVALID_PARAM,
+		      "with both a NIC and a file");
+	query_refused(NULL, -1, &mh, GNI_RC_INVALID_PARAM,
+		      "with neither a NIC nor a file");
+	addr = len = 1;
+	tap_ok(GNI_MemQueryHndls(e.nic, -1, NULL, &addr, &len) ==
+	       GNI_RC_INVALID_PARAM && !addr && !len &&
+	       GNI_MemQueryHndls(e.nic, -1, &mh, NULL, &len) ==
+	       GNI_RC_INVALID_PARAM &&
+	       GNI_MemQueryHndls(e.nic, -1, &mh, &addr, NULL) ==
+	       GNI_RC_INVALID_PARAM,
+	       "GNI_MemQueryHndls: NULL handle, address or length: "
+	       "INVALID_PARAM");
+	/* a number the fake never gave out (it does not see closes) */
+	if (pipe(pipefd) == 0 && dup2(pipefd[0], 900) == 900) {
+		calls = fake.calls[QUERY_CMD];
+		query_refused(NULL, 900, &mh, GNI_RC_INVALID_PARAM,
+			      "of a pipe (the ioctl is refused)");
+		tap_ok(fake.calls[QUERY_CMD] == calls,
+		       "the pipe's ioctl did not reach kgni");
+		close(900);
+		close(pipefd[0]);
+		close(pipefd[1]);
+	}
+	mh = e.rmh;
+	query_refused(e.nic, -1, &mh, GNI_RC_INVALID_STATE,
+		      "after a peer's handle");
+	bad = e.lmh;
+	bad.qword2 ^= 1ull << 56;
+	mh = bad;
+	calls = fake.calls[QUERY_CMD];
+	query_refused(e.nic, -1, &mh, GNI_RC_INVALID_STATE,
+		      "after a handle with a bad CRC");
+	tap_ok(fake.calls[QUERY_CMD] == calls,
+	       "a bad CRC is refused without an ioctl");
+	fake.fail[QUERY_CMD] = ENODEV;
+	mh = zero;
+	query_refused(e.nic, -1, &mh, GNI_RC_INVALID_PARAM,
+		      "when the NIC is gone (ENODEV)");
+
+	/* a deregistered handle is not found; the rest still is */
+	GNI_MemDeregister(e.nic, &e.lmh);
+	mh = e.lmh;
+	query_refused(e.nic, -1, &mh, GNI_RC_INVALID_STATE,
+		      "after a deregistered handle");
+	mh = zero;
+	rc = GNI_MemQueryHndls(e.nic, -1, &mh, &addr, &len);
+	tap_ok(rc == GNI_RC_SUCCESS && same_hndl(&mh, &e.lro) &&
+	       addr == b + 8192 && len == 4096,
+	       "after GNI_MemDeregister the first is the next one (%s)",
+	       rc_name(rc));
+	GNI_MemDeregister(e.nic, &e.lro);
+	mh = zero;
+	query_refused(e.nic, -1, &mh, GNI_RC_NO_MATCH,
+		      "of a NIC without registrations");
+	env_close(&e);
+}
+
+static void test_ntt_gran(void)
+{
+	uint32_t gran = 77;
+	gni_return_t rc;
+
+	tap_ok(GNI_GetNttGran(0, NULL) == GNI_RC_INVALID_PARAM,
+	       "GNI_GetNttGran(0, NULL): INVALID_PARAM");
+	fake.ntt_gran = 0;
+	rc = GNI_GetNttGran(0, &gran);
+	tap_ok(rc == GNI_RC_SUCCESS && gran == 0 &&
+	       fake.calls[NTT_CMD] == 1,
+	       "GNI_GetNttGran(0): KGNI_IOC_NTT_QUERY, granularity 0 (%s)",
+	       rc_name(rc));
+	fake.ntt_gran = 3;
+	rc = GNI_GetNttGran((uint32_t)-1, &gran);
+	tap_ok(rc == GNI_RC_SUCCESS && gran == 3,
+	       "GNI_GetNttGran(-1), the nearest NIC: what the device holds, "
+	       "3 (%s)", rc_name(rc));
+	gran = 77;
+	rc = GNI_GetNttGran(8, &gran);
+	tap_ok(rc == GNI_RC_INVALID_PARAM && gran == 77,
+	       "GNI_GetNttGran(8), no such device: INVALID_PARAM (%s)",
+	       rc_name(rc));
+	fake.fail[NTT_CMD] = ENOTTY;
+	rc = GNI_GetNttGran(0, &gran);
+	tap_ok(rc == GNI_RC_INVALID_PARAM && gran == 77,
+	       "GNI_GetNttGran when the kernel refuses: INVALID_PARAM (%s)",
+	       rc_name(rc));
+	fake.ntt_gran = 0;
+}
+
 int main(void)
 {
 	tap_begin();
@@ -2544,6 +2869,10 @@ int main(void)
 	test_rdma_errno();
 	test_rdma_completions();
 	test_mem_segments();
+	test_rebuild_memhndl();
+	test_vmdh();
+	test_mem_query();
+	test_ntt_gran();
 	test_dgram_post();
 	test_dgram_test();
 	test_dgram_wait();
