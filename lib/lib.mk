@@ -25,12 +25,13 @@
 #                                 vgemini-agent (guest/agent*.c under
 #                                 ASan+UBSan) for "vgemini run --local"
 #
-#   lib        all of the above, libugni (lib/ugni/ugni.mk) and the ALPS
-#              libraries (lib/alps/alps.mk)
+#   lib        all of the above, libugni (lib/ugni/ugni.mk), the ALPS
+#              libraries (lib/alps/alps.mk) and the registration cache
+#              libudreg (lib/udreg/udreg.mk)
 #   test-lib   host tests (lib/pmi/tests/host-test.py, TAP): the exported
 #              symbols, and pmi_test run by "vgemini run --local";
-#              then libugni's and the ALPS libraries' (lib/*/tests/
-#              host-test.py, TAP)
+#              then libugni's, the ALPS libraries' and libudreg's
+#              (lib/*/tests/host-test.py, TAP)
 
 LIB_OUT ?= $(BUILD)/lib
 LIB_DIR := $(REPO)/lib
@@ -65,11 +66,13 @@ LIB_TARGETS := $(PMI_SO) $(LIB_OUT)/libpmi.so.1 $(LIB_OUT)/libpmi.so \
 
 include $(LIB_DIR)/ugni/ugni.mk
 include $(LIB_DIR)/alps/alps.mk
+include $(LIB_DIR)/udreg/udreg.mk
 include $(REPO)/selftests/ugni/ugni-tests.mk
 
 .PHONY: lib test-lib
 
-lib: $(LIB_TARGETS) $(UGNI_TARGETS) $(ALPS_TARGETS) $(UGNI_JOB_BINS)
+lib: $(LIB_TARGETS) $(UGNI_TARGETS) $(ALPS_TARGETS) $(UDREG_TARGETS) \
+	$(UGNI_JOB_BINS)
 
 $(PMI_OBJ): $(LIB_OUT)/obj/%.o: $(PMI_DIR)/%.c $(PMI_HDR)
 	@mkdir -p $(@D)
@@ -130,3 +133,4 @@ test-lib: lib
 	@$(PMI_DIR)/tests/host-test.py $(LIB_OUT)
 	@$(UGNI_DIR)/tests/host-test.py $(LIB_OUT)
 	@$(ALPS_DIR)/tests/host-test.py $(LIB_OUT)
+	@$(UDREG_DIR)/tests/host-test.py $(LIB_OUT)

@@ -82,6 +82,7 @@ stage firmware-cli 300 "$REPO/firmware/tests/test_cli.sh" "$REPO/build/firmware/
 stage lib-host 300 "$REPO/lib/pmi/tests/host-test.py" "$REPO/build/lib"
 stage lib-ugni 300 "$REPO/lib/ugni/tests/host-test.py" "$REPO/build/lib"
 stage lib-alps 300 "$REPO/lib/alps/tests/host-test.py" "$REPO/build/lib"
+stage lib-udreg 300 "$REPO/lib/udreg/tests/host-test.py" "$REPO/build/lib"
 stage kernel-build 300 "$REPO/scripts/tests/kernel-build.py"
 stage launcher-unit 300 "$REPO/scripts/vgemini_launcher/tests/run_tap.py"
 stage docs 600 "$REPO/scripts/docs.sh" --tap

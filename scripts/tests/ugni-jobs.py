@@ -30,6 +30,11 @@ with "vgemini run" on a 2x2x2 torus of its own:
                   around the powers of two; 4 KiB .. 64 MiB to a
                   neighbour and 3 hops away, and 64 MiB unaligned; a
                   local buffer registered through another CDM
+  ugni_udreg      -n 2: Cray's registration cache (cray-udreg) over
+                  GNI_MemRegister: PUTs from a cached handle, a hit, lazy
+                  deregistration; the buffer unmapped and mapped again at
+                  the same address: a new registration, the new bytes
+                  arrive; UDREG_Evict leaves no registration
   ugni_cdms       -n 2, -n 8: two CDMs per process on the job's ptag and
                   cookie (Open MPI's and UCX's instance ids), each with
                   its own CQs, mailboxes and endpoints connected by its
@@ -315,6 +320,7 @@ def body(tap, fab, quick):
     job(tap, 2, "ugni_memcalls")
     job(tap, 2, "ugni_nosys")
     job(tap, 8, "ugni_rdma")
+    job(tap, 2, "ugni_udreg")
     job(tap, 2, "ugni_cdms", "--rounds", 20 if quick else 100)
     job(tap, 8, "ugni_cdms", "--rounds", 10 if quick else 40)
     job(tap, 8, "ugni_dgram")
