@@ -30,8 +30,10 @@ from tap import Tap  # noqa: E402,F401  (the tests' one TAP writer)
 def vg(*args, timeout=600):
     """(exit status, stdout, stderr) of vgemini ARGS; 124 on time-out."""
     try:
+        # A job may print anything: bytes that are not UTF-8 are shown,
+        # not raised.
         p = subprocess.run([VGEMINI, *map(str, args)], capture_output=True,
-                           text=True, timeout=timeout,
+                           text=True, errors="replace", timeout=timeout,
                            stdin=subprocess.DEVNULL)
         return p.returncode, p.stdout, p.stderr
     except subprocess.TimeoutExpired as e:
@@ -345,7 +347,7 @@ def run_job(*args, cwd=REPO, env=None, timeout=300):
         p = subprocess.run([VGEMINI, "run", "--timeout", str(timeout),
                             *map(str, args)], cwd=cwd,
                            env=dict(os.environ, **(env or {})),
-                           capture_output=True, text=True,
+                           capture_output=True, text=True, errors="replace",
                            timeout=timeout + 120, stdin=subprocess.DEVNULL)
         rc, out, err = p.returncode, p.stdout, p.stderr
     except subprocess.TimeoutExpired:

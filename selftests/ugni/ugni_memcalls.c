@@ -202,6 +202,7 @@ static void rank0_data(const gni_mem_handle_t *own,
 	gni_mem_handle_t rmh, wrong;
 	gni_return_t rc;
 	uint64_t i, bad = 0;
+	int ok;
 
 	rc = GNI_RebuildMemHndl((gni_mem_handle_t *)own, VMDH_INDEX, &rmh);
 	check(rc == GNI_RC_SUCCESS, "GNI_RebuildMemHndl(own handle, index "
@@ -214,18 +215,21 @@ static void rank0_data(const gni_mem_handle_t *own,
 		src[i] = pat(0, i);
 	desc_rw(&d, GNI_POST_FMA_PUT, src, src_mh, VMDH_VA + FMA_OFF, &rmh,
 		FMA_LEN);
-	check(post_wait(job.ep[1], job.cq, &d, &c), "FMA PUT of %d bytes to "
-	      "rank 1 through the rebuilt handle: %s", FMA_LEN, describe(&c));
+	/* the post before describe(): arguments have no order */
+	ok = post_wait(job.ep[1], job.cq, &d, &c);
+	check(ok, "FMA PUT of %d bytes to rank 1 through the rebuilt handle: "
+	      "%s", FMA_LEN, describe(&c));
 	desc_rw(&d, GNI_POST_RDMA_PUT, src, src_mh, VMDH_VA + RDMA_OFF, &rmh,
 		RDMA_LEN);
-	check(rdma_wait(&d, &c), "RDMA PUT of %d bytes to rank 1 through the "
-	      "rebuilt handle: %s", RDMA_LEN, describe(&c));
+	ok = rdma_wait(&d, &c);
+	check(ok, "RDMA PUT of %d bytes to rank 1 through the rebuilt handle: "
+	      "%s", RDMA_LEN, describe(&c));
 	memset(dst, 0, GET_LEN);
 	desc_rw(&d, GNI_POST_FMA_GET, dst, dst_mh, VMDH_VA + GET_OFF, &rmh,
 		GET_LEN);
-	if (check(post_wait(job.ep[1], job.cq, &d, &c), "FMA GET of %d bytes "
-		  "from rank 1 through the rebuilt handle: %s", GET_LEN,
-		  describe(&c)))
+	ok = post_wait(job.ep[1], job.cq, &d, &c);
+	if (check(ok, "FMA GET of %d bytes from rank 1 through the rebuilt "
+		  "handle: %s", GET_LEN, describe(&c)))
 		check(pattern_ok(dst, 0, GET_LEN, 1, &bad), "the GET brought "
 		      "rank 1's bytes (first bad at %" PRIu64 ")", bad);
 
