@@ -115,6 +115,8 @@ struct kgni_bte_chan {
  * @uid: the user whose processes may attach (INVALID_UID: kernel slot)
  * @cgrp: the cgroup (v2) they must be in, referenced (NULL: kernel slot)
  * @ncq: CQs the job's domains hold on this NIC
+ * @suspended: KGNI_IOC_JOB_SUSPEND stopped its traffic (written under
+ *             dp_lock, read without it by the waits of &kgni_dev.job_wq)
  */
 struct kgni_job {
 	bool used;
@@ -125,6 +127,7 @@ struct kgni_job {
 	kuid_t uid;
 	struct cgroup *cgrp;
 	unsigned int ncq;
+	bool suspended;
 };
 
 /* CQs one file, and one job on one NIC, may hold (EDQUOT past them) */
@@ -188,6 +191,12 @@ struct kgni_port_cache {
  * @errs: the kernel API's error subscriptions of this device
  *        (&struct gni_err, kgni_err.c)
  * @nerrs: how many
+ * @nuerrs: how many of them are files' (KGNI_IOC_ERR_SUBSCRIBE); these
+ *          do not count in @nerrs
+ * @err_last_id: the last id given to a file's subscription; ids come
+ *               from this one counter, so that an id names one
+ *               subscription of the device and is never given again
+ *               (kapi_lock)
  * @route_gen: VGEMINI_CTL_ROUTE_GEN as @link_work last read it
  * @mdh_holds: MDH numbers held by kernel clients' deregistrations
  *             (&struct kgni_mdh_hold, earliest expiry first; dp_lock);
@@ -287,6 +296,8 @@ struct kgni_dev {
 	struct list_head kapi_nics;
 	struct list_head errs;
 	unsigned int nerrs;
+	unsigned int nuerrs;
+	u32 err_last_id;
 	u32 route_gen;
 	struct list_head mdh_holds;
 	struct delayed_work mdh_hold_work;
@@ -298,6 +309,7 @@ struct kgni_dev {
 	struct mutex diag_lock;		/* one ping at a time */
 	wait_queue_head_t diag_wq;
 	wait_queue_head_t cq_wq;
+	wait_queue_head_t job_wq;	/* a job resumed, or the device gone */
 
 	struct dentry *debugfs;
 
@@ -389,11 +401,17 @@ struct kgni_dom {
  * @kdev: the device
  * @dom: its domain, which owns its objects
  *
- * @dom is protected by @kdev->dp_lock.
+ * @errs: its error subscriptions (KGNI_IOC_ERR_SUBSCRIBE), NULL for a
+ *        free entry; each has its device-wide id (&kgni_dev.err_last_id)
+ *
+ * @dom is protected by @kdev->dp_lock, @errs by @kdev->kapi_lock.
  */
+struct gni_err;
+
 struct kgni_file {
 	struct kgni_dev *kdev;
 	struct kgni_dom dom;
+	struct gni_err *errs[KGNI_ERR_FILE_SUBS];
 };
 
 /**
@@ -491,6 +509,8 @@ int kgni_proc_job_init(void);
 void kgni_proc_job_exit(void);
 int kgni_ioctl_job_configure(struct kgni_ucmd *ucmd);
 int kgni_ioctl_cdm_attach(struct kgni_ucmd *ucmd);
+int kgni_ioctl_job_suspend(struct kgni_ucmd *ucmd);
+int kgni_ioctl_job_resume(struct kgni_ucmd *ucmd);
 
 /* kgni_mem.c */
 int kgni_dp_map(struct kgni_dev *kdev);
@@ -545,6 +565,13 @@ void kgni_err_post(struct kgni_dev *kdev, u8 category, u16 code, u8 ptag,
 		   u64 i0, u64 i1, u64 i2);
 void kgni_err_dev_remove(struct kgni_dev *kdev);
 void kgni_err_debugfs_add(struct kgni_dev *kdev);
+void kgni_err_file_release(struct kgni_file *kfile);
+void kgni_err_shutdown(struct kgni_dev *kdev);
+int kgni_ioctl_err_subscribe(struct kgni_ucmd *ucmd);
+int kgni_ioctl_err_release(struct kgni_ucmd *ucmd);
+int kgni_ioctl_err_mask(struct kgni_ucmd *ucmd);
+int kgni_ioctl_err_wait(struct kgni_ucmd *ucmd);
+int kgni_ioctl_err_ptag(struct kgni_ucmd *ucmd);
 
 /* kgni_kcq.c */
 void kgni_kcq_irq(struct kgni_dev *kdev, unsigned int vector);

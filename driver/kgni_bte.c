@@ -30,6 +30,7 @@
 
 #include "gemini_mh.h"
 #include "kgni_dp.h"
+#include "kgni_kapi.h"
 
 /* Channels 0..2 for user space, 3 for kernel clients */
 #define KGNI_BTE_USER_CHANS	3
@@ -201,6 +202,30 @@ static void kgni_bte_release(struct kgni_dev *kdev, struct kgni_bte_slot *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/*
+ * A user's transfer that the device ended with an error status is, besides
+ * its error completion, a TRANSACTION error event of its domain's ptag
+ * (kgni_err.c): status, channel, slot.  Posted when the slot is taken
+ * back, so later than the completion.
+ */
+static void kgni_bte_report(struct kgni_dev *kdev, unsigned int vc,
+			    unsigned int i, u64 qw2)
+{
+	struct kgni_bte_chan *ch = &kdev->bte[vc];
+	struct kgni_bte_slot *s = &ch->slot[i];
+	u64 st;
+
+	if (s->state != KGNI_BTE_POSTED ||
+	    !((qw2 >> GEMINI_BTE_FLAGS_SHIFT) & GEMINI_BTE_FLAG_COMPLETE))
+		return;
+	dma_rmb();	/* the status the COMPLETE flag vouches for */
+	st = le64_to_cpu(READ_ONCE(ch->ring[i * KGNI_BTE_SLOT_QWORDS + 4]));
+	st = (st >> GEMINI_BTE_STATUS_SHIFT) & GEMINI_BTE_STATUS_MASK;
+	if (st != GEMINI_BTE_ST_OK)
+		kgni_err_post(kdev, GNI_ERRMASK_TRANSACTION,
+			      KGNI_ERR_BTE_STATUS, s->dom->ptag, st, vc, i);
+}
+
 /* Take back the slots of channel @vc whose transfers have ended. */
 static void kgni_bte_chan_reclaim(struct kgni_dev *kdev, unsigned int vc)
 {
@@ -226,8 +251,10 @@ static void kgni_bte_chan_reclaim(struct kgni_dev *kdev, unsigned int vc)
 		qw2 = le64_to_cpu(READ_ONCE(ch->ring[i * KGNI_BTE_SLOT_QWORDS +
 						     1]));
 		if (k < done || ((qw2 >> GEMINI_BTE_FLAGS_SHIFT) &
-				 GEMINI_BTE_FLAG_COMPLETE))
+				 GEMINI_BTE_FLAG_COMPLETE)) {
+			kgni_bte_report(kdev, vc, i, qw2);
 			kgni_bte_release(kdev, &ch->slot[i]);
+		}
 	}
 	while (ch->tail != ch->head && ch->slot[ch->tail].state == KGNI_BTE_FREE)
 		ch->tail = (ch->tail + 1) % ch->count;
@@ -607,7 +634,9 @@ static u64 kgni_rdma_mode1(const struct kgni_rdma_req *cmd)
  * that is not the domain's, -EPERM without a CDM, -ENOLINK once the
  * domain's job was released, -EACCES for a transfer into read-only
  * memory, -ENOSPC with the ring full or the domain's KGNI_RDMA_MAX_POSTS
- * in flight, -ENODEV once remove has reset the BTE.
+ * in flight, -ENODEV once remove has reset the BTE, -EAGAIN while the
+ * domain's job is suspended (KGNI_IOC_JOB_SUSPEND; never a kernel
+ * domain's).
  */
 int kgni_rdma_post(struct kgni_dev *kdev, struct kgni_dom *dom,
 		   const struct kgni_rdma_req *cmd, u32 *channel, u32 *slot)
@@ -627,6 +656,9 @@ int kgni_rdma_post(struct kgni_dev *kdev, struct kgni_dom *dom,
 	mutex_lock(&kdev->dp_lock);
 	ret = kgni_dom_usable(dom);
 	if (ret)
+		goto out;
+	ret = -EAGAIN;
+	if (kgni_dom_suspended(kdev, dom))
 		goto out;
 	if (!kdev->bte_slots || kdev->bte_stopped) {
 		ret = -ENODEV;
@@ -735,8 +767,14 @@ int kgni_ioctl_rdma_post(struct kgni_ucmd *ucmd)
 	if (cmd->reserved || cmd->channel || cmd->slot)
 		return -EINVAL;
 	kgni_rdma_req_init(&req, cmd);
-	ret = kgni_rdma_post(ucmd->kdev, &ucmd->kfile->dom, &req,
-			     &cmd->channel, &cmd->slot);
+	/* A suspended job's post waits for its resumption. */
+	do {
+		ret = kgni_dom_wait_resumed(ucmd->kdev, &ucmd->kfile->dom);
+		if (ret)
+			return ret;
+		ret = kgni_rdma_post(ucmd->kdev, &ucmd->kfile->dom, &req,
+				     &cmd->channel, &cmd->slot);
+	} while (ret == -EAGAIN);
 	if (ret)
 		return ret;
 	/* On EFAULT here the transfer runs all the same. */

@@ -256,6 +256,8 @@ static inline void __iomem *kgni_mmr(struct kgni_dev *kdev, u64 off)
 
 /* kgni_job.c */
 int kgni_dom_usable(const struct kgni_dom *dom);
+bool kgni_dom_suspended(struct kgni_dev *kdev, const struct kgni_dom *dom);
+int kgni_dom_wait_resumed(struct kgni_dev *kdev, const struct kgni_dom *dom);
 
 /* kgni_main.c: the per-job quotas, and the datagram queue's shares */
 extern unsigned int kgni_job_fmas;
@@ -345,6 +347,8 @@ int kgni_cq_destroy(struct kgni_dev *kdev, struct kgni_dom *dom, u32 cq_id);
 /* kgni_fma.c */
 void kgni_fma_program(struct kgni_dev *kdev, u32 d, u64 qw3, u64 mode2);
 struct kgni_fma *kgni_fma_find(struct kgni_dom *dom, u32 id);
+void kgni_fma_zap(struct kgni_dom *dom, struct kgni_fma *fma);
+bool kgni_fma_requests(struct kgni_dev *kdev, u32 d);
 void kgni_fma_put(struct kgni_fma *fma);
 void kgni_fmas_free_all(struct kgni_dev *kdev, struct kgni_dom *dom,
 			bool live);

@@ -93,6 +93,45 @@ static unsigned int kgni_fma_ssids(struct kgni_dev *kdev, u32 d)
 	return (st >> GEMINI_FMA_STAT_SSID_SHIFT) & GEMINI_FMA_STAT_SSID_MASK;
 }
 
+/**
+ * kgni_fma_requests() - does an FMA descriptor have requests outstanding?
+ * @kdev: the device
+ * @d: the descriptor
+ *
+ * Return: true while the PUT-like or GET-like count of its status word
+ * is not 0: requests sent whose responses have not come back.
+ */
+bool kgni_fma_requests(struct kgni_dev *kdev, u32 d)
+{
+	u64 st = readq(kgni_fma_reg(kdev, d, GEMINI_FMA_QW_STATUS));
+
+	return ((st >> GEMINI_FMA_STAT_WC_SHIFT) & GEMINI_FMA_STAT_COUNT_MASK) ||
+	       ((st >> GEMINI_FMA_STAT_RC_SHIFT) & GEMINI_FMA_STAT_COUNT_MASK);
+}
+
+/**
+ * kgni_fma_zap() - remove every user mapping of an FMA descriptor
+ * @dom: its domain
+ * @fma: the descriptor
+ *
+ * Its user page and windows; a retired descriptor's are not mapped again
+ * (SIGBUS), a suspended job's are mapped again by the fault handler once
+ * the job is resumed (kgni_mmap.c).
+ */
+void kgni_fma_zap(struct kgni_dom *dom, struct kgni_fma *fma)
+{
+	static const enum kgni_map_kind win[] = {
+		KGNI_MAP_FMA_PUT_WC, KGNI_MAP_FMA_PUT_UC, KGNI_MAP_FMA_GET,
+	};
+	unsigned int k;
+
+	kgni_zap(dom->file, kgni_map_offset(KGNI_MAP_FMA_USER, fma->id),
+		 PAGE_SIZE);
+	for (k = 0; k < ARRAY_SIZE(win); k++)
+		kgni_zap(dom->file, kgni_map_offset(win[k], fma->id),
+			 KGNI_FMA_MAP_SIZE);
+}
+
 /* How often the drain work looks at descriptors that are not idle yet */
 #define KGNI_DRAIN_POLL_MS	2
 
@@ -127,16 +166,7 @@ static void kgni_fma_release(struct kgni_fma *fma)
 static void kgni_fma_retire(struct kgni_dev *kdev, struct kgni_dom *dom,
 			    struct kgni_fma *fma, bool live)
 {
-	static const enum kgni_map_kind win[] = {
-		KGNI_MAP_FMA_PUT_WC, KGNI_MAP_FMA_PUT_UC, KGNI_MAP_FMA_GET,
-	};
-	unsigned int k;
-
-	kgni_zap(dom->file, kgni_map_offset(KGNI_MAP_FMA_USER, fma->id),
-		 PAGE_SIZE);
-	for (k = 0; k < ARRAY_SIZE(win); k++)
-		kgni_zap(dom->file, kgni_map_offset(win[k], fma->id),
-			 KGNI_FMA_MAP_SIZE);
+	kgni_fma_zap(dom, fma);
 	list_del(&fma->node);
 	dom->nfma--;
 	fma->cq->users--;

@@ -41,6 +41,12 @@ union kgni_ioctl_buf {
 	struct kgni_dgram_cancel dgram_cancel;
 	struct kgni_mem_query mem_query;
 	struct kgni_ntt_query ntt_query;
+	struct kgni_err_subscribe err_subscribe;
+	struct kgni_err_release err_release;
+	struct kgni_err_mask err_mask;
+	struct kgni_err_wait err_wait;
+	struct kgni_err_ptag err_ptag;
+	struct kgni_job_suspend job_suspend;
 };
 
 /**
@@ -115,6 +121,20 @@ static const struct kgni_ioctl_op kgni_ioctl_ops[] = {
 		      struct kgni_mem_query, len),
 	KGNI_IOCTL_OP(NTT_QUERY, kgni_ioctl_ntt_query,
 		      struct kgni_ntt_query, reserved),
+	KGNI_IOCTL_OP(ERR_SUBSCRIBE, kgni_ioctl_err_subscribe,
+		      struct kgni_err_subscribe, reserved),
+	KGNI_IOCTL_OP(ERR_RELEASE, kgni_ioctl_err_release,
+		      struct kgni_err_release, reserved),
+	KGNI_IOCTL_OP(ERR_MASK, kgni_ioctl_err_mask,
+		      struct kgni_err_mask, reserved),
+	KGNI_IOCTL_OP(ERR_WAIT, kgni_ioctl_err_wait,
+		      struct kgni_err_wait, events),
+	KGNI_IOCTL_OP(ERR_PTAG, kgni_ioctl_err_ptag,
+		      struct kgni_err_ptag, ptag),
+	KGNI_IOCTL_OP(JOB_SUSPEND, kgni_ioctl_job_suspend,
+		      struct kgni_job_suspend, reserved),
+	KGNI_IOCTL_OP(JOB_RESUME, kgni_ioctl_job_resume,
+		      struct kgni_job_suspend, reserved),
 };
 
 /**
@@ -196,6 +216,8 @@ void kgni_ioctl_shutdown(struct kgni_dev *kdev)
 	wake_up_all(&kdev->diag_wq);
 	wake_up_all(&kdev->cq_wq);
 	wake_up_all(&kdev->dg_wq);
+	kgni_err_shutdown(kdev);
+	wake_up_all(&kdev->job_wq);
 	down_write(&kdev->ctl_rwsem);
 	up_write(&kdev->ctl_rwsem);
 }

@@ -186,6 +186,7 @@ struct gni_ep {
 #define KGNI_ERR_ROUTE_LOAD	0x0201	/* INFORMATIONAL: generation, nodes */
 #define KGNI_ERR_QUIESCE_END	0x0202	/* INFORMATIONAL: length in ms */
 #define KGNI_ERR_DEV_REMOVED	0x0301	/* CRITICAL: device number */
+#define KGNI_ERR_BTE_STATUS	0x0401	/* TRANSACTION: status, channel, slot */
 #define KGNI_ERR_INJECTED	0x0f01	/* any class: injection number */
 
 /* Subscriptions a device takes; events a subscription's queue holds */
@@ -195,7 +196,12 @@ struct gni_ep {
 /**
  * struct gni_err - an error subscription (gni_subscribe_errors())
  * @tag: KGNI_TAG_ERR
- * @nic: its NIC
+ * @nic: its NIC; NULL for a file's (KGNI_IOC_ERR_SUBSCRIBE)
+ * @kdev: its device
+ * @kfile: the file whose subscription it is, or NULL for a kernel client's
+ * @id: a file's: its id, unique on the device (&kgni_dev.err_last_id)
+ * @own: a file's whose filter is its CDM's ptag: none of a ptag once the
+ *       CDM's job is released
  * @node: in &kgni_dev.errs (&kgni_dev.kapi_lock)
  * @lock: protects the members below; taken inside &kgni_dev.kapi_lock
  * @mask: the GNI_ERRMASK_* classes it takes
@@ -219,6 +225,10 @@ struct gni_ep {
 struct gni_err {
 	u32 tag;
 	struct gni_nic *nic;
+	struct kgni_dev *kdev;
+	struct kgni_file *kfile;
+	u32 id;
+	bool own;
 	struct list_head node;
 	spinlock_t lock;		/* see above */
 	gni_error_mask_t mask;

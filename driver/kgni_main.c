@@ -105,6 +105,7 @@ static int kgni_release(struct inode *inode, struct file *file)
 	struct kgni_file *kfile = file->private_data;
 	struct kgni_dev *kdev = kfile->kdev;
 
+	kgni_err_file_release(kfile);
 	kgni_file_release(kfile, file);
 	kfree(kfile);
 	put_device(&kdev->dev);
@@ -158,6 +159,7 @@ struct kgni_dev *kgni_dev_alloc(struct pci_dev *pdev)
 	mutex_init(&kdev->diag_lock);
 	init_waitqueue_head(&kdev->diag_wq);
 	init_waitqueue_head(&kdev->cq_wq);
+	init_waitqueue_head(&kdev->job_wq);
 	spin_lock_init(&kdev->dg_lock);
 	init_waitqueue_head(&kdev->dg_wq);
 	INIT_DELAYED_WORK(&kdev->dg_work, kgni_dg_work);

@@ -31,8 +31,10 @@ void kgni_zap(struct file *file, u64 off, u64 len)
 
 /*
  * Each mapping holds a reference on its object (see the top of the file),
- * its copies too (fork, split).  No fault handler: a page of a mapping
- * that kgni_zap() removed is not mapped again, its access is SIGBUS.
+ * its copies too (fork, split).  A page of a mapping that kgni_zap()
+ * removed is not mapped again, its access is SIGBUS; but for the FMA
+ * pages of a suspended job (KGNI_IOC_JOB_SUSPEND), whose access waits
+ * until the job is resumed and then maps the page again.
  */
 static void kgni_cq_vm_open(struct vm_area_struct *vma)
 {
@@ -63,9 +65,66 @@ static void kgni_fma_vm_close(struct vm_area_struct *vma)
 	kgni_fma_put(vma->vm_private_data);
 }
 
+/* Where the FMA page of mmap offset @off is in the NIC's window */
+static u64 kgni_fma_map_bar(u64 off)
+{
+	u32 kind = off >> KGNI_MAP_KIND_SHIFT;
+	u32 id = (off >> KGNI_MAP_ID_SHIFT) & KGNI_MAP_ID_MASK;
+
+	if (kind == KGNI_MAP_FMA_USER)
+		return GEMINI_FMA_USER_PAGE(id);
+	return GEMINI_FMA_WINDOW(kind == KGNI_MAP_FMA_PUT_WC ?
+				 GEMINI_FMA_PUT_WC :
+				 kind == KGNI_MAP_FMA_PUT_UC ?
+				 GEMINI_FMA_PUT_UC : GEMINI_FMA_GET, id);
+}
+
+/*
+ * An access to an FMA page that kgni_zap() removed: SIGBUS if the
+ * descriptor was freed, its job released or the device is gone; if its job is suspended,
+ * wait (killable, mmap_lock held for reading) until it is resumed; then
+ * map the page again.  The page is mapped under dp_lock, so a suspension
+ * that comes meanwhile (which zaps under dp_lock) removes it again.
+ */
+static vm_fault_t kgni_fma_vm_fault(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct kgni_fma *fma = vma->vm_private_data;
+	struct kgni_file *kfile = vma->vm_file->private_data;
+	struct kgni_dev *kdev = kfile->kdev;
+	struct kgni_dom *dom = &kfile->dom;
+	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	unsigned long pfn;
+	vm_fault_t ret;
+
+	for (;;) {
+		mutex_lock(&kdev->dp_lock);
+		if (READ_ONCE(kdev->gone) || dom->revoked ||
+		    kgni_fma_find(dom, fma->id) != fma) {
+			mutex_unlock(&kdev->dp_lock);
+			return VM_FAULT_SIGBUS;
+		}
+		if (!kgni_dom_suspended(kdev, dom))
+			break;
+		mutex_unlock(&kdev->dp_lock);
+		/* A fatal signal: the task dies without retrying the access. */
+		if (wait_event_killable(kdev->job_wq,
+					!kgni_dom_suspended(kdev, dom) ||
+					READ_ONCE(kdev->gone)))
+			return VM_FAULT_NOPAGE;
+	}
+	pfn = (kdev->nic_phys + kgni_fma_map_bar(off) +
+	       (off & KGNI_MAP_REL_MASK)) >> PAGE_SHIFT;
+	pfn += (vmf->address - vma->vm_start) >> PAGE_SHIFT;
+	ret = vmf_insert_pfn_prot(vma, vmf->address, pfn, vma->vm_page_prot);
+	mutex_unlock(&kdev->dp_lock);
+	return ret;
+}
+
 static const struct vm_operations_struct kgni_fma_vm_ops = {
 	.open = kgni_fma_vm_open,
 	.close = kgni_fma_vm_close,
+	.fault = kgni_fma_vm_fault,
 };
 
 static int kgni_mmap_locked(struct kgni_file *kfile,
@@ -127,11 +186,7 @@ static int kgni_mmap_locked(struct kgni_file *kfile,
 		fma = kgni_fma_find(dom, id);
 		if (!fma)
 			return -EINVAL;
-		bar_off = GEMINI_FMA_WINDOW(kind == KGNI_MAP_FMA_PUT_WC ?
-					    GEMINI_FMA_PUT_WC :
-					    kind == KGNI_MAP_FMA_PUT_UC ?
-					    GEMINI_FMA_PUT_UC : GEMINI_FMA_GET,
-					    id);
+		bar_off = kgni_fma_map_bar(off);
 		size = KGNI_FMA_MAP_SIZE;
 		if (kind == KGNI_MAP_FMA_PUT_WC)
 			prot = pgprot_writecombine(vma->vm_page_prot);
@@ -141,6 +196,9 @@ static int kgni_mmap_locked(struct kgni_file *kfile,
 	}
 	if (rel >= size || len > size - rel)
 		return -EINVAL;
+	/* A suspended job's FMA is not mapped (kgni_fma_vm_fault()). */
+	if (fma && kgni_dom_suspended(kdev, dom))
+		return -EAGAIN;
 	vma->vm_page_prot = prot;
 	ret = io_remap_pfn_range(vma, vma->vm_start,
 				 (kdev->nic_phys + bar_off + rel) >> PAGE_SHIFT,

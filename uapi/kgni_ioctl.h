@@ -31,7 +31,8 @@
  * Fields are "in" (read by the kernel), "out" (written by the kernel) or
  * "in/out".  The out fields of KGNI_IOC_MEM_REGISTER, KGNI_IOC_CQ_CREATE,
  * KGNI_IOC_FMA_ALLOC, KGNI_IOC_RDMA_POST, KGNI_IOC_MEM_REGISTER_SEGMENTS,
- * KGNI_IOC_MEM_QUERY and KGNI_IOC_NTT_QUERY must be 0 on input (EINVAL
+ * KGNI_IOC_MEM_QUERY, KGNI_IOC_NTT_QUERY and KGNI_IOC_ERR_* must be 0 on
+ * input (EINVAL
  * otherwise), so that a later version can give them a meaning as inputs;
  * the other commands ignore the input value of their out fields.  Fields named reserved must be 0
  * on input and are written as 0.
@@ -80,10 +81,12 @@
  *  - EBUSY: the file is already attached; the (ptag, cookie) is allowed
  *    already; the CQ is still used by an FMA descriptor, a memory
  *    registration or an RDMA post in flight of the file; the vMDH entry
- *    a registration names (KGNI_MEM_VMDH) is taken.
+ *    a registration names (KGNI_MEM_VMDH) is taken; a thread waits in
+ *    KGNI_IOC_ERR_WAIT on the subscription KGNI_IOC_ERR_RELEASE names.
  *  - EBADF: KGNI_IOC_JOB_CONFIGURE's cgroup_fd is no cgroup v2 directory.
  *  - ENOSPC: no free hardware entry (job slot, MDD, CQ, FMA descriptor,
- *    vMDH entry of the caller's block).
+ *    vMDH entry of the caller's block); KGNI_IOC_ERR_SUBSCRIBE past the
+ *    subscriptions a file, or the files of a device, may hold.
  *  - EDQUOT: KGNI_IOC_CQ_CREATE past the CQs one file, or one job on one
  *    NIC, may hold.
  *  - ENOMEM: kernel memory ran out, or pinning would exceed
@@ -99,6 +102,19 @@
  *    GNI_RC_ERROR_RESOURCE: try again once completions came).
  *  - EINVAL also: a handle, CQ or FMA id that no object of this file
  *    holds (objects of other files included).
+ *
+ * KGNI_IOC_JOB_SUSPEND and KGNI_IOC_JOB_RESUME add:
+ *
+ *  - EPERM: the caller lacks CAP_SYS_ADMIN.
+ *  - ENOENT: no job set-up allowed (ptag, cookie).
+ *  - EOPNOTSUPP: the pair is a kernel client's, which cannot be
+ *    suspended.
+ *  - EALREADY: suspending a job suspended already, or resuming one that
+ *    is not suspended.
+ *  - ETIMEDOUT: the job's traffic did not drain within the timeout; the
+ *    suspension is withdrawn.
+ *  - EINTR also: a signal came while KGNI_IOC_JOB_SUSPEND waited for the
+ *    drain; the suspension is withdrawn.
  */
 
 #define KGNI_IOC_MAGIC			'G'
@@ -129,6 +145,13 @@ enum {
 	KGNI_CMD_DGRAM_CANCEL = 0x91,
 	KGNI_CMD_MEM_QUERY = 0x92,
 	KGNI_CMD_NTT_QUERY = 0x93,
+	KGNI_CMD_ERR_SUBSCRIBE = 0x94,
+	KGNI_CMD_ERR_RELEASE = 0x95,
+	KGNI_CMD_ERR_MASK = 0x96,
+	KGNI_CMD_ERR_WAIT = 0x97,
+	KGNI_CMD_ERR_PTAG = 0x98,
+	KGNI_CMD_JOB_SUSPEND = 0xa0,
+	KGNI_CMD_JOB_RESUME = 0xa1,
 };
 
 /**
@@ -379,6 +402,43 @@ struct kgni_job_configure {
 };
 
 #define KGNI_MAX_JOBS			32
+
+/**
+ * struct kgni_job_suspend - ioctl(KGNI_IOC_JOB_SUSPEND, KGNI_IOC_JOB_RESUME)
+ * @size: in: sizeof(struct kgni_job_suspend)
+ * @flags: in: 0
+ * @job_id: in: the job's id, as uGNI's GNI_SuspendJob takes it; kgni
+ *          keeps no job id (KGNI_IOC_JOB_CONFIGURE takes none), so it is
+ *          not checked
+ * @ptag: in: the job's protection tag, 3 to 253 (EINVAL otherwise)
+ * @cookie: in: the job's cookie
+ * @timeout_ms: in: KGNI_IOC_JOB_SUSPEND: how long to wait for the job's
+ *              traffic to drain (0: look once); KGNI_IOC_JOB_RESUME: 0
+ * @reserved: in: 0
+ *
+ * The launcher's job suspension (uGNI's GNI_SuspendJob, GNI_ResumeJob);
+ * both need CAP_SYS_ADMIN.  Suspending the job that KGNI_IOC_JOB_CONFIGURE
+ * allowed as (@ptag, @cookie) stops its ranks' FMA and BTE traffic on
+ * this NIC: the user pages and windows of its FMA descriptors are
+ * unmapped and a rank's next access to one waits (killable) until the
+ * job is resumed; its KGNI_IOC_RDMA_POST calls wait (interruptible, EINTR)
+ * likewise.  Then the call waits until no request of the job's FMA
+ * descriptors is outstanding (the counts of their status words are 0)
+ * and the BTE has ended every RDMA post of the job, and returns 0 with
+ * the job suspended; or, after @timeout_ms, withdraws the suspension and
+ * fails with ETIMEDOUT (EINTR on a signal).  Transactions that other
+ * nodes start towards the job's memory are not stopped.  Resuming lets
+ * the waiting ranks go on.  Releasing a suspended job resumes it first.
+ */
+struct kgni_job_suspend {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 job_id;
+	__u32 ptag;
+	__u32 cookie;
+	__u32 timeout_ms;
+	__u32 reserved;
+};
 
 /**
  * struct kgni_cdm_attach - ioctl(KGNI_IOC_CDM_ATTACH)
@@ -966,6 +1026,176 @@ struct kgni_dgram_cancel {
 	__aligned_u64 id;
 };
 
+/**
+ * DOC: Error subscriptions
+ *
+ * KGNI_IOC_ERR_SUBSCRIBE to KGNI_IOC_ERR_PTAG are uGNI's error
+ * subscription (GNI_SubscribeErrors() and the calls on its handle): a
+ * subscription holds a GNI_ERRMASK_* mask, a ptag filter and a queue of
+ * events (struct kgni_err_event, which is gni_error_event_t), and takes
+ * the device's error events as a kernel client's subscription does
+ * (Documentation/kernel-api.rst, "Errors"): an event of the device (ptag
+ * 0) goes to every subscription whose mask has its class; an event of a
+ * ptag only to those whose filter is that ptag or 0.  A subscription
+ * belongs to the file that made it, is named by the @id the kernel gave
+ * (an id names one subscription of the device and is never given again
+ * while the device lives; EINVAL for an id no subscription of this file
+ * has: another file's, a released one's) and ends with
+ * KGNI_IOC_ERR_RELEASE or when the file is released.  Its filter is the
+ * ptag of the file's CDM; only CAP_SYS_ADMIN may subscribe without a CDM
+ * (KGNI_ERR_ALL_PTAGS: filter 0, every ptag) or set another filter.  A
+ * subscription of a CDM whose job was released takes events of no ptag
+ * any more.  A file holds at most KGNI_ERR_FILE_SUBS subscriptions, a
+ * device KGNI_ERR_USER_SUBS of files (ENOSPC past either).
+ */
+
+/* Subscriptions one file may hold; subscriptions of files on a device */
+#define KGNI_ERR_FILE_SUBS		4
+#define KGNI_ERR_USER_SUBS		64
+/* Events a file's subscription may queue */
+#define KGNI_ERR_USER_MAX_EEQ		1024
+/* The GNI_ERRMASK_* bits */
+#define KGNI_ERR_MASK_ALL		0xffu
+
+/**
+ * struct kgni_err_event - one error event, uGNI's gni_error_event_t
+ * @error_code: vgemini's code (Documentation/kernel-api.rst, "Errors")
+ * @error_category: its class, one GNI_ERRMASK_* bit
+ * @ptag: the ptag it concerns, 0 for the whole device
+ * @serial_number: events this subscription was given so far, this one
+ *                 included (a gap: events dropped from a full queue)
+ * @timestamp: ns since the epoch (CLOCK_REALTIME)
+ * @info_mmrs: the code's details
+ */
+struct kgni_err_event {
+	__u16 error_code;
+	__u8 error_category;
+	__u8 ptag;
+	__u32 serial_number;
+	__aligned_u64 timestamp;
+	__aligned_u64 info_mmrs[4];
+};
+
+/* KGNI_IOC_ERR_SUBSCRIBE flags */
+#define KGNI_ERR_ALL_PTAGS		(1u << 0)	/* CAP_SYS_ADMIN, no CDM */
+
+/**
+ * struct kgni_err_subscribe - ioctl(KGNI_IOC_ERR_SUBSCRIBE)
+ * @size: in: sizeof(struct kgni_err_subscribe)
+ * @flags: in: KGNI_ERR_ALL_PTAGS or 0
+ * @mask: in: the GNI_ERRMASK_* classes wanted (at most KGNI_ERR_MASK_ALL)
+ * @eeq_size: in: events the queue holds, 1 to KGNI_ERR_USER_MAX_EEQ; when
+ *            it is full the oldest event goes
+ * @id: out: the subscription, never 0, unique on the device (must be 0
+ *       on input)
+ * @reserved: in: 0
+ *
+ * Without KGNI_ERR_ALL_PTAGS the file must be attached to a CDM (EPERM
+ * otherwise, ENOLINK once its job was released) and the filter is its
+ * ptag; with it, EPERM without CAP_SYS_ADMIN.  ENOSPC past
+ * KGNI_ERR_FILE_SUBS or KGNI_ERR_USER_SUBS; ENOMEM.
+ */
+struct kgni_err_subscribe {
+	__u32 size;
+	__u32 flags;
+	__u32 mask;
+	__u32 eeq_size;
+	__u32 id;
+	__u32 reserved;
+};
+
+/**
+ * struct kgni_err_release - ioctl(KGNI_IOC_ERR_RELEASE)
+ * @size: in: sizeof(struct kgni_err_release)
+ * @flags: in: 0
+ * @id: in: the subscription
+ * @reserved: in: 0
+ *
+ * Ends the subscription; its queued events are dropped.  EBUSY while a
+ * thread waits in KGNI_IOC_ERR_WAIT on it (the subscription stays).
+ */
+struct kgni_err_release {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 reserved;
+};
+
+/* KGNI_IOC_ERR_MASK flags */
+#define KGNI_ERR_MASK_SET		(1u << 0)
+
+/**
+ * struct kgni_err_mask - ioctl(KGNI_IOC_ERR_MASK)
+ * @size: in: sizeof(struct kgni_err_mask)
+ * @flags: in: KGNI_ERR_MASK_SET or 0
+ * @id: in: the subscription
+ * @mask: in: KGNI_ERR_MASK_SET: the new mask (at most KGNI_ERR_MASK_ALL),
+ *        for the events after the call; 0 otherwise
+ * @old_mask: out: the mask before the call
+ * @reserved: in: 0
+ */
+struct kgni_err_mask {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 mask;
+	__u32 old_mask;
+	__u32 reserved;
+};
+
+/* KGNI_IOC_ERR_WAIT flags and out state */
+#define KGNI_ERR_WAIT_BLOCK		(1u << 0)
+#define KGNI_ERR_WAIT_TIMED_OUT		(1u << 0)	/* @state */
+
+/**
+ * struct kgni_err_wait - ioctl(KGNI_IOC_ERR_WAIT)
+ * @size: in: sizeof(struct kgni_err_wait)
+ * @flags: in: KGNI_ERR_WAIT_BLOCK or 0
+ * @id: in: the subscription
+ * @events_size: in: room at @events, 1 to KGNI_ERR_USER_MAX_EEQ events
+ * @timeout_ms: in: KGNI_ERR_WAIT_BLOCK: once events are there, how long
+ *              to wait for more until @events_size are taken (0: not);
+ *              0 otherwise
+ * @num_events: out: the events written to @events, oldest first
+ * @state: out: KGNI_ERR_WAIT_TIMED_OUT: @timeout_ms ran out and no event
+ *         came during it
+ * @reserved: in: 0
+ * @events: in: user pointer to @events_size struct kgni_err_event
+ *
+ * Without KGNI_ERR_WAIT_BLOCK takes the queued events (@num_events 0 if
+ * none).  With it, first sleeps (interruptibly, without limit) until an
+ * event is queued: EINTR if a signal comes first; ENODEV if the device
+ * goes.  A signal during @timeout_ms ends the wait with the events taken.
+ * @events is written (zeroed) before any event is taken: EFAULT there
+ * loses none.
+ */
+struct kgni_err_wait {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 events_size;
+	__u32 timeout_ms;
+	__u32 num_events;
+	__u32 state;
+	__u32 reserved;
+	__aligned_u64 events;
+};
+
+/**
+ * struct kgni_err_ptag - ioctl(KGNI_IOC_ERR_PTAG)
+ * @size: in: sizeof(struct kgni_err_ptag)
+ * @flags: in: 0
+ * @id: in: the subscription
+ * @ptag: in: the new filter, 0 to 255 (0: every ptag); EPERM without
+ *        CAP_SYS_ADMIN unless it is the ptag of the file's CDM
+ */
+struct kgni_err_ptag {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 ptag;
+};
+
 #define KGNI_IOC_JOB_CONFIGURE		_IO(KGNI_IOC_MAGIC, KGNI_CMD_JOB_CONFIGURE)
 #define KGNI_IOC_CDM_ATTACH		_IO(KGNI_IOC_MAGIC, KGNI_CMD_CDM_ATTACH)
 #define KGNI_IOC_MEM_REGISTER		_IO(KGNI_IOC_MAGIC, KGNI_CMD_MEM_REGISTER)
@@ -984,5 +1214,12 @@ struct kgni_dgram_cancel {
 #define KGNI_IOC_DGRAM_CANCEL		_IO(KGNI_IOC_MAGIC, KGNI_CMD_DGRAM_CANCEL)
 #define KGNI_IOC_MEM_QUERY		_IO(KGNI_IOC_MAGIC, KGNI_CMD_MEM_QUERY)
 #define KGNI_IOC_NTT_QUERY		_IO(KGNI_IOC_MAGIC, KGNI_CMD_NTT_QUERY)
+#define KGNI_IOC_ERR_SUBSCRIBE		_IO(KGNI_IOC_MAGIC, KGNI_CMD_ERR_SUBSCRIBE)
+#define KGNI_IOC_ERR_RELEASE		_IO(KGNI_IOC_MAGIC, KGNI_CMD_ERR_RELEASE)
+#define KGNI_IOC_ERR_MASK		_IO(KGNI_IOC_MAGIC, KGNI_CMD_ERR_MASK)
+#define KGNI_IOC_ERR_WAIT		_IO(KGNI_IOC_MAGIC, KGNI_CMD_ERR_WAIT)
+#define KGNI_IOC_ERR_PTAG		_IO(KGNI_IOC_MAGIC, KGNI_CMD_ERR_PTAG)
+#define KGNI_IOC_JOB_SUSPEND		_IO(KGNI_IOC_MAGIC, KGNI_CMD_JOB_SUSPEND)
+#define KGNI_IOC_JOB_RESUME		_IO(KGNI_IOC_MAGIC, KGNI_CMD_JOB_RESUME)
 
 #endif /* KGNI_IOCTL_H */

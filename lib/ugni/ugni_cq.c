@@ -87,8 +87,8 @@ void ugni_cq_unmake(struct gni_cq *cq)
 	if (nic->null_cq == cq)
 		nic->null_cq = NULL;
 	pthread_mutex_unlock(&nic->core.lock);
-	munmap(cq->core.ring, cq->ring_size);
-	munmap((void *)cq->core.user, UGNI_PAGE);
+	ugni_unmap(nic, cq->core.ring, cq->ring_size);
+	ugni_unmap(nic, (void *)cq->core.user, UGNI_PAGE);
 	ugni_ioctl(nic, KGNI_IOC_CQ_DESTROY, &d);
 	gnicore_cq_fini(&cq->core);
 	free(cq);

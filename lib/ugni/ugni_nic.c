@@ -44,17 +44,37 @@ gni_return_t ugni_errno_rc(int err)
 	}
 }
 
-/* 0 or an errno; the structure's size field is the caller's. */
+/*
+ * 0 or an errno; the structure's size field is the caller's.  A
+ * checkpointed NIC's file is not used: ENODEV.
+ */
 int ugni_ioctl(struct gni_nic *nic, unsigned long req, void *arg)
 {
+	if (nic->checkpointed)
+		return ENODEV;
 	return ioctl(nic->fd, req, arg) ? errno : 0;
 }
 
 void *ugni_map(struct gni_nic *nic, uint64_t offset, size_t len, int prot)
 {
-	void *p = mmap(NULL, len, prot, MAP_SHARED, nic->fd, (off_t)offset);
+	void *p;
 
+	if (nic->checkpointed) {
+		errno = ENODEV;
+		return NULL;
+	}
+	p = mmap(NULL, len, prot, MAP_SHARED, nic->fd, (off_t)offset);
 	return p == MAP_FAILED ? NULL : p;
+}
+
+/*
+ * Unmap a mapping of the device's file; after a checkpoint it may be
+ * gone, its addresses reused by the restarted process: left alone.
+ */
+void ugni_unmap(struct gni_nic *nic, void *p, size_t len)
+{
+	if (p && !nic->checkpointed)
+		munmap(p, len);
 }
 
 static int dev_open(uint32_t device_id)
@@ -103,7 +123,8 @@ static void nic_close(struct gni_nic *nic)
 	}
 	while (nic->cqs)
 		ugni_cq_unmake(nic->cqs);
-	close(nic->fd);
+	if (!nic->checkpointed)
+		close(nic->fd);
 	gnicore_nic_fini(&nic->core);
 	free(nic);
 }
@@ -116,6 +137,99 @@ UGNI_EXPORT gni_return_t GNI_CdmDestroy(gni_cdm_handle_t cdm_hndl)
 		nic_close(cdm_hndl->nic);
 	free(cdm_hndl);
 	return GNI_RC_SUCCESS;
+}
+
+/*
+ * A checkpoint (Cray's checkpoint bit): after a restart the device's file
+ * is closed and its mappings gone, so from now on the NIC handle makes no
+ * system call on them; GNI_CqDestroy, GNI_EpDestroy and GNI_CdmDestroy
+ * then only free the library's memory, and the calls that need the
+ * device fail (GNI_RC_NO_MATCH mostly).  A CDM not attached has no NIC
+ * handle: nothing to mark.
+ */
+UGNI_EXPORT gni_return_t GNI_CdmCheckpoint(gni_cdm_handle_t cdm_handle)
+{
+	if (!cdm_handle)
+		return GNI_RC_INVALID_PARAM;
+	if (cdm_handle->nic)
+		cdm_handle->nic->checkpointed = true;
+	return GNI_RC_SUCCESS;
+}
+
+/* Undo GNI_CdmCheckpoint: the NIC handle uses its file again. */
+UGNI_EXPORT gni_return_t GNI_CdmResume(gni_cdm_handle_t cdm_handle)
+{
+	if (!cdm_handle)
+		return GNI_RC_INVALID_PARAM;
+	if (cdm_handle->nic)
+		cdm_handle->nic->checkpointed = false;
+	return GNI_RC_SUCCESS;
+}
+
+/* --- Job suspension (privileged) --------------------------------------- */
+
+/* gni_pub.h's return codes of GNI_SuspendJob and GNI_ResumeJob */
+static gni_return_t job_suspend_rc(int err)
+{
+	switch (err) {
+	case 0:
+		return GNI_RC_SUCCESS;
+	case EPERM:
+	case EACCES:
+		return GNI_RC_PERMISSION_ERROR;
+	case ETIMEDOUT:
+		return GNI_RC_TIMEOUT;
+	case EINTR:	/* withdrawn: try again */
+		return GNI_RC_NOT_DONE;
+	case EALREADY:
+		return GNI_RC_INVALID_STATE;
+	case EOPNOTSUPP:	/* a kernel client's ptag */
+		return GNI_RC_ERROR_RESOURCE;
+	default:	/* no such device or job, a bad ptag */
+		return GNI_RC_INVALID_PARAM;
+	}
+}
+
+static gni_return_t job_suspend(uint32_t device_id, unsigned long req,
+				uint64_t job_id, uint8_t ptag,
+				uint32_t cookie, uint32_t timeout)
+{
+	struct kgni_job_suspend s = {
+		.size = sizeof(s),
+		.job_id = job_id,
+		.ptag = ptag,
+		.cookie = cookie,
+		.timeout_ms = timeout,
+	};
+	int fd, err;
+
+	fd = dev_open(device_id);
+	if (fd < 0)
+		return job_suspend_rc(fd == -ENODEV ? ENODEV : errno);
+	err = ioctl(fd, req, &s) ? errno : 0;
+	close(fd);
+	return job_suspend_rc(err);
+}
+
+/*
+ * Stop the job's FMA and BTE traffic on this node's NIC and wait, up to
+ * @timeout ms, until what it had in flight has ended (kgni's
+ * KGNI_IOC_JOB_SUSPEND).  On TIMEOUT or NOT_DONE the job is not
+ * suspended.
+ */
+UGNI_EXPORT gni_return_t GNI_SuspendJob(uint32_t device_id, uint64_t job_id,
+					uint8_t ptag, uint32_t cookie,
+					uint32_t timeout)
+{
+	return job_suspend(device_id, KGNI_IOC_JOB_SUSPEND, job_id, ptag,
+			   cookie, timeout);
+}
+
+UGNI_EXPORT gni_return_t GNI_ResumeJob(uint32_t device_id, uint64_t job_id,
+				       uint8_t ptag, uint32_t cookie)
+{
+	return job_suspend(device_id, KGNI_IOC_JOB_RESUME, job_id, ptag,
+			   cookie, 0);
 }
 
 static int read_nic_address(uint32_t device_id, uint32_t *address)
@@ -212,14 +326,11 @@ err_free:
 
 /* --- FMA descriptors ----------------------------------------------------- */
 
-static void fma_unmap(struct ugni_fma *f)
+static void fma_unmap(struct gni_nic *nic, struct ugni_fma *f)
 {
-	if (f->core.user)
-		munmap((void *)f->core.user, UGNI_PAGE);
-	if (f->core.put)
-		munmap((void *)f->core.put, f->window);
-	if (f->core.get)
-		munmap((void *)f->core.get, f->window);
+	ugni_unmap(nic, (void *)f->core.user, UGNI_PAGE);
+	ugni_unmap(nic, (void *)f->core.put, f->window);
+	ugni_unmap(nic, (void *)f->core.get, f->window);
 }
 
 /*
@@ -257,7 +368,7 @@ int ugni_fma_get(struct gni_nic *nic, struct gni_cq *cq, struct ugni_fma **out)
 	f->core.get = ugni_map(nic, a.get_offset, f->window, PROT_WRITE);
 	if (!f->core.user || !f->core.put || !f->core.get) {
 		err = errno;
-		fma_unmap(f);
+		fma_unmap(nic, f);
 		fr.fma_id = f->id;
 		ugni_ioctl(nic, KGNI_IOC_FMA_FREE, &fr);
 		free(f);
@@ -288,7 +399,7 @@ void ugni_fma_put(struct gni_nic *nic, struct ugni_fma *fma)
 			break;
 		}
 	}
-	fma_unmap(fma);
+	fma_unmap(nic, fma);
 	fr.fma_id = fma->id;
 	ugni_ioctl(nic, KGNI_IOC_FMA_FREE, &fr);
 	gnicore_fma_fini(&fma->core);

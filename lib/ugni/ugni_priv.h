@@ -91,6 +91,12 @@ struct gni_nic {
 	struct ugni_dgram *dgrams;	/* datagrams not collected */
 	uint64_t dgram_keys;		/* keys given out */
 	uint64_t dgram_seq;		/* datagrams posted */
+	/*
+	 * GNI_CdmCheckpoint: no system call on the device's file (ioctl,
+	 * mmap, munmap, close) until GNI_CdmResume; set and read by the
+	 * caller's thread between calls, as Cray's bit was.
+	 */
+	bool checkpointed;
 };
 
 struct gni_cdm {
@@ -167,6 +173,7 @@ static inline struct gni_nic *ugni_ep_nic(struct gni_ep *ep)
 gni_return_t ugni_errno_rc(int err);
 int ugni_ioctl(struct gni_nic *nic, unsigned long req, void *arg);
 void *ugni_map(struct gni_nic *nic, uint64_t offset, size_t len, int prot);
+void ugni_unmap(struct gni_nic *nic, void *p, size_t len);
 int ugni_fma_get(struct gni_nic *nic, struct gni_cq *cq,
 		 struct ugni_fma **out);
 void ugni_fma_put(struct gni_nic *nic, struct ugni_fma *fma);

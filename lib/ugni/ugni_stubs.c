@@ -12,32 +12,6 @@
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 
 /* needs the kgni driver */
-UGNI_EXPORT gni_return_t GNI_CdmCheckpoint(gni_cdm_handle_t cdm_handle)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
-/* needs the kgni driver */
-UGNI_EXPORT gni_return_t GNI_CdmResume(gni_cdm_handle_t cdm_handle)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
-/* needs the kgni driver */
-UGNI_EXPORT gni_return_t GNI_SuspendJob(uint32_t device_id, uint64_t job_id,
-		uint8_t ptag, uint32_t cookie, uint32_t timeout)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
-/* needs the kgni driver */
-UGNI_EXPORT gni_return_t GNI_ResumeJob(uint32_t device_id, uint64_t job_id,
-		uint8_t ptag, uint32_t cookie)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
-/* needs the kgni driver */
 UGNI_EXPORT gni_return_t GNI_ConfigureNTT(int device_id,
 		gni_ntt_descriptor_t *ntt_desc, uint32_t *ntt_base)
 {
@@ -62,57 +36,6 @@ UGNI_EXPORT gni_return_t GNI_ConfigureNTTandJob(int device_id, uint64_t job_id,
 /* Aries only: Gemini has none */
 UGNI_EXPORT gni_return_t GNI_CtPostFma(gni_ep_handle_t ep_hndl,
 		gni_post_descriptor_t *post_descr)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
-/* needs the kgni driver */
-UGNI_EXPORT gni_return_t GNI_SubscribeErrors(gni_nic_handle_t nic_handle,
-		uint32_t device_id, gni_error_mask_t mask, uint32_t EEQ_size,
-		gni_err_handle_t *err_handle)
-{
-	(void)EEQ_size;
-	return GNI_RC_ILLEGAL_OP;
-}
-
-/* needs the kgni driver */
-UGNI_EXPORT gni_return_t GNI_ReleaseErrors(gni_err_handle_t err_handle)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
-/* needs the kgni driver */
-UGNI_EXPORT gni_return_t GNI_GetErrorMask(gni_err_handle_t err_handle,
-		gni_error_mask_t *mask)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
-/* needs the kgni driver */
-UGNI_EXPORT gni_return_t GNI_SetErrorMask(gni_err_handle_t err_handle,
-		gni_error_mask_t mask_in, gni_error_mask_t *mask_out)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
-/* needs the kgni driver */
-UGNI_EXPORT gni_return_t GNI_GetErrorEvent(gni_err_handle_t err_handle,
-		gni_error_event_t *event)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
-/* needs the kgni driver */
-UGNI_EXPORT gni_return_t GNI_WaitErrorEvents(gni_err_handle_t err_handle,
-		gni_error_event_t *events, uint32_t events_size,
-		uint32_t timeout, uint32_t *num_events)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
-/* needs the kgni driver */
-UGNI_EXPORT gni_return_t GNI_SetErrorPtag(gni_err_handle_t err_handle,
-		uint8_t ptag)
 {
 	return GNI_RC_ILLEGAL_OP;
 }

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Host-side uGNI job tests: the programs of selftests/ugni/ (written
 against gni_pub.h and pmi.h only, in the image's /usr/bin) run as jobs
-with "vgemini run" on a 2x2x2 torus of its own:
+with "vgemini run" on a 2x2x2 torus of its own (384 MiB a node):
 
   ugni_putget     -n 2, -n 8: PUT/GET of 1..64 bytes at unaligned offsets
                   between every ordered pair, byte for byte; unaligned
@@ -20,6 +20,19 @@ with "vgemini run" on a 2x2x2 torus of its own:
                   exchanged, byte for byte, and a wrong index ends in an
                   error event; GNI_MemQueryHndls walks each rank's
                   registrations; the refusals of all four
+  ugni_suspend    -n 2: GNI_SuspendJob and GNI_ResumeJob refused to a
+                  rank (PERMISSION_ERROR); GNI_CdmCheckpoint and
+                  GNI_CdmResume: the job's CDM works again after them
+                  (an FMA PUT and GET byte for byte), a checkpointed
+                  CDM's endpoint, CQ and CDM are freed without a system
+                  call on its file
+  ugni_errors     -n 2: GNI_SubscribeErrors and the calls on its
+                  handle: masks, nothing pending (NOT_DONE, a wait ended
+                  by a signal), the refusals (another ptag's, every
+                  ptag's: PERMISSION_ERROR); RDMA PUTs into a peer's
+                  deregistered handle are TRANSACTION events of the job's
+                  ptag (GNI_GetErrorEvent, GNI_WaitErrorEvents with its
+                  coalescing TIMEOUT), masked no more; the peer sees none
   ugni_nosys      -n 2: PUT, GET, AMOs, CQ write, CQ polling, an SMSG
                   and a MSGQ round trip from a process in seccomp's
                   strict mode (a system call kills it)
@@ -304,7 +317,9 @@ def link_errors():
 
 
 def body(tap, fab, quick):
-    if not fab.up(tap, "2x2x2"):
+    # ugni_rdma pins 128 MiB of a guest whose root file system (every
+    # test program) also lives in RAM: 256 MiB is too tight.
+    if not fab.up(tap, "2x2x2", extra=("--mem", "384M")):
         return
     sizes = ["--sizes", 16, "--offsets", 3] if quick else []
     count = ["--count", 50] if quick else []
@@ -318,6 +333,8 @@ def body(tap, fab, quick):
                        launcher=["--alt-domain", "-v"])
     released(tap, alt_creds(err), "the isolation job's alternate domain")
     job(tap, 2, "ugni_memcalls")
+    job(tap, 2, "ugni_errors")
+    job(tap, 2, "ugni_suspend")
     job(tap, 2, "ugni_nosys")
     job(tap, 8, "ugni_rdma")
     job(tap, 2, "ugni_udreg")

@@ -33,6 +33,16 @@
  *    their address and length, after a deregistration, without a CDM;
  *    handles of nobody, of another file, with a bad CRC; out fields set;
  *  - KGNI_IOC_NTT_QUERY: its fields, and the granularity nobody set;
+ *  - KGNI_IOC_JOB_SUSPEND and _RESUME: their fields, unknown jobs, a
+ *    caller without CAP_SYS_ADMIN, EALREADY both ways, a child's access
+ *    to an FMA page and its RDMA post waiting while the job is suspended
+ *    (the access goes on after the resume), a new FMA mapping refused
+ *    (EAGAIN), releasing a suspended job;
+ *  - KGNI_IOC_ERR_*: every field, ids of nobody and of another file, a
+ *    file without a CDM, use after release, EBUSY while a child waits,
+ *    EINTR, EFAULT, the events injected through debugfs by ptag, the
+ *    coalescing timeout, a full queue, KGNI_IOC_ERR_PTAG unprivileged,
+ *    a file's limit, files closed with subscriptions alive;
  *  - unknown command numbers around and inside the range (and kgni's
  *    numbers with another magic, direction or size) are ENOTTY;
  *  - another process cannot mmap this file's CQ and FMA offsets through
@@ -109,6 +119,18 @@ static int fma_free(int fd, __u32 id)
 	return xioctl(fd, KGNI_IOC_FMA_FREE, &f);
 }
 
+/* KGNI_IOC_JOB_SUSPEND or _RESUME (@req) of (@ptag, @cookie) */
+static int job_suspend(int fd, unsigned long req, __u32 ptag, __u32 cookie,
+		       __u32 timeout_ms)
+{
+	struct kgni_job_suspend s = {
+		.size = sizeof(s), .job_id = 1, .ptag = ptag, .cookie = cookie,
+		.timeout_ms = timeout_ms,
+	};
+
+	return xioctl(fd, req, &s);
+}
+
 FIXTURE(abi) {
 	bool absent;
 	int fd;		/* attached to (TEST_PTAG, TEST_COOKIE) */
@@ -155,11 +177,15 @@ enum cmd_id {
 	C_CDM_ATTACH, C_MEM_REGISTER, C_MEM_DEREGISTER, C_CQ_CREATE,
 	C_CQ_DESTROY, C_FMA_ALLOC, C_FMA_FREE, C_CQ_WAIT, C_RDMA_POST,
 	C_MEM_REGISTER_SEGMENTS, C_DGRAM_POST, C_DGRAM_TEST, C_DGRAM_PROBE,
-	C_DGRAM_CANCEL, C_MEM_QUERY, C_NTT_QUERY, C_NUM
+	C_DGRAM_CANCEL, C_MEM_QUERY, C_NTT_QUERY, C_JOB_SUSPEND, C_JOB_RESUME,
+	C_ERR_SUBSCRIBE, C_ERR_RELEASE, C_ERR_MASK, C_ERR_WAIT, C_ERR_PTAG, C_NUM
 };
 
-/* kgni's last command number */
-#define LAST_CMD		KGNI_CMD_NTT_QUERY
+/*
+ * Past kgni's last command number: the numbers from KGNI_CMD_BASE to it
+ * that no entry of cmds[] has are unknown too
+ */
+#define LAST_CMD		0xa8
 
 struct cmd {
 	const char *name;
@@ -235,7 +261,39 @@ static const struct cmd cmds[C_NUM] = {
 	[C_NTT_QUERY] = { "NTT_QUERY", KGNI_IOC_NTT_QUERY,
 		sizeof(struct kgni_ntt_query), sizeof(struct kgni_ntt_query),
 		0, false },
+	[C_JOB_SUSPEND] = { "JOB_SUSPEND", KGNI_IOC_JOB_SUSPEND,
+		sizeof(struct kgni_job_suspend),
+		sizeof(struct kgni_job_suspend), 0, false },
+	[C_JOB_RESUME] = { "JOB_RESUME", KGNI_IOC_JOB_RESUME,
+		sizeof(struct kgni_job_suspend),
+		sizeof(struct kgni_job_suspend), 0, false },
+	[C_ERR_SUBSCRIBE] = { "ERR_SUBSCRIBE", KGNI_IOC_ERR_SUBSCRIBE,
+		sizeof(struct kgni_err_subscribe),
+		sizeof(struct kgni_err_subscribe), KGNI_ERR_ALL_PTAGS, false },
+	[C_ERR_RELEASE] = { "ERR_RELEASE", KGNI_IOC_ERR_RELEASE,
+		sizeof(struct kgni_err_release),
+		sizeof(struct kgni_err_release), 0, false },
+	[C_ERR_MASK] = { "ERR_MASK", KGNI_IOC_ERR_MASK,
+		sizeof(struct kgni_err_mask), sizeof(struct kgni_err_mask),
+		KGNI_ERR_MASK_SET, false },
+	[C_ERR_WAIT] = { "ERR_WAIT", KGNI_IOC_ERR_WAIT,
+		sizeof(struct kgni_err_wait), sizeof(struct kgni_err_wait),
+		KGNI_ERR_WAIT_BLOCK, false },
+	[C_ERR_PTAG] = { "ERR_PTAG", KGNI_IOC_ERR_PTAG,
+		sizeof(struct kgni_err_ptag), sizeof(struct kgni_err_ptag), 0,
+		false },
 };
+
+/* Whether _IO('G', @nr) is one of kgni's commands */
+static bool known_nr(unsigned int nr)
+{
+	unsigned int c;
+
+	for (c = 0; c < C_NUM; c++)
+		if (_IOC_NR(cmds[c].req) == nr)
+			return true;
+	return false;
+}
 
 /* Objects the valid requests below name, made per test */
 struct objs {
@@ -245,7 +303,45 @@ struct objs {
 	__u32 bcq;		/* a blocking CQ, for CQ_WAIT and FMA_ALLOC */
 	__u32 fma;		/* a descriptor, for FMA_FREE */
 	__u32 pe;		/* this NIC's PE, for DIAG_PING and RDMA_POST */
+	__u32 err;		/* an error subscription, for ERR_* */
 };
+
+/* KGNI_IOC_ERR_SUBSCRIBE on @fd: 0 or -errno, the id in *@id */
+static int err_subscribe(int fd, __u32 flags, __u32 mask, __u32 eeq,
+			 __u32 *id)
+{
+	struct kgni_err_subscribe s = {
+		.size = sizeof(s), .flags = flags, .mask = mask,
+		.eeq_size = eeq,
+	};
+	int ret = xioctl(fd, KGNI_IOC_ERR_SUBSCRIBE, &s);
+
+	*id = s.id;
+	return ret;
+}
+
+static int err_release(int fd, __u32 id)
+{
+	struct kgni_err_release r = { .size = sizeof(r), .id = id };
+
+	return xioctl(fd, KGNI_IOC_ERR_RELEASE, &r);
+}
+
+/* KGNI_IOC_ERR_WAIT into @ev (@n events); the count in *@got */
+static int err_wait(int fd, __u32 id, __u32 flags, void *ev, __u32 n,
+		    __u32 timeout_ms, __u32 *got, __u32 *state)
+{
+	struct kgni_err_wait w = {
+		.size = sizeof(w), .flags = flags, .id = id, .events_size = n,
+		.timeout_ms = timeout_ms, .events = (uintptr_t)ev,
+	};
+	int ret = xioctl(fd, KGNI_IOC_ERR_WAIT, &w);
+
+	*got = w.num_events;
+	if (state)
+		*state = w.state;
+	return ret;
+}
 
 static void objs_make(struct __test_metadata *_metadata, int fd, char *page,
 		      struct objs *o)
@@ -263,6 +359,7 @@ static void objs_make(struct __test_metadata *_metadata, int fd, char *page,
 	o->cq = cc.cq_id;
 	ASSERT_EQ(0, cq_create(fd, KGNI_CQ_BLOCKING, 4, &cc));
 	o->bcq = cc.cq_id;
+	ASSERT_EQ(0, err_subscribe(fd, 0, KGNI_ERR_MASK_ALL, 4, &o->err));
 	ASSERT_EQ(0, fma_alloc(fd, o->bcq, &fa));
 	o->fma = fa.fma_id;
 	/* the PE: attach a throw-away file */
@@ -385,6 +482,45 @@ static int valid_request(enum cmd_id c, void *buf, const struct objs *o,
 		p->buf_size = 8;
 		break;
 	}
+	case C_JOB_SUSPEND:
+	case C_JOB_RESUME: {
+		/* The fixture's job, idle: suspended at once */
+		struct kgni_job_suspend *p = buf;
+
+		p->ptag = TEST_PTAG;
+		p->cookie = TEST_COOKIE;
+		p->timeout_ms = c == C_JOB_SUSPEND ? 2000 : 0;
+		break;
+	}
+	case C_ERR_SUBSCRIBE: {
+		struct kgni_err_subscribe *p = buf;
+
+		p->mask = KGNI_ERR_MASK_ALL;
+		p->eeq_size = 4;
+		break;
+	}
+	case C_ERR_RELEASE:
+		((struct kgni_err_release *)buf)->id = o->err;
+		break;
+	case C_ERR_MASK:
+		((struct kgni_err_mask *)buf)->id = o->err;
+		break;
+	case C_ERR_WAIT: {
+		/* not blocking: none queued, 0 events */
+		struct kgni_err_wait *p = buf;
+
+		p->id = o->err;
+		p->events_size = 1;
+		p->events = (uintptr_t)page;
+		break;
+	}
+	case C_ERR_PTAG: {
+		struct kgni_err_ptag *p = buf;
+
+		p->id = o->err;
+		p->ptag = TEST_PTAG;
+		break;
+	}
 	default:
 		break;
 	}
@@ -401,6 +537,8 @@ static bool accepted(enum cmd_id c, int ret)
 	/* None posted: the datagram commands find nothing */
 	if (c == C_DGRAM_TEST || c == C_DGRAM_PROBE || c == C_DGRAM_CANCEL)
 		return ret == -ENOENT;
+	if (c == C_JOB_RESUME)		/* the job is not suspended */
+		return ret == -EALREADY;
 	if (c == C_DIAG_PING)	/* the fabric's own answers */
 		return ret == 0 || ret == -ETIMEDOUT || ret == -EHOSTUNREACH ||
 		       ret == -EBUSY;
@@ -462,6 +600,18 @@ static void undo(struct __test_metadata *_metadata, enum cmd_id c, void *buf,
 		o->fma = fa.fma_id;
 		break;
 	}
+	case C_ERR_SUBSCRIBE:
+		EXPECT_EQ(0, err_release(fd,
+			((struct kgni_err_subscribe *)buf)->id));
+		break;
+	case C_ERR_RELEASE:
+		EXPECT_EQ(0, err_subscribe(fd, 0, KGNI_ERR_MASK_ALL, 4,
+					   &o->err));
+		break;
+	case C_JOB_SUSPEND:
+		EXPECT_EQ(0, job_suspend(fd, KGNI_IOC_JOB_RESUME, TEST_PTAG,
+					 TEST_COOKIE, 0));
+		break;
 	default:
 		break;
 	}
@@ -615,7 +765,7 @@ TEST_F(abi, unknown_commands)
 	if (self->absent)
 		return;
 	for (nr = 0; nr < 256; nr++) {
-		if (nr >= KGNI_CMD_BASE && nr <= LAST_CMD)
+		if (known_nr(nr))
 			continue;
 		memset(buf, 0, sizeof(buf));
 		buf[0] = 64;
@@ -625,6 +775,8 @@ TEST_F(abi, unknown_commands)
 	}
 	/* kgni's numbers with another magic, direction or size */
 	for (nr = KGNI_CMD_BASE; nr <= LAST_CMD; nr++) {
+		if (!known_nr(nr))
+			continue;
 		EXPECT_EQ(-ENOTTY, xioctl(self->fd, _IO('H', nr), buf))
 			TH_LOG("_IO('H', 0x%x)", nr);
 		EXPECT_EQ(-ENOTTY, xioctl(self->fd,
@@ -1559,6 +1711,261 @@ TEST_F_TIMEOUT(abi, cq_wait, 60)
 	EXPECT_EQ(0, cq_destroy(self->fd, cc.cq_id));
 }
 
+/* --- error subscriptions (KGNI_IOC_ERR_*) ---------------------------- */
+
+#define ERR_INJECT		"/sys/kernel/debug/kgni0/inject_error"
+/* gni_pub.h's GNI_ERRMASK_* classes the test uses */
+#define ERRMASK_CRITICAL	0x02
+#define ERRMASK_TRANSACTION	0x04
+#define ERRMASK_INFORMATIONAL	0x20
+
+/* Write @line into kgni's inject_error: 0, or -1 without debugfs */
+static int err_inject(const char *line)
+{
+	int fd = open(ERR_INJECT, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, line, strlen(line));
+	close(fd);
+	return n == (ssize_t)strlen(line) ? 0 : -1;
+}
+
+/*
+ * A subscription of a job released, whose ptag a later job took: the
+ * device's events only, none of the ptag's.
+ */
+static void released_job(struct __test_metadata *_metadata, int fd)
+{
+	struct kgni_err_event ev[4];
+	__u32 jid, x, got = 0;
+	int fj = open(KGNI_DEV, O_RDWR | O_CLOEXEC);
+
+	ASSERT_LE(0, fj);
+	ASSERT_EQ(0, job_configure(fd, 0, OTHER_PTAG, 77));
+	ASSERT_EQ(0, cdm_attach(fj, OTHER_PTAG, 77, NULL));
+	ASSERT_EQ(0, err_subscribe(fj, 0, KGNI_ERR_MASK_ALL, 4, &jid));
+	EXPECT_EQ(0, job_configure(fd, KGNI_JOB_RELEASE, OTHER_PTAG, 77));
+	EXPECT_EQ(0, job_configure(fd, 0, OTHER_PTAG, 78));
+	EXPECT_EQ(0, err_inject("TRANSACTION 0x53"));
+	EXPECT_EQ(0, err_inject("TRANSIENT"));
+	EXPECT_EQ(0, err_wait(fj, jid, 0, ev, 4, 0, &got, NULL));
+	EXPECT_EQ(1u, got) TH_LOG("the later job's event reached it");
+	EXPECT_EQ(0, ev[0].ptag);
+	EXPECT_EQ(-ENOLINK, err_subscribe(fj, 0, 1, 4, &x));
+	EXPECT_EQ(0, job_configure(fd, KGNI_JOB_RELEASE, OTHER_PTAG, 78));
+	close(fj);
+}
+
+TEST_F_TIMEOUT(abi, err_subscriptions, 60)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };
+	struct itimerval it = { .it_value = { 0, 200 * 1000 } };
+	struct kgni_err_subscribe s;
+	struct kgni_err_mask m;
+	struct kgni_err_ptag pt;
+	struct kgni_err_event ev[4];
+	struct kgni_err_wait w;
+	__u32 id, id2, other, got, state, i;
+	__u32 ids[KGNI_ERR_FILE_SUBS];
+	int fd3, status;
+	void *none;
+	pid_t pid;
+	double t;
+
+	if (self->absent)
+		return;
+	/* every field checked */
+	s = (struct kgni_err_subscribe){ .size = sizeof(s), .mask = 1,
+					 .eeq_size = 4, .reserved = 1 };
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, KGNI_IOC_ERR_SUBSCRIBE, &s));
+	s.reserved = 0;
+	s.id = 5;
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, KGNI_IOC_ERR_SUBSCRIBE, &s))
+		TH_LOG("out field id set");
+	s.id = 0;
+	s.mask = 0x100;
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, KGNI_IOC_ERR_SUBSCRIBE, &s));
+	EXPECT_EQ(-EINVAL, err_subscribe(self->fd, 0, 1, 0, &id));
+	EXPECT_EQ(-EINVAL, err_subscribe(self->fd, 0, 1,
+					 KGNI_ERR_USER_MAX_EEQ + 1, &id));
+	EXPECT_EQ(-EINVAL, err_subscribe(self->fd, 0x80000000u, 1, 4, &id));
+	/* no CDM: EPERM; every ptag: root may */
+	fd3 = open(KGNI_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd3);
+	EXPECT_EQ(-EPERM, err_subscribe(fd3, 0, 1, 4, &id));
+	ASSERT_EQ(0, err_subscribe(fd3, KGNI_ERR_ALL_PTAGS,
+				   KGNI_ERR_MASK_ALL, 4, &other));
+
+	ASSERT_EQ(0, err_subscribe(self->fd, 0, ERRMASK_TRANSACTION,
+				   4, &id));
+	EXPECT_NE(0u, id);
+	EXPECT_NE(other, id) TH_LOG("ids are the device's, not the file's");
+	/* ids of nobody, of another file */
+	EXPECT_EQ(-EINVAL, err_release(self->fd, 0));
+	EXPECT_EQ(-EINVAL, err_release(self->fd, 0x12345));
+	EXPECT_EQ(-EINVAL, err_release(self->fd, other));
+	EXPECT_EQ(-EINVAL, err_release(fd3, id));
+	EXPECT_EQ(-EINVAL, err_wait(self->fd, other, 0, ev, 1, 0, &got, NULL));
+
+	/* mask: get, set, fields */
+	m = (struct kgni_err_mask){ .size = sizeof(m), .id = id };
+	EXPECT_EQ(0, xioctl(self->fd, KGNI_IOC_ERR_MASK, &m));
+	EXPECT_EQ((__u32)ERRMASK_TRANSACTION, m.old_mask);
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, KGNI_IOC_ERR_MASK, &m))
+		TH_LOG("out field old_mask set");
+	m = (struct kgni_err_mask){ .size = sizeof(m), .id = id, .mask = 1 };
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, KGNI_IOC_ERR_MASK, &m))
+		TH_LOG("a mask without KGNI_ERR_MASK_SET");
+	m.flags = KGNI_ERR_MASK_SET;
+	m.mask = 0x100;
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, KGNI_IOC_ERR_MASK, &m));
+	m.mask = KGNI_ERR_MASK_ALL;
+	m.reserved = 1;
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, KGNI_IOC_ERR_MASK, &m));
+	m.reserved = 0;
+	EXPECT_EQ(0, xioctl(self->fd, KGNI_IOC_ERR_MASK, &m));
+	EXPECT_EQ((__u32)ERRMASK_TRANSACTION, m.old_mask);
+
+	/* wait: fields, pointers */
+	EXPECT_EQ(-EINVAL, err_wait(self->fd, id, 0, ev, 0, 0, &got, NULL));
+	EXPECT_EQ(-EINVAL, err_wait(self->fd, id, 0, ev,
+				    KGNI_ERR_USER_MAX_EEQ + 1, 0, &got, NULL));
+	EXPECT_EQ(-EINVAL, err_wait(self->fd, id, 0, ev, 1, 10, &got, NULL))
+		TH_LOG("a timeout without KGNI_ERR_WAIT_BLOCK");
+	EXPECT_EQ(-EINVAL, err_wait(self->fd, id, 2, ev, 1, 0, &got, NULL));
+	w = (struct kgni_err_wait){ .size = sizeof(w), .id = id,
+				    .events_size = 1,
+				    .events = (uintptr_t)ev, .num_events = 1 };
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, KGNI_IOC_ERR_WAIT, &w))
+		TH_LOG("out field num_events set");
+	w.num_events = 0;
+	w.reserved = 1;
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, KGNI_IOC_ERR_WAIT, &w));
+	EXPECT_EQ(-EFAULT, err_wait(self->fd, id, 0, NULL, 1, 0, &got, NULL));
+	none = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, none);
+	EXPECT_EQ(-EFAULT, err_wait(self->fd, id, 0, none, 1, 0, &got, NULL))
+		TH_LOG("events read-only");
+	munmap(none, PAGE);
+	got = 7;
+	EXPECT_EQ(0, err_wait(self->fd, id, 0, ev, 4, 0, &got, NULL));
+	EXPECT_EQ(0u, got);
+
+	/* a signal ends a blocking wait with none queued */
+	ASSERT_EQ(0, sigaction(SIGALRM, &sa, NULL));
+	ASSERT_EQ(0, setitimer(ITIMER_REAL, &it, NULL));
+	t = kgni_now();
+	EXPECT_EQ(-EINTR, err_wait(self->fd, id, KGNI_ERR_WAIT_BLOCK, ev, 4,
+				   0, &got, NULL));
+	t = kgni_now() - t;
+	EXPECT_TRUE(t > 0.1 && t < 5) TH_LOG("EINTR after %.3f s", t);
+
+	/* release while a child waits on it through the same file: EBUSY */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		__u32 n = 0;
+		int r = err_wait(self->fd, id, KGNI_ERR_WAIT_BLOCK, ev, 4, 0,
+				 &n, NULL);
+
+		_exit(r == 0 && n == 1 ? 0 : 1);
+	}
+	usleep(300 * 1000);
+	EXPECT_EQ(-EBUSY, err_release(self->fd, id));
+	/* events: of the job's ptag, of the device, not of another ptag */
+	if (err_inject("TRANSACTION 0x53") == 0) {
+		EXPECT_EQ(0, err_inject("TRANSACTION 0x52"));
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+			TH_LOG("the waiting child got one event");
+		EXPECT_EQ(0, err_inject("CRITICAL"));
+		EXPECT_EQ(0, err_inject("INFORMATIONAL 0x52"));
+		memset(ev, 0xee, sizeof(ev));
+		EXPECT_EQ(0, err_wait(self->fd, id, KGNI_ERR_WAIT_BLOCK, ev, 4,
+				      100, &got, &state));
+		EXPECT_EQ(2u, got);
+		EXPECT_EQ(ERRMASK_CRITICAL, ev[0].error_category);
+		EXPECT_EQ(0, ev[0].ptag);
+		EXPECT_EQ(ERRMASK_INFORMATIONAL, ev[1].error_category);
+		EXPECT_EQ(TEST_PTAG, ev[1].ptag);
+		EXPECT_EQ(ev[0].serial_number + 1, ev[1].serial_number);
+		EXPECT_EQ(0, ev[2].error_code) TH_LOG("the rest zeroed");
+		EXPECT_EQ((__u32)KGNI_ERR_WAIT_TIMED_OUT, state);
+		/* the privileged one saw every ptag's */
+		EXPECT_EQ(0, err_wait(fd3, other, 0, ev, 4, 0, &got, NULL));
+		EXPECT_EQ(4u, got);
+		EXPECT_EQ(0x53, ev[0].ptag);
+		/* the queue of 4 keeps the newest, the serials tell */
+		for (i = 0; i < 6; i++)
+			EXPECT_EQ(0, err_inject("TRANSIENT"));
+		EXPECT_EQ(0, err_wait(self->fd, id, 0, ev, 4, 0, &got, NULL));
+		EXPECT_EQ(4u, got);
+		EXPECT_EQ(ev[0].serial_number + 3, ev[3].serial_number);
+		released_job(_metadata, self->fd);
+	} else {
+		TH_LOG("no debugfs: events not injected");
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+	}
+
+	/* ptag filter: any as root; a user only its CDM's */
+	pt = (struct kgni_err_ptag){ .size = sizeof(pt), .id = id,
+				     .ptag = 256 };
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, KGNI_IOC_ERR_PTAG, &pt));
+	pt.ptag = OTHER_PTAG;
+	pt.flags = 1;
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, KGNI_IOC_ERR_PTAG, &pt));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct kgni_err_ptag p = { .size = sizeof(p), .id = id,
+					   .ptag = OTHER_PTAG };
+		__u32 x;
+		int bad = 0;
+
+		if (setgid(65534) || setuid(65534))
+			_exit(2);
+		bad |= xioctl(self->fd, KGNI_IOC_ERR_PTAG, &p) != -EPERM;
+		p.ptag = 0;
+		bad |= xioctl(self->fd, KGNI_IOC_ERR_PTAG, &p) != -EPERM;
+		p.ptag = TEST_PTAG;
+		bad |= xioctl(self->fd, KGNI_IOC_ERR_PTAG, &p) != 0;
+		bad |= err_subscribe(fd3, KGNI_ERR_ALL_PTAGS, 1, 4, &x) !=
+		       -EPERM;
+		_exit(bad);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("unprivileged: PERMISSION for another ptag or 0 only");
+	pt.flags = 0;
+	EXPECT_EQ(0, xioctl(self->fd, KGNI_IOC_ERR_PTAG, &pt));
+
+	/* a file's limit; use after release */
+	for (i = 0; i < KGNI_ERR_FILE_SUBS - 1; i++)
+		EXPECT_EQ(0, err_subscribe(self->fd, 0, 1, 1, &ids[i]));
+	EXPECT_EQ(-ENOSPC, err_subscribe(self->fd, 0, 1, 1, &id2))
+		TH_LOG("past KGNI_ERR_FILE_SUBS");
+	EXPECT_EQ(0, err_release(self->fd, id));
+	EXPECT_EQ(-EINVAL, err_release(self->fd, id));
+	EXPECT_EQ(-EINVAL, err_wait(self->fd, id, 0, ev, 1, 0, &got, NULL));
+	m = (struct kgni_err_mask){ .size = sizeof(m), .id = id };
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, KGNI_IOC_ERR_MASK, &m));
+	EXPECT_EQ(0, err_subscribe(self->fd, 0, 1, 1, &id2));
+	EXPECT_NE(id, id2) TH_LOG("a new id for the slot");
+	EXPECT_EQ(-EINVAL, err_release(self->fd, id));
+	/* close with subscriptions alive, one of them full */
+	for (i = 0; i < 3; i++)
+		err_inject("TRANSIENT");
+	close(fd3);
+	fd3 = open(KGNI_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd3);
+	EXPECT_EQ(0, err_subscribe(fd3, KGNI_ERR_ALL_PTAGS, 1,
+				   KGNI_ERR_USER_MAX_EEQ, &other));
+	close(fd3);
+}
+
 /* --- mmap across processes ------------------------------------------- */
 
 TEST_F(abi, mmap_other_process)
@@ -1604,6 +2011,144 @@ TEST_F(abi, mmap_other_process)
 		       "set-up; 40 its own ring)", status);
 	EXPECT_EQ(0, fma_free(self->fd, fa.fma_id));
 	EXPECT_EQ(0, cq_destroy(self->fd, cc.cq_id));
+}
+
+/* --- KGNI_IOC_JOB_SUSPEND and KGNI_IOC_JOB_RESUME ---------------------- */
+
+#define NOBODY			65534
+
+/* Has child @pid ended?  Its exit status in *@status if so. */
+static bool ended(pid_t pid, int *status)
+{
+	return waitpid(pid, status, WNOHANG) == pid;
+}
+
+TEST_F_TIMEOUT(abi, job_suspend, 60)
+{
+	struct kgni_job_suspend s;
+	struct kgni_cq_create cc;
+	struct kgni_fma_alloc fa;
+	volatile __u64 *user;
+	int status;
+	pid_t pid;
+	__u64 h[2];
+
+	if (self->absent)
+		return;
+	/* fields */
+	memset(&s, 0, sizeof(s));
+	s.size = sizeof(s);
+	s.ptag = TEST_PTAG;
+	s.cookie = TEST_COOKIE;
+	s.reserved = 1;
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, KGNI_IOC_JOB_SUSPEND, &s));
+	EXPECT_EQ(-EINVAL, xioctl(self->fd, KGNI_IOC_JOB_RESUME, &s));
+	EXPECT_EQ(-EINVAL, job_suspend(self->fd, KGNI_IOC_JOB_SUSPEND, 2,
+				       TEST_COOKIE, 0));
+	EXPECT_EQ(-EINVAL, job_suspend(self->fd, KGNI_IOC_JOB_SUSPEND, 254,
+				       TEST_COOKIE, 0));
+	EXPECT_EQ(-EINVAL, job_suspend(self->fd, KGNI_IOC_JOB_RESUME,
+				       TEST_PTAG, TEST_COOKIE, 5));
+	/* unknown jobs */
+	EXPECT_EQ(-ENOENT, job_suspend(self->fd, KGNI_IOC_JOB_SUSPEND,
+				       OTHER_PTAG, 77, 0));
+	EXPECT_EQ(-ENOENT, job_suspend(self->fd, KGNI_IOC_JOB_SUSPEND,
+				       TEST_PTAG, TEST_COOKIE + 1, 0));
+	EXPECT_EQ(-ENOENT, job_suspend(self->fd, KGNI_IOC_JOB_RESUME,
+				       OTHER_PTAG, 77, 0));
+	/* not root */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		int fd;
+
+		if (setgid(NOBODY) || setuid(NOBODY))
+			_exit(10);
+		fd = open(KGNI_DEV, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			_exit(11);
+		if (job_suspend(fd, KGNI_IOC_JOB_SUSPEND, TEST_PTAG,
+				TEST_COOKIE, 0) != -EPERM)
+			_exit(12);
+		if (job_suspend(fd, KGNI_IOC_JOB_RESUME, TEST_PTAG,
+				TEST_COOKIE, 0) != -EPERM)
+			_exit(13);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("child status 0x%x (12: suspend, 13: resume not EPERM)",
+		       status);
+
+	/* states */
+	EXPECT_EQ(-EALREADY, job_suspend(self->fd, KGNI_IOC_JOB_RESUME,
+					 TEST_PTAG, TEST_COOKIE, 0));
+	ASSERT_EQ(0, cq_create(self->fd, 0, 4, &cc));
+	ASSERT_EQ(0, fma_alloc(self->fd, cc.cq_id, &fa));
+	user = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, self->fd,
+		    fa.user_offset);
+	ASSERT_NE(MAP_FAILED, user);
+	(void)user[0];
+	ASSERT_EQ(0, mem_register_cq(self->fd, self->page, PAGE, 0, 0, h));
+	ASSERT_EQ(0, job_suspend(self->fd, KGNI_IOC_JOB_SUSPEND, TEST_PTAG,
+				 TEST_COOKIE, 2000));
+	EXPECT_EQ(-EALREADY, job_suspend(self->fd, KGNI_IOC_JOB_SUSPEND,
+					 TEST_PTAG, TEST_COOKIE, 0));
+	/* a new mapping of its FMA: refused while suspended */
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, PAGE, PROT_READ, MAP_SHARED,
+				   self->fd, fa.get_offset));
+	EXPECT_EQ(EAGAIN, errno);
+
+	/* a rank's access to its FMA page waits until the resume */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		(void)user[0];
+		_exit(0);
+	}
+	usleep(300 * 1000);
+	EXPECT_FALSE(ended(pid, &status))
+		TH_LOG("the child's FMA access did not wait");
+	EXPECT_EQ(0, job_suspend(self->fd, KGNI_IOC_JOB_RESUME, TEST_PTAG,
+				 TEST_COOKIE, 0));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("child status 0x%x after the resume", status);
+	EXPECT_EQ(-EALREADY, job_suspend(self->fd, KGNI_IOC_JOB_RESUME,
+					 TEST_PTAG, TEST_COOKIE, 0));
+	/* mapped again after the resume */
+	(void)user[0];
+
+	/* an RDMA post waits too; a fatal signal ends it */
+	ASSERT_EQ(0, job_suspend(self->fd, KGNI_IOC_JOB_SUSPEND, TEST_PTAG,
+				 TEST_COOKIE, 2000));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct kgni_rdma_post p = {
+			.size = sizeof(p), .type = KGNI_RDMA_PUT,
+			.cq_id = cc.cq_id, .length = 8,
+		};
+
+		p.local_addr = (uintptr_t)self->page;
+		p.remote_addr = (uintptr_t)self->page + 64;
+		memcpy(p.local_mem_hndl, h, sizeof(h));
+		memcpy(p.remote_mem_hndl, h, sizeof(h));
+		_exit(xioctl(self->fd, KGNI_IOC_RDMA_POST, &p) ? 30 : 31);
+	}
+	usleep(300 * 1000);
+	EXPECT_FALSE(ended(pid, &status))
+		TH_LOG("the child's RDMA post did not wait");
+	kill(pid, SIGTERM);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM)
+		TH_LOG("child status 0x%x", status);
+	/* releasing a suspended job resumes it */
+	EXPECT_EQ(0, job_configure(self->fd, KGNI_JOB_RELEASE, TEST_PTAG,
+				   TEST_COOKIE));
+	EXPECT_EQ(-ENOENT, job_suspend(self->fd, KGNI_IOC_JOB_RESUME,
+				       TEST_PTAG, TEST_COOKIE, 0));
+	munmap((void *)user, PAGE);
 }
 
 /* --- the FMA user alias page -------------------------------------------- */

@@ -721,7 +721,7 @@ TEST_F(fabric, abi_unknown_command)
 		_IO(KGNI_IOC_MAGIC, 0),
 		_IO(KGNI_IOC_MAGIC, 1),		/* Cray's GNI_IOC_NIC_SETATTR nr */
 		_IO(KGNI_IOC_MAGIC, KGNI_CMD_BASE - 1),
-		_IO(KGNI_IOC_MAGIC, KGNI_CMD_NTT_QUERY + 1),
+		_IO(KGNI_IOC_MAGIC, 0xa8),	/* past the last command */
 		_IO(KGNI_IOC_MAGIC, 0xff),
 		_IO('H', KGNI_CMD_DIAG_PING),
 		/* The right number with size and direction bits. */

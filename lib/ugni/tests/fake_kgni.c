@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -45,6 +46,8 @@ static struct {
 	volatile uint64_t *ring, *user;
 } cqs[FAKE_MAX_CQ];
 
+static void err_free(struct fake_err *e);
+
 int __wrap_open(const char *path, int flags, ...)
 {
 	mode_t mode = 0;
@@ -67,6 +70,10 @@ int __wrap_open(const char *path, int flags, ...)
 		for (i = 0; i < FAKE_MAX_REGS; i++)
 			if (fake.regs[i].fd == fd)
 				fake.regs[i].used = false;
+		for (i = 0; i < FAKE_MAX_ERRS; i++)
+			if (fake.errs[i].used && fake.errs[i].fd == fd)
+				err_free(&fake.errs[i]);
+		fake.cdm_ptag[fd] = 0;
 	}
 	return fd;
 }
@@ -521,6 +528,197 @@ static int dgram_cancel(struct kgni_dgram_cancel *c)
 	return 0;
 }
 
+/* Error subscriptions */
+
+static struct fake_err *err_find(int fd, uint32_t id)
+{
+	unsigned int i;
+
+	for (i = 0; i < FAKE_MAX_ERRS; i++)
+		if (fake.errs[i].used && fake.errs[i].fd == fd &&
+		    fake.errs[i].id == id)
+			return &fake.errs[i];
+	return NULL;
+}
+
+static void err_deliver(struct fake_err *e, const struct kgni_err_event *ev)
+{
+	struct kgni_err_event *slot;
+
+	slot = &e->ring[(e->head + e->count) % e->size];
+	if (e->count == e->size)
+		e->head = (e->head + 1) % e->size;
+	else
+		e->count++;
+	*slot = *ev;
+	slot->serial_number = ++e->serial;
+}
+
+unsigned int fake_err_post(uint8_t category, uint16_t code, uint8_t ptag,
+			   uint64_t info0)
+{
+	struct kgni_err_event ev = {
+		.error_code = code, .error_category = category, .ptag = ptag,
+		.timestamp = 1, .info_mmrs = { info0 },
+	};
+	unsigned int i, n = 0;
+
+	for (i = 0; i < FAKE_MAX_ERRS; i++) {
+		struct fake_err *e = &fake.errs[i];
+
+		if (!e->used || !(e->mask & category) ||
+		    (ptag && e->ptag && ptag != e->ptag))
+			continue;
+		err_deliver(e, &ev);
+		n++;
+	}
+	return n;
+}
+
+unsigned int fake_errs(void)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < FAKE_MAX_ERRS; i++)
+		n += fake.errs[i].used;
+	return n;
+}
+
+static void err_free(struct fake_err *e)
+{
+	free(e->ring);
+	memset(e, 0, sizeof(*e));
+}
+
+static int err_subscribe(int fd, struct kgni_err_subscribe *s)
+{
+	unsigned int i;
+	struct fake_err *e = NULL;
+
+	if (!sized(s, sizeof(*s)) || (s->flags & ~KGNI_ERR_ALL_PTAGS) ||
+	    s->reserved || s->id || s->mask > KGNI_ERR_MASK_ALL ||
+	    !s->eeq_size || s->eeq_size > KGNI_ERR_USER_MAX_EEQ)
+		return EINVAL;
+	if (s->flags & KGNI_ERR_ALL_PTAGS ? !fake.privileged :
+	    !fake.cdm_ptag[fd])
+		return EPERM;
+	for (i = 0; i < FAKE_MAX_ERRS && !e; i++)
+		if (!fake.errs[i].used)
+			e = &fake.errs[i];
+	if (!e)
+		return ENOSPC;
+	e->ring = calloc(s->eeq_size, sizeof(*e->ring));
+	if (!e->ring)
+		return ENOMEM;
+	e->used = true;
+	e->fd = fd;
+	e->id = (++fake.err_seq << 4) | (uint32_t)(e - fake.errs + 1);
+	e->mask = s->mask;
+	e->ptag = s->flags & KGNI_ERR_ALL_PTAGS ? 0 : fake.cdm_ptag[fd];
+	e->size = s->eeq_size;
+	s->id = e->id;
+	return 0;
+}
+
+static int err_wait(int fd, struct kgni_err_wait *w, unsigned int cmd)
+{
+	bool block = w->flags & KGNI_ERR_WAIT_BLOCK;
+	struct kgni_err_event *out;
+	struct fake_err *e;
+	uint32_t want, n;
+
+	if (!sized(w, sizeof(*w)) || (w->flags & ~KGNI_ERR_WAIT_BLOCK) ||
+	    w->reserved || w->num_events || w->state || !w->events_size ||
+	    w->events_size > KGNI_ERR_USER_MAX_EEQ ||
+	    (!block && w->timeout_ms))
+		return EINVAL;
+	e = err_find(fd, w->id);
+	if (!e)
+		return EINVAL;
+	out = (struct kgni_err_event *)(uintptr_t)w->events;
+	if (!out)
+		return EFAULT;
+	memset(out, 0, w->events_size * sizeof(*out));
+	if (block && !e->count) {
+		if (!interrupted(cmd))
+			return EINTR;
+		if (!fake.err_on_wait)
+			return EDEADLK;	/* for ever: tell the test */
+		fake.err_on_wait = false;
+		err_deliver(e, &fake.err_next);
+	}
+	want = w->events_size < e->size ? w->events_size : e->size;
+	for (n = 0; n < want && e->count; n++) {
+		out[n] = e->ring[e->head];
+		e->head = (e->head + 1) % e->size;
+		e->count--;
+	}
+	/* Nothing more comes during the fake's timeout. */
+	if (block && n && n < want && w->timeout_ms)
+		w->state = KGNI_ERR_WAIT_TIMED_OUT;
+	w->num_events = n;
+	return 0;
+}
+
+static int err_cmd(int fd, unsigned int cmd, void *arg)
+{
+	struct fake_err *e;
+
+	switch (cmd) {
+	case KGNI_CMD_ERR_SUBSCRIBE:
+		fake.esub = *(struct kgni_err_subscribe *)arg;
+		return err_subscribe(fd, arg);
+	case KGNI_CMD_ERR_RELEASE: {
+		struct kgni_err_release *r = arg;
+
+		if (!sized(r, sizeof(*r)) || r->flags || r->reserved)
+			return EINVAL;
+		e = err_find(fd, r->id);
+		if (!e)
+			return EINVAL;
+		if (fake.err_busy)
+			return EBUSY;
+		err_free(e);
+		return 0;
+	}
+	case KGNI_CMD_ERR_MASK: {
+		struct kgni_err_mask *m = arg;
+		bool set = m->flags & KGNI_ERR_MASK_SET;
+
+		if (!sized(m, sizeof(*m)) || (m->flags & ~KGNI_ERR_MASK_SET) ||
+		    m->reserved || m->old_mask || m->mask > KGNI_ERR_MASK_ALL ||
+		    (!set && m->mask))
+			return EINVAL;
+		e = err_find(fd, m->id);
+		if (!e)
+			return EINVAL;
+		m->old_mask = e->mask;
+		if (set)
+			e->mask = m->mask;
+		return 0;
+	}
+	case KGNI_CMD_ERR_WAIT:
+		fake.ewait = *(struct kgni_err_wait *)arg;
+		return err_wait(fd, arg, cmd);
+	case KGNI_CMD_ERR_PTAG: {
+		struct kgni_err_ptag *p = arg;
+
+		fake.eptag = *p;
+		if (!sized(p, sizeof(*p)) || p->flags || p->ptag > 255)
+			return EINVAL;
+		e = err_find(fd, p->id);
+		if (!e)
+			return EINVAL;
+		if (!fake.privileged && p->ptag != fake.cdm_ptag[fd])
+			return EPERM;
+		e->ptag = (uint8_t)p->ptag;
+		return 0;
+	}
+	default:
+		return ENOTTY;
+	}
+}
+
 static int fake_cmd(int fd, unsigned int cmd, void *arg)
 {
 	int err = fake.fail[cmd];
@@ -536,8 +734,15 @@ static int fake_cmd(int fd, unsigned int cmd, void *arg)
 		if (!sized(a, sizeof(*a)))
 			return EINVAL;
 		a->nic_pe = FAKE_NIC_PE;
+		fake.cdm_ptag[fd] = (uint8_t)a->ptag;
 		return 0;
 	}
+	case KGNI_CMD_ERR_SUBSCRIBE:
+	case KGNI_CMD_ERR_RELEASE:
+	case KGNI_CMD_ERR_MASK:
+	case KGNI_CMD_ERR_WAIT:
+	case KGNI_CMD_ERR_PTAG:
+		return err ? err : err_cmd(fd, cmd, arg);
 	case KGNI_CMD_CQ_CREATE:
 		return err ? err : cq_create(arg);
 	case KGNI_CMD_CQ_DESTROY: {
@@ -628,6 +833,18 @@ static int fake_cmd(int fd, unsigned int cmd, void *arg)
 	case KGNI_CMD_DGRAM_CANCEL:
 		fake.dcancel = *(struct kgni_dgram_cancel *)arg;
 		return err ? err : dgram_cancel(arg);
+	case KGNI_CMD_JOB_SUSPEND:
+	case KGNI_CMD_JOB_RESUME: {
+		struct kgni_job_suspend *s = arg;
+
+		fake.susp = *s;
+		if (err)
+			return err;
+		if (!sized(s, sizeof(*s)) || s->flags || s->reserved ||
+		    (cmd == KGNI_CMD_JOB_RESUME && s->timeout_ms))
+			return EINVAL;
+		return 0;
+	}
 	default:
 		return ENOTTY;
 	}

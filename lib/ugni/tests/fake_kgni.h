@@ -28,6 +28,18 @@
 #define FAKE_MAX_DGRAMS		8
 #define FAKE_MAX_WAITS		16
 #define FAKE_MAX_REGS		64
+#define FAKE_MAX_ERRS		KGNI_ERR_FILE_SUBS
+
+/* An error subscription of the fake, as kgni keeps one */
+struct fake_err {
+	bool used;
+	int fd;				/* the file that made it */
+	uint32_t id;
+	uint32_t mask;
+	uint8_t ptag;			/* filter: 0 every ptag */
+	uint32_t size, head, count, serial;
+	struct kgni_err_event *ring;
+};
 
 /* A registration the fake made, for KGNI_IOC_MEM_QUERY */
 struct fake_reg {
@@ -92,6 +104,20 @@ struct fake_kgni {
 	unsigned int eintr_ms;
 	/* a datagram the next wait (timeout_ms not 0) sees end */
 	struct fake_dgram_end on_wait;
+	/* the last KGNI_IOC_JOB_SUSPEND or _RESUME, as passed */
+	struct kgni_job_suspend susp;
+	/* error subscriptions (the fake holds one file's worth) */
+	struct fake_err errs[FAKE_MAX_ERRS];
+	uint32_t err_seq;
+	bool privileged;		/* the caller has CAP_SYS_ADMIN */
+	uint8_t cdm_ptag[1024];		/* by fd: its CDM's ptag, 0 none */
+	struct kgni_err_subscribe esub;	/* the last of each, as passed */
+	struct kgni_err_wait ewait;
+	struct kgni_err_ptag eptag;
+	bool err_busy;			/* a thread waits: RELEASE is EBUSY */
+	/* an event the next blocking ERR_WAIT with none queued sees come */
+	bool err_on_wait;
+	struct kgni_err_event err_next;
 };
 
 extern struct fake_kgni fake;
@@ -119,6 +145,17 @@ void fake_dgram_end_on_wait(uint64_t key, uint32_t state, const void *data,
 
 /* Datagrams the fake holds (posted and not collected) */
 unsigned int fake_dgrams(void);
+
+/*
+ * An error event of the device, delivered as kgni delivers it to every
+ * subscription whose mask and ptag filter match; the subscriptions it
+ * reached.
+ */
+unsigned int fake_err_post(uint8_t category, uint16_t code, uint8_t ptag,
+			   uint64_t info0);
+
+/* Subscriptions the fake holds */
+unsigned int fake_errs(void);
 
 /* A handle as the kernel makes one (CRC included). */
 void fake_handle(uint64_t va, uint32_t mdh, uint64_t npages, uint8_t flags,

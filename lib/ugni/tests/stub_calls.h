@@ -1,21 +1,10 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /* Every function libugni does not offer, called with zero
  * arguments: each must return GNI_RC_ILLEGAL_OP (Documentation/ugni.rst). */
-STUB(GNI_CdmCheckpoint, (0))
-STUB(GNI_CdmResume, (0))
-STUB(GNI_SuspendJob, (0, 0, 0, 0, 0))
-STUB(GNI_ResumeJob, (0, 0, 0, 0))
 STUB(GNI_ConfigureNTT, (0, 0, 0))
 STUB(GNI_ConfigureJob, (0, 0, 0, 0, 0))
 STUB(GNI_ConfigureNTTandJob, (0, 0, 0, 0, 0, 0, 0))
 STUB(GNI_CtPostFma, (0, 0))
-STUB(GNI_SubscribeErrors, (0, 0, 0, 0, 0))
-STUB(GNI_ReleaseErrors, (0))
-STUB(GNI_GetErrorMask, (0, 0))
-STUB(GNI_SetErrorMask, (0, 0, 0))
-STUB(GNI_GetErrorEvent, (0, 0))
-STUB(GNI_WaitErrorEvents, (0, 0, 0, 0, 0))
-STUB(GNI_SetErrorPtag, (0, 0))
 STUB(GNI_CeCreate, (0, 0))
 STUB(GNI_CeGetId, (0, 0))
 STUB(GNI_EpSetCeAttr, (0, 0, 0, 0))

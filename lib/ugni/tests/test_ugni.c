@@ -9,6 +9,8 @@
  * (fake_kgni.c): GNI_PostRdma's refusals, the KGNI_IOC_RDMA_POST it
  * fills (data words included) and its errnos, the BTE's events through
  * GNI_CqGetEvent and GNI_GetCompleted (one, dual, errors),
+ * GNI_SuspendJob and GNI_ResumeJob (the ioctl, every errno),
+ * GNI_CdmCheckpoint and GNI_CdmResume (no system call after a checkpoint),
  * GNI_MemRegisterSegments, vMDH registrations, GNI_RebuildMemHndl,
  * GNI_MemQueryHndls, GNI_GetNttGran, and the datagram calls: the KGNI_IOC_DGRAM_*
  * structures they fill, their refusals and errnos, the out_buf each test
@@ -508,7 +510,7 @@ static void test_unimplemented(void)
 	} while (0);
 #include "stub_calls.h"
 #undef STUB
-	tap_ok(!bad && n == 24, "%d functions vgemini does not offer return "
+	tap_ok(!bad && n == 13, "%d functions vgemini does not offer return "
 	       "GNI_RC_ILLEGAL_OP", n);
 	tap_ok(gni_ce_res_status_ok(&res) == 0 &&
 	       gni_ce_res_get_status(&res) == GNI_RC_ILLEGAL_OP,
@@ -2850,6 +2852,423 @@ static void test_ntt_gran(void)
 	fake.ntt_gran = 0;
 }
 
+#define SUSP_CMD	FAKE_CMD(KGNI_IOC_JOB_SUSPEND)
+#define RESUME_CMD	FAKE_CMD(KGNI_IOC_JOB_RESUME)
+
+/* GNI_SuspendJob and GNI_ResumeJob: the ioctl they fill, their errnos */
+static void test_job_suspend(void)
+{
+	static const struct {
+		int err;
+		gni_return_t rc;
+		const char *why;
+	} map[] = {
+		{ EPERM, GNI_RC_PERMISSION_ERROR, "not privileged" },
+		{ EINVAL, GNI_RC_INVALID_PARAM, "a bad ptag" },
+		{ ENOENT, GNI_RC_INVALID_PARAM, "no such job" },
+		{ ETIMEDOUT, GNI_RC_TIMEOUT, "traffic not drained" },
+		{ EINTR, GNI_RC_NOT_DONE, "a signal: try again" },
+		{ EALREADY, GNI_RC_INVALID_STATE, "suspended already" },
+		{ EOPNOTSUPP, GNI_RC_ERROR_RESOURCE, "a kernel client's" },
+	};
+	unsigned int i, calls;
+	gni_return_t rc;
+
+	calls = fake.calls[SUSP_CMD];
+	rc = GNI_SuspendJob(0, 0x1122334455667788ull, 7, 0xabcd, 250);
+	tap_ok(rc == GNI_RC_SUCCESS && fake.calls[SUSP_CMD] == calls + 1 &&
+	       fake.susp.size == sizeof(fake.susp) && !fake.susp.flags &&
+	       fake.susp.job_id == 0x1122334455667788ull &&
+	       fake.susp.ptag == 7 && fake.susp.cookie == 0xabcd &&
+	       fake.susp.timeout_ms == 250 && !fake.susp.reserved,
+	       "GNI_SuspendJob: KGNI_IOC_JOB_SUSPEND with job id, ptag, "
+	       "cookie, timeout (%s)", rc_name(rc));
+	for (i = 0; i < ARRAY_SIZE(map); i++) {
+		fake.fail[SUSP_CMD] = map[i].err;
+		rc = GNI_SuspendJob(0, 1, 7, 0xabcd, 10);
+		tap_ok(rc == map[i].rc, "GNI_SuspendJob, %s: %s (%s)",
+		       map[i].why, rc_name(map[i].rc), rc_name(rc));
+	}
+	rc = GNI_SuspendJob((uint32_t)-1, 1, 7, 0xabcd, 0);
+	tap_ok(rc == GNI_RC_SUCCESS && fake.susp.timeout_ms == 0,
+	       "GNI_SuspendJob(-1), the nearest NIC, timeout 0 (%s)",
+	       rc_name(rc));
+	calls = fake.calls[SUSP_CMD];
+	rc = GNI_SuspendJob(8, 1, 7, 0xabcd, 10);
+	tap_ok(rc == GNI_RC_INVALID_PARAM && fake.calls[SUSP_CMD] == calls,
+	       "GNI_SuspendJob(8), no such device: INVALID_PARAM (%s)",
+	       rc_name(rc));
+
+	calls = fake.calls[RESUME_CMD];
+	rc = GNI_ResumeJob(0, 42, 9, 0x77);
+	tap_ok(rc == GNI_RC_SUCCESS && fake.calls[RESUME_CMD] == calls + 1 &&
+	       fake.susp.size == sizeof(fake.susp) && fake.susp.job_id == 42 &&
+	       fake.susp.ptag == 9 && fake.susp.cookie == 0x77 &&
+	       !fake.susp.timeout_ms && !fake.susp.flags,
+	       "GNI_ResumeJob: KGNI_IOC_JOB_RESUME, timeout 0 (%s)",
+	       rc_name(rc));
+	fake.fail[RESUME_CMD] = EALREADY;
+	rc = GNI_ResumeJob(0, 42, 9, 0x77);
+	tap_ok(rc == GNI_RC_INVALID_STATE,
+	       "GNI_ResumeJob of a job not suspended: INVALID_STATE (%s)",
+	       rc_name(rc));
+	fake.fail[RESUME_CMD] = EPERM;
+	rc = GNI_ResumeJob(0, 42, 9, 0x77);
+	tap_ok(rc == GNI_RC_PERMISSION_ERROR,
+	       "GNI_ResumeJob not privileged: PERMISSION_ERROR (%s)",
+	       rc_name(rc));
+	fake.fail[RESUME_CMD] = ENOENT;
+	rc = GNI_ResumeJob(0, 42, 9, 0x77);
+	tap_ok(rc == GNI_RC_INVALID_PARAM,
+	       "GNI_ResumeJob of no such job: INVALID_PARAM (%s)",
+	       rc_name(rc));
+	rc = GNI_ResumeJob(8, 42, 9, 0x77);
+	tap_ok(rc == GNI_RC_INVALID_PARAM,
+	       "GNI_ResumeJob(8), no such device: INVALID_PARAM (%s)",
+	       rc_name(rc));
+}
+
+#define CQDESTROY_CMD	FAKE_CMD(KGNI_IOC_CQ_DESTROY)
+#define FMAFREE_CMD	FAKE_CMD(KGNI_IOC_FMA_FREE)
+#define FMAALLOC_CMD	FAKE_CMD(KGNI_IOC_FMA_ALLOC)
+
+/* GNI_CdmCheckpoint and GNI_CdmResume: the checkpoint bit, no syscall */
+static void test_cdm_checkpoint(void)
+{
+	unsigned int cqd, fmaf, fmaa;
+	gni_cdm_handle_t cdm = NULL;
+	gni_cq_handle_t cq2 = NULL, cq3 = NULL;
+	struct env e;
+	gni_return_t rc;
+	int fd;
+
+	tap_ok(GNI_CdmCheckpoint(NULL) == GNI_RC_INVALID_PARAM,
+	       "GNI_CdmCheckpoint(NULL): INVALID_PARAM");
+	tap_ok(GNI_CdmResume(NULL) == GNI_RC_INVALID_PARAM,
+	       "GNI_CdmResume(NULL): INVALID_PARAM");
+	rc = GNI_CdmCreate(INST_ID, 5, 0xc0c0, 0, &cdm);
+	if (rc == GNI_RC_SUCCESS)
+		rc = GNI_CdmCheckpoint(cdm);
+	if (rc == GNI_RC_SUCCESS)
+		rc = GNI_CdmResume(cdm);
+	tap_ok(rc == GNI_RC_SUCCESS,
+	       "GNI_CdmCheckpoint, GNI_CdmResume of a CDM not attached: "
+	       "SUCCESS (%s)", rc_name(rc));
+	GNI_CdmDestroy(cdm);
+
+	if (!env_open(&e, 0))
+		return;
+	GNI_CqCreate(e.nic, 16, 0, GNI_CQ_NOBLOCK, NULL, NULL, &cq2);
+	rc = GNI_CdmCheckpoint(e.cdm);
+	tap_ok(rc == GNI_RC_SUCCESS && e.nic->checkpointed,
+	       "GNI_CdmCheckpoint sets the NIC handle's checkpoint bit (%s)",
+	       rc_name(rc));
+	rc = GNI_CdmResume(e.cdm);
+	tap_ok(rc == GNI_RC_SUCCESS && !e.nic->checkpointed,
+	       "GNI_CdmResume clears it (%s)", rc_name(rc));
+	GNI_CdmCheckpoint(e.cdm);
+	rc = GNI_CdmCheckpoint(e.cdm);
+	tap_ok(rc == GNI_RC_SUCCESS && e.nic->checkpointed,
+	       "GNI_CdmCheckpoint twice: SUCCESS (%s)", rc_name(rc));
+	fmaa = fake.calls[FMAALLOC_CMD];
+	cqd = fake.calls[FAKE_CMD(KGNI_IOC_CQ_CREATE)];
+	rc = GNI_CqCreate(e.nic, 16, 0, GNI_CQ_NOBLOCK, NULL, NULL, &cq3);
+	tap_ok(rc != GNI_RC_SUCCESS && !cq3 &&
+	       fake.calls[FAKE_CMD(KGNI_IOC_CQ_CREATE)] == cqd &&
+	       fake.calls[FMAALLOC_CMD] == fmaa,
+	       "after a checkpoint a call that needs the device makes no "
+	       "ioctl and fails (%s)", rc_name(rc));
+	cqd = fake.calls[CQDESTROY_CMD];
+	fmaf = fake.calls[FMAFREE_CMD];
+	fd = e.nic->fd;
+	rc = cq2 ? GNI_CqDestroy(cq2) : GNI_RC_INVALID_PARAM;
+	tap_ok(rc == GNI_RC_SUCCESS && fake.calls[CQDESTROY_CMD] == cqd,
+	       "GNI_CqDestroy after a checkpoint: SUCCESS, no "
+	       "KGNI_IOC_CQ_DESTROY (%s)", rc_name(rc));
+	rc = GNI_EpDestroy(e.ep);
+	tap_ok(rc == GNI_RC_SUCCESS && fake.calls[FMAFREE_CMD] == fmaf,
+	       "GNI_EpDestroy after a checkpoint: SUCCESS, no "
+	       "KGNI_IOC_FMA_FREE (%s)", rc_name(rc));
+	rc = GNI_CdmDestroy(e.cdm);
+	tap_ok(rc == GNI_RC_SUCCESS && fake.calls[CQDESTROY_CMD] == cqd &&
+	       fcntl(fd, F_GETFD) >= 0,
+	       "GNI_CdmDestroy after a checkpoint: SUCCESS, no "
+	       "KGNI_IOC_CQ_DESTROY, the device's file not closed (%s)",
+	       rc_name(rc));
+	close(fd);
+	free(e.buf);
+}
+
+/* --- Error subscription ------------------------------------------------ */
+
+#define ESUB_CMD	FAKE_CMD(KGNI_IOC_ERR_SUBSCRIBE)
+#define EREL_CMD	FAKE_CMD(KGNI_IOC_ERR_RELEASE)
+#define EMASK_CMD	FAKE_CMD(KGNI_IOC_ERR_MASK)
+#define EWAIT_CMD	FAKE_CMD(KGNI_IOC_ERR_WAIT)
+#define EPTAG_CMD	FAKE_CMD(KGNI_IOC_ERR_PTAG)
+
+static void test_errors(void)
+{
+	gni_error_event_t ev[4], one;
+	gni_error_mask_t m = 0;
+	gni_err_handle_t h = NULL, h2 = NULL, hp = NULL;
+	gni_err_handle_t hs[KGNI_ERR_FILE_SUBS];
+	gni_cdm_handle_t cdm;
+	gni_nic_handle_t nic;
+	uint32_t addr, n;
+	gni_error_event_t *big;
+	gni_return_t rc;
+	unsigned int i, k;
+
+	rc = GNI_CdmCreate(INST_ID, 5, 0xc0c0, 0, &cdm);
+	if (rc == GNI_RC_SUCCESS)
+		rc = GNI_CdmAttach(cdm, 0, &addr, &nic);
+	if (!tap_ok(rc == GNI_RC_SUCCESS, "errors: CDM of ptag 5 attached (%s)",
+		    rc_name(rc)))
+		return;
+
+	/* GNI_SubscribeErrors */
+	tap_ok(GNI_SubscribeErrors(nic, 0, 0xff, 0, NULL) ==
+	       GNI_RC_INVALID_PARAM && !fake.calls[ESUB_CMD],
+	       "GNI_SubscribeErrors(err_handle NULL): INVALID_PARAM, no ioctl");
+	rc = GNI_SubscribeErrors(nic, 0, 0xff, KGNI_ERR_USER_MAX_EEQ + 1, &h);
+	tap_ok(rc == GNI_RC_ERROR_RESOURCE && !fake.calls[ESUB_CMD],
+	       "GNI_SubscribeErrors(EEQ_size %u): ERROR_RESOURCE (%s)",
+	       KGNI_ERR_USER_MAX_EEQ + 1, rc_name(rc));
+	rc = GNI_SubscribeErrors(nic, 0, GNI_ERRMASK_TRANSIENT |
+				 GNI_ERRMASK_TRANSACTION, 0, &h);
+	tap_ok(rc == GNI_RC_SUCCESS && h && fake.esub.eeq_size == 64 &&
+	       fake.esub.flags == 0 && fake.esub.mask == 0x14 &&
+	       fake.esub.size == sizeof(struct kgni_err_subscribe),
+	       "GNI_SubscribeErrors(nic, EEQ_size 0): KGNI_IOC_ERR_SUBSCRIBE "
+	       "of 64 events, the mask, no flag (%s)", rc_name(rc));
+	fake.fail[ESUB_CMD] = ENOSPC;
+	rc = GNI_SubscribeErrors(nic, 0, 1, 8, &h2);
+	tap_ok(rc == GNI_RC_ERROR_RESOURCE, "ENOSPC: ERROR_RESOURCE (%s)",
+	       rc_name(rc));
+	fake.fail[ESUB_CMD] = ENOMEM;
+	rc = GNI_SubscribeErrors(nic, 0, 1, 8, &h2);
+	tap_ok(rc == GNI_RC_ERROR_NOMEM, "ENOMEM: ERROR_NOMEM (%s)",
+	       rc_name(rc));
+	fake.fail[ESUB_CMD] = ENOLINK;
+	rc = GNI_SubscribeErrors(nic, 0, 1, 8, &h2);
+	tap_ok(rc == GNI_RC_INVALID_PARAM && !h2,
+	       "ENOLINK (job released): INVALID_PARAM (%s)", rc_name(rc));
+
+	/* nic NULL: privileged, every ptag, on a file of device_id */
+	fake.privileged = false;
+	rc = GNI_SubscribeErrors(NULL, 0, 0xff, 4, &hp);
+	tap_ok(rc == GNI_RC_INVALID_PARAM && !hp &&
+	       fake.esub.flags == KGNI_ERR_ALL_PTAGS,
+	       "GNI_SubscribeErrors(NULL nic) unprivileged: KGNI_ERR_ALL_PTAGS "
+	       "refused, INVALID_PARAM (%s)", rc_name(rc));
+	rc = GNI_SubscribeErrors(NULL, 8, 0xff, 4, &hp);
+	tap_ok(rc == GNI_RC_NO_MATCH && !hp,
+	       "GNI_SubscribeErrors(NULL nic, device 8): NO_MATCH (%s)",
+	       rc_name(rc));
+	fake.privileged = true;
+	rc = GNI_SubscribeErrors(NULL, 0, GNI_ERRMASK_TRANSACTION, 4, &hp);
+	tap_ok(rc == GNI_RC_SUCCESS && hp, "GNI_SubscribeErrors(NULL nic) "
+	       "privileged: SUCCESS (%s)", rc_name(rc));
+
+	/* GNI_GetErrorEvent: none, then delivery by ptag */
+	rc = GNI_GetErrorEvent(h, &one);
+	tap_ok(rc == GNI_RC_NOT_DONE && fake.ewait.flags == 0 &&
+	       fake.ewait.events_size == 1,
+	       "GNI_GetErrorEvent, none queued: NOT_DONE, a non-blocking "
+	       "KGNI_IOC_ERR_WAIT of 1 (%s)", rc_name(rc));
+	tap_ok(GNI_GetErrorEvent(h, NULL) == GNI_RC_INVALID_PARAM &&
+	       GNI_GetErrorEvent(NULL, &one) == GNI_RC_INVALID_PARAM,
+	       "GNI_GetErrorEvent(NULL event / handle): INVALID_PARAM");
+	k = fake_err_post(GNI_ERRMASK_TRANSACTION, 0x0401, 6, 99);
+	EQ(k, 1);
+	rc = GNI_GetErrorEvent(h, &one);
+	tap_ok(rc == GNI_RC_NOT_DONE, "an event of ptag 6 does not reach the "
+	       "ptag 5 subscription, only the privileged one (%s)",
+	       rc_name(rc));
+	k = fake_err_post(GNI_ERRMASK_TRANSACTION, 0x0401, 5, 42);
+	EQ(k, 2);
+	memset(&one, 0, sizeof(one));
+	rc = GNI_GetErrorEvent(h, &one);
+	tap_ok(rc == GNI_RC_SUCCESS && one.error_code == 0x0401 &&
+	       one.error_category == GNI_ERRMASK_TRANSACTION &&
+	       one.ptag == 5 && one.serial_number == 1 &&
+	       one.info_mmrs[0] == 42,
+	       "GNI_GetErrorEvent: the ptag 5 event, every field (%s)",
+	       rc_name(rc));
+	k = fake_err_post(GNI_ERRMASK_INFORMATIONAL, 0x0201, 0, 1);
+	EQ(k, 0);
+	rc = GNI_GetErrorEvent(h, &one);
+	tap_ok(rc == GNI_RC_NOT_DONE, "a class outside the mask: not "
+	       "delivered (%s)", rc_name(rc));
+	rc = GNI_GetErrorEvent(hp, &one);
+	tap_ok(rc == GNI_RC_SUCCESS && one.ptag == 6 && one.info_mmrs[0] == 99,
+	       "the privileged subscription had the ptag 6 event (%s)",
+	       rc_name(rc));
+
+	/* GNI_GetErrorMask, GNI_SetErrorMask */
+	rc = GNI_GetErrorMask(h, &m);
+	tap_ok(rc == GNI_RC_SUCCESS && m == 0x14 &&
+	       !(fake.ewait.flags & KGNI_ERR_MASK_SET),
+	       "GNI_GetErrorMask: 0x14 (%s)", rc_name(rc));
+	tap_ok(GNI_GetErrorMask(h, NULL) == GNI_RC_INVALID_PARAM &&
+	       GNI_GetErrorMask(NULL, &m) == GNI_RC_INVALID_PARAM,
+	       "GNI_GetErrorMask(NULL mask / handle): INVALID_PARAM");
+	m = 0;
+	rc = GNI_SetErrorMask(h, GNI_ERRMASK_INFORMATIONAL, &m);
+	tap_ok(rc == GNI_RC_SUCCESS && m == 0x14,
+	       "GNI_SetErrorMask(INFORMATIONAL): the mask before, 0x14 (%s)",
+	       rc_name(rc));
+	rc = GNI_GetErrorMask(h, &m);
+	tap_ok(rc == GNI_RC_SUCCESS && m == GNI_ERRMASK_INFORMATIONAL,
+	       "GNI_GetErrorMask after: INFORMATIONAL (%s)", rc_name(rc));
+	tap_ok(GNI_SetErrorMask(h, 1, NULL) == GNI_RC_INVALID_PARAM &&
+	       GNI_SetErrorMask(NULL, 1, &m) == GNI_RC_INVALID_PARAM,
+	       "GNI_SetErrorMask(NULL mask_out / handle): INVALID_PARAM");
+	k = fake_err_post(GNI_ERRMASK_TRANSACTION, 0x0401, 5, 1);
+	EQ(k, 1);	/* the privileged one's */
+	k = fake_err_post(GNI_ERRMASK_INFORMATIONAL, 0x0201, 0, 2);
+	EQ(k, 1);
+
+	/* GNI_WaitErrorEvents */
+	tap_ok(GNI_WaitErrorEvents(h, NULL, 4, 0, &n) == GNI_RC_INVALID_PARAM &&
+	       GNI_WaitErrorEvents(h, ev, 0, 0, &n) == GNI_RC_INVALID_PARAM &&
+	       GNI_WaitErrorEvents(h, ev, 4, 0, NULL) ==
+	       GNI_RC_INVALID_PARAM &&
+	       GNI_WaitErrorEvents(NULL, ev, 4, 0, &n) == GNI_RC_INVALID_PARAM,
+	       "GNI_WaitErrorEvents(NULL events, 0 events_size, NULL "
+	       "num_events, NULL handle): INVALID_PARAM");
+	n = 77;
+	rc = GNI_WaitErrorEvents(h, ev, 1, 0, &n);
+	tap_ok(rc == GNI_RC_SUCCESS && n == 1 && ev[0].error_code == 0x0201 &&
+	       fake.ewait.flags == KGNI_ERR_WAIT_BLOCK &&
+	       fake.ewait.timeout_ms == 0,
+	       "GNI_WaitErrorEvents(1, timeout 0) with one queued: SUCCESS, "
+	       "1, a blocking KGNI_IOC_ERR_WAIT (%s)", rc_name(rc));
+	fake_err_post(GNI_ERRMASK_INFORMATIONAL, 0x0201, 0, 3);
+	fake_err_post(GNI_ERRMASK_INFORMATIONAL, 0x0201, 0, 4);
+	rc = GNI_WaitErrorEvents(h, ev, 4, 50, &n);
+	tap_ok(rc == GNI_RC_TIMEOUT && n == 2 && ev[0].info_mmrs[0] == 3 &&
+	       ev[1].info_mmrs[0] == 4 && fake.ewait.timeout_ms == 50,
+	       "GNI_WaitErrorEvents(4, timeout 50) with two queued: the two, "
+	       "oldest first, and TIMEOUT (no more came) (%s)", rc_name(rc));
+	for (i = 0; i < 3; i++)
+		fake_err_post(GNI_ERRMASK_INFORMATIONAL, 0x0201, 0, 10 + i);
+	rc = GNI_WaitErrorEvents(h, ev, 2, 50, &n);
+	tap_ok(rc == GNI_RC_SUCCESS && n == 2 && ev[1].info_mmrs[0] == 11,
+	       "GNI_WaitErrorEvents(2, timeout 50) with three queued: two, "
+	       "SUCCESS (%s)", rc_name(rc));
+	rc = GNI_WaitErrorEvents(h, ev, 2, 50, &n);
+	tap_ok(rc == GNI_RC_TIMEOUT && n == 1 && ev[0].info_mmrs[0] == 12 &&
+	       ev[1].error_code == 0,
+	       "... then the third, TIMEOUT, the rest of events zeroed (%s)",
+	       rc_name(rc));
+	fake.eintr[EWAIT_CMD] = 1;
+	fake.eintr_ms = 20;
+	n = 77;
+	rc = GNI_WaitErrorEvents(h, ev, 4, 0, &n);
+	tap_ok(rc == GNI_RC_NOT_DONE && n == 0,
+	       "GNI_WaitErrorEvents with none queued, a signal: NOT_DONE, "
+	       "0 events (%s)", rc_name(rc));
+	fake.eintr_ms = 0;
+	fake.err_on_wait = true;
+	fake.err_next = (struct kgni_err_event){ .error_code = 0x0101,
+		.error_category = GNI_ERRMASK_INFORMATIONAL };
+	rc = GNI_WaitErrorEvents(h, ev, 4, 0, &n);
+	tap_ok(rc == GNI_RC_SUCCESS && n == 1 && ev[0].error_code == 0x0101,
+	       "GNI_WaitErrorEvents with none queued: the event that comes "
+	       "(%s)", rc_name(rc));
+	fake.fail[EWAIT_CMD] = EFAULT;
+	rc = GNI_WaitErrorEvents(h, ev, 4, 0, &n);
+	tap_ok(rc == GNI_RC_PERMISSION_ERROR, "GNI_WaitErrorEvents, EFAULT "
+	       "(events not writable): PERMISSION_ERROR (%s)", rc_name(rc));
+	big = calloc(KGNI_ERR_USER_MAX_EEQ, sizeof(*big));
+	fake.eintr[EWAIT_CMD] = 1;
+	rc = GNI_WaitErrorEvents(h, big, 100000, 0, &n);
+	free(big);
+	tap_ok(fake.ewait.events_size == KGNI_ERR_USER_MAX_EEQ,
+	       "GNI_WaitErrorEvents(events_size 100000): asks the kernel for "
+	       "at most %u (%s)", KGNI_ERR_USER_MAX_EEQ, rc_name(rc));
+	/* the 64-event queue: the oldest go when it is full */
+	for (i = 0; i < 70; i++)
+		fake_err_post(GNI_ERRMASK_INFORMATIONAL, 0x0201, 0, 100 + i);
+	rc = GNI_GetErrorEvent(h, &one);
+	tap_ok(rc == GNI_RC_SUCCESS && one.info_mmrs[0] == 106,
+	       "70 events into the 64-event queue: the first 6 dropped, the "
+	       "serials tell the gap (%s, serial %u)", rc_name(rc),
+	       one.serial_number);
+	while (GNI_GetErrorEvent(h, &one) == GNI_RC_SUCCESS)
+		;
+
+	/* GNI_SetErrorPtag */
+	fake.privileged = false;
+	rc = GNI_SetErrorPtag(h, 6);
+	tap_ok(rc == GNI_RC_PERMISSION_ERROR && fake.eptag.ptag == 6,
+	       "GNI_SetErrorPtag(6) unprivileged, CDM of ptag 5: "
+	       "PERMISSION_ERROR (%s)", rc_name(rc));
+	rc = GNI_SetErrorPtag(h, 0);
+	tap_ok(rc == GNI_RC_PERMISSION_ERROR, "GNI_SetErrorPtag(0: every "
+	       "ptag) unprivileged: PERMISSION_ERROR (%s)", rc_name(rc));
+	rc = GNI_SetErrorPtag(h, 5);
+	tap_ok(rc == GNI_RC_SUCCESS, "GNI_SetErrorPtag(5), its own CDM's: "
+	       "SUCCESS (%s)", rc_name(rc));
+	tap_ok(GNI_SetErrorPtag(NULL, 5) == GNI_RC_INVALID_PARAM,
+	       "GNI_SetErrorPtag(NULL handle): INVALID_PARAM");
+	fake.privileged = true;
+	rc = GNI_SetErrorPtag(h, 6);
+	tap_ok(rc == GNI_RC_SUCCESS, "GNI_SetErrorPtag(6) privileged: "
+	       "SUCCESS (%s)", rc_name(rc));
+	GNI_SetErrorMask(h, 0xff, &m);
+	k = fake_err_post(GNI_ERRMASK_TRANSACTION, 0x0401, 6, 7);
+	EQ(k, 2);
+	rc = GNI_GetErrorEvent(h, &one);
+	tap_ok(rc == GNI_RC_SUCCESS && one.ptag == 6,
+	       "then events of ptag 6 reach it (%s)", rc_name(rc));
+	fake.privileged = false;
+
+	/* GNI_ReleaseErrors */
+	fake.err_busy = true;
+	rc = GNI_ReleaseErrors(h);
+	tap_ok(rc == GNI_RC_NOT_DONE && fake_errs() == 2,
+	       "GNI_ReleaseErrors while a thread waits (EBUSY): NOT_DONE, "
+	       "it stays (%s)", rc_name(rc));
+	fake.err_busy = false;
+	rc = GNI_ReleaseErrors(h);
+	tap_ok(rc == GNI_RC_SUCCESS && fake_errs() == 1,
+	       "GNI_ReleaseErrors: SUCCESS, the kernel's subscription gone "
+	       "(%s)", rc_name(rc));
+	rc = GNI_ReleaseErrors(hp);
+	tap_ok(rc == GNI_RC_SUCCESS && fake_errs() == 0,
+	       "GNI_ReleaseErrors of the privileged one (%s)", rc_name(rc));
+	tap_ok(GNI_ReleaseErrors(NULL) == GNI_RC_INVALID_PARAM,
+	       "GNI_ReleaseErrors(NULL): INVALID_PARAM");
+	/* a file's limit, and the kernel refusing an id */
+	for (i = 0; i < KGNI_ERR_FILE_SUBS; i++)
+		GNI_SubscribeErrors(nic, 0, 1, 1, &hs[i]);
+	h = hs[0];
+	h2 = hs[1];
+	rc = GNI_SubscribeErrors(nic, 0, 1, 1, &hp);
+	tap_ok(rc == GNI_RC_ERROR_RESOURCE && fake_errs() == KGNI_ERR_FILE_SUBS,
+	       "a %uth subscription of one file: ERROR_RESOURCE (%s)",
+	       KGNI_ERR_FILE_SUBS + 1, rc_name(rc));
+	fake.fail[EMASK_CMD] = EINVAL;
+	tap_ok(GNI_GetErrorMask(h, &m) == GNI_RC_INVALID_PARAM,
+	       "GNI_GetErrorMask, the kernel knows no such id: INVALID_PARAM");
+	fake.fail[EREL_CMD] = ENODEV;
+	rc = GNI_ReleaseErrors(h);
+	tap_ok(rc == GNI_RC_SUCCESS, "GNI_ReleaseErrors, the device gone "
+	       "(ENODEV): the handle freed, SUCCESS (%s)", rc_name(rc));
+	fake.fail[EREL_CMD] = EINVAL;
+	rc = GNI_ReleaseErrors(h2);
+	tap_ok(rc == GNI_RC_INVALID_PARAM, "GNI_ReleaseErrors, the kernel "
+	       "refuses: INVALID_PARAM (%s)", rc_name(rc));
+	for (i = 1; i < KGNI_ERR_FILE_SUBS; i++)
+		GNI_ReleaseErrors(hs[i]);
+	tap_ok(fake_errs() == 1, "the rest released (the fake keeps the one "
+	       "its ENODEV refused)");
+	GNI_CdmDestroy(cdm);
+}
+
 int main(void)
 {
 	tap_begin();
@@ -2873,6 +3292,9 @@ int main(void)
 	test_vmdh();
 	test_mem_query();
 	test_ntt_gran();
+	test_errors();
+	test_job_suspend();
+	test_cdm_checkpoint();
 	test_dgram_post();
 	test_dgram_test();
 	test_dgram_wait();
