@@ -64,42 +64,12 @@ static void report_access(const char *bar, const char *dir,
 
 /* --- Core ops ----------------------------------------------------------- */
 
-/*
- * The core runs under the device's lock, without the BQL: its DMA may
- * reach guest RAM only.  An access to a device's registers would take
- * the BQL inside our lock (a deadlock with a vCPU entering the NIC) or
- * re-enter a device; it fails, as DMA to a hole does.
- */
-static bool cray_gemini_dma_is_ram(PCIDevice *pdev, uint64_t addr,
-                                   size_t len, bool is_write)
-{
-    AddressSpace *as = pci_get_address_space(pdev);
-
-    RCU_READ_LOCK_GUARD();
-    while (len) {
-        hwaddr xlat, l = len;
-        MemoryRegion *mr = address_space_translate(as, addr, &xlat, &l,
-                                                   is_write,
-                                                   MEMTXATTRS_UNSPECIFIED);
-
-        if (!l || !memory_access_is_direct(mr, is_write)) {
-            return false;
-        }
-        addr += l;
-        len -= l;
-    }
-    return true;
-}
-
 static int cray_gemini_dma_read(void *opaque, uint64_t addr, void *buf,
                                 size_t len)
 {
-    PCIDevice *pdev = PCI_DEVICE(opaque);
+    CrayGeminiState *s = opaque;
 
-    if (!cray_gemini_dma_is_ram(pdev, addr, len, false)) {
-        return -1;
-    }
-    return pci_dma_read(pdev, addr, buf, len) == MEMTX_OK ? 0 : -1;
+    return pci_dma_read(PCI_DEVICE(s), addr, buf, len) == MEMTX_OK ? 0 : -1;
 }
 
 /*
@@ -116,9 +86,6 @@ static int cray_gemini_dma_write(void *opaque, uint64_t addr,
     PCIDevice *pdev = PCI_DEVICE(opaque);
     MemTxResult r;
 
-    if (!cray_gemini_dma_is_ram(pdev, addr, len, true)) {
-        return -1;
-    }
     if (len == 8 && !(addr & 7)) {
         smp_mb();       /* ordered after our earlier writes, as pci_dma_rw */
         address_space_stq_le(pci_get_address_space(pdev), addr,
@@ -128,55 +95,17 @@ static int cray_gemini_dma_write(void *opaque, uint64_t addr,
     return pci_dma_write(pdev, addr, buf, len) == MEMTX_OK ? 0 : -1;
 }
 
-/* Under the device's lock: sent by cray_gemini_unlock(), under the BQL */
 static void gemini_raise_irq(void *opaque, unsigned vector)
 {
-    CrayGeminiState *s = opaque;
+    PCIDevice *pdev = PCI_DEVICE(opaque);
 
-    if (vector < 32) {
-        s->irq_pending |= 1u << vector;
+    if (!msix_enabled(pdev) || msix_is_masked(pdev, vector)) {
+        /* msix_notify() keeps it pending in the PBA until unmasked. */
+        trace_cray_gemini_irq_masked(vector);
+    } else {
+        trace_cray_gemini_irq(vector);
     }
-}
-
-static void cray_gemini_send_irqs(CrayGeminiState *s, uint32_t vectors)
-{
-    PCIDevice *pdev = PCI_DEVICE(s);
-    bool bql = qemu_mutex_iothread_locked();
-
-    if (!bql) {
-        qemu_mutex_lock_iothread();
-    }
-    for (unsigned vector = 0; vectors; vector++, vectors >>= 1) {
-        if (!(vectors & 1)) {
-            continue;
-        }
-        if (!msix_enabled(pdev) || msix_is_masked(pdev, vector)) {
-            /* msix_notify() keeps it pending in the PBA until unmasked. */
-            trace_cray_gemini_irq_masked(vector);
-        } else {
-            trace_cray_gemini_irq(vector);
-        }
-        msix_notify(pdev, vector);
-    }
-    if (!bql) {
-        qemu_mutex_unlock_iothread();
-    }
-}
-
-void cray_gemini_lock(CrayGeminiState *s)
-{
-    pthread_mutex_lock(&s->lock);
-}
-
-void cray_gemini_unlock(CrayGeminiState *s)
-{
-    uint32_t irqs = s->irq_pending;
-
-    s->irq_pending = 0;
-    pthread_mutex_unlock(&s->lock);
-    if (irqs) {
-        cray_gemini_send_irqs(s, irqs);
-    }
+    msix_notify(pdev, vector);
 }
 
 /*
@@ -269,8 +198,9 @@ static const struct gemini_ops cray_gemini_core_ops = {
  * Arm the poll timer to fire by @deadline (UINT64_MAX: no need).  A timer
  * that already fires by then is left alone, and one no longer wanted is
  * left to fire once for nothing: moving a timer earlier wakes the
- * device's thread (an eventfd write) if it sleeps, which on every post
- * would be a system call and a wake-up per post.
+ * device's thread (an eventfd write) if it sleeps.  Re-armed on every
+ * post, that was a system call and a wake-up per post (the fast-path
+ * issue's profile).
  */
 static void cray_gemini_wake_by(CrayGeminiState *s, uint64_t deadline)
 {
@@ -302,30 +232,30 @@ void cray_gemini_kick(CrayGeminiState *s)
  * A vCPU that posts polls the core itself on every post (see
  * cray_gemini_window_write()), and takes in whatever answers have come.
  * While it does, a doorbell or a timer firing on the device's thread
- * would only take the device's lock from it for work its next post does
- * anyway: with the thread at real-time priority, each answer would cost
- * a preemption, a lock hand-over and about two context switches.  A vCPU
- * is busy posting from its third poll in a row each within
- * CRAY_GEMINI_STREAK_NS of the one before (a lone post has one or two:
- * its data and its sync); a busy vCPU's polls leave the doorbells
- * unarmed, so that peers answering it do not ring, and the thread, woken
- * within CRAY_GEMINI_BUSY_NS of such a poll, looks again once the vCPU
- * has been quiet that long (and no sooner than CRAY_GEMINI_RECHECK_NS
- * later while it goes on posting).  The thread arms the doorbells when it
- * polls, and never sleeps with neither armed doorbells nor a timer
- * pending.  50 us, not less: on a host whose vCPUs outnumber its cores a
- * posting vCPU is preempted often, and a shorter quiet ends the deferral
- * in the middle of a flood (Documentation/fabric.rst, "Doorbells").  The
- * price is at most CRAY_GEMINI_RECHECK_NS plus CRAY_GEMINI_BUSY_NS on
- * what arrives after a busy vCPU's last post, unless that vCPU spins on
- * the NIC (cray_gemini_window_read()).
+ * would only take the BQL from it for work its next post does anyway:
+ * with the thread at real-time priority, that was a preemption, a BQL
+ * hand-over and about two context switches per answer (the fast-path
+ * issue's P3).  A vCPU is busy posting from its third poll in a row
+ * each within CRAY_GEMINI_STREAK_NS of the one before (a lone post has
+ * one or two: its data and its sync); a busy vCPU's polls leave the
+ * doorbells unarmed, so that peers answering it do not ring, and the
+ * thread, woken within CRAY_GEMINI_BUSY_NS of such a poll, looks again
+ * once the vCPU has been quiet that long (and no sooner than
+ * CRAY_GEMINI_RECHECK_NS later while it goes on posting).  The thread
+ * arms the doorbells when it polls, and never sleeps with neither armed
+ * doorbells nor a timer pending.  50 us, not less: on a host whose
+ * vCPUs outnumber its cores a posting vCPU is preempted often, and 20 us
+ * of quiet ended the deferral in the middle of a flood.  The price is
+ * at most CRAY_GEMINI_RECHECK_NS plus CRAY_GEMINI_BUSY_NS on what
+ * arrives after a busy vCPU's last post, unless that vCPU spins on the
+ * NIC (cray_gemini_window_read()).
  */
 #define CRAY_GEMINI_STREAK_NS   50000
 #define CRAY_GEMINI_BUSY_NS     50000
 #define CRAY_GEMINI_RECHECK_NS  100000
 
 /*
- * On the device's thread, without the lock: leave the work for later?
+ * On the device's thread, without the BQL: leave the work for later?
  * For a busy vCPU (above); and for a stream of requests: a doorbell
  * within CRAY_GEMINI_STREAK_NS of a poll of ours that, as the one before
  * it, took in more than one request (a peer posting as fast as it can)
@@ -359,7 +289,7 @@ static bool cray_gemini_defer(CrayGeminiState *s, bool rang)
     return true;
 }
 
-/* A vCPU's poll (under the lock, from its MMIO handler) */
+/* A vCPU's poll (under the BQL, from its MMIO handler) */
 static void cray_gemini_vcpu_poll(CrayGeminiState *s)
 {
     int64_t now = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
@@ -384,7 +314,7 @@ static void cray_gemini_vcpu_poll(CrayGeminiState *s)
  */
 #define CRAY_GEMINI_FLOOD_BREATH_NS 100000
 
-/* The poll of the device's thread, under the lock */
+/* The poll of the device's thread, under the BQL */
 static void cray_gemini_thread_poll(CrayGeminiState *s)
 {
     uint64_t reqs = gemini_nic_counter(&s->nic, VGEMINI_NC_REQ_PKTS_IN);
@@ -410,23 +340,39 @@ static void cray_gemini_thread_poll(CrayGeminiState *s)
 /*
  * A packet that arrives rings the link's doorbell; the device's own
  * thread waits on its doorbells alone (aio_poll() of its AioContext: a
- * ppoll() of seven descriptors).  The main loop's wake-up polls some
- * thirty descriptors through glib: too dear for every packet, and on the
- * CPU that the guest's vCPU needs next (Documentation/device.rst,
- * "Links").  The core is not thread-safe: the thread takes the
- * device's lock (not the BQL: see CrayGeminiState's @lock), as the
- * vCPUs' MMIO handlers and the main loop do when they enter it.  Its DMA
- * reaches guest RAM only, so it re-enters no device.
+ * ppoll() of seven descriptors).  On the main loop, a wake-up polled some
+ * thirty descriptors through glib and cost about 45 us of host CPU per
+ * packet, on the CPU that the guest's vCPU needed next (the fast-path
+ * issue's profile).  The core is not thread-safe: the thread takes the
+ * BQL, which the vCPUs' MMIO handlers and the main loop hold when they
+ * enter it.
+ *
+ * Under the BQL the thread also engages the device's reentrancy guard,
+ * as a guarded bottom half would (a guarded bottom half cannot be used
+ * here: it tests the guard before we hold the BQL, and would drop the
+ * work while a vCPU is in our MMIO handlers).
  */
 static void cray_gemini_thread_work(void *opaque)
 {
     CrayGeminiState *s = opaque;
+    bool guarded = false;
 
-    cray_gemini_lock(s);
-    if (!s->stopping) {
-        cray_gemini_thread_poll(s);
+    if (s->own_thread) {
+        qemu_mutex_lock_iothread();
     }
-    cray_gemini_unlock(s);
+    if (!s->stopping) {
+#ifdef qemu_bh_new_guarded
+        guarded = DEVICE(s)->mem_reentrancy_guard.engaged_in_io;
+        DEVICE(s)->mem_reentrancy_guard.engaged_in_io = true;
+#endif
+        cray_gemini_thread_poll(s);
+#ifdef qemu_bh_new_guarded
+        DEVICE(s)->mem_reentrancy_guard.engaged_in_io = guarded;
+#endif
+    }
+    if (s->own_thread) {
+        qemu_mutex_unlock_iothread();
+    }
 }
 
 /* The poll timer: the core's deadline, or a look after deferring */
@@ -477,11 +423,12 @@ static void cray_gemini_thread_stop_bh(void *opaque)
  * Start the device's thread at real-time priority (SCHED_FIFO 1), or, if
  * the host refuses it, leave the work to the main loop.  At normal
  * priority the thread is worse than the main loop: woken by a doorbell,
- * it waits for the lock, which a vCPU storing into the NIC takes again
+ * it waits for the BQL, which a vCPU storing into the NIC takes again
  * within nanoseconds of each release while the woken thread is still
- * being scheduled, long enough for requests to time out.  At real-time
- * priority it runs as soon as it is woken (Documentation/device.rst,
- * "Links", has the figures).
+ * being scheduled; 8 ranks of ugni_putget on 2x2x2 saw waits of 0.1 to
+ * 1.4 s, requests timed out, and the job took 21 to 35 s (the main loop:
+ * 10 s).  At real-time priority it runs as soon as it is woken: waits of
+ * 5 to 56 ms, 7.1 to 7.5 s.
  */
 static void cray_gemini_thread_start(CrayGeminiState *s)
 {
@@ -515,14 +462,12 @@ static void cray_gemini_thread_start(CrayGeminiState *s)
 /* Called with the BQL held; the device does no more work after it. */
 static void cray_gemini_thread_stop(CrayGeminiState *s)
 {
-    cray_gemini_lock(s);
     s->stopping = true;
-    cray_gemini_unlock(s);
     if (!s->own_thread) {
         return;
     }
     aio_bh_schedule_oneshot(s->ctx, cray_gemini_thread_stop_bh, s);
-    /* The thread may wait for the BQL to send an interrupt. */
+    /* Work of the thread's may wait for the BQL: it finds stopping. */
     qemu_mutex_unlock_iothread();
     qemu_thread_join(&s->thread);
     qemu_mutex_lock_iothread();
@@ -546,9 +491,9 @@ static void cray_gemini_thread_free(CrayGeminiState *s)
  * NIC access (libugni's sync), as on a CPU it fences; the drain is for
  * the rest.  1 ms, not less: the timer, left pending by the post before
  * (it fires once for nothing), then usually needs no moving, where a
- * shorter drain moves it on every post, a wake-up of the device's thread
- * and another when it fires (Documentation/device.rst, "Write
- * combining").
+ * shorter drain moved it on every post, a wake-up of the device's thread
+ * and another when it fired (8-byte PUT ping-pong on 4x2x1: 10 context
+ * switches of the QEMUs per round trip at 100 us, 7 to 8 at 1 ms).
  */
 #define CRAY_GEMINI_WC_DRAIN_NS 1000000
 
@@ -560,9 +505,7 @@ static uint64_t cray_gemini_ctl_read(void *opaque, hwaddr addr, unsigned size)
     uint64_t val;
 
     gemini_link_thread_enter();
-    cray_gemini_lock(s);
     r = gemini_ctl_read(&s->nic, addr, size, &val);
-    cray_gemini_unlock(s);
     if (r != GEMINI_ACCESS_OK) {
         report_access("ctl", "read", r, addr, size, name);
     }
@@ -579,9 +522,7 @@ static void cray_gemini_ctl_write(void *opaque, hwaddr addr, uint64_t val,
 
     gemini_link_thread_enter();
     trace_cray_gemini_ctl_write(addr, name, size, val);
-    cray_gemini_lock(s);
     r = gemini_ctl_write(&s->nic, addr, size, val);
-    cray_gemini_unlock(s);
     if (r != GEMINI_ACCESS_OK) {
         report_access("ctl", "write", r, addr, size, name);
     }
@@ -596,7 +537,6 @@ static uint64_t cray_gemini_window_read(void *opaque, hwaddr addr,
     uint64_t val;
 
     gemini_link_thread_enter();
-    cray_gemini_lock(s);
     /*
      * A vCPU that reads the NIC again with no post between (spinning on
      * a descriptor's status, waiting for room) gets what arrived taken
@@ -608,7 +548,6 @@ static uint64_t cray_gemini_window_read(void *opaque, hwaddr addr,
     }
     s->read_since_post = true;
     r = gemini_window_read(&s->nic, addr, size, &val);
-    cray_gemini_unlock(s);
     if (r != GEMINI_ACCESS_OK) {
         report_access("window", "read", r, addr, size, NULL);
     }
@@ -625,20 +564,22 @@ static void cray_gemini_window_write(void *opaque, hwaddr addr, uint64_t val,
 
     gemini_link_thread_enter();
     trace_cray_gemini_window_write(addr, size, val);
-    cray_gemini_lock(s);
     moved = gemini_window_store(&s->nic, addr, size, val, &r);
+    if (r != GEMINI_ACCESS_OK) {
+        report_access("window", "write", r, addr, size, NULL);
+    }
     /*
      * An FMA store that queued a request: send it now, from this vCPU.
      * A bottom half would wake another thread, which then fights the
-     * vCPU for the lock on every store, the posting vCPU asleep on that
-     * lock most of the time.
+     * vCPU for the BQL on every store (the profile of the fast-path
+     * issue: the posting vCPU asleep on that lock most of the time).
      * A store that queued nothing skips the poll, which costs as much as
      * the rest of the store (a silent PUT's sync, the descriptor's
      * registers).  A vCPU busy posting polls without arming the
      * doorbells, and the device's thread leaves the answers to it
-     * (cray_gemini_vcpu_poll(), cray_gemini_defer()).  DMA cannot
-     * re-enter: it reaches guest RAM only (cray_gemini_dma_is_ram()),
-     * and the core refuses our own BARs too.
+     * (cray_gemini_vcpu_poll(), cray_gemini_defer()).  DMA aimed at
+     * our own BARs cannot re-enter: QEMU's reentrancy guard is engaged
+     * during this access, and the core refuses it too.
      */
     if (moved) {
         s->read_since_post = false;
@@ -656,10 +597,6 @@ static void cray_gemini_window_write(void *opaque, hwaddr addr, uint64_t val,
             now + 2 * CRAY_GEMINI_WC_DRAIN_NS) {
             timer_mod(s->poll_timer, now + CRAY_GEMINI_WC_DRAIN_NS);
         }
-    }
-    cray_gemini_unlock(s);
-    if (r != GEMINI_ACCESS_OK) {
-        report_access("window", "write", r, addr, size, NULL);
     }
 }
 
@@ -705,11 +642,9 @@ static void cray_gemini_tick(void *opaque)
             trace_cray_gemini_link_broken(gemini_port_name(port));
         }
     }
-    cray_gemini_lock(s);
     gemini_nic_tick(&s->nic, now);
-    cray_gemini_poll(s);
-    cray_gemini_unlock(s);
     timer_mod(s->tick, now + VGEMINI_LINK_HEARTBEAT_MS);
+    cray_gemini_poll(s);
 }
 
 static void cray_gemini_detach_links(CrayGeminiState *s)
@@ -717,9 +652,7 @@ static void cray_gemini_detach_links(CrayGeminiState *s)
     unsigned port;
 
     for (port = 0; port < GEMINI_NUM_TORUS_PORTS; port++) {
-        cray_gemini_lock(s);
         gemini_port_detach(&s->nic, port);
-        cray_gemini_unlock(s);
         if (s->links[port].bell_rd >= 0) {
             aio_set_fd_handler(s->ctx, s->links[port].bell_rd, false, NULL,
                                NULL, NULL, NULL, NULL);
@@ -750,7 +683,6 @@ static bool cray_gemini_attach_links(CrayGeminiState *s, Error **errp)
     uint64_t epoch = ((uint64_t)getpid() << 40) ^ g_get_real_time();
     char err[160];
     unsigned port;
-    int r;
 
     for (port = 0; port < GEMINI_NUM_TORUS_PORTS; port++) {
         const char *spec = s->link_spec[port];
@@ -767,11 +699,8 @@ static bool cray_gemini_attach_links(CrayGeminiState *s, Error **errp)
         aio_set_fd_handler(s->ctx, s->links[port].bell_rd, false,
                            cray_gemini_bell, NULL, NULL, NULL,
                            &s->links[port]);
-        cray_gemini_lock(s);
-        r = gemini_port_attach(&s->nic, port, &s->links[port].view, epoch,
-                               err, sizeof(err));
-        cray_gemini_unlock(s);
-        if (r) {
+        if (gemini_port_attach(&s->nic, port, &s->links[port].view, epoch,
+                               err, sizeof(err))) {
             error_setg(errp, "port %s: %s", gemini_port_name(port), err);
             return false;
         }
@@ -780,21 +709,6 @@ static bool cray_gemini_attach_links(CrayGeminiState *s, Error **errp)
 }
 
 /* --- Device ------------------------------------------------------------- */
-
-/* Undo realize from its thread on: the thread, links, core, MSI-X */
-static void cray_gemini_teardown(CrayGeminiState *s)
-{
-    cray_gemini_thread_stop(s);
-    cray_gemini_detach_links(s);
-    qemu_bh_delete(s->poll_bh);
-    s->poll_bh = NULL;
-    timer_free(s->poll_timer);
-    s->poll_timer = NULL;
-    cray_gemini_thread_free(s);
-    cray_gemini_fini_links(s);
-    gemini_nic_fini(&s->nic);
-    msix_uninit_exclusive_bar(PCI_DEVICE(s));
-}
 
 static void cray_gemini_realize(PCIDevice *pdev, Error **errp)
 {
@@ -851,7 +765,16 @@ static void cray_gemini_realize(PCIDevice *pdev, Error **errp)
     /* The kick's bottom half: work that no vCPU's poll would do */
     s->poll_bh = aio_bh_new(s->ctx, cray_gemini_thread_work, s);
     if (!cray_gemini_attach_links(s, errp)) {
-        cray_gemini_teardown(s);
+        cray_gemini_thread_stop(s);
+        cray_gemini_detach_links(s);
+        qemu_bh_delete(s->poll_bh);
+        s->poll_bh = NULL;
+        timer_free(s->poll_timer);
+        s->poll_timer = NULL;
+        cray_gemini_thread_free(s);
+        cray_gemini_fini_links(s);
+        gemini_nic_fini(&s->nic);
+        msix_uninit_exclusive_bar(pdev);
         return;
     }
     s->exit_notifier.notify = cray_gemini_exit_notify;
@@ -870,7 +793,16 @@ static void cray_gemini_exit(PCIDevice *pdev)
     timer_free(s->tick);
     s->tick = NULL;
     qemu_remove_exit_notifier(&s->exit_notifier);
-    cray_gemini_teardown(s);
+    cray_gemini_thread_stop(s);
+    cray_gemini_detach_links(s);
+    qemu_bh_delete(s->poll_bh);
+    s->poll_bh = NULL;
+    timer_free(s->poll_timer);
+    s->poll_timer = NULL;
+    cray_gemini_thread_free(s);
+    cray_gemini_fini_links(s);
+    gemini_nic_fini(&s->nic);
+    msix_uninit_exclusive_bar(pdev);
 }
 
 /*
@@ -883,7 +815,6 @@ static void cray_gemini_update_own_windows(CrayGeminiState *s)
                                 GEMINI_BAR_MSIX };
     PCIDevice *pdev = PCI_DEVICE(s);
 
-    cray_gemini_lock(s);
     for (unsigned i = 0; i < ARRAY_SIZE(bars); i++) {
         pcibus_t addr = pci_get_bar_addr(pdev, bars[i]);
 
@@ -894,7 +825,6 @@ static void cray_gemini_update_own_windows(CrayGeminiState *s)
                                       pdev->io_regions[bars[i]].size);
         }
     }
-    cray_gemini_unlock(s);
 }
 
 static void cray_gemini_config_write(PCIDevice *pdev, uint32_t addr,
@@ -909,9 +839,7 @@ static void cray_gemini_reset(DeviceState *dev)
     CrayGeminiState *s = CRAY_GEMINI(dev);
 
     trace_cray_gemini_reset();
-    cray_gemini_lock(s);
     gemini_nic_reset(&s->nic);
-    cray_gemini_unlock(s);
     cray_gemini_update_own_windows(s);
 }
 
@@ -959,28 +887,10 @@ static void cray_gemini_class_init(ObjectClass *klass, void *data)
     set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
 }
 
-static void cray_gemini_instance_init(Object *obj)
-{
-    CrayGeminiState *s = CRAY_GEMINI(obj);
-    pthread_mutexattr_t a;
-
-    pthread_mutexattr_init(&a);
-    pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
-    pthread_mutex_init(&s->lock, &a);
-    pthread_mutexattr_destroy(&a);
-}
-
-static void cray_gemini_instance_finalize(Object *obj)
-{
-    pthread_mutex_destroy(&CRAY_GEMINI(obj)->lock);
-}
-
 static const TypeInfo cray_gemini_info = {
     .name = TYPE_CRAY_GEMINI,
     .parent = TYPE_PCI_DEVICE,
     .instance_size = sizeof(CrayGeminiState),
-    .instance_init = cray_gemini_instance_init,
-    .instance_finalize = cray_gemini_instance_finalize,
     .class_init = cray_gemini_class_init,
     .interfaces = (InterfaceInfo[]) {
         { INTERFACE_CONVENTIONAL_PCI_DEVICE },

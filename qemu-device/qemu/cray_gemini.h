@@ -31,29 +31,16 @@ struct CrayGeminiState {
     Notifier exit_notifier;
 
     /*
-     * The device's lock: whoever enters the core holds it (a vCPU's MMIO
-     * handler, the device's thread, the main loop).  It inherits
-     * priority, so that the device's real-time thread waiting for it
-     * runs the vCPU that holds it instead of waiting behind the guests
-     * the host scheduled in its place.  Under TCG a vCPU holds the BQL
-     * as well; the order is BQL, then the device's lock, and no one
-     * takes the BQL holding it: interrupts raised under it wait in
-     * @irq_pending for cray_gemini_unlock().
-     */
-    pthread_mutex_t lock;
-    uint32_t irq_pending;       /* MSI-X vectors, under @lock */
-
-    /*
      * The device's own thread: its doorbells, poll timer and bottom half
-     * run there, under @lock, so that a packet arriving wakes one thread
-     * that waits on a few descriptors, not the main loop.  Where the
-     * host refuses it real-time priority, @ctx is the main loop's.
+     * run there, under the BQL, so that a packet arriving wakes one
+     * thread that waits on a few descriptors, not the main loop.  Where
+     * the host refuses it real-time priority, @ctx is the main loop's.
      */
     AioContext *ctx;
     bool own_thread;            /* @ctx is the device thread's */
     QemuThread thread;
     bool running;               /* cleared on the thread to end it */
-    bool stopping;              /* under @lock: do no more work */
+    bool stopping;              /* under the BQL: do no more work */
     /*
      * A vCPU's polls after its posts (QEMU_CLOCK_REALTIME ns): the last
      * two, and the last it made busy posting (cray_gemini_vcpu_poll()).
@@ -79,9 +66,6 @@ struct CrayGeminiState {
     uint64_t window_size;       /* BAR2's size: the whole window by default */
 };
 
-/* Enter and leave the core (see @lock) */
-void cray_gemini_lock(CrayGeminiState *s);
-void cray_gemini_unlock(CrayGeminiState *s);
 /* Run the device's poll soon (a bottom half): it may have work now. */
 void cray_gemini_kick(CrayGeminiState *s);
 /* Add the supervisor's properties to the class. */

@@ -32,15 +32,10 @@ static bool cray_gemini_realized(CrayGeminiState *s, Error **errp)
 static char *cray_gemini_get_routes(Object *obj, Error **errp)
 {
     CrayGeminiState *s = CRAY_GEMINI(obj);
-    unsigned gen;
-    bool loaded;
 
-    cray_gemini_lock(s);
-    gen = gemini_router_generation(&s->nic);
-    loaded = gemini_router_has_table(&s->nic);
-    cray_gemini_unlock(s);
-    return g_strdup_printf("{\"generation\": %u, \"loaded\": %s}", gen,
-                           loaded ? "true" : "false");
+    return g_strdup_printf("{\"generation\": %u, \"loaded\": %s}",
+                           gemini_router_generation(&s->nic),
+                           gemini_router_has_table(&s->nic) ? "true" : "false");
 }
 
 static void cray_gemini_set_routes(Object *obj, const char *path,
@@ -51,8 +46,6 @@ static void cray_gemini_set_routes(Object *obj, const char *path,
     g_autoptr(GError) gerr = NULL;
     gsize len;
     char err[200];
-    unsigned gen;
-    int r;
 
     if (!cray_gemini_realized(s, errp)) {
         return;
@@ -61,15 +54,12 @@ static void cray_gemini_set_routes(Object *obj, const char *path,
         error_setg(errp, "routes: %s", gerr->message);
         return;
     }
-    cray_gemini_lock(s);
-    r = gemini_router_load(&s->nic, img, len, err, sizeof(err));
-    gen = gemini_router_generation(&s->nic);
-    cray_gemini_unlock(s);
-    if (r) {
+    if (gemini_router_load(&s->nic, img, len, err, sizeof(err))) {
         error_setg(errp, "routes '%s': %s", path, err);
         return;
     }
-    trace_cray_gemini_routes_loaded(path, gen);
+    trace_cray_gemini_routes_loaded(path,
+                                    gemini_router_generation(&s->nic));
     cray_gemini_kick(s);
 }
 
@@ -82,12 +72,8 @@ static const char *const fabric_state_names[] = {
 static char *cray_gemini_get_fabric(Object *obj, Error **errp)
 {
     CrayGeminiState *s = CRAY_GEMINI(obj);
-    unsigned state;
 
-    cray_gemini_lock(s);
-    state = gemini_fabric_state(&s->nic);
-    cray_gemini_unlock(s);
-    return g_strdup(fabric_state_names[state]);
+    return g_strdup(fabric_state_names[gemini_fabric_state(&s->nic)]);
 }
 
 static void cray_gemini_set_fabric(Object *obj, const char *v, Error **errp)
@@ -97,13 +83,14 @@ static void cray_gemini_set_fabric(Object *obj, const char *v, Error **errp)
     if (!cray_gemini_realized(s, errp)) {
         return;
     }
-    if (strcmp(v, "quiesce") && strcmp(v, "resume")) {
+    if (!strcmp(v, "quiesce")) {
+        gemini_router_quiesce(&s->nic, true);
+    } else if (!strcmp(v, "resume")) {
+        gemini_router_quiesce(&s->nic, false);
+    } else {
         error_setg(errp, "fabric: '%s': expected 'quiesce' or 'resume'", v);
         return;
     }
-    cray_gemini_lock(s);
-    gemini_router_quiesce(&s->nic, !strcmp(v, "quiesce"));
-    cray_gemini_unlock(s);
     trace_cray_gemini_fabric(v);
     cray_gemini_kick(s);
 }
@@ -113,9 +100,7 @@ static char *cray_gemini_get_diag(Object *obj, Error **errp)
     CrayGeminiState *s = CRAY_GEMINI(obj);
     char *buf = g_malloc(4096);
 
-    cray_gemini_lock(s);
     gemini_diag_json(&s->nic, GEMINI_DIAG_HOST, buf, 4096);
-    cray_gemini_unlock(s);
     return buf;
 }
 
@@ -125,7 +110,6 @@ static void cray_gemini_set_diag(Object *obj, const char *v, Error **errp)
     g_auto(GStrv) f = g_strsplit(v, ",", 0);
     uint64_t dest, len = GEMINI_PKT_MAX_DATA, count = 1;
     guint n = g_strv_length(f);
-    bool busy;
 
     if (!cray_gemini_realized(s, errp)) {
         return;
@@ -146,17 +130,12 @@ static void cray_gemini_set_diag(Object *obj, const char *v, Error **errp)
                    GEMINI_PKT_MAX_DATA);
         return;
     }
-    cray_gemini_lock(s);
-    busy = gemini_diag_busy(&s->nic, GEMINI_DIAG_HOST);
-    if (!busy) {
-        gemini_diag_start(&s->nic, GEMINI_DIAG_HOST, dest, len, count);
-    }
-    cray_gemini_unlock(s);
-    if (busy) {
+    if (gemini_diag_busy(&s->nic, GEMINI_DIAG_HOST)) {
         error_setg(errp, "diag-ping: a ping from the host is in flight");
         return;
     }
     trace_cray_gemini_diag_ping(dest, len, count);
+    gemini_diag_start(&s->nic, GEMINI_DIAG_HOST, dest, len, count);
     cray_gemini_kick(s);
 }
 
@@ -165,9 +144,7 @@ static char *cray_gemini_get_counters(Object *obj, Error **errp)
     CrayGeminiState *s = CRAY_GEMINI(obj);
     char *buf = g_malloc(16384);
 
-    cray_gemini_lock(s);
     gemini_counters_json(&s->nic, buf, 16384);
-    cray_gemini_unlock(s);
     return buf;
 }
 
@@ -176,9 +153,7 @@ static char *cray_gemini_get_state(Object *obj, Error **errp)
     CrayGeminiState *s = CRAY_GEMINI(obj);
     char *buf = g_malloc(65536);
 
-    cray_gemini_lock(s);
     gemini_state_json(&s->nic, buf, 65536);
-    cray_gemini_unlock(s);
     return buf;
 }
 
@@ -187,9 +162,7 @@ static char *cray_gemini_get_ports(Object *obj, Error **errp)
     CrayGeminiState *s = CRAY_GEMINI(obj);
     char *buf = g_malloc(1024);
 
-    cray_gemini_lock(s);
     gemini_ports_json(&s->nic, buf, 1024);
-    cray_gemini_unlock(s);
     return buf;
 }
 
@@ -205,9 +178,7 @@ static void cray_gemini_get_fault(Object *obj, Visitor *v, const char *name,
     char buf[160];
     char *p = buf;
 
-    cray_gemini_lock(s);
     gemini_fault_get(&s->nic, (uintptr_t)opaque, buf, sizeof(buf));
-    cray_gemini_unlock(s);
     visit_type_str(v, name, &p, errp);
 }
 
@@ -218,16 +189,12 @@ static void cray_gemini_set_fault(Object *obj, Visitor *v, const char *name,
     g_autofree char *spec = NULL;
     unsigned port = (uintptr_t)opaque;
     char err[160];
-    int r;
 
     if (!visit_type_str(v, name, &spec, errp) ||
         !cray_gemini_realized(s, errp)) {
         return;
     }
-    cray_gemini_lock(s);
-    r = gemini_fault_set(&s->nic, port, spec, err, sizeof(err));
-    cray_gemini_unlock(s);
-    if (r) {
+    if (gemini_fault_set(&s->nic, port, spec, err, sizeof(err))) {
         error_setg(errp, "%s: %s", name, err);
         return;
     }
