@@ -186,6 +186,18 @@
 #define GEMINI_CQ_READ_INDEX_OFFSET	0
 
 /*
+ * vgemini: a read of a CQ page's last qword returns 0, and may take up to
+ * GEMINI_CQ_IDLE_MAX_US while the NIC writes nothing into the node's
+ * memory.  A consumer that has found its CQ empty many times in a row
+ * reads it (libugni does) so that, on a host with more vCPUs than cores,
+ * its vCPU leaves the host's CPU to the one it waits for
+ * (Documentation/device.rst, "Idle polls").  A Gemini has no such
+ * register; on one the read would cost a round trip to the NIC.
+ */
+#define GEMINI_CQ_IDLE_OFFSET		0xff8
+#define GEMINI_CQ_IDLE_MAX_US		200
+
+/*
  * CQ interrupts: a CQ raises Gemini in-band IRQ irq_req_index, which is
  * MSI-X vector irq_req_index - GEMINI_IRQ_FIRST (gemini_hw.h).  Gemini
  * gives CQs indices 29 to 31, after the BTE channels' 21 to 28 (32 is

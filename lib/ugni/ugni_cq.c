@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <time.h>
 
@@ -161,12 +162,51 @@ static gni_return_t cq_take(struct gni_cq *cq, gni_cq_entry_t *out)
 	return gnicore_cqe_rc(e);
 }
 
+/*
+ * Every UGNI_IDLE_POLLS-th empty poll in a row reads the CQ page's idle
+ * register, where the vCPU may wait a little for the NIC to write
+ * instead of holding a host CPU that the rank it waits for may need
+ * (Documentation/device.rst, "Idle polls").  VGEMINI_IDLE_POLLS=0 turns
+ * it off.
+ */
+#define UGNI_IDLE_POLLS 32
+
+static bool idle_polls(void)
+{
+	static int on = -1;
+	int v = __atomic_load_n(&on, __ATOMIC_RELAXED);
+
+	if (v < 0) {
+		const char *e = getenv("VGEMINI_IDLE_POLLS");
+
+		v = !(e && !strcmp(e, "0"));
+		__atomic_store_n(&on, v, __ATOMIC_RELAXED);
+	}
+	return v;
+}
+
+static void cq_idle(struct gni_cq *cq)
+{
+	if (__atomic_add_fetch(&cq->empty_polls, 1, __ATOMIC_RELAXED) %
+	    UGNI_IDLE_POLLS)
+		return;
+	if (idle_polls())
+		(void)gnicore_read64(&cq->core.user[GEMINI_CQ_IDLE_OFFSET / 8]);
+}
+
 UGNI_EXPORT gni_return_t GNI_CqGetEvent(gni_cq_handle_t cq_hndl,
 					gni_cq_entry_t *event_data)
 {
+	gni_return_t rc;
+
 	if (!cq_hndl || !event_data)
 		return GNI_RC_INVALID_PARAM;
-	return cq_take(cq_hndl, event_data);
+	rc = cq_take(cq_hndl, event_data);
+	if (rc == GNI_RC_NOT_DONE)
+		cq_idle(cq_hndl);
+	else
+		__atomic_store_n(&cq_hndl->empty_polls, 0, __ATOMIC_RELAXED);
+	return rc;
 }
 
 UGNI_EXPORT gni_return_t GNI_CqTestEvent(gni_cq_handle_t cq_hndl)

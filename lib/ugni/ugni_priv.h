@@ -116,6 +116,7 @@ struct gni_cq {
 	void *context;
 	uint32_t ep_refs;
 	uint32_t irq_mask;
+	uint32_t empty_polls;		/* GNI_CqGetEvent's, in a row */
 	bool internal;
 };
 

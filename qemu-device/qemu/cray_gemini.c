@@ -15,6 +15,8 @@
  *   BAR4  MSI-X table and PBA, 32 vectors
  */
 #include "qemu/osdep.h"
+#include <linux/futex.h>
+#include <sys/syscall.h>
 #include "qemu/cutils.h"
 #include "qemu/error-report.h"
 #include "qemu/log.h"
@@ -62,6 +64,64 @@ static void report_access(const char *bar, const char *dir,
                   name ? " (" : "", name ? name : "", name ? ")" : "", size);
 }
 
+/* --- Idle polls --------------------------------------------------------- */
+
+/*
+ * A consumer that finds its CQ empty again and again reads the CQ page's
+ * idle register (GEMINI_CQ_IDLE_OFFSET; libugni does, after a run of
+ * empty polls).  Its vCPU then waits here, without the BQL, until the
+ * core writes guest memory (whatever the consumer waits for arrives that
+ * way) or GEMINI_CQ_IDLE_MAX_US pass.  On a host with more vCPUs than
+ * cores, a vCPU polling an empty CQ otherwise keeps its core for a whole
+ * time slice, while the vCPU that would answer it waits for that core:
+ * eight ranks in a ring advance one time slice per hop.  A guest's
+ * interrupts wait for the end of the wait, which is why it is short.
+ *
+ * A write after the last wait on this CQ's page ended may be one the
+ * consumer has not seen yet: then the read returns at once.
+ */
+static void cray_gemini_idle(CrayGeminiState *s, unsigned cq)
+{
+    struct timespec ts = { 0, GEMINI_CQ_IDLE_MAX_US * 1000 };
+    uint32_t gen = qatomic_read(&s->dma_gen);
+
+    if (gen != s->idle_seen[cq]) {
+        s->idle_seen[cq] = gen;
+        return;
+    }
+    trace_cray_gemini_idle(cq);
+    qatomic_inc(&s->idle_waiters);
+    qemu_mutex_unlock_iothread();
+    /* Returns at once if a write bumped @dma_gen since we read it */
+    syscall(SYS_futex, &s->dma_gen, FUTEX_WAIT_PRIVATE, gen, &ts, NULL, 0);
+    qemu_mutex_lock_iothread();
+    qatomic_dec(&s->idle_waiters);
+    s->idle_seen[cq] = qatomic_read(&s->dma_gen);
+}
+
+/* After a DMA write of the core: end the waits for it */
+static void cray_gemini_idle_end(CrayGeminiState *s)
+{
+    qatomic_inc(&s->dma_gen);
+    if (qatomic_read(&s->idle_waiters)) {
+        syscall(SYS_futex, &s->dma_gen, FUTEX_WAKE_PRIVATE, INT_MAX,
+                NULL, NULL, 0);
+    }
+}
+
+/* The CQ whose page's idle register @addr is, or -1 */
+static int cray_gemini_idle_cq(hwaddr addr, unsigned size)
+{
+    hwaddr rel = addr - GEMINI_CQ_USER_ALIAS;
+
+    if (addr < GEMINI_CQ_USER_ALIAS || size != 8 ||
+        rel >= (hwaddr)GEMINI_NUM_CQ << 12 ||
+        (rel & 0xfff) != GEMINI_CQ_IDLE_OFFSET) {
+        return -1;
+    }
+    return rel >> 12;
+}
+
 /* --- Core ops ----------------------------------------------------------- */
 
 static int cray_gemini_dma_read(void *opaque, uint64_t addr, void *buf,
@@ -83,16 +143,19 @@ static int cray_gemini_dma_read(void *opaque, uint64_t addr, void *buf,
 static int cray_gemini_dma_write(void *opaque, uint64_t addr,
                                  const void *buf, size_t len)
 {
-    PCIDevice *pdev = PCI_DEVICE(opaque);
+    CrayGeminiState *s = opaque;
+    PCIDevice *pdev = PCI_DEVICE(s);
     MemTxResult r;
 
     if (len == 8 && !(addr & 7)) {
         smp_mb();       /* ordered after our earlier writes, as pci_dma_rw */
         address_space_stq_le(pci_get_address_space(pdev), addr,
                              ldq_le_p(buf), MEMTXATTRS_UNSPECIFIED, &r);
-        return r == MEMTX_OK ? 0 : -1;
+    } else {
+        r = pci_dma_write(pdev, addr, buf, len);
     }
-    return pci_dma_write(pdev, addr, buf, len) == MEMTX_OK ? 0 : -1;
+    cray_gemini_idle_end(s);
+    return r == MEMTX_OK ? 0 : -1;
 }
 
 static void gemini_raise_irq(void *opaque, unsigned vector)
@@ -535,6 +598,7 @@ static uint64_t cray_gemini_window_read(void *opaque, hwaddr addr,
     CrayGeminiState *s = opaque;
     enum gemini_access r;
     uint64_t val;
+    int cq;
 
     gemini_link_thread_enter();
     /*
@@ -547,6 +611,10 @@ static uint64_t cray_gemini_window_read(void *opaque, hwaddr addr,
         cray_gemini_vcpu_poll(s);
     }
     s->read_since_post = true;
+    cq = cray_gemini_idle_cq(addr, size);
+    if (cq >= 0) {
+        cray_gemini_idle(s, cq);
+    }
     r = gemini_window_read(&s->nic, addr, size, &val);
     if (r != GEMINI_ACCESS_OK) {
         report_access("window", "read", r, addr, size, NULL);

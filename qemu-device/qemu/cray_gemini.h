@@ -56,6 +56,16 @@ struct CrayGeminiState {
     bool stream;                /* and so did the one before */
     int64_t thread_poll_ns;     /* when that poll ended */
 
+    /*
+     * Idle polls (cray_gemini_idle()): @dma_gen counts the core's DMA
+     * writes, @idle_waiters the vCPUs waiting for the next one, and
+     * @idle_seen what @dma_gen was when a wait on each CQ's page last
+     * ended (under the BQL).
+     */
+    uint32_t dma_gen;
+    uint32_t idle_waiters;
+    uint32_t idle_seen[GEMINI_NUM_CQ];
+
     struct gemini_nic nic;
     GeminiLink links[GEMINI_NUM_TORUS_PORTS];
 

@@ -17,6 +17,7 @@
 #include "hw/pci/pci_regs.h"
 
 #include "hw/vgemini/uapi/gemini_hw.h"
+#include "hw/vgemini/uapi/gemini_nic.h"
 #include "hw/vgemini/uapi/vgemini_crc32.h"
 #include "hw/vgemini/uapi/vgemini_ctl.h"
 #include "hw/vgemini/uapi/vgemini_link.h"
@@ -704,6 +705,38 @@ static void test_small_window(void)
     node_stop(&n);
 }
 
+/* --- idle polls: the CQ pages' idle register ------------------------------ */
+
+/*
+ * A read of a CQ page's idle register returns 0, at once or after a
+ * short wait without the BQL; the device goes on answering after it.
+ * The first read of each page returns at once; the second waits.
+ */
+static void test_idle(void)
+{
+    uint64_t win = WINDOW_ADDR;
+    gint64 t0;
+    Node n;
+
+    node_start(&n, "x=1,y=0,z=0,dim-x=2,dim-y=1,dim-z=1");
+    qpci_config_writel(n.dev, PCI_BASE_ADDRESS_2, (uint32_t)WINDOW_ADDR);
+    qpci_config_writel(n.dev, PCI_BASE_ADDRESS_3, WINDOW_ADDR >> 32);
+    t0 = g_get_monotonic_time();
+    for (unsigned cq = 0; cq < GEMINI_NUM_CQ; cq += 73) {
+        uint64_t at = win + GEMINI_CQ_USER_PAGE(cq) + GEMINI_CQ_IDLE_OFFSET;
+
+        for (int i = 0; i < 3; i++) {
+            g_assert_cmphex(qtest_readq(n.qts, at), ==, 0);
+        }
+        /* Only an 8-byte read is the register */
+        g_assert_cmphex(qtest_readl(n.qts, at), ==, 0);
+    }
+    /* 15 pages, two waits each: bounded, whatever the host's load */
+    g_assert_cmpint(g_get_monotonic_time() - t0, <, 30 * G_USEC_PER_SEC);
+    g_assert_cmphex(qtest_readq(n.qts, win + GEMINI_MMR_NL_NODE_ID), ==, 1);
+    node_stop(&n);
+}
+
 /* --- bad properties are refused, not crashed on ------------------------- */
 
 static void test_bad_properties(void)
@@ -751,5 +784,6 @@ int main(int argc, char **argv)
     qtest_add_func("/cray-gemini/supervisor", test_supervisor);
     qtest_add_func("/cray-gemini/bad-properties", test_bad_properties);
     qtest_add_func("/cray-gemini/small-window", test_small_window);
+    qtest_add_func("/cray-gemini/idle", test_idle);
     return g_test_run();
 }
