@@ -28,6 +28,7 @@ UGNI_VERSION := 1.0.0
 UGNI_SONAME := libugni.so.1
 GNICORE_HDR := $(wildcard $(GNICORE_DIR)/*.h) $(REPO)/uapi/gni_wire.h
 UGNI_HDR := $(UGNI_DIR)/gni_pub.h $(UGNI_DIR)/ugni_priv.h \
+	$(UGNI_DIR)/ugni_msgq.h $(REPO)/uapi/ugni_msgq_wire.h \
 	$(REPO)/uapi/gemini_nic.h $(REPO)/uapi/gemini_hw.h \
 	$(REPO)/uapi/kgni_ioctl.h $(REPO)/uapi/gemini_mh.h $(GNICORE_HDR)
 GNICORE_SRC := $(GNICORE_DIR)/gnicore_req.c $(GNICORE_DIR)/gnicore_fma.c \
@@ -35,7 +36,7 @@ GNICORE_SRC := $(GNICORE_DIR)/gnicore_req.c $(GNICORE_DIR)/gnicore_fma.c \
 UGNI_SRC := $(UGNI_DIR)/ugni_info.c $(UGNI_DIR)/ugni_nic.c \
 	$(UGNI_DIR)/ugni_cq.c $(UGNI_DIR)/ugni_mem.c $(UGNI_DIR)/ugni_post.c \
 	$(UGNI_DIR)/ugni_dgram.c $(UGNI_DIR)/ugni_smsg.c $(UGNI_DIR)/ugni_msgq.c \
-	$(UGNI_DIR)/ugni_err.c $(UGNI_DIR)/ugni_stubs.c
+	$(UGNI_DIR)/ugni_msgq_io.c $(UGNI_DIR)/ugni_err.c $(UGNI_DIR)/ugni_stubs.c
 UGNI_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wshadow -pedantic \
 	-fPIC -fvisibility=hidden -I$(UGNI_DIR) -I$(GNICORE_DIR) \
 	-I$(REPO)/uapi -DUGNI_BUILD_STRING='"vgemini libugni $(UGNI_VERSION)"'

@@ -189,7 +189,7 @@ void ugni_mem_cq_gone(struct gni_nic *nic, struct gni_cq *cq);
 /* ugni_dgram.c */
 void ugni_dgram_release(struct gni_ep *ep);
 
-/* ugni_msgq.c */
+/* ugni_msgq_io.c */
 bool ugni_msgq_event(struct gni_nic *nic, struct msgq_tx *tx,
 		     gni_cq_entry_t *e);
 
