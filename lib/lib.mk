@@ -40,16 +40,17 @@ PMI_VERSION := 1.2.0
 PMI_SONAME := libpmi.so.1
 PMI_HDR := $(PMI_DIR)/pmi.h $(PMI_DIR)/pmi2.h $(PMI_DIR)/pmi_cray.h \
 	$(PMI_DIR)/pmi_priv.h \
-	$(PMI_DIR)/pmi_wire.h $(REPO)/uapi/vgemini_le.h
+	$(REPO)/uapi/pmi_wire.h $(REPO)/uapi/vgemini_le.h
 # PMI_Get_version_info() answers PMI_VERSION.
 PMI_VERSION_DEFS := $(patsubst %,-DPMI_LIB_%,$(join MAJOR= MINOR= REVISION=,\
 	$(subst ., ,$(PMI_VERSION))))
 PMI_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wshadow \
 	-fPIC -fvisibility=hidden -pthread -I$(PMI_DIR) -I$(REPO)/uapi \
 	$(PMI_VERSION_DEFS)
-PMI_SRC := $(PMI_DIR)/pmi.c $(PMI_DIR)/pmi2.c $(PMI_DIR)/pmi_cray.c
-PMI_OBJ := $(LIB_OUT)/obj/pmi.o $(LIB_OUT)/obj/pmi2.o \
-	$(LIB_OUT)/obj/pmi_cray.o
+PMI_SRC := $(PMI_DIR)/pmi.c $(PMI_DIR)/pmi_kvs.c $(PMI_DIR)/pmi2.c \
+	$(PMI_DIR)/pmi_cray.c
+PMI_OBJ := $(LIB_OUT)/obj/pmi.o $(LIB_OUT)/obj/pmi_kvs.o \
+	$(LIB_OUT)/obj/pmi2.o $(LIB_OUT)/obj/pmi_cray.o
 PMI_SAN := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all
 PMI_PKG := PKG_CONFIG_PATH=$(LIB_OUT)/pkgconfig pkg-config
 

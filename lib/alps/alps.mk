@@ -7,7 +7,7 @@
 # pkg-config modules cray-alps (headers only), cray-alpslli,
 # cray-alpsutil and cray-wlm_detect; and librca (rca_lib.h, cray-rca: a
 # node's mesh coordinates), which a rank asks about its placement too.  Included by lib/lib.mk, which sets
-# LIB_OUT, LIB_DIR and PMI_DIR.  Everything it defines is named ALPS_*,
+# LIB_OUT and LIB_DIR.  Everything it defines is named ALPS_*,
 # or is a target under $(LIB_OUT).
 #
 #   $(LIB_OUT)/libalpslli.so.1.0.0, libalpsutil.so.1.0.0,
@@ -28,9 +28,9 @@ ALPS_DIR := $(LIB_DIR)/alps
 ALPS_VERSION := 1.0.0
 ALPS_HDR_NAMES := alps.h alps_toolAssist.h libalpsutil.h libalpslli.h apInfo.h
 ALPS_HDR := $(addprefix $(ALPS_DIR)/,$(ALPS_HDR_NAMES) wlm_detect.h \
-	rca_lib.h alps_env.h) $(PMI_DIR)/pmi_wire.h
+	rca_lib.h alps_env.h) $(REPO)/uapi/pmi_wire.h
 ALPS_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wshadow -pedantic \
-	-fPIC -fvisibility=hidden -pthread -I$(ALPS_DIR) -I$(PMI_DIR)
+	-fPIC -fvisibility=hidden -pthread -I$(ALPS_DIR) -I$(REPO)/uapi
 ALPS_SAN := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all
 
 ALPS_INC := $(addprefix $(LIB_OUT)/include/alps/,$(ALPS_HDR_NAMES)) \
@@ -94,5 +94,5 @@ $(ALPS_TEST): $(ALPS_DIR)/tests/test_alps.c $(ALPS_SRC) $(ALPS_HDR) \
 		$(REPO)/testlib/tap.h
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 -Wall -Wextra -Werror -pthread $(ALPS_SAN) \
-		-I$(ALPS_DIR) -I$(PMI_DIR) -I$(REPO)/testlib \
+		-I$(ALPS_DIR) -I$(REPO)/uapi -I$(REPO)/testlib \
 		$(ALPS_DIR)/tests/test_alps.c $(ALPS_SRC) -o $@

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * libpmi: the PMI-1 client of vgemini jobs, with Cray's extensions; the
- * PMI-2 calls (pmi2.c) share its state and channel.
+ * PMI-2 calls (pmi2.c) share its state and channel; the KVS calls are in
+ * pmi_kvs.c.
  *
  * "vgemini run" starts every rank with a stream socket to its PMI server
  * (the launcher, on the host; the guest's agent relays the bytes) on the
  * descriptor named by PMI_FD, and with PMI_RANK and PMI_SIZE.  Requests and
- * replies are the frames of pmi_wire.h; the library sends one request and
+ * replies are the frames of uapi/pmi_wire.h; the library sends one request and
  * reads its reply, under a mutex, so that threads may share it.
  *
  * Without PMI_FD the process is a singleton job: rank 0 of 1, with a KVS
@@ -31,26 +32,7 @@
 #include "pmi_wire.h"
 #include "vgemini_le.h"
 
-struct kv {
-	struct kv *next;
-	char *key;
-	char *val;
-};
-
-static struct {
-	pthread_mutex_t lock;
-	int state;		/* 0 never, 1 initialised, 2 finalised */
-	int fd;			/* -1: singleton, or the channel is broken */
-	int broken;
-	int rank, size, universe, appnum;
-	unsigned int name_max, key_max, val_max;
-	unsigned int ag_max, ag_total_max;
-	int clique_n;
-	int *clique;
-	char kvsname[VGEMINI_PMI_KVSNAME_MAX];
-	struct kv *kvs;		/* singleton only: the KVS */
-	struct kv *node_kvs;	/* singleton only: the node's attributes */
-} pmi = {
+struct vgemini_pmi_state vgemini_pmi = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.fd = -1,
 };
@@ -98,9 +80,9 @@ static int recv_all(int fd, void *buf, size_t n)
  * is the server's status and *reply (malloc'd, or NULL when empty, to be
  * freed) holds *rlen bytes; replies longer than rmax are refused.
  */
-static int exchange(uint16_t type, const void *head, size_t hlen,
-		    const void *tail, size_t tlen, int *status,
-		    unsigned char **reply, size_t *rlen, size_t rmax)
+int vgemini_pmi_exchange(uint16_t type, const void *head, size_t hlen,
+			 const void *tail, size_t tlen, int *status,
+			 unsigned char **reply, size_t *rlen, size_t rmax)
 {
 	unsigned char h[VGEMINI_PMI_HDR_LEN] = { 0 };
 	unsigned char *r = NULL;
@@ -108,20 +90,20 @@ static int exchange(uint16_t type, const void *head, size_t hlen,
 
 	*reply = NULL;
 	*rlen = 0;
-	if (pmi.broken || pmi.fd < 0)
+	if (vgemini_pmi.broken || vgemini_pmi.fd < 0)
 		return PMI_FAIL;
 	if (hlen + tlen > VGEMINI_PMI_REQ_MAX)
 		return PMI_ERR_INVALID_LENGTH;
 	vgemini_put_le32(h, VGEMINI_PMI_MAGIC);
 	vgemini_put_le16(h + 4, (uint16_t)type);
 	vgemini_put_le32(h + 12, hlen + tlen);
-	if (send_all(pmi.fd, h, sizeof(h)) ||
-	    (hlen && send_all(pmi.fd, head, hlen)) ||
-	    (tlen && send_all(pmi.fd, tail, tlen)))
+	if (send_all(vgemini_pmi.fd, h, sizeof(h)) ||
+	    (hlen && send_all(vgemini_pmi.fd, head, hlen)) ||
+	    (tlen && send_all(vgemini_pmi.fd, tail, tlen)))
 		goto broken;
 	if (type == VGEMINI_PMI_ABORT)
 		return PMI_SUCCESS;
-	if (recv_all(pmi.fd, h, sizeof(h)))
+	if (recv_all(vgemini_pmi.fd, h, sizeof(h)))
 		goto broken;
 	len = vgemini_get_le32(h + 12);
 	if (vgemini_get_le32(h) != VGEMINI_PMI_MAGIC ||
@@ -132,7 +114,7 @@ static int exchange(uint16_t type, const void *head, size_t hlen,
 		r = malloc(len);
 		if (!r)
 			goto broken;	/* the stream cannot be resynchronised */
-		if (recv_all(pmi.fd, r, len)) {
+		if (recv_all(vgemini_pmi.fd, r, len)) {
 			free(r);
 			goto broken;
 		}
@@ -143,7 +125,7 @@ static int exchange(uint16_t type, const void *head, size_t hlen,
 	return PMI_SUCCESS;
 
 broken:
-	pmi.broken = 1;
+	vgemini_pmi.broken = 1;
 	return PMI_FAIL;
 }
 
@@ -154,7 +136,7 @@ static int simple_request(uint16_t type, const void *p, size_t n)
 	size_t rlen;
 	int st, rc;
 
-	rc = exchange(type, p, n, NULL, 0, &st, &reply, &rlen, 0);
+	rc = vgemini_pmi_exchange(type, p, n, NULL, 0, &st, &reply, &rlen, 0);
 	free(reply);
 	return rc ? rc : st;
 }
@@ -174,75 +156,30 @@ static int parse_int(const char *s, long lo, long hi, long *out)
 	return 0;
 }
 
-/* The singleton's key/value lists */
-
-static struct kv *kvs_find(struct kv *head, const char *key)
-{
-	struct kv *kv;
-
-	for (kv = head; kv; kv = kv->next)
-		if (!strcmp(kv->key, key))
-			return kv;
-	return NULL;
-}
-
-static int kvs_put_local(struct kv **head, const char *key, const char *val)
-{
-	struct kv *kv;
-
-	if (kvs_find(*head, key))
-		return PMI_ERR_INVALID_KEY;
-	kv = calloc(1, sizeof(*kv));
-	if (!kv)
-		return PMI_ERR_NOMEM;
-	kv->key = strdup(key);
-	kv->val = strdup(val);
-	if (!kv->key || !kv->val) {
-		free(kv->key);
-		free(kv->val);
-		free(kv);
-		return PMI_ERR_NOMEM;
-	}
-	kv->next = *head;
-	*head = kv;
-	return PMI_SUCCESS;
-}
-
-static void free_kvs(struct kv **head)
-{
-	while (*head) {
-		struct kv *kv = *head;
-
-		*head = kv->next;
-		free(kv->key);
-		free(kv->val);
-		free(kv);
-	}
-}
-
 static int init_singleton(void)
 {
-	pmi.clique = malloc(sizeof(int));
-	if (!pmi.clique)
+	vgemini_pmi.clique = malloc(sizeof(int));
+	if (!vgemini_pmi.clique)
 		return PMI_ERR_NOMEM;
-	pmi.clique[0] = 0;
-	pmi.clique_n = 1;
-	pmi.rank = 0;
-	pmi.size = 1;
-	pmi.universe = 1;
-	pmi.appnum = 0;
-	pmi.name_max = VGEMINI_PMI_KVSNAME_MAX;
-	pmi.key_max = VGEMINI_PMI_KEY_MAX;
-	pmi.val_max = VGEMINI_PMI_VAL_MAX;
-	pmi.ag_max = VGEMINI_PMI_ALLGATHER_MAX;
-	pmi.ag_total_max = VGEMINI_PMI_ALLGATHER_TOTAL_MAX;
-	snprintf(pmi.kvsname, sizeof(pmi.kvsname), "singleton_kvs_%ld",
-		 (long)getpid());
+	vgemini_pmi.clique[0] = 0;
+	vgemini_pmi.clique_n = 1;
+	vgemini_pmi.rank = 0;
+	vgemini_pmi.size = 1;
+	vgemini_pmi.universe = 1;
+	vgemini_pmi.appnum = 0;
+	vgemini_pmi.name_max = VGEMINI_PMI_KVSNAME_MAX;
+	vgemini_pmi.key_max = VGEMINI_PMI_KEY_MAX;
+	vgemini_pmi.val_max = VGEMINI_PMI_VAL_MAX;
+	vgemini_pmi.ag_max = VGEMINI_PMI_ALLGATHER_MAX;
+	vgemini_pmi.ag_total_max = VGEMINI_PMI_ALLGATHER_TOTAL_MAX;
+	snprintf(vgemini_pmi.kvsname, sizeof(vgemini_pmi.kvsname),
+		 "singleton_kvs_%ld", (long)getpid());
 	/* What the launcher puts into a job's KVS: one rank on one node */
-	if (kvs_put_local(&pmi.kvs, VGEMINI_PMI_KEY_MAPPING,
-			  "(vector,(0,1,1))")) {
-		free(pmi.clique);
-		pmi.clique = NULL;
+	if (vgemini_pmi_kvs_put_local(&vgemini_pmi.kvs,
+				      VGEMINI_PMI_KEY_MAPPING,
+				      "(vector,(0,1,1))")) {
+		free(vgemini_pmi.clique);
+		vgemini_pmi.clique = NULL;
 		return PMI_ERR_NOMEM;
 	}
 	return PMI_SUCCESS;
@@ -257,45 +194,49 @@ static int take_init_reply(const unsigned char *r, size_t n, long rank)
 
 	if (n < fixed || vgemini_get_le32(r) != VGEMINI_PMI_VERSION)
 		return PMI_ERR_INIT;
-	pmi.rank = (int32_t)vgemini_get_le32(r + 4);
-	pmi.size = (int32_t)vgemini_get_le32(r + 8);
-	pmi.universe = (int32_t)vgemini_get_le32(r + 12);
-	pmi.appnum = (int32_t)vgemini_get_le32(r + 16);
-	pmi.name_max = vgemini_get_le32(r + 20);
-	pmi.key_max = vgemini_get_le32(r + 24);
-	pmi.val_max = vgemini_get_le32(r + 28);
-	pmi.ag_max = vgemini_get_le32(r + 32);
-	pmi.ag_total_max = vgemini_get_le32(r + 36);
+	vgemini_pmi.rank = (int32_t)vgemini_get_le32(r + 4);
+	vgemini_pmi.size = (int32_t)vgemini_get_le32(r + 8);
+	vgemini_pmi.universe = (int32_t)vgemini_get_le32(r + 12);
+	vgemini_pmi.appnum = (int32_t)vgemini_get_le32(r + 16);
+	vgemini_pmi.name_max = vgemini_get_le32(r + 20);
+	vgemini_pmi.key_max = vgemini_get_le32(r + 24);
+	vgemini_pmi.val_max = vgemini_get_le32(r + 28);
+	vgemini_pmi.ag_max = vgemini_get_le32(r + 32);
+	vgemini_pmi.ag_total_max = vgemini_get_le32(r + 36);
 	cn = vgemini_get_le32(r + 40);
-	if (pmi.rank != rank || pmi.size < 1 ||
-	    (uint32_t)pmi.size > VGEMINI_PMI_MAX_RANKS ||
-	    pmi.rank >= pmi.size || pmi.universe < pmi.size ||
-	    pmi.name_max < 2 || pmi.name_max > VGEMINI_PMI_KVSNAME_MAX ||
-	    pmi.key_max < 2 || pmi.key_max > VGEMINI_PMI_REQ_MAX ||
-	    pmi.val_max < 1 || pmi.val_max > VGEMINI_PMI_REQ_MAX || cn < 1 ||
-	    cn > (uint32_t)pmi.size || (n - fixed) / 4 < cn)
+	if (vgemini_pmi.rank != rank || vgemini_pmi.size < 1 ||
+	    (uint32_t)vgemini_pmi.size > VGEMINI_PMI_MAX_RANKS ||
+	    vgemini_pmi.rank >= vgemini_pmi.size ||
+	    vgemini_pmi.universe < vgemini_pmi.size ||
+	    vgemini_pmi.name_max < 2 ||
+	    vgemini_pmi.name_max > VGEMINI_PMI_KVSNAME_MAX ||
+	    vgemini_pmi.key_max < 2 ||
+	    vgemini_pmi.key_max > VGEMINI_PMI_REQ_MAX ||
+	    vgemini_pmi.val_max < 1 ||
+	    vgemini_pmi.val_max > VGEMINI_PMI_REQ_MAX || cn < 1 ||
+	    cn > (uint32_t)vgemini_pmi.size || (n - fixed) / 4 < cn)
 		return PMI_ERR_INIT;
 	namelen = n - fixed - 4 * cn;
-	if (namelen < 1 || namelen >= pmi.name_max ||
+	if (namelen < 1 || namelen >= vgemini_pmi.name_max ||
 	    memchr(r + fixed + 4 * cn, 0, namelen))
 		return PMI_ERR_INIT;
-	pmi.clique = malloc(cn * sizeof(int));
-	if (!pmi.clique)
+	vgemini_pmi.clique = malloc(cn * sizeof(int));
+	if (!vgemini_pmi.clique)
 		return PMI_ERR_NOMEM;
 	for (i = 0; i < cn; i++) {
 		int32_t v = (int32_t)vgemini_get_le32(r + fixed + 4 * i);
 
-		if (v <= prev || v >= pmi.size) {
-			free(pmi.clique);
-			pmi.clique = NULL;
+		if (v <= prev || v >= vgemini_pmi.size) {
+			free(vgemini_pmi.clique);
+			vgemini_pmi.clique = NULL;
 			return PMI_ERR_INIT;
 		}
-		pmi.clique[i] = v;
+		vgemini_pmi.clique[i] = v;
 		prev = v;
 	}
-	pmi.clique_n = cn;
-	memcpy(pmi.kvsname, r + fixed + 4 * cn, namelen);
-	pmi.kvsname[namelen] = 0;
+	vgemini_pmi.clique_n = cn;
+	memcpy(vgemini_pmi.kvsname, r + fixed + 4 * cn, namelen);
+	vgemini_pmi.kvsname[namelen] = 0;
 	return PMI_SUCCESS;
 }
 
@@ -312,19 +253,21 @@ static int init_channel(const char *fdstr)
 		return PMI_ERR_INIT;
 	/* The channel is the library's: programs that exec do not keep it. */
 	fcntl(fd, F_SETFD, FD_CLOEXEC);
-	pmi.fd = fd;
-	pmi.broken = 0;
+	vgemini_pmi.fd = fd;
+	vgemini_pmi.broken = 0;
 	vgemini_put_le32(req, VGEMINI_PMI_VERSION);
 	vgemini_put_le32(req + 4, (uint32_t)rank);
-	rc = exchange(VGEMINI_PMI_INIT, req, sizeof(req), NULL, 0, &st, &reply,
-		      &rlen, VGEMINI_PMI_INIT_REPLY_LEN +
-		      4 * VGEMINI_PMI_MAX_RANKS + VGEMINI_PMI_KVSNAME_MAX);
+	rc = vgemini_pmi_exchange(VGEMINI_PMI_INIT, req, sizeof(req), NULL, 0,
+				  &st, &reply, &rlen,
+				  VGEMINI_PMI_INIT_REPLY_LEN +
+				  4 * VGEMINI_PMI_MAX_RANKS +
+				  VGEMINI_PMI_KVSNAME_MAX);
 	if (rc == PMI_SUCCESS)
 		rc = st == PMI_SUCCESS ? take_init_reply(reply, rlen, rank) :
 			PMI_ERR_INIT;
 	free(reply);
 	if (rc != PMI_SUCCESS) {
-		pmi.fd = -1;	/* not ours to close: the launcher's */
+		vgemini_pmi.fd = -1;	/* not ours to close: the launcher's */
 		return rc;
 	}
 	return PMI_SUCCESS;
@@ -337,23 +280,23 @@ PMI_EXPORT int PMI_Init(int *spawned)
 
 	if (!spawned)
 		return PMI_ERR_INVALID_ARG;
-	pthread_mutex_lock(&pmi.lock);
-	if (pmi.state == 1) {
-		*spawned = pmi.fd >= 0 ? PMI_TRUE : PMI_FALSE;
-		pthread_mutex_unlock(&pmi.lock);
+	pthread_mutex_lock(&vgemini_pmi.lock);
+	if (vgemini_pmi.state == 1) {
+		*spawned = vgemini_pmi.fd >= 0 ? PMI_TRUE : PMI_FALSE;
+		pthread_mutex_unlock(&vgemini_pmi.lock);
 		return PMI_SUCCESS;
 	}
-	if (pmi.state == 2) {
-		pthread_mutex_unlock(&pmi.lock);
+	if (vgemini_pmi.state == 2) {
+		pthread_mutex_unlock(&vgemini_pmi.lock);
 		return PMI_ERR_INIT;
 	}
 	fdstr = getenv("PMI_FD");
 	rc = fdstr ? init_channel(fdstr) : init_singleton();
 	if (rc == PMI_SUCCESS) {
-		pmi.state = 1;
+		vgemini_pmi.state = 1;
 		*spawned = fdstr ? PMI_TRUE : PMI_FALSE;
 	}
-	pthread_mutex_unlock(&pmi.lock);
+	pthread_mutex_unlock(&vgemini_pmi.lock);
 	return rc;
 }
 
@@ -361,9 +304,9 @@ PMI_EXPORT int PMI_Initialized(PMI_BOOL *initialized)
 {
 	if (!initialized)
 		return PMI_ERR_INVALID_ARG;
-	pthread_mutex_lock(&pmi.lock);
-	*initialized = pmi.state == 1 ? PMI_TRUE : PMI_FALSE;
-	pthread_mutex_unlock(&pmi.lock);
+	pthread_mutex_lock(&vgemini_pmi.lock);
+	*initialized = vgemini_pmi.state == 1 ? PMI_TRUE : PMI_FALSE;
+	pthread_mutex_unlock(&vgemini_pmi.lock);
 	return PMI_SUCCESS;
 }
 
@@ -371,23 +314,23 @@ PMI_EXPORT int PMI_Finalize(void)
 {
 	int rc = PMI_SUCCESS;
 
-	pthread_mutex_lock(&pmi.lock);
-	if (pmi.state != 1) {
-		pthread_mutex_unlock(&pmi.lock);
+	pthread_mutex_lock(&vgemini_pmi.lock);
+	if (vgemini_pmi.state != 1) {
+		pthread_mutex_unlock(&vgemini_pmi.lock);
 		return PMI_ERR_INIT;
 	}
-	if (pmi.fd >= 0) {
+	if (vgemini_pmi.fd >= 0) {
 		rc = simple_request(VGEMINI_PMI_FINALIZE, NULL, 0);
-		close(pmi.fd);
-		pmi.fd = -1;
+		close(vgemini_pmi.fd);
+		vgemini_pmi.fd = -1;
 	}
-	free_kvs(&pmi.kvs);
-	free_kvs(&pmi.node_kvs);
-	free(pmi.clique);
-	pmi.clique = NULL;
-	pmi.clique_n = 0;
-	pmi.state = 2;
-	pthread_mutex_unlock(&pmi.lock);
+	vgemini_pmi_free_kvs(&vgemini_pmi.kvs);
+	vgemini_pmi_free_kvs(&vgemini_pmi.node_kvs);
+	free(vgemini_pmi.clique);
+	vgemini_pmi.clique = NULL;
+	vgemini_pmi.clique_n = 0;
+	vgemini_pmi.state = 2;
+	pthread_mutex_unlock(&vgemini_pmi.lock);
 	vgemini_pmi_cray_fini();
 	return rc;
 }
@@ -399,11 +342,11 @@ PMI_EXPORT int PMI_Abort(int exit_code, const char error_msg[])
 	int fd = -1;
 
 	/* Not under the lock: another thread may be stuck in a collective. */
-	if (pmi.state == 1)
-		fd = pmi.fd;
-	else if (pmi.state == 0 && getenv("PMI_FD"))
+	if (vgemini_pmi.state == 1)
+		fd = vgemini_pmi.fd;
+	else if (vgemini_pmi.state == 0 && getenv("PMI_FD"))
 		fd = atoi(getenv("PMI_FD"));
-	if (fd >= 0 && !pmi.broken) {
+	if (fd >= 0 && !vgemini_pmi.broken) {
 		unsigned char h[VGEMINI_PMI_HDR_LEN] = { 0 };
 
 		if (error_msg)
@@ -422,9 +365,9 @@ PMI_EXPORT int PMI_Abort(int exit_code, const char error_msg[])
 }
 
 /* Check that the library is initialised (caller holds the lock). */
-static int ready(void)
+int vgemini_pmi_ready(void)
 {
-	return pmi.state == 1 ? PMI_SUCCESS : PMI_ERR_INIT;
+	return vgemini_pmi.state == 1 ? PMI_SUCCESS : PMI_ERR_INIT;
 }
 
 enum pmi_value {
@@ -439,37 +382,37 @@ static int get_value(int *out, enum pmi_value what)
 
 	if (!out)
 		return PMI_ERR_INVALID_ARG;
-	pthread_mutex_lock(&pmi.lock);
-	rc = ready();
+	pthread_mutex_lock(&vgemini_pmi.lock);
+	rc = vgemini_pmi_ready();
 	if (rc == PMI_SUCCESS) {
 		switch (what) {
 		case V_SIZE:
-			*out = pmi.size;
+			*out = vgemini_pmi.size;
 			break;
 		case V_RANK:
-			*out = pmi.rank;
+			*out = vgemini_pmi.rank;
 			break;
 		case V_UNIVERSE:
-			*out = pmi.universe;
+			*out = vgemini_pmi.universe;
 			break;
 		case V_APPNUM:
-			*out = pmi.appnum;
+			*out = vgemini_pmi.appnum;
 			break;
 		case V_CLIQUE_SIZE:
-			*out = pmi.clique_n;
+			*out = vgemini_pmi.clique_n;
 			break;
 		case V_NAME_MAX:
-			*out = pmi.name_max;
+			*out = vgemini_pmi.name_max;
 			break;
 		case V_KEY_MAX:
-			*out = pmi.key_max;
+			*out = vgemini_pmi.key_max;
 			break;
 		case V_VAL_MAX:
-			*out = pmi.val_max;
+			*out = vgemini_pmi.val_max;
 			break;
 		}
 	}
-	pthread_mutex_unlock(&pmi.lock);
+	pthread_mutex_unlock(&vgemini_pmi.lock);
 	return rc;
 }
 
@@ -519,13 +462,14 @@ PMI_EXPORT int PMI_Get_clique_ranks(int ranks[], int length)
 
 	if (!ranks)
 		return PMI_ERR_INVALID_ARG;
-	pthread_mutex_lock(&pmi.lock);
-	rc = ready();
-	if (rc == PMI_SUCCESS && length < pmi.clique_n)
+	pthread_mutex_lock(&vgemini_pmi.lock);
+	rc = vgemini_pmi_ready();
+	if (rc == PMI_SUCCESS && length < vgemini_pmi.clique_n)
 		rc = PMI_ERR_INVALID_LENGTH;
 	if (rc == PMI_SUCCESS)
-		memcpy(ranks, pmi.clique, pmi.clique_n * sizeof(int));
-	pthread_mutex_unlock(&pmi.lock);
+		memcpy(ranks, vgemini_pmi.clique,
+		       vgemini_pmi.clique_n * sizeof(int));
+	pthread_mutex_unlock(&vgemini_pmi.lock);
 	return rc;
 }
 
@@ -533,11 +477,11 @@ PMI_EXPORT int PMI_Barrier(void)
 {
 	int rc;
 
-	pthread_mutex_lock(&pmi.lock);
-	rc = ready();
-	if (rc == PMI_SUCCESS && pmi.fd >= 0)
+	pthread_mutex_lock(&vgemini_pmi.lock);
+	rc = vgemini_pmi_ready();
+	if (rc == PMI_SUCCESS && vgemini_pmi.fd >= 0)
 		rc = simple_request(VGEMINI_PMI_BARRIER, NULL, 0);
-	pthread_mutex_unlock(&pmi.lock);
+	pthread_mutex_unlock(&vgemini_pmi.lock);
 	return rc;
 }
 
@@ -551,22 +495,23 @@ PMI_EXPORT int PMI_Allgather(void *in, void *out, int len)
 		return PMI_ERR_INVALID_LENGTH;
 	if (len && (!in || !out))
 		return PMI_ERR_INVALID_ARG;
-	pthread_mutex_lock(&pmi.lock);
-	rc = ready();
+	pthread_mutex_lock(&vgemini_pmi.lock);
+	rc = vgemini_pmi_ready();
 	if (rc != PMI_SUCCESS)
 		goto out;
-	total = (size_t)len * pmi.size;
-	if ((unsigned int)len > pmi.ag_max || total > pmi.ag_total_max) {
+	total = (size_t)len * vgemini_pmi.size;
+	if ((unsigned int)len > vgemini_pmi.ag_max ||
+	    total > vgemini_pmi.ag_total_max) {
 		rc = PMI_ERR_INVALID_LENGTH;
 		goto out;
 	}
-	if (pmi.fd < 0) {
+	if (vgemini_pmi.fd < 0) {
 		if (len)
 			memmove(out, in, len);
 		goto out;
 	}
-	rc = exchange(VGEMINI_PMI_ALLGATHER, in, len, NULL, 0, &st, &reply,
-		      &rlen, total);
+	rc = vgemini_pmi_exchange(VGEMINI_PMI_ALLGATHER, in, len, NULL, 0, &st,
+				  &reply, &rlen, total);
 	if (rc == PMI_SUCCESS) {
 		if (st != PMI_SUCCESS)
 			rc = st;
@@ -577,244 +522,8 @@ PMI_EXPORT int PMI_Allgather(void *in, void *out, int len)
 	}
 	free(reply);
 out:
-	pthread_mutex_unlock(&pmi.lock);
+	pthread_mutex_unlock(&vgemini_pmi.lock);
 	return rc;
-}
-
-PMI_EXPORT int PMI_KVS_Get_my_name(char kvsname[], int length)
-{
-	int rc;
-
-	if (!kvsname || length <= 0)
-		return PMI_ERR_INVALID_ARG;
-	pthread_mutex_lock(&pmi.lock);
-	rc = ready();
-	if (rc == PMI_SUCCESS) {
-		if (strlen(pmi.kvsname) >= (size_t)length)
-			rc = PMI_ERR_INVALID_LENGTH;
-		else
-			strcpy(kvsname, pmi.kvsname);
-	}
-	pthread_mutex_unlock(&pmi.lock);
-	return rc;
-}
-
-/* A key's checks (caller holds the lock). */
-static int key_check(const char key[], size_t *klen)
-{
-	if (!key)
-		return PMI_ERR_INVALID_ARG;
-	*klen = strnlen(key, pmi.key_max);
-	if (*klen == 0 || *klen >= pmi.key_max)
-		return PMI_ERR_INVALID_KEY_LENGTH;
-	return PMI_SUCCESS;
-}
-
-/* Common checks of the KVS calls (caller holds the lock). */
-static int kvs_check(const char kvsname[], const char key[], size_t *klen)
-{
-	int rc = ready();
-
-	if (rc != PMI_SUCCESS)
-		return rc;
-	if (!kvsname || !key)
-		return PMI_ERR_INVALID_ARG;
-	if (strcmp(kvsname, pmi.kvsname))
-		return PMI_ERR_INVALID_ARG;	/* the job has one KVS */
-	return key_check(key, klen);
-}
-
-/*
- * Put key (klen bytes, checked) = value into a store: the job's KVS (a
- * PUT; the singleton's list pmi.kvs) or the node's attributes (a
- * NODE_PUT; pmi.node_kvs).  Caller holds the lock; the library is ready.
- */
-static int store_put(uint16_t type, struct kv **local, const char *key,
-		     size_t klen, const char *value)
-{
-	unsigned char head[8], *reply;
-	size_t vlen, rlen;
-	char *buf;
-	int rc, st;
-
-	if (!value)
-		return PMI_ERR_INVALID_VAL;
-	vlen = strnlen(value, pmi.val_max);
-	if (vlen >= pmi.val_max)
-		return PMI_ERR_INVALID_VAL_LENGTH;
-	if (pmi.fd < 0)
-		return kvs_put_local(local, key, value);
-	buf = malloc(klen + vlen);
-	if (!buf)
-		return PMI_ERR_NOMEM;
-	memcpy(buf, key, klen);
-	memcpy(buf + klen, value, vlen);
-	vgemini_put_le32(head, klen);
-	vgemini_put_le32(head + 4, vlen);
-	rc = exchange(type, head, sizeof(head), buf, klen + vlen, &st, &reply,
-		      &rlen, 0);
-	free(reply);
-	free(buf);
-	return rc == PMI_SUCCESS ? st : rc;
-}
-
-/*
- * Get key from a store (GET or NODE_GET) into value, length bytes with
- * the NUL.  A key nobody put is PMI_FAIL with *found set to 0; *found is
- * left alone on other failures.  Caller holds the lock; ready.
- */
-static int store_get(uint16_t type, struct kv *local, const char *key,
-		     size_t klen, char *value, int length, int *found)
-{
-	unsigned char *reply;
-	size_t rlen;
-	int rc, st;
-
-	if (!value || length <= 0)
-		return PMI_ERR_INVALID_ARG;
-	if (pmi.fd < 0) {
-		struct kv *kv = kvs_find(local, key);
-
-		if (!kv) {
-			*found = 0;
-			return PMI_FAIL;
-		}
-		if (strlen(kv->val) >= (size_t)length)
-			return PMI_ERR_INVALID_LENGTH;
-		strcpy(value, kv->val);
-		*found = 1;
-		return PMI_SUCCESS;
-	}
-	rc = exchange(type, key, klen, NULL, 0, &st, &reply, &rlen,
-		      pmi.val_max - 1);
-	if (rc != PMI_SUCCESS)
-		return rc;
-	if (st == PMI_FAIL && !rlen) {
-		*found = 0;
-		rc = PMI_FAIL;
-	} else if (st != PMI_SUCCESS) {
-		rc = st;
-	} else if (rlen && memchr(reply, 0, rlen)) {
-		rc = PMI_FAIL;
-	} else if (rlen >= (size_t)length) {
-		rc = PMI_ERR_INVALID_LENGTH;
-	} else {
-		if (rlen)
-			memcpy(value, reply, rlen);
-		value[rlen] = 0;
-		*found = 1;
-	}
-	free(reply);
-	return rc;
-}
-
-PMI_EXPORT int PMI_KVS_Put(const char kvsname[], const char key[],
-			   const char value[])
-{
-	size_t klen;
-	int rc;
-
-	pthread_mutex_lock(&pmi.lock);
-	rc = kvs_check(kvsname, key, &klen);
-	if (rc == PMI_SUCCESS)
-		rc = store_put(VGEMINI_PMI_PUT, &pmi.kvs, key, klen, value);
-	pthread_mutex_unlock(&pmi.lock);
-	return rc;
-}
-
-PMI_EXPORT int PMI_KVS_Commit(const char kvsname[])
-{
-	int rc;
-
-	/* Puts reach the server at once; nothing is held back. */
-	pthread_mutex_lock(&pmi.lock);
-	rc = ready();
-	if (rc == PMI_SUCCESS && (!kvsname || strcmp(kvsname, pmi.kvsname)))
-		rc = PMI_ERR_INVALID_ARG;
-	pthread_mutex_unlock(&pmi.lock);
-	return rc;
-}
-
-PMI_EXPORT int PMI_KVS_Get(const char kvsname[], const char key[],
-			   char value[], int length)
-{
-	size_t klen;
-	int rc, found;
-
-	pthread_mutex_lock(&pmi.lock);
-	rc = kvs_check(kvsname, key, &klen);
-	if (rc == PMI_SUCCESS)
-		rc = store_get(VGEMINI_PMI_GET, pmi.kvs, key, klen, value,
-			       length, &found);
-	pthread_mutex_unlock(&pmi.lock);
-	return rc;
-}
-
-/*
- * For pmi2.c: the node's attributes, and the KVS with "not found" told
- * apart from a failure
- */
-
-int vgemini_pmi_node_put(const char *name, const char *value)
-{
-	size_t klen;
-	int rc;
-
-	pthread_mutex_lock(&pmi.lock);
-	rc = ready();
-	if (rc == PMI_SUCCESS)
-		rc = key_check(name, &klen);
-	if (rc == PMI_SUCCESS)
-		rc = store_put(VGEMINI_PMI_NODE_PUT, &pmi.node_kvs, name, klen,
-			       value);
-	pthread_mutex_unlock(&pmi.lock);
-	return rc;
-}
-
-/* A get that tells a missing key (*found 0) from an error. */
-static int found_get(uint16_t type, struct kv **local, const char *key,
-		     char *value, int length, int *found)
-{
-	size_t klen;
-	int rc, f = -1;
-
-	pthread_mutex_lock(&pmi.lock);
-	rc = ready();
-	if (rc == PMI_SUCCESS)
-		rc = key_check(key, &klen);
-	if (rc == PMI_SUCCESS)
-		rc = store_get(type, *local, key, klen, value, length, &f);
-	pthread_mutex_unlock(&pmi.lock);
-	if (f == 0) {
-		*found = 0;
-		return PMI_SUCCESS;
-	}
-	if (rc == PMI_SUCCESS)
-		*found = 1;
-	return rc;
-}
-
-int vgemini_pmi_node_get(const char *name, char *value, int length,
-			 int *found)
-{
-	return found_get(VGEMINI_PMI_NODE_GET, &pmi.node_kvs, name, value,
-			 length, found);
-}
-
-int vgemini_pmi_kvs_get(const char *key, char *value, int length,
-			int *found)
-{
-	return found_get(VGEMINI_PMI_GET, &pmi.kvs, key, value, length, found);
-}
-
-int vgemini_pmi_singleton(void)
-{
-	int single;
-
-	pthread_mutex_lock(&pmi.lock);
-	single = pmi.state == 1 && pmi.fd < 0 && !pmi.broken;
-	pthread_mutex_unlock(&pmi.lock);
-	return single;
 }
 
 /* Cray extensions */
@@ -829,15 +538,15 @@ PMI_EXPORT int PMI_Allgatherv(void *in, int len, void *out, int *all_lens)
 		return PMI_ERR_INVALID_LENGTH;
 	if ((len && !in) || !out || !all_lens)
 		return PMI_ERR_INVALID_ARG;
-	pthread_mutex_lock(&pmi.lock);
-	rc = ready();
+	pthread_mutex_lock(&vgemini_pmi.lock);
+	rc = vgemini_pmi_ready();
 	if (rc != PMI_SUCCESS)
 		goto out;
-	if ((unsigned int)len > pmi.ag_max) {
+	if ((unsigned int)len > vgemini_pmi.ag_max) {
 		rc = PMI_ERR_INVALID_LENGTH;
 		goto out;
 	}
-	if (pmi.fd < 0) {
+	if (vgemini_pmi.fd < 0) {
 		if (all_lens[0] != len)
 			rc = PMI_ERR_INVALID_LENGTH;
 		else if (len)
@@ -845,9 +554,10 @@ PMI_EXPORT int PMI_Allgatherv(void *in, int len, void *out, int *all_lens)
 		goto out;
 	}
 	/* Every rank enters, whatever its all_lens says, so none waits */
-	lens = 4 * (size_t)pmi.size;
-	rc = exchange(VGEMINI_PMI_ALLGATHERV, in, len, NULL, 0, &st, &reply,
-		      &rlen, lens + pmi.ag_total_max);
+	lens = 4 * (size_t)vgemini_pmi.size;
+	rc = vgemini_pmi_exchange(VGEMINI_PMI_ALLGATHERV, in, len, NULL, 0, &st,
+				  &reply, &rlen,
+				  lens + vgemini_pmi.ag_total_max);
 	if (rc != PMI_SUCCESS)
 		goto out;
 	if (st != PMI_SUCCESS) {
@@ -855,7 +565,7 @@ PMI_EXPORT int PMI_Allgatherv(void *in, int len, void *out, int *all_lens)
 	} else if (rlen < lens) {
 		rc = PMI_FAIL;
 	} else {
-		for (r = 0; r < pmi.size; r++) {
+		for (r = 0; r < vgemini_pmi.size; r++) {
 			uint32_t n = vgemini_get_le32(reply + 4 * r);
 
 			total += n;
@@ -869,7 +579,7 @@ PMI_EXPORT int PMI_Allgatherv(void *in, int len, void *out, int *all_lens)
 	}
 	free(reply);
 out:
-	pthread_mutex_unlock(&pmi.lock);
+	pthread_mutex_unlock(&vgemini_pmi.lock);
 	return rc;
 }
 

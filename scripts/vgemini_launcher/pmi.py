@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Jobs' PMI server: the PMI wire protocol (lib/pmi/pmi_wire.h, checked
+"""Jobs' PMI server: the PMI wire protocol (uapi/pmi_wire.h, checked
 field by field), one node's agent connection during a job, the ranks,
 and the Job with its event loop.
 
@@ -20,13 +20,13 @@ import struct
 import time
 
 from .common import (EXIT_FAIL, EXIT_NO_AGENT, EXIT_TIMEOUT, EXIT_USAGE, REPO,
-                     Failure, file_define, file_define_str, LinePrinter, warn)
+                     Failure, file_define, header_define, header_define_str,
+                     LinePrinter, warn)
 from .agent import (EXEC_F_ENV, EXEC_F_PMI, HDR, HOW_EXITED, MAGIC,
                     MAX_PAYLOAD, T_ERROR, T_EXEC, T_EXIT, T_PMI, T_PMI_OUT,
                     T_SIGNAL, T_STDERR, T_STDOUT, describe, exit_code)
 
 
-PMI_WIRE_H = os.path.join(REPO, "lib", "pmi", "pmi_wire.h")
 PMI_H = os.path.join(REPO, "lib", "pmi", "pmi.h")
 PMI_HDR = struct.Struct("<IHHiI")       # magic, type, flags, status, len
 
@@ -34,7 +34,7 @@ JOB_KILL_GRACE = 15.0   # seconds for killed ranks to report their end
 
 
 class PMIConsts:
-    """The wire constants, read once from pmi_wire.h and pmi.h."""
+    """The wire constants, read once from uapi/pmi_wire.h and pmi.h."""
     _names = ("MAGIC", "VERSION", "HDR_LEN", "INIT", "FINALIZE", "BARRIER",
               "PUT", "GET", "ALLGATHER", "ABORT", "ALLGATHERV", "NODE_PUT",
               "NODE_GET", "REPLY",
@@ -51,13 +51,13 @@ class PMIConsts:
         if cls._loaded is None:
             c = cls()
             for n in cls._names:
-                setattr(c, n, file_define(PMI_WIRE_H, "VGEMINI_PMI_" + n))
+                setattr(c, n, header_define("pmi_wire.h", "VGEMINI_PMI_" + n))
             for n in cls._codes:
                 setattr(c, n, file_define(PMI_H, "PMI_" + n))
-            c.KEY_MAPPING = file_define_str(
-                PMI_WIRE_H, "VGEMINI_PMI_KEY_MAPPING").encode()
+            c.KEY_MAPPING = header_define_str(
+                "pmi_wire.h", "VGEMINI_PMI_KEY_MAPPING").encode()
             if c.HDR_LEN != PMI_HDR.size:
-                raise Failure(f"{PMI_WIRE_H}: header length {c.HDR_LEN}, "
+                raise Failure(f"uapi/pmi_wire.h: header length {c.HDR_LEN}, "
                               f"the launcher knows {PMI_HDR.size}")
             cls._loaded = c
         return cls._loaded

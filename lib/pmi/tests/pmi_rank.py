@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
 """A hand-written PMI client for host tests of the launcher's PMI server:
-it speaks the wire protocol of lib/pmi/pmi_wire.h directly on $PMI_FD,
+it speaks the wire protocol of uapi/pmi_wire.h directly on $PMI_FD,
 well-formed or not, as one SCENARIO says.  Run by host-test.py as the
 ranks of "vgemini run --local".
 
@@ -19,7 +19,7 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.realpath(__file__))
-WIRE = os.path.join(HERE, "..", "pmi_wire.h")
+WIRE = os.path.join(HERE, "..", "..", "..", "uapi", "pmi_wire.h")
 PMI_H = os.path.join(HERE, "..", "pmi.h")
 
 

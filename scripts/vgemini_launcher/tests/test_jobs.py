@@ -94,7 +94,7 @@ class RunArgs(unittest.TestCase):
         self.assertIsNone(jobs.check_run_args(self.args(ptag=253, ppn=2)))
 
     def test_refused(self):
-        top = c_define("lib/pmi/pmi_wire.h", "VGEMINI_PMI_MAX_RANKS")
+        top = c_define("uapi/pmi_wire.h", "VGEMINI_PMI_MAX_RANKS")
         most = c_define("uapi/vgemini_agent.h", "VGEMINI_AGENT_MAX_REQUESTS")
         self.refused("no program given (vgemini run -n N PROG ARGS...)",
                      cmd=[])

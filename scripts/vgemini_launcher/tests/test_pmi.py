@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The PMI server of 'vgemini run': the wire encoding of requests and
-replies (lib/pmi/pmi_wire.h), the KVS, collectives and protocol errors,
+replies (uapi/pmi_wire.h), the KVS, collectives and protocol errors,
 and the agent frames it queues, driven without any agent."""
 
 import io
@@ -18,7 +18,7 @@ from vgemini_launcher.common import EXIT_FAIL, EXIT_TIMEOUT
 
 from .helpers import c_define, captured
 
-WIRE = "lib/pmi/pmi_wire.h"
+WIRE = "uapi/pmi_wire.h"
 
 
 def wire(name):

@@ -2,8 +2,9 @@
 /*
  * The vgemini PMI wire protocol: frames between libpmi (in a rank) and the
  * PMI server in "vgemini run" (on the host).  The launcher reads the
- * #defines of this file (scripts/vgemini), so it is the one place where
- * they are written down.  Documentation/jobs.rst describes the protocol.
+ * #defines of this file (scripts/vgemini_launcher/pmi.py), so it is the
+ * one place where they are written down.  Documentation/jobs.rst
+ * describes the protocol.
  *
  * Every frame, both ways, is a 16-byte header and a payload; integers are
  * little-endian:
