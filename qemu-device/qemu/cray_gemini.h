@@ -77,7 +77,20 @@ struct CrayGeminiState {
 };
 
 /* Run the device's poll soon (a bottom half): it may have work now. */
+/* cray_gemini_work.c: when the core runs */
 void cray_gemini_kick(CrayGeminiState *s);
+void cray_gemini_poll(CrayGeminiState *s);
+void cray_gemini_vcpu_poll(CrayGeminiState *s);
+void cray_gemini_thread_start(CrayGeminiState *s);
+void cray_gemini_thread_stop(CrayGeminiState *s);
+void cray_gemini_thread_free(CrayGeminiState *s);
+void cray_gemini_thread_work(void *opaque);
+void cray_gemini_thread_timer(void *opaque);
+void cray_gemini_bell(void *opaque);
+int cray_gemini_idle_cq(hwaddr addr, unsigned size);
+void cray_gemini_idle(CrayGeminiState *s, unsigned cq);
+void cray_gemini_idle_end(CrayGeminiState *s);
+
 /* Add the supervisor's properties to the class. */
 void cray_gemini_add_supervisor_props(ObjectClass *klass);
 
