@@ -15,6 +15,11 @@
 #    PUT, BTE GET) and VC0/VC1 traffic on the links, in
 #    build/bench/mpi-protocols.tsv and build/bench/mpi-protocols.png, as
 #    the counters paper showed Cray MPI's protocols by VC0 and VC1 traffic.
+# 3. Many ranks next to two (selftests/mpi/mpi_coll on 2x2x2, btl/ugni,
+#    one rank per node): P8, an 8-byte allreduce on 8 ranks next to an
+#    8-byte ping-pong round trip on 2; P7, all-to-all of 1 MiB per pair
+#    on 8 ranks, the bytes that cross between ranks per second, next to
+#    the same on 2 ranks (one pair).  Rows in build/bench/mpi-coll.json.
 #
 # Open MPI is built by scripts/build-ompi.sh (make ompi) when missing.
 set -euo pipefail
@@ -123,5 +128,42 @@ set title "link traffic (all ports)"
 plot "$OUT/mpi-protocols.tsv" using 1:(\$7 > 0 ? \$7 : 1/0) with linespoints title "VC0 (requests)", \
      "" using 1:(\$9 > 0 ? \$9 : 1/0) with linespoints title "VC1 (responses)"
 GP
-echo "(results: $OUT/mpi.json, plots: $OUT/mpi.png, $OUT/mpi-protocols.png;" \
-	"table: $OUT/mpi-protocols.tsv; logs: $OUT/)"
+# --- many ranks: P7 and P8 on 2x2x2 ----------------------------------------
+"$OMPI/bin/mpicc" -O2 -Wall -Wextra -Werror -o "$OUT/mpi_coll" \
+	"$REPO/selftests/mpi/mpi_coll.c"
+"$VGEMINI" down >/dev/null 2>&1 || fail "down of the 2x1x1 torus failed"
+"$VGEMINI" up --dims 2x2x2 >"$OUT/up-mpi-coll.log" 2>&1 || {
+	cat "$OUT/up-mpi-coll.log"
+	exit 1
+}
+# coll N: mpi_coll on N ranks, its output in $OUT/mpi-coll-N.log
+coll() {
+	(cd "$OUT" && OMPI_MCA_btl=self,ugni "$VGEMINI" run -n "$1" \
+		--timeout 900 ./mpi_coll) >"$OUT/mpi-coll-$1.log" 2>&1 &&
+		grep -q "^\[0\] mpi_coll: data checked" "$OUT/mpi-coll-$1.log" || {
+		cat "$OUT/mpi-coll-$1.log"
+		fail "mpi_coll on $1 ranks failed"
+	}
+}
+# coll_value N KEY: the number after KEY in rank 0's output of coll N
+coll_value() {
+	sed -n "s/^\[0\] .*$2 \([0-9.]*\).*$/\1/p" "$OUT/mpi-coll-$1.log"
+}
+coll 2
+coll 8
+RESULTS=$OUT/mpi-coll.tsv
+: >"$RESULTS"
+echo "vgemini bench-mpi: many ranks next to two, Open MPI over btl/ugni on 2x2x2"
+printf '%-4s %-44s %12s %-9s %12s %8s\n' "" "" "figure" "unit" "baseline" "ratio"
+rt2=$(coll_value 2 round_trip_us)
+ar8=$(coll_value 8 latency_us)
+a2a2=$(coll_value 2 aggregate_MBps)
+a2a8=$(coll_value 8 aggregate_MBps)
+record P8 "allreduce of 8 B, 8 ranks" "$ar8" us \
+	"ping-pong round trip of 8 B, 2 ranks" "$rt2" "$(ratio "$ar8" "$rt2")"
+record P7 "all-to-all of 1 MiB per pair, 8 ranks" "$a2a8" MB/s \
+	"the same, 2 ranks (one pair)" "$a2a2" "$(ratio "$a2a8" "$a2a2")"
+write_json "$OUT/mpi-coll.json" 2x2x2
+
+echo "(results: $OUT/mpi.json, $OUT/mpi-coll.json, plots: $OUT/mpi.png," \
+	"$OUT/mpi-protocols.png; table: $OUT/mpi-protocols.tsv; logs: $OUT/)"

@@ -20,6 +20,9 @@ run from the repository (shared with the guests), never in the image:
   GET (FMA GET, then the BTE), the rendezvous GET (BTE) and the
   rendezvous in eager GETs of 8 KiB for a length that is not a multiple
   of 4;
+- selftests/mpi/mpi_coll (the bench's ping-pong, allreduce and all-to-all
+  of many ranks) on 8 ranks, with small all-to-all blocks, every byte
+  checked;
 - a rank that calls MPI_Abort(7) ends the job with status 7, no rank
   left running.
 Always tears the fabric down.  Prints TAP.
@@ -52,7 +55,9 @@ def build(tap):
     srcs = {"mpi_check": os.path.join(REPO, "selftests", "mpi",
                                       "mpi_check.c"),
             "mpi_pingpong": os.path.join(REPO, "selftests", "mpi",
-                                         "mpi_pingpong.c")}
+                                         "mpi_pingpong.c"),
+            "mpi_coll": os.path.join(REPO, "selftests", "mpi",
+                                     "mpi_coll.c")}
     for ex in ("hello_c", "ring_c"):
         srcs[ex] = os.path.join(examples[0] if examples else "(none)",
                                 ex + ".c")
@@ -205,6 +210,17 @@ def abort(tap, prog):
            "in any guest", out + err if rc else "\n".join(left))
 
 
+def coll(tap, prog):
+    """mpi_coll (the bench's P7 and P8) on 8 ranks: its data checked"""
+    rc, out, err, t = run("-n", 8, prog, "--iters", 20, "--a2a-bytes",
+                          65536 + 3, "--a2a-iters", 2, env=UGNI_ONLY)
+    good = rc == 0 and "mpi_coll: data checked" in out
+    tap.ok(good, f"mpi_coll on 8 ranks, btl self,ugni: ping-pong, "
+           f"allreduce and all-to-all of 64 KiB + 3 per pair, every byte "
+           f"checked ({t:.1f}s)",
+           fl.job_details(good, f"exit {rc}\n{out[-3000:]}{err[-3000:]}"))
+
+
 def body(tap, fab):
     if not os.access(os.path.join(OMPI, "bin", "mpicc"), os.X_OK):
         tap.ok(False, "Open MPI is built (scripts/build-ompi.sh, make ompi)")
@@ -219,6 +235,8 @@ def body(tap, fab):
             mpi_check(tap, progs["mpi_check"], tmp)
         if "mpi_pingpong" in progs:
             protocols(tap, progs["mpi_pingpong"], tmp)
+    if "mpi_coll" in progs:
+        coll(tap, progs["mpi_coll"])
     if "mpi_check" in progs:
         abort(tap, progs["mpi_check"])
 
