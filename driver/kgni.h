@@ -540,9 +540,11 @@ void kgni_bte_unmap(struct kgni_dev *kdev);
 void kgni_bte_dom_init(struct kgni_dev *kdev, struct kgni_dom *dom);
 int kgni_ioctl_rdma_post(struct kgni_ucmd *ucmd);
 
-/* kgni_dgram.c */
+/* kgni_dgram_xport.c */
 void kgni_dg_work(struct work_struct *work);
 void kgni_dg_irq(struct kgni_dev *kdev, unsigned int vector);
+
+/* kgni_dgram.c */
 int kgni_ioctl_dgram_post(struct kgni_ucmd *ucmd);
 int kgni_ioctl_dgram_test(struct kgni_ucmd *ucmd);
 int kgni_ioctl_dgram_probe(struct kgni_ucmd *ucmd);

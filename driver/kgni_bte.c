@@ -5,8 +5,8 @@
  * Every BTE register is the kernel's.  Probe gives each TX channel a ring
  * of TX descriptors and a CPU copy of it in node memory: channels 0 to 2
  * (256 slots each) carry the posts of user space, channel 3 (255 slots)
- * is the kernel's own (datagrams, kgni_dgram.c, which also owns RX
- * channel 3), and descriptor 1023 is the HSS's.  A post
+ * is the kernel's own (datagrams, kgni_dgram_xport.c, which also owns
+ * RX channel 3), and descriptor 1023 is the HSS's.  A post
  * checks the request against the file's domain and registrations, fills
  * a descriptor as Cray's driver does, writes it into the next slot of a
  * channel, mirrors it into the CPU copy and moves the channel's write

@@ -379,10 +379,12 @@ int kgni_rdma_post(struct kgni_dev *kdev, struct kgni_dom *dom,
 void kgni_rdma_req_init(struct kgni_rdma_req *req,
 			const struct kgni_rdma_post *p);
 
-/* kgni_dgram.c */
+/* kgni_dgram_xport.c */
 int kgni_dg_init(struct kgni_dev *kdev);
 void kgni_dg_stop(struct kgni_dev *kdev);
 void kgni_dg_fini(struct kgni_dev *kdev);
+
+/* kgni_dgram.c */
 void kgni_dg_dom_release(struct kgni_dev *kdev, struct kgni_dom *dom);
 int kgni_dg_post(struct kgni_dev *kdev, struct kgni_dom *dom, u64 key,
 		 u64 id, bool bound, u32 peer_pe, u32 peer_inst,

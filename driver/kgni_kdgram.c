@@ -30,7 +30,7 @@
  * that neither post nor wait (the tests, the probes, the cancels) run in
  * any context: their cores take only the datagram spinlock, never dp_lock
  * nor ctl_rwsem, and a cancel that must tell a peer leaves the message to
- * the datagram work (kgni_dgram.c).  What keeps them safe from remove is
+ * the datagram work (kgni_dgram_xport.c).  What keeps them safe from remove is
  * the NIC's reference on the device (the structure, its dg_lock) and the
  * core's finding no service under dg_lock once kgni_dg_fini() has run;
  * before that, a removed device (gone, set first) answers as before, as
