@@ -86,6 +86,7 @@ stage lib-udreg 300 "$REPO/lib/udreg/tests/host-test.py" "$REPO/build/lib"
 stage kernel-build 300 "$REPO/scripts/tests/kernel-build.py"
 stage launcher-unit 300 "$REPO/scripts/vgemini_launcher/tests/run_tap.py"
 stage docs 600 "$REPO/scripts/docs.sh" --tap
+stage architecture 60 "$REPO/scripts/check-architecture.py"
 stage style 300 "$REPO/scripts/style.sh"
 stage qtest 600 "$QEMU_BUILD/tests/qtest/cray-gemini-test" --tap
 stage core-fuzz 600 make -C "$REPO" --no-print-directory fuzz-replay
