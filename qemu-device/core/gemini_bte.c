@@ -212,71 +212,129 @@ static enum gemini_access ring_access(struct gemini_nic *nic, int dir,
 	return GEMINI_ACCESS_OK;
 }
 
-enum gemini_access gemini_bte_access(struct gemini_nic *nic, uint64_t off,
-				     unsigned int size, uint64_t *val,
-				     bool write)
+static enum gemini_access tx_desc_access(struct gemini_nic *nic, uint64_t rel,
+					 unsigned int size, uint64_t *val,
+					 bool write)
 {
 	static const uint64_t tx_mask[GEMINI_BTE_TX_DESC_QWORDS] = {
 		GEMINI_BTE_QW1_MASK, GEMINI_BTE_QW2_MASK, GEMINI_BTE_QW3_MASK,
 		GEMINI_BTE_QW4_MASK, GEMINI_BTE_QW5_MASK, GEMINI_BTE_QW6_MASK,
 	};
-	struct gemini_bte *b = &nic->bte;
-	const uint64_t chan_span = GEMINI_NUM_BTE_VC * GEMINI_BTE_CHAN_BYTES;
-	unsigned int at = off & 4;
-	uint64_t rel;
+	unsigned int i = (unsigned int)(rel / GEMINI_BTE_TX_DESC_BYTES);
+	unsigned int qw = (unsigned int)(rel % GEMINI_BTE_TX_DESC_BYTES) / 8;
 
-	if (off >= GEMINI_MMR_BTE_TX_DESC &&
-	    off < GEMINI_MMR_BTE_TX_ENTRY(GEMINI_NUM_BTE_TX)) {
-		unsigned int i, qw;
+	if (qw >= GEMINI_BTE_TX_DESC_QWORDS) {
+		if (!write)
+			*val = 0;
+		return GEMINI_ACCESS_UNKNOWN;
+	}
+	gemini_reg_access(&nic->bte.tx[i][qw], tx_mask[qw], rel & 4, size, val,
+			  write);
+	return GEMINI_ACCESS_OK;
+}
 
-		rel = off - GEMINI_MMR_BTE_TX_DESC;
-		i = (unsigned int)(rel / GEMINI_BTE_TX_DESC_BYTES);
-		qw = (unsigned int)(rel % GEMINI_BTE_TX_DESC_BYTES) / 8;
-		if (qw >= GEMINI_BTE_TX_DESC_QWORDS) {
-			if (!write)
-				*val = 0;
-			return GEMINI_ACCESS_UNKNOWN;
-		}
-		gemini_reg_access(&b->tx[i][qw], tx_mask[qw], at, size, val,
-				  write);
-		return GEMINI_ACCESS_OK;
-	}
-	if (off >= GEMINI_MMR_BTE_TX_CHAN &&
-	    off < GEMINI_MMR_BTE_TX_CHAN + chan_span)
-		return chan_access(nic, TX, off - GEMINI_MMR_BTE_TX_CHAN, size,
-				   val, write);
-	if (off >= GEMINI_MMR_BTE_RX_CHAN &&
-	    off < GEMINI_MMR_BTE_RX_CHAN + chan_span)
-		return chan_access(nic, RX, off - GEMINI_MMR_BTE_RX_CHAN, size,
-				   val, write);
-	switch (off & ~7ull) {
-	case GEMINI_MMR_BTE_TX_RING_BASE:
-		return ring_access(nic, TX, &b->txc.ring_base, at, size, val,
-				   write);
-	case GEMINI_MMR_BTE_TX_RING_COUNT:
-		return ring_access(nic, TX, &b->txc.ring_count, at, size, val,
-				   write);
-	case GEMINI_MMR_BTE_RX_RING_BASE:
-		return ring_access(nic, RX, &b->rxc.ring_base, at, size, val,
-				   write);
-	case GEMINI_MMR_BTE_RX_RING_COUNT:
-		return ring_access(nic, RX, &b->rxc.ring_count, at, size, val,
-				   write);
-	}
-	if (off >= GEMINI_MMR_BTE_NP_CTRL &&
-	    off < GEMINI_MMR_BTE_NP_CTRL + 8 * GEMINI_NUM_BTE_VC) {
-		gemini_reg_access(&b->np_ctrl[(off - GEMINI_MMR_BTE_NP_CTRL) / 8],
-				  GEMINI_BTE_NP_CTRL_MASK, at, size, val,
-				  write);
-		return GEMINI_ACCESS_OK;
-	}
-	if (off >= GEMINI_MMR_BTE_RX_DESC &&
-	    off < GEMINI_MMR_BTE_RX_ENTRY(GEMINI_NUM_BTE_RX)) {
-		gemini_reg_access(&b->rx[(off - GEMINI_MMR_BTE_RX_DESC) / 8],
-				  UINT64_MAX, at, size, val, write);
-		return GEMINI_ACCESS_OK;
-	}
-	return GEMINI_ACCESS_UNKNOWN;
+static enum gemini_access tx_chan_access(struct gemini_nic *nic, uint64_t rel,
+					 unsigned int size, uint64_t *val,
+					 bool write)
+{
+	return chan_access(nic, TX, rel, size, val, write);
+}
+
+static enum gemini_access rx_chan_access(struct gemini_nic *nic, uint64_t rel,
+					 unsigned int size, uint64_t *val,
+					 bool write)
+{
+	return chan_access(nic, RX, rel, size, val, write);
+}
+
+/* The ring base register, then the ring count register. */
+static enum gemini_access tx_ring_access(struct gemini_nic *nic, uint64_t rel,
+					 unsigned int size, uint64_t *val,
+					 bool write)
+{
+	struct gemini_bte_chans *c = &nic->bte.txc;
+
+	return ring_access(nic, TX, rel < 8 ? &c->ring_base : &c->ring_count,
+			   rel & 4, size, val, write);
+}
+
+static enum gemini_access rx_ring_access(struct gemini_nic *nic, uint64_t rel,
+					 unsigned int size, uint64_t *val,
+					 bool write)
+{
+	struct gemini_bte_chans *c = &nic->bte.rxc;
+
+	return ring_access(nic, RX, rel < 8 ? &c->ring_base : &c->ring_count,
+			   rel & 4, size, val, write);
+}
+
+static enum gemini_access np_ctrl_access(struct gemini_nic *nic, uint64_t rel,
+					 unsigned int size, uint64_t *val,
+					 bool write)
+{
+	gemini_reg_access(&nic->bte.np_ctrl[rel / 8], GEMINI_BTE_NP_CTRL_MASK,
+			  rel & 4, size, val, write);
+	return GEMINI_ACCESS_OK;
+}
+
+static enum gemini_access rx_desc_access(struct gemini_nic *nic, uint64_t rel,
+					 unsigned int size, uint64_t *val,
+					 bool write)
+{
+	gemini_reg_access(&nic->bte.rx[rel / 8], UINT64_MAX, rel & 4, size,
+			  val, write);
+	return GEMINI_ACCESS_OK;
+}
+
+#define CHAN_SPAN	(GEMINI_NUM_BTE_VC * GEMINI_BTE_CHAN_BYTES)
+
+const struct gemini_window_region gemini_bte_tx_desc_region = {
+	GEMINI_MMR_BTE_TX_DESC,
+	GEMINI_MMR_BTE_TX_ENTRY(GEMINI_NUM_BTE_TX) - GEMINI_MMR_BTE_TX_DESC,
+	"BTE_TX_DESC", tx_desc_access,
+};
+
+const struct gemini_window_region gemini_bte_tx_chan_region = {
+	GEMINI_MMR_BTE_TX_CHAN, CHAN_SPAN, "BTE_TX_CHAN", tx_chan_access,
+};
+
+const struct gemini_window_region gemini_bte_tx_ring_region = {
+	GEMINI_MMR_BTE_TX_RING_BASE, 16, "BTE_TX_RING", tx_ring_access,
+};
+
+const struct gemini_window_region gemini_bte_np_ctrl_region = {
+	GEMINI_MMR_BTE_NP_CTRL, 8 * GEMINI_NUM_BTE_VC, "BTE_NP_CTRL",
+	np_ctrl_access,
+};
+
+const struct gemini_window_region gemini_bte_rx_desc_region = {
+	GEMINI_MMR_BTE_RX_DESC,
+	GEMINI_MMR_BTE_RX_ENTRY(GEMINI_NUM_BTE_RX) - GEMINI_MMR_BTE_RX_DESC,
+	"BTE_RX_DESC", rx_desc_access,
+};
+
+const struct gemini_window_region gemini_bte_rx_chan_region = {
+	GEMINI_MMR_BTE_RX_CHAN, CHAN_SPAN, "BTE_RX_CHAN", rx_chan_access,
+};
+
+const struct gemini_window_region gemini_bte_rx_ring_region = {
+	GEMINI_MMR_BTE_RX_RING_BASE, 16, "BTE_RX_RING", rx_ring_access,
+};
+
+enum gemini_access gemini_bte_access(struct gemini_nic *nic, uint64_t off,
+				     unsigned int size, uint64_t *val,
+				     bool write)
+{
+	static const struct gemini_window_region *const regions[] = {
+		&gemini_bte_tx_desc_region, &gemini_bte_tx_chan_region,
+		&gemini_bte_tx_ring_region, &gemini_bte_np_ctrl_region,
+		&gemini_bte_rx_desc_region, &gemini_bte_rx_chan_region,
+		&gemini_bte_rx_ring_region,
+	};
+
+	return gemini_window_regions_access(regions, sizeof(regions) /
+					    sizeof(regions[0]), nic, off,
+					    size, val, write);
 }
 
 bool gemini_bte_busy(const struct gemini_nic *nic)

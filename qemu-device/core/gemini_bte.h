@@ -109,9 +109,18 @@ static inline unsigned int gemini_bte_ring(uint64_t reg, unsigned int vc)
 
 struct gemini_nic;
 
+/* The BTE's regions of the NIC window (gemini_reg.h). */
+extern const struct gemini_window_region gemini_bte_tx_desc_region;
+extern const struct gemini_window_region gemini_bte_tx_chan_region;
+extern const struct gemini_window_region gemini_bte_tx_ring_region;
+extern const struct gemini_window_region gemini_bte_np_ctrl_region;
+extern const struct gemini_window_region gemini_bte_rx_desc_region;
+extern const struct gemini_window_region gemini_bte_rx_chan_region;
+extern const struct gemini_window_region gemini_bte_rx_ring_region;
 /*
- * The BTE's registers: UNKNOWN if @off is none of them.  @size is 4 or 8
- * and @off aligned to it (the window checked).
+ * The BTE's registers, at their offsets in the window: UNKNOWN if @off is
+ * none of them.  @size is 4 or 8 and @off aligned to it (the window
+ * checked).
  */
 enum gemini_access gemini_bte_access(struct gemini_nic *nic, uint64_t off,
 				     unsigned int size, uint64_t *val,

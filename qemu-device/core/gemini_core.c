@@ -2,7 +2,8 @@
 /*
  * cray-gemini device core: the device as a whole.  Checks the
  * configuration and sets every block up, resets and frees them, and
- * dispatches the NIC window (BAR2) to the blocks that claim its offsets.
+ * dispatches the NIC window (BAR2): one table of the regions the blocks
+ * declare, each access handed to the one region that holds it.
  */
 #include <assert.h>
 #include <stdio.h>
@@ -84,34 +85,77 @@ void gemini_nic_fini(struct gemini_nic *nic)
 
 /* --- NIC window --------------------------------------------------------- */
 
+/* The node's own Gemini id: read-only, its upper half reads 0. */
+static enum gemini_access nl_node_id_access(struct gemini_nic *nic,
+					    uint64_t rel, unsigned int size,
+					    uint64_t *val, bool write)
+{
+	(void)size;
+	if (write)
+		return GEMINI_ACCESS_READ_ONLY;
+	*val = rel & 4 ? 0 : nic->gemini_id;
+	return GEMINI_ACCESS_OK;
+}
+
+static const struct gemini_window_region nl_node_id_region = {
+	GEMINI_MMR_NL_NODE_ID, 8, "NL_NODE_ID", nl_node_id_access,
+};
+
 /*
- * The tables live in gemini_nat.c and gemini_cq.c; each claims its own
- * offsets and answers GEMINI_ACCESS_UNKNOWN for the others.
+ * Every region of the window that a block decodes, by base; none
+ * overlaps another (tests/test_core.c).  The FMA windows are not here:
+ * their stores take another path (gemini_window_write()).
  */
+static const struct gemini_window_region *const window_regions[] = {
+	&gemini_nat_ntt_region,
+	&nl_node_id_region,
+	&gemini_nat_ntt_config_region,
+	&gemini_bte_tx_desc_region,
+	&gemini_bte_tx_chan_region,
+	&gemini_bte_tx_ring_region,
+	&gemini_bte_np_ctrl_region,
+	&gemini_nat_mrt_region,
+	&gemini_nat_mdd_region,
+	&gemini_nat_mrt_page_size_region,
+	&gemini_cq_desc_region,
+	&gemini_bte_rx_desc_region,
+	&gemini_bte_rx_chan_region,
+	&gemini_bte_rx_ring_region,
+	&gemini_cq_user_region,
+	&gemini_fma_user_region,
+	&gemini_fma_priv_region,
+};
+
+#define NUM_WINDOW_REGIONS	(sizeof(window_regions) / sizeof(window_regions[0]))
+
+const struct gemini_window_region *const *gemini_window_regions(unsigned int *n)
+{
+	*n = NUM_WINDOW_REGIONS;
+	return window_regions;
+}
+
+/* The one region that holds @offset is told of the access; else UNKNOWN. */
 static enum gemini_access window_access(struct gemini_nic *nic,
 					uint64_t offset, unsigned int size,
 					uint64_t *val, bool write)
 {
-	enum gemini_access r;
+	const struct gemini_window_region *reg;
+	unsigned int lo = 0, hi = NUM_WINDOW_REGIONS, mid;
 
 	/* What reaches the NIC after a write-combined line sends it first. */
 	gemini_fma_wc_flush(nic);
-	if ((offset & ~7ull) == GEMINI_MMR_NL_NODE_ID) {
-		if (write)
-			return GEMINI_ACCESS_READ_ONLY;
-		*val = offset & 4 ? 0 : nic->gemini_id;
-		return GEMINI_ACCESS_OK;
+	/* The last region whose base is at or below @offset. */
+	while (hi - lo > 1) {
+		mid = (lo + hi) / 2;
+		if (window_regions[mid]->base <= offset)
+			lo = mid;
+		else
+			hi = mid;
 	}
-	r = gemini_nat_access(nic, offset, size, val, write);
-	if (r != GEMINI_ACCESS_UNKNOWN)
-		return r;
-	r = gemini_fma_access(nic, offset, size, val, write);
-	if (r != GEMINI_ACCESS_UNKNOWN)
-		return r;
-	r = gemini_bte_access(nic, offset, size, val, write);
-	if (r != GEMINI_ACCESS_UNKNOWN)
-		return r;
-	return gemini_cq_access(nic, offset, size, val, write);
+	reg = window_regions[lo];
+	if (offset < reg->base || offset - reg->base >= reg->span)
+		return GEMINI_ACCESS_UNKNOWN;
+	return reg->access(nic, offset - reg->base, size, val, write);
 }
 
 enum gemini_access gemini_window_read(struct gemini_nic *nic, uint64_t offset,

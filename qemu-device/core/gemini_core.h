@@ -185,6 +185,11 @@ enum gemini_access gemini_window_write(struct gemini_nic *nic,
 bool gemini_window_store(struct gemini_nic *nic, uint64_t offset,
 			 unsigned int size, uint64_t val,
 			 enum gemini_access *r);
+/*
+ * The regions of BAR2 that the blocks decode, by base (gemini_reg.h), @n
+ * of them: the one table gemini_window_read() and _write() look in.
+ */
+const struct gemini_window_region *const *gemini_window_regions(unsigned int *n);
 
 /* --- The outside, through gemini_ops (gemini_bus.c) --- */
 
@@ -244,6 +249,15 @@ bool gemini_nic_acks_lazy(const struct gemini_nic *nic);
  * acks_lazy); true if it became "no": the links need one more look.
  */
 bool gemini_nic_publish_acks(struct gemini_nic *nic);
+/*
+ * A packet the router brought to this node: to the RMT (requests), the
+ * diagnostics (pings) or the engine that owns its tag (responses); a
+ * request the NIC does not implement is answered with an error.  False
+ * if the taker cannot have it now (it stays in the router's buffer).
+ */
+bool gemini_nic_deliver(struct gemini_nic *nic, const struct gemini_pkt *pkt);
+/* A response nobody waits for: count it as stale, show it to the glue. */
+void gemini_nic_stale_rsp(struct gemini_nic *nic, const struct gemini_pkt *pkt);
 
 /* Add @n to NIC counter VGEMINI_NC_@idx; read one. */
 void gemini_nic_count(struct gemini_nic *nic, unsigned int idx, uint64_t n);

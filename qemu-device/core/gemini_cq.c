@@ -149,21 +149,28 @@ static enum gemini_access alias_access(struct gemini_nic *nic, uint64_t rel,
 	return GEMINI_ACCESS_UNKNOWN;
 }
 
+const struct gemini_window_region gemini_cq_desc_region = {
+	GEMINI_MMR_CQ_DESC, (uint64_t)GEMINI_NUM_CQ * GEMINI_CQ_DESC_BYTES,
+	"CQ_DESC", desc_access,
+};
+
+const struct gemini_window_region gemini_cq_user_region = {
+	GEMINI_CQ_USER_ALIAS,
+	GEMINI_CQ_USER_PAGE(GEMINI_NUM_CQ) - GEMINI_CQ_USER_ALIAS,
+	"CQ_USER_ALIAS", alias_access,
+};
+
 enum gemini_access gemini_cq_access(struct gemini_nic *nic, uint64_t off,
 				    unsigned int size, uint64_t *val,
 				    bool write)
 {
-	const uint64_t desc_end = GEMINI_MMR_CQ_DESC +
-				  (uint64_t)GEMINI_NUM_CQ * GEMINI_CQ_DESC_BYTES;
-	const uint64_t alias_end = GEMINI_CQ_USER_PAGE(GEMINI_NUM_CQ);
+	static const struct gemini_window_region *const regions[] = {
+		&gemini_cq_desc_region, &gemini_cq_user_region,
+	};
 
-	if (off >= GEMINI_MMR_CQ_DESC && off < desc_end)
-		return desc_access(nic, off - GEMINI_MMR_CQ_DESC, size, val,
-				   write);
-	if (off >= GEMINI_CQ_USER_ALIAS && off < alias_end)
-		return alias_access(nic, off - GEMINI_CQ_USER_ALIAS, size, val,
-				    write);
-	return GEMINI_ACCESS_UNKNOWN;
+	return gemini_window_regions_access(regions, sizeof(regions) /
+					    sizeof(regions[0]), nic, off,
+					    size, val, write);
 }
 
 void gemini_cq_reset(struct gemini_nic *nic)

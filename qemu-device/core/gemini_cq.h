@@ -31,9 +31,13 @@ struct gemini_cq_stats {
 
 struct gemini_nic;
 
+/* The CQs' regions of the NIC window (gemini_reg.h). */
+extern const struct gemini_window_region gemini_cq_desc_region;
+extern const struct gemini_window_region gemini_cq_user_region;
 /*
- * CQ descriptors and CQ user alias pages; UNKNOWN if @off is neither.
- * @size is 4 or 8 and @off aligned to it (the window checked).
+ * CQ descriptors and CQ user alias pages, at their offsets in the window;
+ * UNKNOWN if @off is neither.  @size is 4 or 8 and @off aligned to it
+ * (the window checked).
  */
 enum gemini_access gemini_cq_access(struct gemini_nic *nic, uint64_t off,
 				    unsigned int size, uint64_t *val,

@@ -139,13 +139,9 @@ struct gemini_fma {
 
 struct gemini_nic;
 
-/*
- * FMA control pages (privileged and user alias): UNKNOWN if @off is
- * neither.  @size is 4 or 8 and aligned.
- */
-enum gemini_access gemini_fma_access(struct gemini_nic *nic, uint64_t off,
-				     unsigned int size, uint64_t *val,
-				     bool write);
+/* FMA control pages, the user alias and the privileged ones (gemini_reg.h). */
+extern const struct gemini_window_region gemini_fma_user_region;
+extern const struct gemini_window_region gemini_fma_priv_region;
 /* Is @off in an FMA PUT or GET window? */
 bool gemini_fma_is_window(uint64_t off);
 /* True for the windows and the descriptors' registers (both aliases). */

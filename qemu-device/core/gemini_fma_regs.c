@@ -245,26 +245,15 @@ static enum gemini_access desc_write(struct gemini_nic *nic, unsigned int di,
 	return GEMINI_ACCESS_OK;
 }
 
-enum gemini_access gemini_fma_access(struct gemini_nic *nic, uint64_t off,
-				     unsigned int size, uint64_t *val,
-				     bool write)
+/* Byte @off of the descriptors' pages, privileged (@priv) or the user alias. */
+static enum gemini_access desc_access(struct gemini_nic *nic, uint64_t off,
+				      unsigned int size, uint64_t *val,
+				      bool write, bool priv)
 {
-	const uint64_t span = (uint64_t)GEMINI_FMA_NUM_DESC * GEMINI_FMA_CTRL_SIZE;
 	const struct fma_qw *q;
 	struct gemini_fma_desc *d;
 	unsigned int di, in, qw, at;
-	bool priv;
 
-	if (off >= GEMINI_FMA_PRIV && off - GEMINI_FMA_PRIV < span) {
-		priv = true;
-		off -= GEMINI_FMA_PRIV;
-	} else if (off >= GEMINI_FMA_USER_ALIAS &&
-		   off - GEMINI_FMA_USER_ALIAS < span) {
-		priv = false;
-		off -= GEMINI_FMA_USER_ALIAS;
-	} else {
-		return GEMINI_ACCESS_UNKNOWN;
-	}
 	di = (unsigned int)(off / GEMINI_FMA_CTRL_SIZE);
 	in = (unsigned int)(off % GEMINI_FMA_CTRL_SIZE);
 	d = &nic->fma.desc[di];
@@ -299,6 +288,31 @@ enum gemini_access gemini_fma_access(struct gemini_nic *nic, uint64_t off,
 	gemini_reg_access(qw_field(d, q), q->mask, at, size, val, false);
 	return GEMINI_ACCESS_OK;
 }
+
+static enum gemini_access priv_access(struct gemini_nic *nic, uint64_t rel,
+				      unsigned int size, uint64_t *val,
+				      bool write)
+{
+	return desc_access(nic, rel, size, val, write, true);
+}
+
+static enum gemini_access user_access(struct gemini_nic *nic, uint64_t rel,
+				      unsigned int size, uint64_t *val,
+				      bool write)
+{
+	return desc_access(nic, rel, size, val, write, false);
+}
+
+const struct gemini_window_region gemini_fma_user_region = {
+	GEMINI_FMA_USER_ALIAS,
+	(uint64_t)GEMINI_FMA_NUM_DESC * GEMINI_FMA_CTRL_SIZE,
+	"FMA_USER_ALIAS", user_access,
+};
+
+const struct gemini_window_region gemini_fma_priv_region = {
+	GEMINI_FMA_PRIV, (uint64_t)GEMINI_FMA_NUM_DESC * GEMINI_FMA_CTRL_SIZE,
+	"FMA_PRIV", priv_access,
+};
 
 /* --- state for the supervisor ------------------------------------------- */
 

@@ -89,10 +89,13 @@ static enum gemini_access mrt_access(struct gemini_nic *nic, uint64_t rel,
 	return GEMINI_ACCESS_OK;
 }
 
-static enum gemini_access ntt_access(struct gemini_nic *nic, unsigned int bank,
-				     uint64_t rel, unsigned int size,
-				     uint64_t *val, bool write)
+/* Both banks: a write with GEMINI_NTT_WRITE_BOTH sets the entry in each. */
+static enum gemini_access ntt_access(struct gemini_nic *nic, uint64_t off,
+				     unsigned int size, uint64_t *val,
+				     bool write)
 {
+	unsigned int bank = (unsigned int)(off / GEMINI_NTT_BANK_STRIDE);
+	uint64_t rel = off % GEMINI_NTT_BANK_STRIDE;
 	unsigned int idx = (rel & (GEMINI_NTT_WRITE_BOTH - 1)) / 8;
 	unsigned int b;
 
@@ -111,40 +114,60 @@ static enum gemini_access ntt_access(struct gemini_nic *nic, unsigned int bank,
 	return GEMINI_ACCESS_OK;
 }
 
+static enum gemini_access ntt_config_access(struct gemini_nic *nic,
+					    uint64_t rel, unsigned int size,
+					    uint64_t *val, bool write)
+{
+	gemini_reg_access(&nic->nat.ntt_config, GEMINI_NTT_CFG_MASK, rel & 4,
+			  size, val, write);
+	return GEMINI_ACCESS_OK;
+}
+
+static enum gemini_access mrt_page_size_access(struct gemini_nic *nic,
+					       uint64_t rel, unsigned int size,
+					       uint64_t *val, bool write)
+{
+	gemini_reg_access(&nic->nat.mrt_page_size, GEMINI_MRT_PAGE_SIZE_MASK,
+			  rel & 4, size, val, write);
+	return GEMINI_ACCESS_OK;
+}
+
+const struct gemini_window_region gemini_nat_ntt_region = {
+	GEMINI_MMR_NTT0, GEMINI_NTT_BANKS * GEMINI_NTT_BANK_STRIDE, "NTT",
+	ntt_access,
+};
+
+const struct gemini_window_region gemini_nat_ntt_config_region = {
+	GEMINI_MMR_NTT_CONFIG, 8, "NTT_CONFIG", ntt_config_access,
+};
+
+const struct gemini_window_region gemini_nat_mrt_region = {
+	GEMINI_MMR_MRT, (uint64_t)GEMINI_NUM_MRT * GEMINI_MRT_BYTES, "MRT",
+	mrt_access,
+};
+
+const struct gemini_window_region gemini_nat_mdd_region = {
+	GEMINI_MMR_MDD, (uint64_t)GEMINI_NUM_MDD * GEMINI_MDD_BYTES, "MDD",
+	mdd_access,
+};
+
+const struct gemini_window_region gemini_nat_mrt_page_size_region = {
+	GEMINI_MMR_MRT_PAGE_SIZE, 8, "MRT_PAGE_SIZE", mrt_page_size_access,
+};
+
 enum gemini_access gemini_nat_access(struct gemini_nic *nic, uint64_t off,
 				     unsigned int size, uint64_t *val,
 				     bool write)
 {
-	const uint64_t mdd_end = GEMINI_MMR_MDD +
-				 (uint64_t)GEMINI_NUM_MDD * GEMINI_MDD_BYTES;
-	const uint64_t mrt_end = GEMINI_MMR_MRT +
-				 (uint64_t)GEMINI_NUM_MRT * GEMINI_MRT_BYTES;
-	const uint64_t ntt_end = GEMINI_MMR_NTT0 +
-				 GEMINI_NTT_BANKS * GEMINI_NTT_BANK_STRIDE;
+	static const struct gemini_window_region *const regions[] = {
+		&gemini_nat_ntt_region, &gemini_nat_ntt_config_region,
+		&gemini_nat_mrt_region, &gemini_nat_mdd_region,
+		&gemini_nat_mrt_page_size_region,
+	};
 
-	if (off >= GEMINI_MMR_MDD && off < mdd_end)
-		return mdd_access(nic, off - GEMINI_MMR_MDD, size, val, write);
-	if (off >= GEMINI_MMR_MRT && off < mrt_end)
-		return mrt_access(nic, off - GEMINI_MMR_MRT, size, val, write);
-	if ((off & ~7ull) == GEMINI_MMR_MRT_PAGE_SIZE) {
-		gemini_reg_access(&nic->nat.mrt_page_size,
-				  GEMINI_MRT_PAGE_SIZE_MASK, off & 4, size, val,
-				  write);
-		return GEMINI_ACCESS_OK;
-	}
-	if (off >= GEMINI_MMR_NTT0 && off < ntt_end) {
-		unsigned int bank = (off - GEMINI_MMR_NTT0) /
-				    GEMINI_NTT_BANK_STRIDE;
-
-		return ntt_access(nic, bank, (off - GEMINI_MMR_NTT0) %
-				  GEMINI_NTT_BANK_STRIDE, size, val, write);
-	}
-	if ((off & ~7ull) == GEMINI_MMR_NTT_CONFIG) {
-		gemini_reg_access(&nic->nat.ntt_config, GEMINI_NTT_CFG_MASK,
-				  off & 4, size, val, write);
-		return GEMINI_ACCESS_OK;
-	}
-	return GEMINI_ACCESS_UNKNOWN;
+	return gemini_window_regions_access(regions, sizeof(regions) /
+					    sizeof(regions[0]), nic, off,
+					    size, val, write);
 }
 
 void gemini_nat_reset(struct gemini_nic *nic)

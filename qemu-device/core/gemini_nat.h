@@ -41,10 +41,17 @@ struct gemini_dma_piece {
 
 struct gemini_nic;
 
+/* The NAT's regions of the NIC window (gemini_reg.h). */
+extern const struct gemini_window_region gemini_nat_ntt_region;
+extern const struct gemini_window_region gemini_nat_ntt_config_region;
+extern const struct gemini_window_region gemini_nat_mrt_region;
+extern const struct gemini_window_region gemini_nat_mdd_region;
+extern const struct gemini_window_region gemini_nat_mrt_page_size_region;
 /*
- * MDD, MRT, MRT page size, NTT and NTT config registers; @val is read or
- * written as @write says.  GEMINI_ACCESS_UNKNOWN if @off is none of them.
- * @size is 4 or 8 and @off aligned to it (the window checked).
+ * MDD, MRT, MRT page size, NTT and NTT config registers, at their offsets
+ * in the window; @val is read or written as @write says.
+ * GEMINI_ACCESS_UNKNOWN if @off is none of them.  @size is 4 or 8 and
+ * @off aligned to it (the window checked).
  */
 enum gemini_access gemini_nat_access(struct gemini_nic *nic, uint64_t off,
 				     unsigned int size, uint64_t *val,

@@ -14,6 +14,10 @@
  * Both tell the neighbours whether an ACK for us may wait for our next
  * poll (gemini_nic_publish_acks()).
  *
+ * What the router delivers to this node, the NIC hands to the engine that
+ * takes it (gemini_nic_deliver()): requests to the RMT, responses to the
+ * engine that owns their tag, pings to the diagnostics.
+ *
  * The NIC's own counters (VGEMINI_NC_*) are kept here; every block counts
  * in them through gemini_nic_count().
  */
@@ -111,6 +115,71 @@ uint64_t gemini_nic_poll(struct gemini_nic *nic)
 uint64_t gemini_nic_poll_unarmed(struct gemini_nic *nic)
 {
 	return nic_poll(nic, false);
+}
+
+/* --- Delivery: what the router hands the NIC --------------------------- */
+
+void gemini_nic_stale_rsp(struct gemini_nic *nic, const struct gemini_pkt *pkt)
+{
+	gemini_nic_count(nic, VGEMINI_NC_STALE_RSP, 1);
+	if (nic->ops->stale_rsp)
+		nic->ops->stale_rsp(nic->opaque, pkt);
+}
+
+/* Answer a request the NIC does not implement: an error response. */
+static bool nic_refuse(struct gemini_nic *nic, const struct gemini_pkt *req)
+{
+	struct gemini_pkt rsp = {
+		.vc = GEMINI_VC_RSP,
+		.type = GEMINI_PKT_ERR,
+		.dst = req->src,
+		.dst_nic = req->src_nic,
+		.tag = req->tag,
+		.status = GEMINI_STATUS_INV_CMD,
+	};
+
+	return gemini_router_inject(nic, &rsp) == 0;
+}
+
+bool gemini_nic_deliver(struct gemini_nic *nic, const struct gemini_pkt *pkt)
+{
+	switch (pkt->type) {
+	case GEMINI_PKT_DIAG:
+		if (!gemini_diag_deliver(nic, pkt))
+			return false;
+		break;
+	case GEMINI_PKT_PUT:
+	case GEMINI_PKT_GET:
+	case GEMINI_PKT_AMO:
+	case GEMINI_PKT_CQWRITE:
+	case GEMINI_PKT_SEND:
+		if (!gemini_rmt_deliver(nic, pkt))
+			return false;
+		break;
+	default:
+		if (pkt->vc == GEMINI_VC_REQ) {
+			if (!nic_refuse(nic, pkt))
+				return false;
+			break;
+		}
+		/* Responses go to the engine that owns their tag. */
+		if (gemini_tag_is_diag(pkt->tag)) {
+			if (pkt->type != GEMINI_PKT_DIAG_RSP)
+				gemini_nic_stale_rsp(nic, pkt);
+			else if (!gemini_diag_deliver(nic, pkt))
+				return false;
+		} else if (pkt->type == GEMINI_PKT_DIAG_RSP) {
+			gemini_nic_stale_rsp(nic, pkt);
+		} else if (gemini_tag_is_bte(pkt->tag)) {
+			gemini_bte_response(nic, pkt);
+		} else {
+			gemini_fma_response(nic, pkt);
+		}
+		break;
+	}
+	gemini_nic_count(nic, pkt->vc == GEMINI_VC_REQ ?
+			 VGEMINI_NC_REQ_PKTS_IN : VGEMINI_NC_RSP_PKTS_IN, 1);
+	return true;
 }
 
 /* --- The NIC's counters ------------------------------------------------- */

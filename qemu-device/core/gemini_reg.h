@@ -2,9 +2,11 @@
 /*
  * cray-gemini device core: what every register file shares.  How an
  * access went, the qword helpers of the NIC window's tables and of the
- * fields in registers and descriptors, and the entry of the control
- * block's register tables (BAR0), which each block that has control
- * registers declares over its own state (gemini_ctl.c walks them).
+ * fields in registers and descriptors, the regions of the NIC window
+ * (BAR2), which each block that decodes part of it declares
+ * (gemini_core.c tables them), and the entry of the control block's
+ * register tables (BAR0), which each block that has control registers
+ * declares over its own state (gemini_ctl.c walks them).
  */
 #ifndef GEMINI_REG_H
 #define GEMINI_REG_H
@@ -70,6 +72,45 @@ static inline uint64_t gemini_set_field(uint64_t qw, unsigned int shift,
 					uint64_t mask, uint64_t v)
 {
 	return (qw & ~(mask << shift)) | ((v & mask) << shift);
+}
+
+/* --- NIC window regions (BAR2) ----------------------------------------- */
+
+/*
+ * Bytes [@base, @base + @span) of the NIC window, which one block decodes:
+ * @access gets the offset from @base (@size 4 or 8, the offset aligned to
+ * it) and answers GEMINI_ACCESS_UNKNOWN for a hole, zeroing *@val on a
+ * read.  @base and @span are multiples of 8, so an access never straddles
+ * two regions.  A block declares its regions in its header; gemini_core.c
+ * puts them in one table, by @base.
+ */
+struct gemini_window_region {
+	uint64_t base;
+	uint64_t span;
+	const char *name;
+	enum gemini_access (*access)(struct gemini_nic *nic, uint64_t rel,
+				     unsigned int size, uint64_t *val,
+				     bool write);
+};
+
+/*
+ * An access at @off to the first of the @n regions @tab that holds it;
+ * GEMINI_ACCESS_UNKNOWN if none does.  A block's own registers at their
+ * offsets in the window (gemini_nat_access() and the like).
+ */
+static inline enum gemini_access
+gemini_window_regions_access(const struct gemini_window_region *const *tab,
+			     unsigned int n, struct gemini_nic *nic,
+			     uint64_t off, unsigned int size, uint64_t *val,
+			     bool write)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (off >= tab[i]->base && off - tab[i]->base < tab[i]->span)
+			return tab[i]->access(nic, off - tab[i]->base, size,
+					      val, write);
+	return GEMINI_ACCESS_UNKNOWN;
 }
 
 /* --- Control block registers (BAR0) ------------------------------------ */

@@ -9,8 +9,9 @@
  * moves to the output the entry names: a link, whose credits it must wait
  * for, or the local NIC.
  * Until a table is loaded, and while the supervisor holds the fabric
- * quiesced, nothing moves.  Packets for the local NIC are handed to the
- * engine that takes them (the demultiplexer, nic_deliver()).
+ * quiesced, nothing moves.  Packets for the local NIC go to the NIC
+ * (gemini_nic_deliver(), gemini_nic.c), which hands each to the engine
+ * that takes it.
  *
  * gemini_nic_poll() (gemini_nic.c) calls gemini_router_forward() on each
  * of its rounds; the JSON of the counters is in gemini_stats.c.
@@ -257,72 +258,6 @@ bool gemini_router_can_inject(const struct gemini_nic *nic, unsigned int vc)
 	       nic->router.inject[vc].count < GEMINI_PKTQ_DEPTH;
 }
 
-/* --- The NIC's side of delivered packets -------------------------------- */
-
-void gemini_nic_stale_rsp(struct gemini_nic *nic, const struct gemini_pkt *pkt)
-{
-	gemini_nic_count(nic, VGEMINI_NC_STALE_RSP, 1);
-	if (nic->ops->stale_rsp)
-		nic->ops->stale_rsp(nic->opaque, pkt);
-}
-
-/* Answer a request the NIC does not implement: an error response. */
-static bool nic_refuse(struct gemini_nic *nic, const struct gemini_pkt *req)
-{
-	struct gemini_pkt rsp = {
-		.vc = GEMINI_VC_RSP,
-		.type = GEMINI_PKT_ERR,
-		.dst = req->src,
-		.dst_nic = req->src_nic,
-		.tag = req->tag,
-		.status = GEMINI_STATUS_INV_CMD,
-	};
-
-	return gemini_router_inject(nic, &rsp) == 0;
-}
-
-/* Returns false if the NIC cannot take the packet now (it stays queued). */
-static bool nic_deliver(struct gemini_nic *nic, const struct gemini_pkt *pkt)
-{
-	switch (pkt->type) {
-	case GEMINI_PKT_DIAG:
-		if (!gemini_diag_deliver(nic, pkt))
-			return false;
-		break;
-	case GEMINI_PKT_PUT:
-	case GEMINI_PKT_GET:
-	case GEMINI_PKT_AMO:
-	case GEMINI_PKT_CQWRITE:
-	case GEMINI_PKT_SEND:
-		if (!gemini_rmt_deliver(nic, pkt))
-			return false;
-		break;
-	default:
-		if (pkt->vc == GEMINI_VC_REQ) {
-			if (!nic_refuse(nic, pkt))
-				return false;
-			break;
-		}
-		/* Responses go to the engine that owns their tag. */
-		if (gemini_tag_is_diag(pkt->tag)) {
-			if (pkt->type != GEMINI_PKT_DIAG_RSP)
-				gemini_nic_stale_rsp(nic, pkt);
-			else if (!gemini_diag_deliver(nic, pkt))
-				return false;
-		} else if (pkt->type == GEMINI_PKT_DIAG_RSP) {
-			gemini_nic_stale_rsp(nic, pkt);
-		} else if (gemini_tag_is_bte(pkt->tag)) {
-			gemini_bte_response(nic, pkt);
-		} else {
-			gemini_fma_response(nic, pkt);
-		}
-		break;
-	}
-	gemini_nic_count(nic, pkt->vc == GEMINI_VC_REQ ?
-			 VGEMINI_NC_REQ_PKTS_IN : VGEMINI_NC_RSP_PKTS_IN, 1);
-	return true;
-}
-
 /* --- Forwarding --------------------------------------------------------- */
 
 /* 800 MHz router cycles in @ns nanoseconds. */
@@ -381,7 +316,7 @@ static bool forward_one(struct gemini_nic *nic, struct gemini_pktq *q,
 		return true;
 	}
 	if (out == VGEMINI_ROUTE_OUT_NIC) {
-		if (!nic_deliver(nic, pkt))
+		if (!gemini_nic_deliver(nic, pkt))
 			return false;
 		stall_end(nic, q, in_port, now);
 		return true;

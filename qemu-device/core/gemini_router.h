@@ -3,9 +3,7 @@
  * cray-gemini device core: the router (gemini_router.c).  Its input
  * buffers, one per port and link channel and one per VC from the NIC, its
  * routing table, the switch that moves each buffer's head to an output
- * port or to the NIC, and the NIC's demultiplexer of what the router
- * delivers to it (requests to the RMT, responses to the engine that owns
- * their tag, pings to the diagnostics).
+ * port or to the NIC (gemini_nic_deliver()).
  */
 #ifndef GEMINI_ROUTER_H
 #define GEMINI_ROUTER_H
@@ -89,8 +87,6 @@ void gemini_router_input_push(struct gemini_nic *nic, unsigned int port,
 /* Empty that buffer (the link went down); returns how many were lost. */
 unsigned int gemini_router_input_flush(struct gemini_nic *nic,
 				       unsigned int port, unsigned int chan);
-/* A response nobody waits for: count it as stale, show it to the glue. */
-void gemini_nic_stale_rsp(struct gemini_nic *nic, const struct gemini_pkt *pkt);
 /* ROUTE_GEN and FABRIC_STATE. */
 extern const struct gemini_ctl_table gemini_router_ctl_table;
 

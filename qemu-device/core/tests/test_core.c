@@ -421,6 +421,58 @@ static void test_garbage_accesses(void)
 	CHECK_EQ(gemini_window_write(&nic, 3, 4, 5), GEMINI_ACCESS_BAD_SIZE);
 }
 
+/*
+ * The window's regions (gemini_window_regions()): sorted, apart, whole
+ * qwords, below the FMA windows; each answers inside and nothing answers
+ * in the gaps between them.
+ */
+static void test_window_regions(void)
+{
+	const struct gemini_window_region *const *tab;
+	struct fake_node node;
+	struct gemini_nic nic;
+	unsigned int n, i;
+	uint64_t v, end;
+
+	make_nic(&nic, &node, 0, 0, 0, 1, 1, 1);
+	tab = gemini_window_regions(&n);
+	CHECK(n > 0);
+	for (i = 0; i < n; i++) {
+		const struct gemini_window_region *r = tab[i];
+
+		CHECK(r->name && r->access);
+		CHECK(r->span > 0);
+		CHECK_EQ(r->base % 8, 0);
+		CHECK_EQ(r->span % 8, 0);
+		end = r->base + r->span;
+		CHECK(end > r->base);
+		CHECK(end <= GEMINI_FMA_PUT_WC);
+		CHECK(!gemini_fma_is_window(r->base));
+		CHECK(!gemini_fma_is_window(end - 8));
+		if (i + 1 < n)
+			CHECK(end <= tab[i + 1]->base);
+		/* The qword before the region is its neighbour's or nobody's. */
+		if (r->base >= 8 && (!i || tab[i - 1]->base +
+				     tab[i - 1]->span < r->base))
+			CHECK_EQ(gemini_window_read(&nic, r->base - 8, 8, &v),
+				 GEMINI_ACCESS_UNKNOWN);
+		if (i + 1 == n || end < tab[i + 1]->base)
+			CHECK_EQ(gemini_window_read(&nic, end, 8, &v),
+				 GEMINI_ACCESS_UNKNOWN);
+	}
+	/* Each has its first register where its table says. */
+	CHECK_EQ(gemini_window_read(&nic, GEMINI_MMR_NL_NODE_ID, 4, &v),
+		 GEMINI_ACCESS_OK);
+	CHECK_EQ(gemini_window_read(&nic, GEMINI_MMR_NTT_CONFIG, 8, &v),
+		 GEMINI_ACCESS_OK);
+	CHECK_EQ(gemini_window_read(&nic, GEMINI_MMR_MRT_PAGE_SIZE + 4, 4, &v),
+		 GEMINI_ACCESS_OK);
+	CHECK_EQ(gemini_window_read(&nic, GEMINI_MMR_BTE_RX_RING_COUNT, 8, &v),
+		 GEMINI_ACCESS_OK);
+	CHECK_EQ(gemini_window_read(&nic, GEMINI_MMR_BTE_TX_RING_BASE, 8, &v),
+		 GEMINI_ACCESS_OK);
+}
+
 /* --- links -------------------------------------------------------------- */
 
 static void *new_link(void)
@@ -654,6 +706,8 @@ static const struct tap_test tests[] = {
 	{ "miswired and hostile link peers",
 	  test_link_miswired_and_hostile_peer },
 	{ "reset keeps links", test_reset_keeps_links },
+	{ "the NIC window's regions: sorted, apart, each answers",
+	  test_window_regions },
 };
 
 int main(void)
