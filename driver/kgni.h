@@ -578,7 +578,7 @@ int kgni_ioctl_err_ptag(struct kgni_ucmd *ucmd);
 /* kgni_kcq.c */
 void kgni_kcq_irq(struct kgni_dev *kdev, unsigned int vector);
 
-/* kgni_kmem.c */
+/* kgni_mem_hold.c */
 void kgni_kmem_dev_init(struct kgni_dev *kdev);
 void kgni_kmem_dev_fini(struct kgni_dev *kdev);
 

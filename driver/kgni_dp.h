@@ -303,10 +303,11 @@ struct kgni_mdh_hold {
 	bool released;
 };
 
-/* kgni_kmem.c (dp_lock held; kgni_mdh_hold_add() mem_lock too) */
+/* kgni_mem_hold.c (dp_lock held; kgni_mdh_hold_add() mem_lock too) */
 void kgni_mdh_hold_add(struct kgni_dev *kdev, u32 mdh, const u64 hndl[2],
 		       struct kgni_mdh_hold *hold);
 bool kgni_mdh_held(struct kgni_dev *kdev, u32 mdh);
+void kgni_mdh_unhold(struct kgni_dev *kdev, struct kgni_mdh_hold *h);
 
 /* kgni_mem.c */
 void kgni_mem_put_pages(struct page **pages, unsigned long npages,
