@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * kgni: the kernel API's memory registration and the deregistration
- * holds (Documentation/kernel-api.rst).
+ * kgni: the kernel API's memory registration (the deregistration
+ * holds are kgni_mem_hold.c's) (Documentation/kernel-api.rst).
  *
  * A kernel client registers kernel pages: linear-map or vmalloc addresses
  * (gni_mem_register(), GNI_MEM_PHYS_CONT too), or physical pages
