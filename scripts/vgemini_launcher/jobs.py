@@ -450,6 +450,8 @@ def _run_job(args, argv, cookie, out, err, nnodes, nic_bits, fab, nodes,
 # The caller's variables that describe its own session, not the job's
 HOST_ENV_SKIP = ("PMI_", "ALPS_", "VGEMINI_", "SSH_", "DISPLAY", "TERM",
                  "XAUTHORITY", "DBUS_", "XDG_", "SHLVL", "OLDPWD", "_")
+# vgemini's variables that the ranks' libraries read: passed on
+HOST_ENV_KEEP = ("VGEMINI_IDLE_POLLS", "VGEMINI_UDREG_WATCH")
 
 
 def host_env():
@@ -457,7 +459,8 @@ def host_env():
     caller's, and vgemini's libraries on the library path (a Cray node has
     Cray's own in its loader's path)."""
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith(HOST_ENV_SKIP) and "\0" not in k + v}
+           if (k in HOST_ENV_KEEP or not k.startswith(HOST_ENV_SKIP))
+           and "\0" not in k + v}
     libdir = os.path.join(REPO, "build", "lib")
     old = env.get("LD_LIBRARY_PATH")
     env["LD_LIBRARY_PATH"] = libdir + (":" + old if old else "")

@@ -63,6 +63,22 @@ class Credentials(unittest.TestCase):
         self.assertEqual(jobs.job_cgroup(12), "vgemini-job-12")
 
 
+class HostEnv(unittest.TestCase):
+    def test_session_variables_stay_behind(self):
+        env = {"HOME": "/root", "VGEMINI_FABRIC": "f", "PMI_RANK": "3",
+               "SSH_TTY": "/dev/pts/0", "OMPI_MCA_btl": "self,ugni",
+               "VGEMINI_IDLE_POLLS": "0", "VGEMINI_UDREG_WATCH": "0",
+               "LD_LIBRARY_PATH": "/opt/lib"}
+        with mock.patch.dict(os.environ, env, clear=True):
+            got = jobs.host_env()
+        for k in ("HOME", "OMPI_MCA_btl", "VGEMINI_IDLE_POLLS",
+                  "VGEMINI_UDREG_WATCH"):
+            self.assertEqual(got[k], env[k])
+        for k in ("VGEMINI_FABRIC", "PMI_RANK", "SSH_TTY"):
+            self.assertNotIn(k, got)
+        self.assertTrue(got["LD_LIBRARY_PATH"].endswith("/build/lib:/opt/lib"))
+
+
 class JobIds(ScratchTest):
     def test_counter_in_the_run_directory(self):
         fab = argparse.Namespace(rundir=self.tmp)

@@ -3,6 +3,8 @@
 
 import os
 import subprocess
+import sys
+import time
 import unittest
 
 from vgemini_launcher import procs
@@ -146,8 +148,18 @@ class Unprivileged(ScratchTest):
         fab = Fabric("f")
         os.makedirs(fab.rundir)
         pidfile = fab.path(0, "pid")
-        p = subprocess.Popen(["sh", "-c", "sleep 30", "-pidfile", pidfile])
+        # One process that keeps its command line (sh -c may exec sleep)
+        p = subprocess.Popen([sys.executable, "-c",
+                              "import time; time.sleep(30)",
+                              "-pidfile", pidfile])
         try:
+            # Popen returns once exec has closed the child's descriptors,
+            # which is before the kernel has set its command line.
+            for _ in range(500):
+                with open(f"/proc/{p.pid}/cmdline", "rb") as f:
+                    if b"-pidfile" in f.read():
+                        break
+                time.sleep(0.01)
             self.assertNotIn(p.pid, procs.find_qemus(fab.rundir))
             with open(pidfile, "w") as f:
                 f.write(f"{p.pid}\n")
