@@ -18,7 +18,7 @@ void gemini_guest_error(const struct gemini_nic *nic, unsigned int kind,
 }
 
 /* Each kind's name and format, in enum gemini_guest_error_kind order. */
-#define GE_INFO(ID, id, nargs, fmt)					\
+#define GE_INFO(ID, id, nargs, names, fmt)				\
 	[GEMINI_GE_##ID] = { #id, fmt },
 static const struct {
 	const char *name;

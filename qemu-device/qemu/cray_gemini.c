@@ -142,10 +142,10 @@ static void ge_trace_##id(const uint64_t *a)                    \
 {                                                               \
     trace_cray_gemini_ge_##id(a[0], a[1], a[2], a[3]);          \
 }
-#define GE_TRACE(ID, id, nargs, fmt) GE_TRACE_##nargs(id)
+#define GE_TRACE(ID, id, nargs, names, fmt) GE_TRACE_##nargs(id)
 GEMINI_GUEST_ERROR_LIST(GE_TRACE)
 /* In the list's order, which is enum gemini_guest_error_kind's */
-#define GE_TRACE_FN(ID, id, nargs, fmt) { ge_trace_##id },
+#define GE_TRACE_FN(ID, id, nargs, names, fmt) { ge_trace_##id },
 static const struct {
     void (*fn)(const uint64_t *a);
 } ge_trace[GEMINI_GE_COUNT] = {
