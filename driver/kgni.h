@@ -20,6 +20,8 @@
  *   kgni_mmap.c      mmap of the data path's objects, the mappings' lifetime
  *   kgni_kdom.c      the kernel API's domains and NICs, errno, quiesce
  *   kgni_err.c       the kernel API's error subscriptions and events
+ *   kgni_err_user.c  user space's error subscriptions, debugfs
+ *                    kgniN/inject_error
  *   kgni_rca.c       Cray's RCA for kernel clients: node events from the
  *                    fabric, the node list, NID <-> NIC address
  * The data path's files share kgni_dp.h besides, and the kernel API's
@@ -566,6 +568,8 @@ void kgni_kapi_quiesce_end(struct kgni_dev *kdev, u64 msecs);
 void kgni_err_post(struct kgni_dev *kdev, u8 category, u16 code, u8 ptag,
 		   u64 i0, u64 i1, u64 i2);
 void kgni_err_dev_remove(struct kgni_dev *kdev);
+
+/* kgni_err_user.c */
 void kgni_err_debugfs_add(struct kgni_dev *kdev);
 void kgni_err_file_release(struct kgni_file *kfile);
 void kgni_err_shutdown(struct kgni_dev *kdev);

@@ -29,8 +29,9 @@
  *   kgni_kfma.c  the CQs' FMA descriptors, mapped in the kernel;
  *                gni_post_fma()
  *   kgni_ksmsg.c short messages
- *   kgni_err.c   error subscriptions, their events and their callbacks;
- *                debugfs kgniN/inject_error
+ *   kgni_err.c   error subscriptions, their events and their callbacks
+ *                (user space's and debugfs kgniN/inject_error:
+ *                kgni_err_user.c)
  */
 #ifndef KGNI_KAPI_H
 #define KGNI_KAPI_H
