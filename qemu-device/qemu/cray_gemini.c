@@ -428,6 +428,21 @@ static bool cray_gemini_attach_links(CrayGeminiState *s, Error **errp)
 
 /* --- Device ------------------------------------------------------------- */
 
+/* What realize set up from the device's thread on: undone, in reverse */
+static void cray_gemini_teardown(CrayGeminiState *s)
+{
+    cray_gemini_thread_stop(s);
+    cray_gemini_detach_links(s);
+    qemu_bh_delete(s->poll_bh);
+    s->poll_bh = NULL;
+    timer_free(s->poll_timer);
+    s->poll_timer = NULL;
+    cray_gemini_thread_free(s);
+    cray_gemini_fini_links(s);
+    gemini_nic_fini(&s->nic);
+    msix_uninit_exclusive_bar(PCI_DEVICE(s));
+}
+
 static void cray_gemini_realize(PCIDevice *pdev, Error **errp)
 {
     CrayGeminiState *s = CRAY_GEMINI(pdev);
@@ -483,16 +498,7 @@ static void cray_gemini_realize(PCIDevice *pdev, Error **errp)
     /* The kick's bottom half: work that no vCPU's poll would do */
     s->poll_bh = aio_bh_new(s->ctx, cray_gemini_thread_work, s);
     if (!cray_gemini_attach_links(s, errp)) {
-        cray_gemini_thread_stop(s);
-        cray_gemini_detach_links(s);
-        qemu_bh_delete(s->poll_bh);
-        s->poll_bh = NULL;
-        timer_free(s->poll_timer);
-        s->poll_timer = NULL;
-        cray_gemini_thread_free(s);
-        cray_gemini_fini_links(s);
-        gemini_nic_fini(&s->nic);
-        msix_uninit_exclusive_bar(pdev);
+        cray_gemini_teardown(s);
         return;
     }
     s->exit_notifier.notify = cray_gemini_exit_notify;
@@ -511,16 +517,7 @@ static void cray_gemini_exit(PCIDevice *pdev)
     timer_free(s->tick);
     s->tick = NULL;
     qemu_remove_exit_notifier(&s->exit_notifier);
-    cray_gemini_thread_stop(s);
-    cray_gemini_detach_links(s);
-    qemu_bh_delete(s->poll_bh);
-    s->poll_bh = NULL;
-    timer_free(s->poll_timer);
-    s->poll_timer = NULL;
-    cray_gemini_thread_free(s);
-    cray_gemini_fini_links(s);
-    gemini_nic_fini(&s->nic);
-    msix_uninit_exclusive_bar(pdev);
+    cray_gemini_teardown(s);
 }
 
 /*
