@@ -13,7 +13,10 @@
  *   kgni_counters.c  router and NIC counters: ioctls, sysfs and debugfs
  *   kgni_job.c       the data path's jobs and CDMs: who may attach,
  *                    revoking a released job, releasing a file
- *   kgni_mem.c       the NIC's tables, the GART, memory registration
+ *   kgni_mem.c       memory registration: making, finding, undoing one
+ *   kgni_mem_map.c   the NIC's tables, the MRT and the GART: probe,
+ *                    remove, mapping a registration's pages
+ *   kgni_mem_user.c  registrations of user memory: pinning, the ioctls
  *   kgni_cq.c        CQs and their blocking waits
  *   kgni_fma.c       FMA descriptors
  *   kgni_bte.c       the BTE's channels and RDMA posts
@@ -514,13 +517,17 @@ int kgni_ioctl_cdm_attach(struct kgni_ucmd *ucmd);
 int kgni_ioctl_job_suspend(struct kgni_ucmd *ucmd);
 int kgni_ioctl_job_resume(struct kgni_ucmd *ucmd);
 
-/* kgni_mem.c */
+/* kgni_mem_map.c */
 int kgni_dp_map(struct kgni_dev *kdev);
 void kgni_dp_stop(struct kgni_dev *kdev);
 void kgni_dp_unmap(struct kgni_dev *kdev);
+
+/* kgni_mem_user.c */
 int kgni_ioctl_mem_register(struct kgni_ucmd *ucmd);
 int kgni_ioctl_mem_register_segments(struct kgni_ucmd *ucmd);
 int kgni_ioctl_mem_deregister(struct kgni_ucmd *ucmd);
+
+/* kgni_mem.c */
 int kgni_ioctl_mem_query(struct kgni_ucmd *ucmd);
 int kgni_ioctl_ntt_query(struct kgni_ucmd *ucmd);
 

@@ -13,7 +13,10 @@
  * What the data path's files share:
  *   kgni_job.c   jobs and CDMs: who may attach, revoking a released
  *                job's domains, undoing a domain's objects
- *   kgni_mem.c   the NIC's tables and the GART; memory registration
+ *   kgni_mem.c   memory registration: making, finding, undoing one
+ *   kgni_mem_map.c  the NIC's tables, the MRT and the GART, and the
+ *                mapping of a registration's pages through them
+ *   kgni_mem_user.c  registrations of user memory: pinning, the ioctls
  *   kgni_cq.c    completion queues and the blocking waits on them
  *   kgni_fma.c   FMA descriptors
  *   kgni_bte.c   the BTE's TX channels and RDMA posts
@@ -309,6 +312,22 @@ void kgni_mdh_hold_add(struct kgni_dev *kdev, u32 mdh, const u64 hndl[2],
 bool kgni_mdh_held(struct kgni_dev *kdev, u32 mdh);
 void kgni_mdh_unhold(struct kgni_dev *kdev, struct kgni_mdh_hold *h);
 
+/**
+ * struct kgni_mem_user - what a user registration adds to a kernel client's
+ * @addr: the address it was asked for (KGNI_IOC_MEM_QUERY gives it back)
+ * @len: the bytes asked for
+ * @vmdh: KGNI_MEM_VMDH: at a vMDH entry, not the lowest free MDD
+ * @vmdh_index: the entry, or KGNI_VMDH_ANY
+ * @vmdh_count: the caller's block: KGNI_VMDH_ANY's entries
+ */
+struct kgni_mem_user {
+	u64 addr;
+	u64 len;
+	bool vmdh;
+	u32 vmdh_index;
+	u32 vmdh_count;
+};
+
 /* kgni_mem.c */
 void kgni_mem_put_pages(struct page **pages, unsigned long npages,
 			struct mm_struct *mm, bool dirty);
@@ -322,11 +341,22 @@ struct kgni_mem *kgni_mem_find_local(struct kgni_dev *kdev,
 int kgni_mem_create(struct kgni_dev *kdev, struct kgni_dom *dom, u32 flags,
 		    u32 cq_id, struct page **pages, unsigned long npages,
 		    u64 va, struct mm_struct *mm, u64 hndl[2], bool atomic);
+int kgni_mem_make(struct kgni_dev *kdev, struct kgni_dom *dom, u32 flags,
+		  u32 cq_id, struct page **pages, unsigned long npages, u64 va,
+		  struct mm_struct *mm, u64 hndl[2], bool atomic,
+		  const struct kgni_mem_user *u);
 int kgni_mem_deregister(struct kgni_dev *kdev, struct kgni_dom *dom,
 			const u64 hndl[2], struct kgni_mdh_hold *hold);
 int kgni_mem_kill(struct kgni_dev *kdev, struct kgni_dom *dom,
 		  const u64 hndl[2], struct kgni_mdh_hold *hold);
 void kgni_mem_reap(struct kgni_dev *kdev);
+
+/* kgni_mem_map.c (dp_lock held) */
+void kgni_mdd_write(struct kgni_dev *kdev, u32 mdh, u64 qw1, u64 qw2);
+u32 kgni_mrt_pages(struct page **pages, unsigned long n, u64 va);
+int kgni_mem_map(struct kgni_dev *kdev, struct kgni_mem *mem, u32 mrt_pages,
+		 bool gart_ok, u64 *base);
+void kgni_mem_unmap(struct kgni_dev *kdev, struct kgni_mem *mem);
 
 /* kgni_cq.c */
 void kgni_cq_write(struct kgni_dev *kdev, u32 cq, u64 base, u64 qw2,
