@@ -222,7 +222,8 @@ hash_inputs() {
 		sha256sum scripts/build-image.sh scripts/extract-vmlinux.py \
 			"$GUEST"/init "$GUEST"/ipogif-up "${AGENT_SRC[@]}" \
 			"$GUEST"/agent.h "$GUEST"/kgni-job.c uapi/kgni_ioctl.h \
-			uapi/vgemini_agent.h uapi/vgemini_le.h "$BUSYBOX" \
+			uapi/kgni_ioctl_diag.h uapi/kgni_ioctl_dp.h \
+			uapi/kgni_ioctl_dgram.h uapi/vgemini_agent.h uapi/vgemini_le.h "$BUSYBOX" \
 			"${BENCH_SRC[@]}" "${BENCH_HDR[@]}"
 		[ -n "$KGNI_KO" ] && sha256sum "$KGNI_KO"
 		[ -n "$KTEST_KO" ] && echo ktest && sha256sum "$KTEST_KO"

@@ -30,7 +30,9 @@ GNICORE_HDR := $(wildcard $(GNICORE_DIR)/*.h) $(REPO)/uapi/gni_wire.h
 UGNI_HDR := $(UGNI_DIR)/gni_pub.h $(UGNI_DIR)/ugni_priv.h \
 	$(UGNI_DIR)/ugni_msgq.h $(REPO)/uapi/ugni_msgq_wire.h \
 	$(REPO)/uapi/gemini_nic.h $(REPO)/uapi/gemini_hw.h \
-	$(REPO)/uapi/kgni_ioctl.h $(REPO)/uapi/gemini_mh.h $(GNICORE_HDR)
+	$(REPO)/uapi/kgni_ioctl.h $(REPO)/uapi/kgni_ioctl_diag.h \
+	$(REPO)/uapi/kgni_ioctl_dp.h $(REPO)/uapi/kgni_ioctl_dgram.h \
+	$(REPO)/uapi/gemini_mh.h $(GNICORE_HDR)
 GNICORE_SRC := $(GNICORE_DIR)/gnicore_req.c $(GNICORE_DIR)/gnicore_fma.c \
 	$(GNICORE_DIR)/gnicore_cq.c $(GNICORE_DIR)/gnicore_smsg.c
 UGNI_SRC := $(UGNI_DIR)/ugni_info.c $(UGNI_DIR)/ugni_nic.c \
