@@ -13,10 +13,12 @@
  *   kgni_counters.c  router and NIC counters: ioctls, sysfs and debugfs
  *   kgni_job.c       the data path's jobs and CDMs: who may attach,
  *                    revoking a released job, releasing a file
+ *   kgni_job_suspend.c  job suspension
  *   kgni_mem.c       memory registration: making, finding, undoing one
  *   kgni_mem_map.c   the NIC's tables, the MRT and the GART: probe,
  *                    remove, mapping a registration's pages
  *   kgni_mem_user.c  registrations of user memory: pinning, the ioctls
+ *   kgni_ntt.c       the NTT: a launcher's blocks, a job's, translating PEs
  *   kgni_cq.c        CQs and their blocking waits
  *   kgni_fma.c       FMA descriptors
  *   kgni_bte.c       the BTE's channels and RDMA posts
@@ -86,6 +88,7 @@
 struct kgni_dev;
 struct kgni_bte_slot;
 struct kgni_dgrams;
+struct kgni_ntt;
 
 /**
  * struct kgni_bte_chan - a BTE TX channel as the kernel drives it
@@ -108,6 +111,15 @@ struct kgni_bte_chan {
 	struct kgni_bte_slot *slot;
 };
 
+/* The quotas a job set-up may give a job of its own (KGNI_JOB_LIMITS) */
+enum kgni_job_limit {
+	KGNI_LIMIT_MDD,
+	KGNI_LIMIT_GART,
+	KGNI_LIMIT_FMA,
+	KGNI_LIMIT_CQ,
+	KGNI_JOB_NLIMITS
+};
+
 /**
  * struct kgni_job - a (ptag, cookie) pair a job set-up allowed, or that a
  *                   kernel client's CDM holds
@@ -122,6 +134,13 @@ struct kgni_bte_chan {
  * @ncq: CQs the job's domains hold on this NIC
  * @suspended: KGNI_IOC_JOB_SUSPEND stopped its traffic (written under
  *             dp_lock, read without it by the waits of &kgni_dev.job_wq)
+ * @any_uid: any user in @cgrp may attach (KGNI_JOB_ANY_UID)
+ * @job_id: the id of @cgrp (uGNI's job container id)
+ * @limit: its own quotas by enum kgni_job_limit, KGNI_JOB_NO_LIMIT for
+ *         the module's
+ * @ntt_base: the first entry of its NTT block, if @ntt_size
+ * @ntt_size: the block's entries; 0: its domains name physical PEs
+ * @ntt_cleanup: free the block with the job (KGNI_JOB_NTT_CLEANUP)
  */
 struct kgni_job {
 	bool used;
@@ -133,6 +152,12 @@ struct kgni_job {
 	struct cgroup *cgrp;
 	unsigned int ncq;
 	bool suspended;
+	bool any_uid;
+	u64 job_id;
+	int limit[KGNI_JOB_NLIMITS];
+	u32 ntt_base;
+	u32 ntt_size;
+	bool ntt_cleanup;
 };
 
 /* CQs one file, and one job on one NIC, may hold (EDQUOT past them) */
@@ -236,6 +261,8 @@ struct kgni_port_cache {
  *                 device while queued
  * @jobs: the allowed (ptag, cookie) pairs
  * @job_gen: the last &struct kgni_job.gen given
+ * @ntt: kgni's copy of the NTT and its blocks (kgni_ntt.c), NULL until
+ *       the first KGNI_IOC_NTT_CONFIG
  * @doms: every &struct kgni_dom (that of each open file and each kernel
  *        NIC), for revoking a released job's
  * @mdd_map: MDHs in use
@@ -327,6 +354,7 @@ struct kgni_dev {
 	struct work_struct mem_reap_work;
 	struct kgni_job jobs[KGNI_MAX_JOBS];
 	u32 job_gen;
+	struct kgni_ntt *ntt;
 	struct list_head doms;
 	DECLARE_BITMAP(mdd_map, GEMINI_NUM_MDD);
 	DECLARE_BITMAP(cq_map, GEMINI_NUM_CQ);
@@ -514,6 +542,8 @@ int kgni_proc_job_init(void);
 void kgni_proc_job_exit(void);
 int kgni_ioctl_job_configure(struct kgni_ucmd *ucmd);
 int kgni_ioctl_cdm_attach(struct kgni_ucmd *ucmd);
+
+/* kgni_job_suspend.c */
 int kgni_ioctl_job_suspend(struct kgni_ucmd *ucmd);
 int kgni_ioctl_job_resume(struct kgni_ucmd *ucmd);
 
@@ -529,7 +559,11 @@ int kgni_ioctl_mem_deregister(struct kgni_ucmd *ucmd);
 
 /* kgni_mem.c */
 int kgni_ioctl_mem_query(struct kgni_ucmd *ucmd);
+
+/* kgni_ntt.c */
 int kgni_ioctl_ntt_query(struct kgni_ucmd *ucmd);
+int kgni_ioctl_ntt_config(struct kgni_ucmd *ucmd);
+void kgni_ntt_free(struct kgni_dev *kdev);
 
 /* kgni_cq.c */
 int kgni_ioctl_cq_create(struct kgni_ucmd *ucmd);

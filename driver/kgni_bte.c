@@ -630,8 +630,12 @@ static u64 kgni_rdma_mode1(const struct kgni_rdma_req *cmd)
  *
  * Context: process context, may sleep; ctl_rwsem held for reading with
  * the device alive; takes dp_lock.
- * Return: 0, -EINVAL for a bad request or a CQ or local registration
- * that is not the domain's, -EPERM without a CDM, -ENOLINK once the
+ * @cmd's remote PE is an index into the NTT block of the domain's job if
+ * it has one (kgni_ntt_to_phys()).
+ *
+ * Return: 0, -EINVAL for a bad request, a CQ or local registration that
+ * is not the domain's, or a PE outside its job's NTT block, -EPERM
+ * without a CDM, -ENOLINK once the
  * domain's job was released, -EACCES for a transfer into read-only
  * memory, -ENOSPC with the ring full or the domain's KGNI_RDMA_MAX_POSTS
  * in flight, -ENODEV once remove has reset the BTE, -EAGAIN while the
@@ -647,6 +651,7 @@ int kgni_rdma_post(struct kgni_dev *kdev, struct kgni_dom *dom,
 	struct kgni_mem *mem;
 	struct kgni_cq *cq;
 	unsigned int idx;
+	u32 remote_pe;
 	int ret, vc;
 
 	ret = kgni_rdma_check(cmd, &rem_off);
@@ -667,7 +672,8 @@ int kgni_rdma_post(struct kgni_dev *kdev, struct kgni_dom *dom,
 	cq = kgni_cq_find(dom, cmd->cq_id);
 	mem = kgni_mem_find_local(kdev, dom, cmd->local_mem_hndl);
 	ret = -EINVAL;
-	if (!cq || !mem || cmd->local_addr < mem->va)
+	if (!cq || !mem || cmd->local_addr < mem->va ||
+	    kgni_ntt_to_phys(kdev, dom, cmd->remote_pe, &remote_pe))
 		goto out;
 	loc_off = cmd->local_addr - mem->va;
 	size = (u64)mem->npages << PAGE_SHIFT;
@@ -686,7 +692,7 @@ int kgni_rdma_post(struct kgni_dev *kdev, struct kgni_dom *dom,
 	if (vc < 0)
 		goto out;
 
-	qw[0] = ((u64)cmd->remote_pe << GEMINI_BTE_DEST_PE_SHIFT) |
+	qw[0] = ((u64)remote_pe << GEMINI_BTE_DEST_PE_SHIFT) |
 		(kgni_rdma_mode1(cmd) << GEMINI_BTE_MODE1_SHIFT);
 	qw[1] = (rem_off << GEMINI_BTE_DEST_OFF_SHIFT) |
 		(((cmd->remote_mem_hndl[0] >> GEMINI_MH_MDH_SHIFT) &

@@ -219,7 +219,8 @@ int kgni_cq_make(struct kgni_dev *kdev, struct kgni_dom *dom, u32 entries,
 	if (ret)
 		goto err_unlock;
 	if (dom->ncq >= KGNI_MAX_CQS_PER_FILE ||
-	    kdev->jobs[dom->job].ncq >= KGNI_MAX_CQS_PER_JOB) {
+	    kdev->jobs[dom->job].ncq >=
+	    kgni_job_limit(kdev, dom, KGNI_LIMIT_CQ)) {
 		ret = -EDQUOT;
 		goto err_unlock;
 	}

@@ -212,6 +212,32 @@ err:
 	return ret;
 }
 
+/*
+ * A file's domain names its peers by index into its job's NTT block, if
+ * the job has one: the PE a datagram goes to, and the PE it came from.
+ */
+static int kgni_dg_pe_phys(struct kgni_dev *kdev, struct kgni_dom *dom,
+			   u32 pe, u32 *phys)
+{
+	int ret;
+
+	mutex_lock(&kdev->dp_lock);
+	ret = kgni_ntt_to_phys(kdev, dom, pe, phys);
+	mutex_unlock(&kdev->dp_lock);
+	return ret;
+}
+
+static u32 kgni_dg_pe_virt(struct kgni_dev *kdev, struct kgni_dom *dom,
+			   u32 phys)
+{
+	u32 pe;
+
+	mutex_lock(&kdev->dp_lock);
+	pe = kgni_ntt_to_virt(kdev, dom, phys);
+	mutex_unlock(&kdev->dp_lock);
+	return pe;
+}
+
 /**
  * kgni_ioctl_dgram_post() - KGNI_IOC_DGRAM_POST
  * @ucmd: the call; @ucmd->cmd is a struct kgni_dgram_post
@@ -221,7 +247,9 @@ err:
 int kgni_ioctl_dgram_post(struct kgni_ucmd *ucmd)
 {
 	struct kgni_dgram_post *cmd = ucmd->cmd;
+	struct kgni_dom *dom = &ucmd->kfile->dom;
 	u8 data[KGNI_DGRAM_MAX_DATA];
+	u32 peer_pe = cmd->peer_pe;
 
 	if (cmd->flags & ~KGNI_DGRAM_BOUND || cmd->reserved)
 		return -EINVAL;
@@ -229,9 +257,12 @@ int kgni_ioctl_dgram_post(struct kgni_ucmd *ucmd)
 		return -EMSGSIZE;
 	if (copy_from_user(data, u64_to_user_ptr(cmd->data), cmd->data_len))
 		return -EFAULT;
-	return kgni_dg_post(ucmd->kdev, &ucmd->kfile->dom, cmd->ep_key,
+	if ((cmd->flags & KGNI_DGRAM_BOUND) &&
+	    kgni_dg_pe_phys(ucmd->kdev, dom, cmd->peer_pe, &peer_pe))
+		return -EINVAL;
+	return kgni_dg_post(ucmd->kdev, dom, cmd->ep_key,
 			    cmd->id, cmd->flags & KGNI_DGRAM_BOUND,
-			    cmd->peer_pe, cmd->peer_inst, data, cmd->data_len,
+			    peer_pe, cmd->peer_inst, data, cmd->data_len,
 			    NULL, cmd->buf_size);
 }
 
@@ -413,7 +444,9 @@ int kgni_ioctl_dgram_test(struct kgni_ucmd *ucmd)
 	    copy_to_user(u64_to_user_ptr(cmd->buf), recv, res.copied))
 		return -EFAULT;
 	cmd->state = res.state;
-	cmd->remote_pe = res.remote_pe;
+	cmd->remote_pe = res.state != KGNI_DGRAM_COMPLETED ? res.remote_pe :
+			 kgni_dg_pe_virt(ucmd->kdev, &ucmd->kfile->dom,
+					 res.remote_pe);
 	cmd->remote_inst = res.remote_inst;
 	cmd->recv_len = res.recv_len;
 	return kgni_ucmd_respond(ucmd, sizeof(*cmd));
@@ -490,7 +523,8 @@ int kgni_ioctl_dgram_probe(struct kgni_ucmd *ucmd)
 	cmd->state = res.state;
 	cmd->ep_key = res.key;
 	cmd->id = res.id;
-	cmd->remote_pe = res.remote_pe;
+	cmd->remote_pe = kgni_dg_pe_virt(ucmd->kdev, &ucmd->kfile->dom,
+					 res.remote_pe);
 	cmd->remote_inst = res.remote_inst;
 	return kgni_ucmd_respond(ucmd, sizeof(*cmd));
 }

@@ -13,10 +13,12 @@
  * What the data path's files share:
  *   kgni_job.c   jobs and CDMs: who may attach, revoking a released
  *                job's domains, undoing a domain's objects
+ *   kgni_job_suspend.c  job suspension: stopping, the waits
  *   kgni_mem.c   memory registration: making, finding, undoing one
  *   kgni_mem_map.c  the NIC's tables, the MRT and the GART, and the
  *                mapping of a registration's pages through them
  *   kgni_mem_user.c  registrations of user memory: pinning, the ioctls
+ *   kgni_ntt.c   the NTT: a launcher's blocks, a job's, translating PEs
  *   kgni_cq.c    completion queues and the blocking waits on them
  *   kgni_fma.c   FMA descriptors
  *   kgni_bte.c   the BTE's TX channels and RDMA posts
@@ -259,6 +261,8 @@ static inline void __iomem *kgni_mmr(struct kgni_dev *kdev, u64 off)
 
 /* kgni_job.c */
 int kgni_dom_usable(const struct kgni_dom *dom);
+
+/* kgni_job_suspend.c */
 bool kgni_dom_suspended(struct kgni_dev *kdev, const struct kgni_dom *dom);
 int kgni_dom_wait_resumed(struct kgni_dev *kdev, const struct kgni_dom *dom);
 
@@ -281,6 +285,40 @@ struct kgni_job_use {
 	unsigned int mdd;
 	unsigned long gart;
 };
+
+/* kgni_ntt.c (dp_lock held) */
+int kgni_ntt_use(struct kgni_dev *kdev, u32 base, u32 size);
+void kgni_ntt_unuse(struct kgni_dev *kdev, u32 base, u32 size, bool cleanup);
+u64 kgni_ntt_fma_qw3(struct kgni_dev *kdev, const struct kgni_dom *dom);
+int kgni_ntt_to_phys(struct kgni_dev *kdev, const struct kgni_dom *dom,
+		     u32 pe, u32 *phys);
+u32 kgni_ntt_to_virt(struct kgni_dev *kdev, const struct kgni_dom *dom,
+		     u32 phys);
+
+/**
+ * struct kgni_job_scan - what the job table holds for a (ptag, cookie)
+ * @pair: the slot holding the pair, or NULL
+ * @free: the first free slot, or NULL
+ * @kernel_ptag: a kernel slot has the ptag
+ * @user_ptag: a job's slot has the ptag
+ */
+struct kgni_job_scan {
+	struct kgni_job *pair;
+	struct kgni_job *free;
+	bool kernel_ptag;
+	bool user_ptag;
+};
+
+/* kgni_job.c: is @ptag one that jobs may have (uGNI's user ptags)? */
+bool kgni_ptag_is_user(u32 ptag);
+
+/* kgni_job.c (dp_lock held): the slots of (@ptag, @cookie) */
+void kgni_job_scan(struct kgni_dev *kdev, u32 ptag, u32 cookie,
+		   struct kgni_job_scan *scan);
+
+/* kgni_job.c (dp_lock held): a domain's job's quota, its own or the module's */
+unsigned int kgni_job_limit(struct kgni_dev *kdev, const struct kgni_dom *dom,
+			    enum kgni_job_limit which);
 
 /* kgni_fma.c (dp_lock held) */
 bool kgni_dom_same_job(const struct kgni_dom *a, const struct kgni_dom *b);

@@ -356,7 +356,7 @@ static u32 kgni_fma_pick(struct kgni_dev *kdev, const struct kgni_dom *dom)
  * the device alive; takes dp_lock.
  * Return: 0, -EINVAL for a CQ that is not the domain's, -EPERM without a
  * CDM, -ENOLINK once the domain's job was released, -ENOMEM, -EDQUOT
- * past the job's kgni_job_fmas (a file's; freed ones count until they
+ * past the job's FMA quota (a file's; freed ones count until they
  * have drained), -ENOSPC without a free descriptor.
  */
 int kgni_fma_alloc(struct kgni_dev *kdev, struct kgni_dom *dom, u32 cq_id,
@@ -386,7 +386,7 @@ int kgni_fma_alloc(struct kgni_dev *kdev, struct kgni_dom *dom, u32 cq_id,
 		struct kgni_job_use use;
 
 		kgni_job_use(kdev, dom, &use);
-		if (use.fma >= kgni_job_fmas) {
+		if (use.fma >= kgni_job_limit(kdev, dom, KGNI_LIMIT_FMA)) {
 			ret = -EDQUOT;
 			goto err_unlock;
 		}
@@ -402,7 +402,8 @@ int kgni_fma_alloc(struct kgni_dev *kdev, struct kgni_dom *dom, u32 cq_id,
 	cq->users++;
 	qw3 = ((u64)cq->id << GEMINI_FMA_CQH_SHIFT) |
 	      ((u64)dom->ptag << GEMINI_FMA_SRC_PTAG_SHIFT) |
-	      ((u64)dom->ptag << GEMINI_FMA_DEST_PTAG_SHIFT);
+	      ((u64)dom->ptag << GEMINI_FMA_DEST_PTAG_SHIFT) |
+	      kgni_ntt_fma_qw3(kdev, dom);
 	kgni_fma_program(kdev, d, qw3, GEMINI_FMA_MODE2_FMA_ENABLE);
 	list_add_tail(&fma->node, &dom->fmas);
 	dom->nfma++;

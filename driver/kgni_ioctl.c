@@ -41,6 +41,7 @@ union kgni_ioctl_buf {
 	struct kgni_dgram_cancel dgram_cancel;
 	struct kgni_mem_query mem_query;
 	struct kgni_ntt_query ntt_query;
+	struct kgni_ntt_config ntt_config;
 	struct kgni_err_subscribe err_subscribe;
 	struct kgni_err_release err_release;
 	struct kgni_err_mask err_mask;
@@ -78,7 +79,8 @@ struct kgni_ioctl_op {
  * The first version of each structure is the whole of it, except
  * struct kgni_mem_register's, which ended with mem_hndl, and
  * struct kgni_mem_register_segments', which ended with reserved (both
- * grew vmdh_index and vmdh_count).
+ * grew vmdh_index and vmdh_count), and struct kgni_job_configure's,
+ * which ended with reserved2 (it grew the job id, limits and NTT block).
  */
 static const struct kgni_ioctl_op kgni_ioctl_ops[] = {
 	KGNI_IOCTL_OP(DIAG_PING, kgni_ioctl_diag_ping,
@@ -121,6 +123,8 @@ static const struct kgni_ioctl_op kgni_ioctl_ops[] = {
 		      struct kgni_mem_query, len),
 	KGNI_IOCTL_OP(NTT_QUERY, kgni_ioctl_ntt_query,
 		      struct kgni_ntt_query, reserved),
+	KGNI_IOCTL_OP(NTT_CONFIG, kgni_ioctl_ntt_config,
+		      struct kgni_ntt_config, table),
 	KGNI_IOCTL_OP(ERR_SUBSCRIBE, kgni_ioctl_err_subscribe,
 		      struct kgni_err_subscribe, reserved),
 	KGNI_IOCTL_OP(ERR_RELEASE, kgni_ioctl_err_release,

@@ -181,43 +181,6 @@ int kgni_dom_usable(const struct kgni_dom *dom)
 	return dom->attached ? 0 : -EPERM;
 }
 
-/**
- * kgni_dom_suspended() - is a domain's job suspended?
- * @kdev: the device
- * @dom: the domain
- *
- * Context: dp_lock held, or none for a wait's condition (the answer may
- * then be stale by the time it is used).
- * Return: true while KGNI_IOC_JOB_SUSPEND holds the domain's job.
- */
-bool kgni_dom_suspended(struct kgni_dev *kdev, const struct kgni_dom *dom)
-{
-	const struct kgni_job *job;
-
-	if (!READ_ONCE(dom->attached) || READ_ONCE(dom->revoked) || dom->kernel)
-		return false;
-	job = &kdev->jobs[dom->job];
-	return READ_ONCE(job->suspended) && READ_ONCE(job->gen) == dom->job_gen;
-}
-
-/**
- * kgni_dom_wait_resumed() - wait while a domain's job is suspended
- * @kdev: the device
- * @dom: the domain
- *
- * Context: process context, no lock held but ctl_rwsem for reading
- * (remove wakes the wait).
- * Return: 0, or -EINTR on a signal.
- */
-int kgni_dom_wait_resumed(struct kgni_dev *kdev, const struct kgni_dom *dom)
-{
-	if (wait_event_interruptible(kdev->job_wq,
-				     !kgni_dom_suspended(kdev, dom) ||
-				     READ_ONCE(kdev->gone)))
-		return -EINTR;
-	return 0;
-}
-
 /* Jobs and CDMs */
 
 /* Revoke every attachment to job @i (dp_lock held; the slot is freed). */
@@ -236,6 +199,10 @@ static void kgni_job_revoke(struct kgni_dev *kdev, int i)
 	}
 	cgroup_put(job->cgrp);
 	job->cgrp = NULL;
+	if (job->ntt_size)
+		kgni_ntt_unuse(kdev, job->ntt_base, job->ntt_size,
+			       job->ntt_cleanup);
+	job->ntt_size = 0;
 	job->used = false;
 	if (job->suspended) {
 		/* Its waiting ranks go on, to find their domains revoked. */
@@ -245,28 +212,14 @@ static void kgni_job_revoke(struct kgni_dev *kdev, int i)
 }
 
 /* Is @ptag one that jobs may have (uGNI's user ptags)? */
-static bool kgni_ptag_is_user(u32 ptag)
+bool kgni_ptag_is_user(u32 ptag)
 {
 	return ptag >= GNI_PTAG_USER_START && ptag <= GNI_PTAG_USER_END;
 }
 
-/**
- * struct kgni_job_scan - what the job table holds for a (ptag, cookie)
- * @pair: the slot holding the pair, or NULL
- * @free: the first free slot, or NULL
- * @kernel_ptag: a kernel slot has the ptag
- * @user_ptag: a job's slot has the ptag
- */
-struct kgni_job_scan {
-	struct kgni_job *pair;
-	struct kgni_job *free;
-	bool kernel_ptag;
-	bool user_ptag;
-};
-
 /* Look the job table over for (@ptag, @cookie); dp_lock held. */
-static void kgni_job_scan(struct kgni_dev *kdev, u32 ptag, u32 cookie,
-			  struct kgni_job_scan *scan)
+void kgni_job_scan(struct kgni_dev *kdev, u32 ptag, u32 cookie,
+		   struct kgni_job_scan *scan)
 {
 	struct kgni_job *job;
 
@@ -296,6 +249,8 @@ static void kgni_job_scan(struct kgni_dev *kdev, u32 ptag, u32 cookie,
 static void kgni_job_take(struct kgni_dev *kdev, struct kgni_job *job,
 			  u8 ptag, u32 cookie, kuid_t uid, struct cgroup *cgrp)
 {
+	unsigned int i;
+
 	job->kernel = !cgrp;
 	job->ptag = ptag;
 	job->cookie = cookie;
@@ -303,6 +258,12 @@ static void kgni_job_take(struct kgni_dev *kdev, struct kgni_job *job,
 	job->cgrp = cgrp;
 	job->ncq = 0;
 	job->suspended = false;
+	job->any_uid = false;
+	job->job_id = cgrp ? cgroup_id(cgrp) : 0;
+	for (i = 0; i < KGNI_JOB_NLIMITS; i++)
+		job->limit[i] = KGNI_JOB_NO_LIMIT;
+	job->ntt_size = 0;
+	job->ntt_cleanup = false;
 	/* Never 0 */
 	job->gen = ++kdev->job_gen ? kdev->job_gen : ++kdev->job_gen;
 	job->used = true;
@@ -321,40 +282,159 @@ static void kgni_dom_attach(struct kgni_dev *kdev, struct kgni_dom *dom,
 }
 
 /**
+ * kgni_job_limit() - a quota of a domain's job
+ * @kdev: the device
+ * @dom: a domain of a job (not a kernel one)
+ * @which: the quota
+ *
+ * Context: dp_lock held.
+ * Return: what KGNI_JOB_LIMITS gave the job, else the module's.
+ */
+unsigned int kgni_job_limit(struct kgni_dev *kdev, const struct kgni_dom *dom,
+			    enum kgni_job_limit which)
+{
+	static const unsigned int *const dflt[KGNI_JOB_NLIMITS] = {
+		[KGNI_LIMIT_MDD] = &kgni_job_mdds,
+		[KGNI_LIMIT_GART] = &kgni_job_gart,
+		[KGNI_LIMIT_FMA] = &kgni_job_fmas,
+	};
+	int v = kdev->jobs[dom->job].limit[which];
+
+	if (v >= 0)
+		return v;
+	return which == KGNI_LIMIT_CQ ? KGNI_MAX_CQS_PER_JOB : *dflt[which];
+}
+
+/* Has a domain attached to @job? (dp_lock held) */
+static bool kgni_job_attached(struct kgni_dev *kdev,
+			      const struct kgni_job *job)
+{
+	const struct kgni_dom *dom;
+
+	list_for_each_entry(dom, &kdev->doms, node)
+		if (dom->attached && !dom->revoked &&
+		    &kdev->jobs[dom->job] == job && dom->job_gen == job->gen)
+			return true;
+	return false;
+}
+
+/*
+ * The limits and NTT block of @cmd (KGNI_JOB_LIMITS), checked before
+ * anything changes.  A limit of -1 is "the module's"; the NTT block, once
+ * a job has one, cannot change (EOPNOTSUPP), and must exist (ENXIO).
+ */
+static int kgni_job_check_limits(struct kgni_dev *kdev,
+				 const struct kgni_job_configure *cmd,
+				 const struct kgni_job *job)
+{
+	const s32 lim[] = { cmd->mdd_limit, cmd->mrt_limit, cmd->gart_limit,
+			    cmd->fma_limit, cmd->bte_limit, cmd->cq_limit };
+	bool ntt = cmd->ntt_size > 0;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(lim); i++)
+		if (lim[i] < KGNI_JOB_NO_LIMIT)
+			return -EINVAL;
+	if (cmd->ntt_ctrl & ~KGNI_JOB_NTT_CLEANUP ||
+	    cmd->ntt_size < KGNI_JOB_NO_LIMIT ||
+	    (ntt && cmd->ntt_base < 0))
+		return -EINVAL;
+	if (job && job->ntt_size &&
+	    (!ntt || job->ntt_base != cmd->ntt_base ||
+	     job->ntt_size != cmd->ntt_size))
+		return -EOPNOTSUPP;
+	/* Descriptors allocated before would not translate. */
+	if (ntt && job && !job->ntt_size && kgni_job_attached(kdev, job))
+		return -EOPNOTSUPP;
+	if (ntt && !(job && job->ntt_size) &&
+	    kgni_ntt_use(kdev, cmd->ntt_base, cmd->ntt_size))
+		return -ENXIO;
+	return 0;
+}
+
+/* Give @job the limits of @cmd (kgni_job_check_limits() passed). */
+static void kgni_job_set_limits(struct kgni_job *job,
+				const struct kgni_job_configure *cmd)
+{
+	const s32 lim[KGNI_JOB_NLIMITS] = {
+		[KGNI_LIMIT_MDD] = cmd->mdd_limit,
+		[KGNI_LIMIT_GART] = cmd->gart_limit,
+		[KGNI_LIMIT_FMA] = cmd->fma_limit,
+		[KGNI_LIMIT_CQ] = cmd->cq_limit,
+	};
+	unsigned int i;
+
+	for (i = 0; i < KGNI_JOB_NLIMITS; i++)
+		job->limit[i] = lim[i];
+	if (cmd->ntt_size > 0) {
+		job->ntt_base = cmd->ntt_base;
+		job->ntt_size = cmd->ntt_size;
+	}
+	job->ntt_cleanup = cmd->ntt_ctrl & KGNI_JOB_NTT_CLEANUP;
+}
+
+/* The cgroup @cmd names (referenced), or an ERR_PTR. */
+static struct cgroup *kgni_job_cgroup(const struct kgni_job_configure *cmd)
+{
+	struct cgroup *cgrp;
+
+	if (!(cmd->flags & KGNI_JOB_BY_ID)) {
+		cgrp = cgroup_get_from_fd(cmd->cgroup_fd);
+		return IS_ERR(cgrp) ? ERR_PTR(-EBADF) : cgrp;
+	}
+	/* Ids are those of the default (v2) hierarchy. */
+	cgrp = cgroup_get_from_id(cmd->job_id);
+	return IS_ERR_OR_NULL(cgrp) ? ERR_PTR(-ENOENT) : cgrp;
+}
+
+/**
  * kgni_ioctl_job_configure() - KGNI_IOC_JOB_CONFIGURE
  * @ucmd: the call; @ucmd->cmd is a struct kgni_job_configure
  *
  * Allows a (ptag, cookie) pair to a user and a cgroup, or releases it and
- * revokes every attachment to it.
+ * revokes every attachment to it.  With KGNI_JOB_BY_ID, a pair already
+ * allowed to the same cgroup takes the new limits.
  *
  * Return: 0, -EPERM without CAP_SYS_ADMIN or to release a kernel client's
  * pair, -EINVAL (a ptag outside GNI_PTAG_USER_START to GNI_PTAG_USER_END
- * among others), -EBADF for a bad cgroup fd, -EBUSY for a pair already
- * allowed or a ptag another job or a kernel client holds, -ENOSPC with
- * every job slot in use.
+ * among others), -EBADF for a bad cgroup fd, -ENOENT for a bad job id,
+ * -EBUSY for a pair already allowed or a ptag another job or a kernel
+ * client holds, -ENOSPC with every job slot in use, -ENXIO for no such
+ * NTT block, -EOPNOTSUPP to change a job's NTT block.
  */
 int kgni_ioctl_job_configure(struct kgni_ucmd *ucmd)
 {
+	const u32 known = KGNI_JOB_RELEASE | KGNI_JOB_BY_ID | KGNI_JOB_LIMITS;
 	struct kgni_job_configure *cmd = ucmd->cmd;
+	bool by_id = cmd->flags & KGNI_JOB_BY_ID;
 	struct kgni_dev *kdev = ucmd->kdev;
 	struct kgni_job_scan scan;
 	struct cgroup *cgrp = NULL;
 	kuid_t uid = INVALID_UID;
+	bool any_uid = false;
+	struct kgni_job *job;
 	int ret = 0;
 
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
-	if (cmd->flags & ~KGNI_JOB_RELEASE || cmd->reserved || cmd->reserved2)
+	if (cmd->flags & ~known || cmd->reserved || cmd->reserved2 ||
+	    cmd->reserved3 || (!by_id && cmd->job_id))
+		return -EINVAL;
+	if ((cmd->flags & KGNI_JOB_RELEASE) &&
+	    (cmd->flags & (KGNI_JOB_BY_ID | KGNI_JOB_LIMITS)))
 		return -EINVAL;
 	if (!kgni_ptag_is_user(cmd->ptag))
 		return -EINVAL;
 	if (!(cmd->flags & KGNI_JOB_RELEASE)) {
-		uid = make_kuid(current_user_ns(), cmd->uid);
-		if (!uid_valid(uid))
-			return -EINVAL;
-		cgrp = cgroup_get_from_fd(cmd->cgroup_fd);
+		any_uid = by_id && cmd->uid == KGNI_JOB_ANY_UID;
+		if (!any_uid) {
+			uid = make_kuid(current_user_ns(), cmd->uid);
+			if (!uid_valid(uid))
+				return -EINVAL;
+		}
+		cgrp = kgni_job_cgroup(cmd);
 		if (IS_ERR(cgrp))
-			return -EBADF;
+			return PTR_ERR(cgrp);
 	}
 
 	mutex_lock(&kdev->dp_lock);
@@ -366,6 +446,17 @@ int kgni_ioctl_job_configure(struct kgni_ucmd *ucmd)
 			ret = -EPERM;
 		else
 			kgni_job_revoke(kdev, scan.pair - kdev->jobs);
+		goto out;
+	}
+	job = scan.pair;
+	if (job && by_id && !job->kernel && job->cgrp == cgrp &&
+	    job->any_uid == any_uid && (any_uid || uid_eq(job->uid, uid))) {
+		/* The same job again: only its limits change. */
+		if (cmd->flags & KGNI_JOB_LIMITS) {
+			ret = kgni_job_check_limits(kdev, cmd, job);
+			if (!ret)
+				kgni_job_set_limits(job, cmd);
+		}
 	} else if (scan.pair || scan.kernel_ptag || scan.user_ptag) {
 		/*
 		 * Its ranks are bound already, or another job or the kernel has
@@ -373,14 +464,23 @@ int kgni_ioctl_job_configure(struct kgni_ucmd *ucmd)
 		 * jobs with one ptag could reach each other's memory.
 		 */
 		ret = -EBUSY;
-	} else if (scan.free) {
-		kgni_job_take(kdev, scan.free, cmd->ptag, cmd->cookie, uid, cgrp);
-		cgrp = NULL;
-	} else {
+	} else if (!scan.free) {
 		ret = -ENOSPC;
+	} else {
+		if (cmd->flags & KGNI_JOB_LIMITS)
+			ret = kgni_job_check_limits(kdev, cmd, NULL);
+		if (!ret) {
+			kgni_job_take(kdev, scan.free, cmd->ptag, cmd->cookie,
+				      uid, cgrp);
+			scan.free->any_uid = any_uid;
+			if (cmd->flags & KGNI_JOB_LIMITS)
+				kgni_job_set_limits(scan.free, cmd);
+			cgrp = NULL;
+		}
 	}
+out:
 	mutex_unlock(&kdev->dp_lock);
-	if (cgrp)
+	if (cgrp && !IS_ERR(cgrp))
 		cgroup_put(cgrp);
 	return ret;
 }
@@ -425,8 +525,8 @@ static bool kgni_job_member(const struct kgni_job *job)
 {
 	bool in;
 
-	if (!uid_eq(current_euid(), job->uid) ||
-	    !uid_eq(current_uid(), job->uid))
+	if (!job->any_uid && (!uid_eq(current_euid(), job->uid) ||
+			      !uid_eq(current_uid(), job->uid)))
 		return false;
 	rcu_read_lock();
 	in = cgroup_is_descendant(task_dfl_cgroup(current), job->cgrp);
@@ -472,189 +572,4 @@ out:
 		return ret;
 	cmd->nic_pe = kgni_rd(kdev, VGEMINI_CTL_NODE_PE);
 	return kgni_ucmd_respond(ucmd, sizeof(*cmd));
-}
-
-/* Job suspension */
-
-/* How often KGNI_IOC_JOB_SUSPEND looks at the job's traffic */
-#define KGNI_SUSPEND_POLL_MS	2
-
-/*
- * The job slot of a suspend or resume call: 0 with *@job set, or an
- * errno of kgni_job_suspend's table.  dp_lock held.
- */
-static int kgni_job_suspend_find(struct kgni_dev *kdev,
-				 const struct kgni_job_suspend *cmd,
-				 struct kgni_job **job)
-{
-	struct kgni_job_scan scan;
-
-	kgni_job_scan(kdev, cmd->ptag, cmd->cookie, &scan);
-	if (!scan.pair)
-		return -ENOENT;
-	if (scan.pair->kernel)
-		return -EOPNOTSUPP;
-	*job = scan.pair;
-	return 0;
-}
-
-/* Checks common to suspend and resume; dp_lock not held. */
-static int kgni_job_suspend_check(const struct kgni_job_suspend *cmd)
-{
-	if (!capable(CAP_SYS_ADMIN))
-		return -EPERM;
-	if (cmd->flags || cmd->reserved)
-		return -EINVAL;
-	if (!kgni_ptag_is_user(cmd->ptag))
-		return -EINVAL;
-	return 0;
-}
-
-/*
- * Does job @job still have traffic of its own: an FMA request without
- * its response, an RDMA post the BTE has not ended?  dp_lock held.
- */
-static bool kgni_job_busy(struct kgni_dev *kdev, struct kgni_job *job)
-{
-	unsigned int i = job - kdev->jobs;
-	struct kgni_dom *dom;
-	struct kgni_fma *fma;
-
-	kgni_bte_reclaim(kdev);
-	list_for_each_entry(dom, &kdev->doms, node) {
-		if (!dom->attached || dom->revoked || dom->kernel ||
-		    dom->job != i || dom->job_gen != job->gen)
-			continue;
-		if (dom->bte_posts)
-			return true;
-		list_for_each_entry(fma, &dom->fmas, node)
-			if (kgni_fma_requests(kdev, fma->id))
-				return true;
-	}
-	/* Descriptors its ranks freed, still draining */
-	list_for_each_entry(fma, &kdev->fma_drain, node)
-		if (!fma->stuck && fma->job == (int)i &&
-		    fma->job_gen == job->gen &&
-		    kgni_fma_requests(kdev, fma->id))
-			return true;
-	return false;
-}
-
-/* Stop job @job's FMA: unmap its descriptors' pages.  dp_lock held. */
-static void kgni_job_stop_fma(struct kgni_dev *kdev, struct kgni_job *job)
-{
-	unsigned int i = job - kdev->jobs;
-	struct kgni_dom *dom;
-	struct kgni_fma *fma;
-
-	list_for_each_entry(dom, &kdev->doms, node) {
-		if (!dom->attached || dom->revoked || dom->kernel ||
-		    dom->job != i || dom->job_gen != job->gen)
-			continue;
-		list_for_each_entry(fma, &dom->fmas, node)
-			kgni_fma_zap(dom, fma);
-	}
-}
-
-/* Withdraw @job's suspension if it is still that job's; dp_lock held. */
-static void kgni_job_unsuspend(struct kgni_dev *kdev, struct kgni_job *job,
-			       u32 gen)
-{
-	if (!job->used || job->gen != gen || !job->suspended)
-		return;
-	WRITE_ONCE(job->suspended, false);
-	wake_up_all(&kdev->job_wq);
-}
-
-/**
- * kgni_ioctl_job_suspend() - KGNI_IOC_JOB_SUSPEND
- * @ucmd: the call; @ucmd->cmd is a struct kgni_job_suspend
- *
- * Marks the job suspended, unmaps its FMA descriptors (their next access
- * waits in kgni_mmap.c's fault handler), makes its RDMA posts wait, then
- * waits for its traffic to drain.
- *
- * Return: 0 with the job suspended; -EPERM, -EINVAL, -ENOENT,
- * -EOPNOTSUPP, -EALREADY; -ETIMEDOUT or -EINTR with the suspension
- * withdrawn; -ENODEV if the device went meanwhile.
- */
-int kgni_ioctl_job_suspend(struct kgni_ucmd *ucmd)
-{
-	struct kgni_job_suspend *cmd = ucmd->cmd;
-	struct kgni_dev *kdev = ucmd->kdev;
-	unsigned long deadline;
-	struct kgni_job *job;
-	bool busy;
-	u32 gen;
-	int ret;
-
-	ret = kgni_job_suspend_check(cmd);
-	if (ret)
-		return ret;
-	deadline = jiffies + msecs_to_jiffies(cmd->timeout_ms);
-
-	mutex_lock(&kdev->dp_lock);
-	ret = kgni_job_suspend_find(kdev, cmd, &job);
-	if (!ret && job->suspended)
-		ret = -EALREADY;
-	if (ret) {
-		mutex_unlock(&kdev->dp_lock);
-		return ret;
-	}
-	gen = job->gen;
-	WRITE_ONCE(job->suspended, true);
-	kgni_job_stop_fma(kdev, job);
-	mutex_unlock(&kdev->dp_lock);
-
-	for (;;) {
-		mutex_lock(&kdev->dp_lock);
-		if (!job->used || job->gen != gen) {
-			/* Released meanwhile: nothing of it is left to run. */
-			mutex_unlock(&kdev->dp_lock);
-			return 0;
-		}
-		busy = !READ_ONCE(kdev->gone) && kgni_job_busy(kdev, job);
-		if (READ_ONCE(kdev->gone))
-			ret = -ENODEV;
-		else if (busy && time_after_eq(jiffies, deadline))
-			ret = -ETIMEDOUT;
-		else if (busy && signal_pending(current))
-			ret = -EINTR;
-		if (ret)
-			kgni_job_unsuspend(kdev, job, gen);
-		mutex_unlock(&kdev->dp_lock);
-		if (ret || !busy)
-			return ret;
-		msleep_interruptible(KGNI_SUSPEND_POLL_MS);
-	}
-}
-
-/**
- * kgni_ioctl_job_resume() - KGNI_IOC_JOB_RESUME
- * @ucmd: the call; @ucmd->cmd is a struct kgni_job_suspend
- *
- * Return: 0 with the job's ranks let go on; -EPERM, -EINVAL (a
- * timeout_ms not 0 among others), -ENOENT, -EOPNOTSUPP, or -EALREADY
- * for a job not suspended.
- */
-int kgni_ioctl_job_resume(struct kgni_ucmd *ucmd)
-{
-	struct kgni_job_suspend *cmd = ucmd->cmd;
-	struct kgni_dev *kdev = ucmd->kdev;
-	struct kgni_job *job;
-	int ret;
-
-	ret = kgni_job_suspend_check(cmd);
-	if (ret)
-		return ret;
-	if (cmd->timeout_ms)
-		return -EINVAL;
-	mutex_lock(&kdev->dp_lock);
-	ret = kgni_job_suspend_find(kdev, cmd, &job);
-	if (!ret && !job->suspended)
-		ret = -EALREADY;
-	if (!ret)
-		kgni_job_unsuspend(kdev, job, job->gen);
-	mutex_unlock(&kdev->dp_lock);
-	return ret;
 }

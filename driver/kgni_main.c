@@ -126,6 +126,7 @@ static void kgni_dev_release(struct device *dev)
 	struct kgni_dev *kdev = to_kgni_dev(dev);
 
 	kgni_dp_free_jobs(kdev);
+	kgni_ntt_free(kdev);
 	ida_free(&kgni_ida, kdev->minor);
 	kfree(kdev);
 }

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * kgni: memory registration, its core (KGNI_IOC_MEM_QUERY), and the
- * NIC's tables (KGNI_IOC_NTT_QUERY reads the NTT's configuration).
+ * kgni: memory registration, its core (KGNI_IOC_MEM_QUERY).
  *
  * A registration is an MDD over pinned pages, a file's (kgni_mem_user.c)
  * or a kernel client's (kgni_kmem.c), mapped through the NIC's MRT or
@@ -483,36 +482,6 @@ int kgni_ioctl_mem_query(struct kgni_ucmd *ucmd)
 	mutex_unlock(&kdev->dp_lock);
 	if (!found)
 		return after ? -ENOENT : -EINVAL;
-	return kgni_ucmd_respond(ucmd, sizeof(*cmd));
-}
-
-/**
- * kgni_ioctl_ntt_query() - KGNI_IOC_NTT_QUERY
- * @ucmd: the call; @ucmd->cmd is a struct kgni_ntt_query
- *
- * Reads the NIC's NTT config register, which no table mapping of kgni
- * covers: mapped for the call (the query is rare).
- *
- * Return: 0 with the granularity written back, -EINVAL for bad flags or
- * fields, -ENOMEM if the register cannot be mapped, -EFAULT.
- */
-int kgni_ioctl_ntt_query(struct kgni_ucmd *ucmd)
-{
-	struct kgni_ntt_query *cmd = ucmd->cmd;
-	struct pci_dev *pdev = ucmd->kdev->pdev;
-	void __iomem *reg;
-	u64 cfg;
-
-	if (cmd->flags || cmd->gran || cmd->reserved)
-		return -EINVAL;
-	reg = pci_iomap_range(pdev, GEMINI_BAR_NIC, GEMINI_MMR_NTT_CONFIG,
-			      sizeof(u64));
-	if (!reg)
-		return -ENOMEM;
-	cfg = readq(reg);
-	pci_iounmap(pdev, reg);
-	cmd->gran = (cfg >> GEMINI_NTT_CFG_GRAN0_SHIFT) &
-		    GEMINI_NTT_CFG_GRAN_MASK;
 	return kgni_ucmd_respond(ucmd, sizeof(*cmd));
 }
 

@@ -21,36 +21,72 @@
 
 /* struct kgni_job_configure flags */
 #define KGNI_JOB_RELEASE		0x1u
+#define KGNI_JOB_BY_ID			0x2u
+#define KGNI_JOB_LIMITS			0x4u
+
+/* struct kgni_job_configure @uid with KGNI_JOB_BY_ID: any user */
+#define KGNI_JOB_ANY_UID		0xffffffffu
+
+/* A limit of struct kgni_job_configure that is not set (uGNI's -1) */
+#define KGNI_JOB_NO_LIMIT		(-1)
+
+/* struct kgni_job_configure @ntt_ctrl: free the NTT block with the job */
+#define KGNI_JOB_NTT_CLEANUP		0x1u
 
 /**
  * struct kgni_job_configure - ioctl(KGNI_IOC_JOB_CONFIGURE)
- * @size: in: sizeof(struct kgni_job_configure)
+ * @size: in: sizeof(struct kgni_job_configure); the first version ended
+ *        with @reserved2
  * @flags: in: 0 to allow (@ptag, @cookie) on this NIC, KGNI_JOB_RELEASE
- *         to withdraw it
+ *         to withdraw it; KGNI_JOB_BY_ID: the cgroup is named by
+ *         @job_id, not @cgroup_fd; KGNI_JOB_LIMITS: the limit fields are
+ *         given
  * @ptag: in: protection tag, 3 to 253: uGNI's user ptags
  *        (GNI_PTAG_USER_START to GNI_PTAG_USER_END of gni_pub.h); the
  *        others are the kernel's (Documentation/kernel-api.rst)
  * @cookie: in: the job's cookie
  * @uid: in (allow): the only user id (in the caller's user namespace)
- *       whose processes may attach
+ *       whose processes may attach; KGNI_JOB_ANY_UID with KGNI_JOB_BY_ID:
+ *       any user in the cgroup
  * @cgroup_fd: in (allow): an open directory of a cgroup v2 hierarchy; only
  *             processes in that cgroup or below it may attach.  The
  *             launcher creates one per job and starts the job's ranks in
  *             it (Documentation/jobs.rst, "Job isolation").  Ignored for
- *             KGNI_JOB_RELEASE.
+ *             KGNI_JOB_RELEASE and with KGNI_JOB_BY_ID.
  * @reserved: in: 0
  * @reserved2: in: 0
+ * @job_id: in with KGNI_JOB_BY_ID: the id of the job's cgroup v2 (the
+ *          inode number of its directory; uGNI's job container id)
+ * @mdd_limit: in with KGNI_JOB_LIMITS: registrations the job's domains
+ *             may hold on this NIC (KGNI_JOB_NO_LIMIT: the module's
+ *             job_mdds)
+ * @mrt_limit: in: accepted, not enforced (MRT entries are the NIC's)
+ * @gart_limit: in: GART entries (KGNI_JOB_NO_LIMIT: job_gart)
+ * @fma_limit: in: FMA descriptors (KGNI_JOB_NO_LIMIT: job_fmas)
+ * @bte_limit: in: accepted, not enforced (each file has
+ *             KGNI_RDMA_MAX_POSTS)
+ * @cq_limit: in: CQs (KGNI_JOB_NO_LIMIT: KGNI_MAX_CQS_PER_JOB)
+ * @ntt_ctrl: in: KGNI_JOB_NTT_CLEANUP or 0
+ * @ntt_base: in: the first entry of an NTT block (KGNI_IOC_NTT_CONFIG)
+ *            the job's domains address their peers through
+ * @ntt_size: in: its entries; KGNI_JOB_NO_LIMIT or 0 with @ntt_base
+ *            KGNI_JOB_NO_LIMIT: none
+ * @reserved3: in: 0
  *
  * The launcher's job set-up; needs CAP_SYS_ADMIN (else EPERM).  A @ptag
  * outside 3 to 253 is EINVAL.  Allowing a pair already allowed is EBUSY,
- * and so is allowing a ptag that a kernel client's CDM holds (whatever
- * the cookie); ENOSPC when the NIC's table of KGNI_MAX_JOBS pairs (kernel
- * clients' included) is full; EBADF when @cgroup_fd is no cgroup v2
- * directory; releasing a pair not allowed is EINVAL, a kernel client's
- * pair EPERM.  Releasing revokes
- * every attachment to the pair: those files' FMA descriptors stop, their
- * registrations become invalid, and their data-path ioctls fail with
- * ENOLINK from then on.
+ * unless KGNI_JOB_BY_ID names the same cgroup: then only the limits
+ * change (an NTT block once given cannot: EOPNOTSUPP); allowing a ptag
+ * that another job or a kernel client's CDM holds (whatever the cookie)
+ * is EBUSY too.  ENOSPC when the NIC's table of KGNI_MAX_JOBS pairs
+ * (kernel clients' included) is full; EBADF when @cgroup_fd is no cgroup
+ * v2 directory, ENOENT when @job_id is no cgroup; ENXIO when no NTT block
+ * is (@ntt_base, @ntt_size); a limit below -1 is EINVAL.  Releasing a
+ * pair not allowed is EINVAL, a kernel client's pair EPERM.  Releasing
+ * revokes every attachment to the pair: those files' FMA descriptors
+ * stop, their registrations become invalid, and their data-path ioctls
+ * fail with ENOLINK from then on.  A job whose domains use an NTT block
+ * name their peers by index into it (Documentation/abi.rst, "NTT").
  */
 struct kgni_job_configure {
 	__u32 size;
@@ -61,6 +97,17 @@ struct kgni_job_configure {
 	__s32 cgroup_fd;
 	__u32 reserved;
 	__u32 reserved2;
+	__aligned_u64 job_id;
+	__s32 mdd_limit;
+	__s32 mrt_limit;
+	__s32 gart_limit;
+	__s32 fma_limit;
+	__s32 bte_limit;
+	__s32 cq_limit;
+	__u32 ntt_ctrl;
+	__s32 ntt_base;
+	__s32 ntt_size;
+	__u32 reserved3;
 };
 
 #define KGNI_MAX_JOBS			32
@@ -69,9 +116,8 @@ struct kgni_job_configure {
  * struct kgni_job_suspend - ioctl(KGNI_IOC_JOB_SUSPEND, KGNI_IOC_JOB_RESUME)
  * @size: in: sizeof(struct kgni_job_suspend)
  * @flags: in: 0
- * @job_id: in: the job's id, as uGNI's GNI_SuspendJob takes it; kgni
- *          keeps no job id (KGNI_IOC_JOB_CONFIGURE takes none), so it is
- *          not checked
+ * @job_id: in: the job's id, as uGNI's GNI_SuspendJob takes it; not
+ *          checked: @ptag and @cookie name the job
  * @ptag: in: the job's protection tag, 3 to 253 (EINVAL otherwise)
  * @cookie: in: the job's cookie
  * @timeout_ms: in: KGNI_IOC_JOB_SUSPEND: how long to wait for the job's
@@ -520,15 +566,51 @@ struct kgni_mem_query {
  * @reserved: in: 0; out: 0
  *
  * Reads the NIC's NTT configuration as the device holds it; needs no CDM.
- * Nothing configures the NTT yet (kgni's FMA descriptors have NTT
- * disabled, uGNI's GNI_ConfigureNTT is not emulated), so @gran reads what
- * the device's reset left, 0.  uGNI's GNI_GetNttGran.
+ * 0 after reset, then what the first KGNI_IOC_NTT_CONFIG set.  uGNI's
+ * GNI_GetNttGran.
  */
 struct kgni_ntt_query {
 	__u32 size;
 	__u32 flags;
 	__u32 gran;
 	__u32 reserved;
+};
+
+/* struct kgni_ntt_config flags */
+#define KGNI_NTT_CLEAR			0x1u
+#define KGNI_NTT_CLEAR_UNUSED		0x2u
+
+/**
+ * struct kgni_ntt_config - ioctl(KGNI_IOC_NTT_CONFIG)
+ * @size: in: sizeof(struct kgni_ntt_config)
+ * @flags: in: 0 to take a block of @group_size entries and fill it from
+ *         @table; KGNI_NTT_CLEAR to zero and free the block (@base,
+ *         @group_size); KGNI_NTT_CLEAR_UNUSED to zero and free every block
+ *         no job uses (@base, @group_size, @gran and @table 0)
+ * @base: out: the new block's first entry; in with KGNI_NTT_CLEAR
+ * @group_size: in: entries, 1 to GEMINI_NUM_NTT
+ * @gran: in: the NIC's granularity, 0 to 5: the low @gran bits of an
+ *        index pass through, an entry stands for 2^@gran PEs.  The first
+ *        block sets it; later ones must give the same
+ * @reserved: in: 0
+ * @table: in: user address of @group_size __u32 physical PEs (18 bits)
+ *
+ * uGNI's GNI_ConfigureNTT; needs CAP_SYS_ADMIN (else EPERM).  The block
+ * takes the lowest free entries that fit (ENOSPC if none), written to
+ * both banks of the NIC.  EINVAL for bad flags or fields, a PE over 18
+ * bits, another granularity while blocks exist, or no block (@base,
+ * @group_size) to clear; EBUSY to clear a block a job uses (it is freed
+ * with the job if the job said KGNI_JOB_NTT_CLEANUP, else by
+ * KGNI_NTT_CLEAR once no job uses it).
+ */
+struct kgni_ntt_config {
+	__u32 size;
+	__u32 flags;
+	__u32 base;
+	__u32 group_size;
+	__u32 gran;
+	__u32 reserved;
+	__aligned_u64 table;
 };
 
 #endif /* KGNI_IOCTL_DP_H */

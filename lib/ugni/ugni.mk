@@ -38,7 +38,8 @@ GNICORE_SRC := $(GNICORE_DIR)/gnicore_req.c $(GNICORE_DIR)/gnicore_fma.c \
 UGNI_SRC := $(UGNI_DIR)/ugni_info.c $(UGNI_DIR)/ugni_nic.c \
 	$(UGNI_DIR)/ugni_cq.c $(UGNI_DIR)/ugni_mem.c $(UGNI_DIR)/ugni_post.c \
 	$(UGNI_DIR)/ugni_dgram.c $(UGNI_DIR)/ugni_smsg.c $(UGNI_DIR)/ugni_msgq.c \
-	$(UGNI_DIR)/ugni_msgq_io.c $(UGNI_DIR)/ugni_err.c $(UGNI_DIR)/ugni_stubs.c
+	$(UGNI_DIR)/ugni_msgq_io.c $(UGNI_DIR)/ugni_err.c $(UGNI_DIR)/ugni_job.c \
+	$(UGNI_DIR)/ugni_stubs.c
 UGNI_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wshadow -pedantic \
 	-fPIC -fvisibility=hidden -I$(UGNI_DIR) -I$(GNICORE_DIR) \
 	-I$(REPO)/uapi -DUGNI_BUILD_STRING='"vgemini libugni $(UGNI_VERSION)"'

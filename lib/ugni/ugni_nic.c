@@ -77,7 +77,7 @@ void ugni_unmap(struct gni_nic *nic, void *p, size_t len)
 		munmap(p, len);
 }
 
-static int dev_open(uint32_t device_id)
+int ugni_dev_open(uint32_t device_id)
 {
 	char path[32];
 
@@ -166,72 +166,6 @@ UGNI_EXPORT gni_return_t GNI_CdmResume(gni_cdm_handle_t cdm_handle)
 	return GNI_RC_SUCCESS;
 }
 
-/* --- Job suspension (privileged) --------------------------------------- */
-
-/* gni_pub.h's return codes of GNI_SuspendJob and GNI_ResumeJob */
-static gni_return_t job_suspend_rc(int err)
-{
-	switch (err) {
-	case 0:
-		return GNI_RC_SUCCESS;
-	case EPERM:
-	case EACCES:
-		return GNI_RC_PERMISSION_ERROR;
-	case ETIMEDOUT:
-		return GNI_RC_TIMEOUT;
-	case EINTR:	/* withdrawn: try again */
-		return GNI_RC_NOT_DONE;
-	case EALREADY:
-		return GNI_RC_INVALID_STATE;
-	case EOPNOTSUPP:	/* a kernel client's ptag */
-		return GNI_RC_ERROR_RESOURCE;
-	default:	/* no such device or job, a bad ptag */
-		return GNI_RC_INVALID_PARAM;
-	}
-}
-
-static gni_return_t job_suspend(uint32_t device_id, unsigned long req,
-				uint64_t job_id, uint8_t ptag,
-				uint32_t cookie, uint32_t timeout)
-{
-	struct kgni_job_suspend s = {
-		.size = sizeof(s),
-		.job_id = job_id,
-		.ptag = ptag,
-		.cookie = cookie,
-		.timeout_ms = timeout,
-	};
-	int fd, err;
-
-	fd = dev_open(device_id);
-	if (fd < 0)
-		return job_suspend_rc(fd == -ENODEV ? ENODEV : errno);
-	err = ioctl(fd, req, &s) ? errno : 0;
-	close(fd);
-	return job_suspend_rc(err);
-}
-
-/*
- * Stop the job's FMA and BTE traffic on this node's NIC and wait, up to
- * @timeout ms, until what it had in flight has ended (kgni's
- * KGNI_IOC_JOB_SUSPEND).  On TIMEOUT or NOT_DONE the job is not
- * suspended.
- */
-UGNI_EXPORT gni_return_t GNI_SuspendJob(uint32_t device_id, uint64_t job_id,
-					uint8_t ptag, uint32_t cookie,
-					uint32_t timeout)
-{
-	return job_suspend(device_id, KGNI_IOC_JOB_SUSPEND, job_id, ptag,
-			   cookie, timeout);
-}
-
-UGNI_EXPORT gni_return_t GNI_ResumeJob(uint32_t device_id, uint64_t job_id,
-				       uint8_t ptag, uint32_t cookie)
-{
-	return job_suspend(device_id, KGNI_IOC_JOB_RESUME, job_id, ptag,
-			   cookie, 0);
-}
-
 static int read_nic_address(uint32_t device_id, uint32_t *address)
 {
 	char path[64], buf[32];
@@ -294,7 +228,7 @@ UGNI_EXPORT gni_return_t GNI_CdmAttach(gni_cdm_handle_t cdm_hndl,
 		free(nic);
 		return rc;
 	}
-	nic->fd = dev_open(device_id);
+	nic->fd = ugni_dev_open(device_id);
 	if (nic->fd < 0) {
 		rc = GNI_RC_NO_MATCH;
 		goto err_free;
@@ -645,7 +579,7 @@ UGNI_EXPORT gni_return_t GNI_GetPtag(uint32_t device_id, uint32_t cookie,
 		return GNI_RC_INVALID_PARAM;
 	for (p = 1; p < GNI_PTAG_LB; p++) {
 		if (scratch.fd < 0) {
-			scratch.fd = dev_open(device_id);
+			scratch.fd = ugni_dev_open(device_id);
 			if (scratch.fd < 0)
 				return GNI_RC_NO_MATCH;
 		}
@@ -664,29 +598,4 @@ UGNI_EXPORT gni_return_t GNI_GetPtag(uint32_t device_id, uint32_t cookie,
 	}
 	close(scratch.fd);
 	return GNI_RC_NO_MATCH;
-}
-
-/*
- * The granularity of the NIC's NTT as the device holds it
- * (KGNI_IOC_NTT_QUERY on a scratch file of the device; no CDM needed).
- * Cray documents INVALID_PARAM as the only error: a device that does not
- * exist or answer is one.
- */
-UGNI_EXPORT gni_return_t GNI_GetNttGran(uint32_t device_id, uint32_t *ntt_gran)
-{
-	struct kgni_ntt_query q = { .size = sizeof(q) };
-	struct gni_nic scratch = { .fd = -1 };
-	int err;
-
-	if (!ntt_gran)
-		return GNI_RC_INVALID_PARAM;
-	scratch.fd = dev_open(device_id);
-	if (scratch.fd < 0)
-		return GNI_RC_INVALID_PARAM;
-	err = ugni_ioctl(&scratch, KGNI_IOC_NTT_QUERY, &q);
-	close(scratch.fd);
-	if (err)
-		return GNI_RC_INVALID_PARAM;
-	*ntt_gran = q.gran;
-	return GNI_RC_SUCCESS;
 }

@@ -173,6 +173,9 @@ static inline struct gni_nic *ugni_ep_nic(struct gni_ep *ep)
 /* ugni_nic.c */
 gni_return_t ugni_errno_rc(int err);
 int ugni_ioctl(struct gni_nic *nic, unsigned long req, void *arg);
+/* Open /dev/kgniN of @device_id (-1: the nearest): a descriptor, -ENODEV
+ * for an id out of range, or -1 with errno set */
+int ugni_dev_open(uint32_t device_id);
 void *ugni_map(struct gni_nic *nic, uint64_t offset, size_t len, int prot);
 void ugni_unmap(struct gni_nic *nic, void *p, size_t len);
 int ugni_fma_get(struct gni_nic *nic, struct gni_cq *cq,

@@ -1,37 +1,14 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * The uGNI functions that need the kgni driver, or hardware Gemini lacks.
- * Until the driver interface lands each returns GNI_RC_ILLEGAL_OP and
- * touches none of its arguments; the collective-engine and chained-FMA
- * calls (Aries only) will keep returning GNI_RC_ILLEGAL_OP.
- * Documentation/ugni.rst lists them.
+ * The uGNI functions vgemini does not offer: each returns
+ * GNI_RC_ILLEGAL_OP and touches none of its arguments.  Balanced
+ * injection has no model here; the collective-engine and chained-FMA
+ * calls are Aries only and stay so.  Documentation/ugni.rst lists them.
  */
 #include "ugni_priv.h"
 
 /* Each stub ignores every argument by design: say so once, not per line. */
 #pragma GCC diagnostic ignored "-Wunused-parameter"
-
-/* needs the kgni driver */
-UGNI_EXPORT gni_return_t GNI_ConfigureNTT(int device_id,
-		gni_ntt_descriptor_t *ntt_desc, uint32_t *ntt_base)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
-/* needs the kgni driver */
-UGNI_EXPORT gni_return_t GNI_ConfigureJob(uint32_t device_id, uint64_t job_id,
-		uint8_t ptag, uint32_t cookie, gni_job_limits_t *limits)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
-/* needs the kgni driver */
-UGNI_EXPORT gni_return_t GNI_ConfigureNTTandJob(int device_id, uint64_t job_id,
-		uint8_t ptag, uint32_t cookie, gni_job_limits_t *limits,
-		gni_ntt_descriptor_t *ntt_desc, uint32_t *ntt_base)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
 
 /* Aries only: Gemini has none */
 UGNI_EXPORT gni_return_t GNI_CtPostFma(gni_ep_handle_t ep_hndl,
@@ -82,21 +59,21 @@ UGNI_EXPORT gni_return_t GNI_CeDestroy(gni_ce_handle_t ce_hndl)
 	return GNI_RC_ILLEGAL_OP;
 }
 
-/* needs the kgni driver */
+/* no model of balanced injection */
 UGNI_EXPORT gni_return_t GNI_SetBIConfig(uint32_t device_id, uint16_t bw,
 		uint16_t aot_bw, uint16_t modes)
 {
 	return GNI_RC_ILLEGAL_OP;
 }
 
-/* needs the kgni driver */
+/* no model of balanced injection */
 UGNI_EXPORT gni_return_t GNI_GetBIConfig(uint32_t device_id,
 		gni_bi_desc_t *desc)
 {
 	return GNI_RC_ILLEGAL_OP;
 }
 
-/* needs the kgni driver */
+/* no model of balanced injection */
 UGNI_EXPORT gni_return_t GNI_BISyncWait(uint32_t device_id, uint32_t timeout)
 {
 	return GNI_RC_ILLEGAL_OP;

@@ -32,7 +32,8 @@
  *  - KGNI_IOC_MEM_QUERY: the walk of a file's registrations in order with
  *    their address and length, after a deregistration, without a CDM;
  *    handles of nobody, of another file, with a bad CRC; out fields set;
- *  - KGNI_IOC_NTT_QUERY: its fields, and the granularity nobody set;
+ *  - KGNI_IOC_NTT_QUERY: its fields, and the granularity 0;
+ *  - KGNI_IOC_NTT_CONFIG: generically (datapath_test.ntt_job uses it);
  *  - KGNI_IOC_JOB_SUSPEND and _RESUME: their fields, unknown jobs, a
  *    caller without CAP_SYS_ADMIN, EALREADY both ways, a child's access
  *    to an FMA page and its RDMA post waiting while the job is suspended
@@ -178,7 +179,8 @@ enum cmd_id {
 	C_CQ_DESTROY, C_FMA_ALLOC, C_FMA_FREE, C_CQ_WAIT, C_RDMA_POST,
 	C_MEM_REGISTER_SEGMENTS, C_DGRAM_POST, C_DGRAM_TEST, C_DGRAM_PROBE,
 	C_DGRAM_CANCEL, C_MEM_QUERY, C_NTT_QUERY, C_JOB_SUSPEND, C_JOB_RESUME,
-	C_ERR_SUBSCRIBE, C_ERR_RELEASE, C_ERR_MASK, C_ERR_WAIT, C_ERR_PTAG, C_NUM
+	C_ERR_SUBSCRIBE, C_ERR_RELEASE, C_ERR_MASK, C_ERR_WAIT, C_ERR_PTAG,
+	C_NTT_CONFIG, C_NUM
 };
 
 /*
@@ -208,7 +210,8 @@ static const struct cmd cmds[C_NUM] = {
 		sizeof(struct kgni_counter_snapshot), 0, false },
 	[C_JOB_CONFIGURE] = { "JOB_CONFIGURE", KGNI_IOC_JOB_CONFIGURE,
 		sizeof(struct kgni_job_configure),
-		sizeof(struct kgni_job_configure), KGNI_JOB_RELEASE, true },
+		offsetof(struct kgni_job_configure, job_id),
+		KGNI_JOB_RELEASE | KGNI_JOB_BY_ID | KGNI_JOB_LIMITS, true },
 	[C_CDM_ATTACH] = { "CDM_ATTACH", KGNI_IOC_CDM_ATTACH,
 		sizeof(struct kgni_cdm_attach), sizeof(struct kgni_cdm_attach),
 		0, true },
@@ -282,6 +285,9 @@ static const struct cmd cmds[C_NUM] = {
 	[C_ERR_PTAG] = { "ERR_PTAG", KGNI_IOC_ERR_PTAG,
 		sizeof(struct kgni_err_ptag), sizeof(struct kgni_err_ptag), 0,
 		false },
+	[C_NTT_CONFIG] = { "NTT_CONFIG", KGNI_IOC_NTT_CONFIG,
+		sizeof(struct kgni_ntt_config), sizeof(struct kgni_ntt_config),
+		KGNI_NTT_CLEAR | KGNI_NTT_CLEAR_UNUSED, false },
 };
 
 /* Whether _IO('G', @nr) is one of kgni's commands */
@@ -482,6 +488,16 @@ static int valid_request(enum cmd_id c, void *buf, const struct objs *o,
 		p->buf_size = 8;
 		break;
 	}
+	case C_NTT_CONFIG: {
+		/* a block of one entry: this NIC */
+		struct kgni_ntt_config *p = buf;
+		static __u32 table[1];
+
+		table[0] = o->pe;
+		p->group_size = 1;
+		p->table = (uintptr_t)table;
+		break;
+	}
 	case C_JOB_SUSPEND:
 	case C_JOB_RESUME: {
 		/* The fixture's job, idle: suspended at once */
@@ -612,6 +628,16 @@ static void undo(struct __test_metadata *_metadata, enum cmd_id c, void *buf,
 		EXPECT_EQ(0, job_suspend(fd, KGNI_IOC_JOB_RESUME, TEST_PTAG,
 					 TEST_COOKIE, 0));
 		break;
+	case C_NTT_CONFIG: {
+		struct kgni_ntt_config *p = buf;
+		struct kgni_ntt_config c = {
+			.size = sizeof(c), .flags = KGNI_NTT_CLEAR,
+			.base = p->base, .group_size = 1,
+		};
+
+		EXPECT_EQ(0, xioctl(fd, KGNI_IOC_NTT_CONFIG, &c));
+		break;
+	}
 	default:
 		break;
 	}
@@ -1647,7 +1673,7 @@ TEST_F(abi, ntt_query)
 	EXPECT_EQ(-EINVAL, xioctl(self->fd, KGNI_IOC_NTT_QUERY, &q));
 	q.reserved = 0;
 	EXPECT_EQ(0, xioctl(self->fd, KGNI_IOC_NTT_QUERY, &q));
-	EXPECT_EQ(0u, q.gran) TH_LOG("nothing configures the NTT");
+	EXPECT_EQ(0u, q.gran) TH_LOG("the tests configure granularity 0");
 	EXPECT_EQ(0u, q.reserved);
 	fd3 = open(KGNI_DEV, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd3);

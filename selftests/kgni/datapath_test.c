@@ -23,6 +23,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "kgni_test.h"
@@ -1406,7 +1407,10 @@ struct abi_cmd {
 	{ #name, KGNI_IOC_##name, sizeof(type), sizeof(type) }
 
 static const struct abi_cmd abi_cmds[] = {
-	ABI_CMD(JOB_CONFIGURE, struct kgni_job_configure),
+	/* the job id, limits and NTT block came later */
+	{ "JOB_CONFIGURE", KGNI_IOC_JOB_CONFIGURE,
+	  sizeof(struct kgni_job_configure),
+	  offsetof(struct kgni_job_configure, job_id) },
 	ABI_CMD(CDM_ATTACH, struct kgni_cdm_attach),
 	/* cq_id and reserved came later */
 	{ "MEM_REGISTER", KGNI_IOC_MEM_REGISTER,
@@ -1784,6 +1788,204 @@ TEST_F_TIMEOUT(dp, job_quotas, 60)
 	EXPECT_EQ(0, kgni_write_long(PARAM_JOB_FMAS, fmas));
 	EXPECT_EQ(0, xioctl(self->fd, KGNI_IOC_FMA_ALLOC, &fa));
 	close(fd2);
+}
+
+/*
+ * The NTT and a job configured by cgroup id (uGNI's GNI_ConfigureNTT and
+ * GNI_ConfigureJob): a block whose index 1 is this NIC's PE; the job's
+ * FMA PUTs and RDMA posts to index 1 land here, an index past the block
+ * fails (NPES for FMA, EINVAL for a post); the job's FMA limit holds; the
+ * block cannot change or be cleared while the job has it, and goes with
+ * the job (KGNI_JOB_NTT_CLEANUP).
+ */
+#define NTT_PTAG		0x45
+#define NTT_COOKIE		0x4e540000u
+
+static int ntt_config(int fd, __u32 flags, __u32 base, __u32 n,
+		      const __u32 *table, __u32 *out_base)
+{
+	struct kgni_ntt_config c = {
+		.size = sizeof(c), .flags = flags, .base = base,
+		.group_size = n, .table = (uintptr_t)table,
+	};
+	int ret = xioctl(fd, KGNI_IOC_NTT_CONFIG, &c);
+
+	if (out_base)
+		*out_base = c.base;
+	return ret;
+}
+
+static void job_by_id(struct kgni_job_configure *j, __u64 id, __u32 base,
+		      __u32 n)
+{
+	memset(j, 0, sizeof(*j));
+	j->size = sizeof(*j);
+	j->flags = KGNI_JOB_BY_ID | KGNI_JOB_LIMITS;
+	j->ptag = NTT_PTAG;
+	j->cookie = NTT_COOKIE;
+	j->uid = KGNI_JOB_ANY_UID;
+	j->job_id = id;
+	j->mdd_limit = j->mrt_limit = j->gart_limit = KGNI_JOB_NO_LIMIT;
+	j->bte_limit = j->cq_limit = KGNI_JOB_NO_LIMIT;
+	j->fma_limit = 1;
+	j->ntt_ctrl = KGNI_JOB_NTT_CLEANUP;
+	j->ntt_base = (__s32)base;
+	j->ntt_size = (__s32)n;
+}
+
+/* Datagrams of the NTT job: to index 1, from index 1 (a second file) */
+static void ntt_dgrams(struct __test_metadata *_metadata, int fd2,
+		       const struct kgni_cdm_attach *at)
+{
+	struct kgni_cdm_attach at3 = *at;
+	struct kgni_dgram_post dp = {
+		.size = sizeof(dp), .flags = KGNI_DGRAM_BOUND,
+		.ep_key = 1, .peer_pe = 1, .data_len = 8,
+		.buf_size = 8,
+	};
+	struct kgni_dgram_test t = {
+		.size = sizeof(t), .timeout_ms = 10000,
+	};
+	__u64 d1 = 0x1111, d2 = 0x2222, r = 0;
+	int fd3 = open(KGNI_DEV, O_RDWR | O_CLOEXEC);
+
+	ASSERT_LE(0, fd3);
+	at3.inst_id = 2;
+	ASSERT_EQ(0, xioctl(fd3, KGNI_IOC_CDM_ATTACH, &at3));
+	dp.peer_inst = 2;
+	dp.data = (uintptr_t)&d1;
+	ASSERT_EQ(0, xioctl(fd2, KGNI_IOC_DGRAM_POST, &dp));
+	dp.peer_inst = 0;
+	dp.data = (uintptr_t)&d2;
+	ASSERT_EQ(0, xioctl(fd3, KGNI_IOC_DGRAM_POST, &dp));
+	t.ep_key = 1;
+	t.buf = (uintptr_t)&r;
+	ASSERT_EQ(0, xioctl(fd2, KGNI_IOC_DGRAM_TEST, &t));
+	EXPECT_EQ((__u32)KGNI_DGRAM_COMPLETED, t.state);
+	EXPECT_EQ(1u, t.remote_pe) TH_LOG("the peer as an index");
+	EXPECT_EQ(2u, t.remote_inst);
+	EXPECT_EQ(d2, r);
+	dp.peer_pe = 3;
+	dp.ep_key = 2;
+	EXPECT_EQ(-EINVAL, xioctl(fd3, KGNI_IOC_DGRAM_POST, &dp))
+		TH_LOG("index 3 is past the block");
+	close(fd3);
+}
+
+TEST_F_TIMEOUT(dp, ntt_job, 60)
+{
+	__u32 table[3], base, other;
+	struct kgni_cdm_attach at = {
+		.size = sizeof(at), .ptag = NTT_PTAG, .cookie = NTT_COOKIE,
+	};
+	struct kgni_fma_alloc fa = { .size = sizeof(fa) };
+	struct kgni_ntt_query q = { .size = sizeof(q) };
+	struct kgni_job_configure j;
+	struct kgni_rdma_post p;
+	__u64 ha[2], hb[2], e;
+	struct dp_ctx c;
+	struct bte_cq bc;
+	struct stat st;
+	char *a, *b;
+	int fd2;
+
+	if (self->absent)
+		return;
+	wait_fabric(_metadata);
+	table[0] = NO_SUCH_PE;
+	table[1] = self->pe;
+	table[2] = NO_SUCH_PE;
+	ASSERT_EQ(0, ntt_config(self->fd, 0, 0, 3, table, &base));
+	/* a second block goes elsewhere; a PE over 18 bits is refused */
+	ASSERT_EQ(0, ntt_config(self->fd, 0, 0, 3, table, &other));
+	EXPECT_NE(base, other);
+	EXPECT_EQ(0, ntt_config(self->fd, KGNI_NTT_CLEAR, other, 3, NULL,
+				NULL));
+	table[0] = 0x40000;
+	EXPECT_EQ(-EINVAL, ntt_config(self->fd, 0, 0, 3, table, NULL));
+	table[0] = NO_SUCH_PE;
+	EXPECT_EQ(-EINVAL, ntt_config(self->fd, KGNI_NTT_CLEAR, base, 2, NULL,
+				      NULL)) TH_LOG("not a block");
+
+	/* the fixture's cgroup: its id is its directory's inode number */
+	ASSERT_EQ(0, stat(TEST_CGROUP, &st));
+	job_by_id(&j, 0x7fffffffffffull, base, 3);
+	EXPECT_EQ(-ENOENT, xioctl(self->fd, KGNI_IOC_JOB_CONFIGURE, &j));
+	job_by_id(&j, st.st_ino, base + 1, 3);
+	EXPECT_EQ(-ENXIO, xioctl(self->fd, KGNI_IOC_JOB_CONFIGURE, &j));
+	job_by_id(&j, st.st_ino, base, 3);
+	ASSERT_EQ(0, xioctl(self->fd, KGNI_IOC_JOB_CONFIGURE, &j));
+	/* the same job again: limits only; its block cannot change */
+	EXPECT_EQ(0, xioctl(self->fd, KGNI_IOC_JOB_CONFIGURE, &j));
+	job_by_id(&j, st.st_ino, base, 2);
+	EXPECT_EQ(-EOPNOTSUPP, xioctl(self->fd, KGNI_IOC_JOB_CONFIGURE, &j));
+	EXPECT_EQ(-EBUSY, ntt_config(self->fd, KGNI_NTT_CLEAR, base, 3, NULL,
+				     NULL)) TH_LOG("the job uses it");
+	/* another cookie for the ptag: the job's, EBUSY */
+	job_by_id(&j, st.st_ino, base, 3);
+	j.cookie++;
+	EXPECT_EQ(-EBUSY, xioctl(self->fd, KGNI_IOC_JOB_CONFIGURE, &j));
+
+	fd2 = open(KGNI_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, xioctl(fd2, KGNI_IOC_CDM_ATTACH, &at));
+	EXPECT_EQ(self->pe, at.nic_pe);
+	a = anon(PAGE);
+	b = anon(PAGE);
+	ASSERT_TRUE(a && b);
+	ASSERT_EQ(0, mem_register(fd2, a, PAGE, 0, ha));
+	ASSERT_EQ(0, mem_register(fd2, b, PAGE, 0, hb));
+	dp_open(_metadata, fd2, &c);
+	fa.cq_id = c.cq.cq_id;
+	EXPECT_EQ(-EDQUOT, xioctl(fd2, KGNI_IOC_FMA_ALLOC, &fa))
+		TH_LOG("the job's FMA limit is 1");
+
+	/* FMA: index 1 is this NIC */
+	fma_set(&c, 1, 0, MH_MDH(ha), MH_MDH(hb), GEMINI_FMA_CMD_PUT);
+	*(volatile __u64 *)(c.put_uc + 8) = 0x4e54545f50555421ull;
+	e = sync_wait(_metadata, &c, 5);
+	EXPECT_EQ((__u64)GEMINI_STATUS_OK,
+		  e >> GEMINI_CQE_STATUS_SHIFT & GEMINI_CQE_STATUS_MASK)
+		TH_LOG("CQ entry 0x%016llx", (unsigned long long)e);
+	EXPECT_EQ(0x4e54545f50555421ull, *(volatile __u64 *)(a + 8));
+	/* index 3 is past the block */
+	fma_set(&c, 3, 0, MH_MDH(ha), MH_MDH(hb), GEMINI_FMA_CMD_PUT);
+	*(volatile __u64 *)(c.put_uc + 16) = 1;
+	e = sync_wait(_metadata, &c, 6);
+	EXPECT_EQ((__u64)GEMINI_STATUS_NPES,
+		  e >> GEMINI_CQE_STATUS_SHIFT & GEMINI_CQE_STATUS_MASK)
+		TH_LOG("CQ entry 0x%016llx", (unsigned long long)e);
+	EXPECT_EQ(0ull, *(volatile __u64 *)(a + 16));
+
+	/* RDMA: the same indices */
+	bte_cq_open(_metadata, fd2, &bc);
+	memset(b, 0x5a, 256);
+	rdma_fill(&p, KGNI_RDMA_PUT, 1, bc.cq.cq_id, (uintptr_t)b, hb,
+		  (uintptr_t)a + 1024, ha, 256);
+	p.events = KGNI_RDMA_EV_LOCAL;
+	p.local_data = 7;
+	ASSERT_EQ(0, rdma_post(fd2, &p));
+	e = bte_event(&bc);
+	EXPECT_BTE_EVENT(e, GEMINI_STATUS_OK, 7);
+	EXPECT_EQ(0, memcmp(a + 1024, b, 256));
+	rdma_fill(&p, KGNI_RDMA_PUT, 3, bc.cq.cq_id, (uintptr_t)b, hb,
+		  (uintptr_t)a, ha, 8);
+	EXPECT_EQ(-EINVAL, rdma_post(fd2, &p));
+
+	ntt_dgrams(_metadata, fd2, &at);
+	close(fd2);
+
+	/* released: the block went with the job */
+	EXPECT_EQ(0, xioctl(self->fd, KGNI_IOC_NTT_QUERY, &q));
+	EXPECT_EQ(0u, q.gran);
+	EXPECT_EQ(0, job_configure(self->fd, KGNI_JOB_RELEASE, NTT_PTAG,
+				   NTT_COOKIE));
+	EXPECT_EQ(-EINVAL, ntt_config(self->fd, KGNI_NTT_CLEAR, base, 3, NULL,
+				      NULL));
+	EXPECT_EQ(0, ntt_config(self->fd, KGNI_NTT_CLEAR_UNUSED, 0, 0, NULL,
+				NULL));
+	munmap(a, PAGE);
+	munmap(b, PAGE);
 }
 
 TEST_HARNESS_MAIN

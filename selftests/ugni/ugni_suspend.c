@@ -5,10 +5,12 @@
  *
  *     vgemini run -n 2 ugni_suspend
  *
- *  1. GNI_SuspendJob and GNI_ResumeJob of the rank's own job: a rank is
- *     no privileged user, so PERMISSION_ERROR, and the job runs on (the
- *     suspension itself is tested as root by abi_torture_test's
- *     abi.job_suspend).
+ *  1. GNI_SuspendJob and GNI_ResumeJob of the rank's own job, and the
+ *     launcher's GNI_ConfigureJob, GNI_ConfigureNTT and
+ *     GNI_ConfigureNTTandJob: a rank is no privileged user, so
+ *     PERMISSION_ERROR, and the job runs on (the calls themselves are
+ *     tested as root by abi_torture_test's abi.job_suspend and
+ *     datapath_test's dp.ntt_job).
  *  2. GNI_CdmCheckpoint and GNI_CdmResume of NULL: INVALID_PARAM; of a
  *     CDM not attached: SUCCESS.
  *  3. The job's CDM checkpointed and resumed: SUCCESS each; then each
@@ -57,6 +59,22 @@ static void privileged_calls(void)
 	rc = GNI_ResumeJob(job.dev_id, 1, job.ptag, job.cookie);
 	check(rc == GNI_RC_PERMISSION_ERROR, "GNI_ResumeJob of the job by a "
 	      "rank: PERMISSION_ERROR (%s)", rc_str(rc));
+	rc = GNI_ConfigureJob(job.dev_id, 1, job.ptag, job.cookie, NULL);
+	check(rc == GNI_RC_PERMISSION_ERROR, "GNI_ConfigureJob by a rank: "
+	      "PERMISSION_ERROR (%s)", rc_str(rc));
+	{
+		uint32_t table[1] = { job.addr }, base = 0;
+		gni_ntt_descriptor_t nd = { .group_size = 1,
+					    .u.table = table };
+
+		rc = GNI_ConfigureNTT((int)job.dev_id, &nd, &base);
+		check(rc == GNI_RC_PERMISSION_ERROR, "GNI_ConfigureNTT by a "
+		      "rank: PERMISSION_ERROR (%s)", rc_str(rc));
+		rc = GNI_ConfigureNTTandJob((int)job.dev_id, 1, job.ptag,
+					    job.cookie, NULL, &nd, &base);
+		check(rc == GNI_RC_PERMISSION_ERROR, "GNI_ConfigureNTTandJob "
+		      "by a rank: PERMISSION_ERROR (%s)", rc_str(rc));
+	}
 }
 
 static void checkpoint_args(void)

@@ -833,6 +833,30 @@ static int fake_cmd(int fd, unsigned int cmd, void *arg)
 	case KGNI_CMD_DGRAM_CANCEL:
 		fake.dcancel = *(struct kgni_dgram_cancel *)arg;
 		return err ? err : dgram_cancel(arg);
+	case KGNI_CMD_NTT_CONFIG: {
+		struct kgni_ntt_config *c = arg;
+
+		fake.nttc = *c;
+		if (c->table && c->group_size)
+			memcpy(fake.ntt_table, (void *)(uintptr_t)c->table,
+			       sizeof(uint32_t) * (c->group_size < 4 ?
+						   c->group_size : 4));
+		if (err)
+			return err;
+		if (!sized(c, sizeof(*c)) || c->reserved)
+			return EINVAL;
+		if (!c->flags)
+			c->base = fake.ntt_next_base;
+		return 0;
+	}
+	case KGNI_CMD_JOB_CONFIGURE: {
+		struct kgni_job_configure *j = arg;
+
+		fake.jobc = *j;
+		if (err)
+			return err;
+		return sized(j, sizeof(*j)) ? 0 : EINVAL;
+	}
 	case KGNI_CMD_JOB_SUSPEND:
 	case KGNI_CMD_JOB_RESUME: {
 		struct kgni_job_suspend *s = arg;

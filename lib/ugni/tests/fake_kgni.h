@@ -106,6 +106,12 @@ struct fake_kgni {
 	struct fake_dgram_end on_wait;
 	/* the last KGNI_IOC_JOB_SUSPEND or _RESUME, as passed */
 	struct kgni_job_suspend susp;
+	/* KGNI_IOC_NTT_CONFIG and KGNI_IOC_JOB_CONFIGURE, as passed; the
+	 * first entries of the last table; the base a new block gets */
+	struct kgni_ntt_config nttc;
+	uint32_t ntt_table[4];
+	uint32_t ntt_next_base;
+	struct kgni_job_configure jobc;
 	/* error subscriptions (the fake holds one file's worth) */
 	struct fake_err errs[FAKE_MAX_ERRS];
 	uint32_t err_seq;

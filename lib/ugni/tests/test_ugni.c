@@ -510,7 +510,7 @@ static void test_unimplemented(void)
 	} while (0);
 #include "stub_calls.h"
 #undef STUB
-	tap_ok(!bad && n == 13, "%d functions vgemini does not offer return "
+	tap_ok(!bad && n == 10, "%d functions vgemini does not offer return "
 	       "GNI_RC_ILLEGAL_OP", n);
 	tap_ok(gni_ce_res_status_ok(&res) == 0 &&
 	       gni_ce_res_get_status(&res) == GNI_RC_ILLEGAL_OP,
@@ -2855,6 +2855,144 @@ static void test_ntt_gran(void)
 #define SUSP_CMD	FAKE_CMD(KGNI_IOC_JOB_SUSPEND)
 #define RESUME_CMD	FAKE_CMD(KGNI_IOC_JOB_RESUME)
 
+#define NTTC_CMD	FAKE_CMD(KGNI_IOC_NTT_CONFIG)
+#define JOBC_CMD	FAKE_CMD(KGNI_IOC_JOB_CONFIGURE)
+
+/* GNI_ConfigureNTT, GNI_ConfigureJob, GNI_ConfigureNTTandJob */
+static void test_job_configure(void)
+{
+	static const struct {
+		int err;
+		gni_return_t rc;
+		const char *why;
+	} map[] = {
+		{ EPERM, GNI_RC_PERMISSION_ERROR, "not privileged" },
+		{ EINVAL, GNI_RC_INVALID_PARAM, "a bad ptag or limit" },
+		{ ENOENT, GNI_RC_INVALID_PARAM, "no cgroup of that id" },
+		{ EBUSY, GNI_RC_INVALID_STATE, "the ptag is another job's" },
+		{ ENXIO, GNI_RC_NO_MATCH, "no such NTT block" },
+		{ EOPNOTSUPP, GNI_RC_ILLEGAL_OP, "the NTT block changes" },
+		{ ENOSPC, GNI_RC_ERROR_RESOURCE, "no job slot" },
+		{ ENOMEM, GNI_RC_ERROR_NOMEM, "no memory" },
+	};
+	uint32_t table[3] = { 0x11, 0x22, 0x33 }, base = 0;
+	gni_ntt_descriptor_t nd = { .group_size = 3, .granularity = 1,
+				    .u.table = table };
+	gni_job_limits_t lim;
+	unsigned int i, calls;
+	gni_return_t rc;
+
+	tap_ok(GNI_ConfigureNTT(0, NULL, &base) == GNI_RC_INVALID_PARAM &&
+	       GNI_ConfigureNTT(0, &nd, NULL) == GNI_RC_INVALID_PARAM,
+	       "GNI_ConfigureNTT without a descriptor or base: INVALID_PARAM");
+	fake.ntt_next_base = 40;
+	rc = GNI_ConfigureNTT(0, &nd, &base);
+	tap_ok(rc == GNI_RC_SUCCESS && base == 40 && !fake.nttc.flags &&
+	       fake.nttc.size == sizeof(fake.nttc) &&
+	       fake.nttc.group_size == 3 && fake.nttc.gran == 1 &&
+	       fake.ntt_table[0] == 0x11 && fake.ntt_table[2] == 0x33,
+	       "GNI_ConfigureNTT: KGNI_IOC_NTT_CONFIG with the table, size and "
+	       "granularity; the block's base back (%s, %u)", rc_name(rc),
+	       base);
+	nd.u.table = NULL;
+	base = 40;
+	rc = GNI_ConfigureNTT(0, &nd, &base);
+	tap_ok(rc == GNI_RC_SUCCESS && fake.nttc.flags == KGNI_NTT_CLEAR &&
+	       fake.nttc.base == 40 && fake.nttc.group_size == 3,
+	       "GNI_ConfigureNTT, no table: clears the block (%s)",
+	       rc_name(rc));
+	nd.group_size = (uint32_t)-1;
+	base = (uint32_t)-1;
+	rc = GNI_ConfigureNTT(0, &nd, &base);
+	tap_ok(rc == GNI_RC_SUCCESS &&
+	       fake.nttc.flags == KGNI_NTT_CLEAR_UNUSED,
+	       "GNI_ConfigureNTT, no table, base and size -1: clears every "
+	       "unused block (%s)", rc_name(rc));
+	nd.group_size = 3;
+	nd.u.table = table;
+	fake.fail[NTTC_CMD] = ENOSPC;
+	rc = GNI_ConfigureNTT(0, &nd, &base);
+	tap_ok(rc == GNI_RC_ERROR_RESOURCE,
+	       "GNI_ConfigureNTT, no room: ERROR_RESOURCE (%s)", rc_name(rc));
+	rc = GNI_ConfigureNTT(8, &nd, &base);
+	tap_ok(rc == GNI_RC_NO_MATCH,
+	       "GNI_ConfigureNTT(8), no such device: NO_MATCH (%s)",
+	       rc_name(rc));
+
+	calls = fake.calls[JOBC_CMD];
+	rc = GNI_ConfigureJob(0, 0x123456789ull, 9, 0xbeef, NULL);
+	tap_ok(rc == GNI_RC_SUCCESS && fake.calls[JOBC_CMD] == calls + 1 &&
+	       fake.jobc.size == sizeof(fake.jobc) &&
+	       fake.jobc.flags == KGNI_JOB_BY_ID &&
+	       fake.jobc.job_id == 0x123456789ull && fake.jobc.ptag == 9 &&
+	       fake.jobc.cookie == 0xbeef &&
+	       fake.jobc.uid == KGNI_JOB_ANY_UID,
+	       "GNI_ConfigureJob: KGNI_IOC_JOB_CONFIGURE by cgroup id, any "
+	       "user, no limits (%s)", rc_name(rc));
+	memset(&lim, 0xff, sizeof(lim));
+	lim.mdd_limit = 100;
+	lim.b.gart_limit = 200;
+	lim.fma_limit = 3;
+	lim.cq_limit = 4;
+	lim.ntt_base = 40;
+	lim.ntt_size = 3;
+	lim.ntt_ctrl = GNI_JOB_CTRL_NTT_CLEANUP;
+	rc = GNI_ConfigureJob(0, 5, 9, 0xbeef, &lim);
+	tap_ok(rc == GNI_RC_SUCCESS &&
+	       fake.jobc.flags == (KGNI_JOB_BY_ID | KGNI_JOB_LIMITS) &&
+	       fake.jobc.mdd_limit == 100 && fake.jobc.mrt_limit == -1 &&
+	       fake.jobc.gart_limit == 200 && fake.jobc.fma_limit == 3 &&
+	       fake.jobc.bte_limit == -1 && fake.jobc.cq_limit == 4 &&
+	       fake.jobc.ntt_base == 40 && fake.jobc.ntt_size == 3 &&
+	       fake.jobc.ntt_ctrl == KGNI_JOB_NTT_CLEANUP,
+	       "GNI_ConfigureJob: the limits and NTT block, -1 passed as "
+	       "not set (%s)", rc_name(rc));
+	lim.ntt_ctrl = GNI_JOB_INVALID_LIMIT;
+	rc = GNI_ConfigureJob(0, 5, 9, 0xbeef, &lim);
+	tap_ok(rc == GNI_RC_SUCCESS && fake.jobc.ntt_ctrl == 0,
+	       "GNI_ConfigureJob: ntt_ctrl -1 is no control bit (%s)",
+	       rc_name(rc));
+	for (i = 0; i < ARRAY_SIZE(map); i++) {
+		fake.fail[JOBC_CMD] = map[i].err;
+		rc = GNI_ConfigureJob(0, 5, 9, 0xbeef, NULL);
+		tap_ok(rc == map[i].rc, "GNI_ConfigureJob, %s: %s (%s)",
+		       map[i].why, rc_name(map[i].rc), rc_name(rc));
+	}
+	rc = GNI_ConfigureJob(8, 5, 9, 0xbeef, NULL);
+	tap_ok(rc == GNI_RC_NO_MATCH,
+	       "GNI_ConfigureJob(8), no such device: NO_MATCH (%s)",
+	       rc_name(rc));
+
+	fake.ntt_next_base = 64;
+	base = 0;
+	rc = GNI_ConfigureNTTandJob(0, 5, 9, 0xbeef, NULL, &nd, &base);
+	tap_ok(rc == GNI_RC_SUCCESS && base == 64 &&
+	       fake.jobc.flags == (KGNI_JOB_BY_ID | KGNI_JOB_LIMITS) &&
+	       fake.jobc.ntt_base == 64 && fake.jobc.ntt_size == 3 &&
+	       fake.jobc.mdd_limit == -1 && fake.jobc.ntt_ctrl == 0,
+	       "GNI_ConfigureNTTandJob: the new block becomes the job's (%s)",
+	       rc_name(rc));
+	fake.fail[JOBC_CMD] = EBUSY;
+	base = 0;
+	calls = fake.calls[NTTC_CMD];
+	rc = GNI_ConfigureNTTandJob(0, 5, 9, 0xbeef, NULL, &nd, &base);
+	tap_ok(rc == GNI_RC_INVALID_STATE && base == 0 &&
+	       fake.calls[NTTC_CMD] == calls + 2 &&
+	       fake.nttc.flags == KGNI_NTT_CLEAR && fake.nttc.base == 64,
+	       "GNI_ConfigureNTTandJob, the job refused: the block is given "
+	       "back (%s)", rc_name(rc));
+	nd.u.table = NULL;
+	tap_ok(GNI_ConfigureNTTandJob(0, 5, 9, 0xbeef, NULL, &nd, &base) ==
+	       GNI_RC_INVALID_PARAM,
+	       "GNI_ConfigureNTTandJob cannot clear the table: INVALID_PARAM");
+	calls = fake.calls[JOBC_CMD];
+	rc = GNI_ConfigureNTTandJob(0, 5, 9, 0xbeef, NULL, NULL, NULL);
+	tap_ok(rc == GNI_RC_SUCCESS && fake.calls[JOBC_CMD] == calls + 1 &&
+	       fake.jobc.flags == KGNI_JOB_BY_ID,
+	       "GNI_ConfigureNTTandJob without a descriptor: ConfigureJob "
+	       "(%s)", rc_name(rc));
+}
+
 /* GNI_SuspendJob and GNI_ResumeJob: the ioctl they fill, their errnos */
 static void test_job_suspend(void)
 {
@@ -3294,6 +3432,7 @@ int main(void)
 	test_ntt_gran();
 	test_errors();
 	test_job_suspend();
+	test_job_configure();
 	test_cdm_checkpoint();
 	test_dgram_post();
 	test_dgram_test();

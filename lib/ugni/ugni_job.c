@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * The launcher's calls (privileged): jobs, the NTT, job suspension.  ALPS
+ * made them on a Cray; on vgemini the launcher configures jobs itself
+ * (kgni-job in the guests), and these are for programs that play the
+ * launcher, as root in the guest.  Each is one ioctl of a scratch file of
+ * /dev/kgniN (uapi/kgni_ioctl.h): no CDM is needed.
+ *
+ * A job id is a cgroup v2 id (the inode number of the cgroup's
+ * directory): Linux has no job containers, and kgni lets a process attach
+ * to a job only from inside the job's cgroup (Documentation/jobs.rst).
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "kgni_ioctl.h"
+#include "ugni_priv.h"
+
+/* One ioctl on a scratch file of the device: 0 or an errno. */
+static int dev_ioctl(uint32_t device_id, unsigned long req, void *arg)
+{
+	int fd, err;
+
+	fd = ugni_dev_open(device_id);
+	if (fd < 0)
+		return fd == -ENODEV || errno == ENOENT ? ENODEV : errno;
+	err = ioctl(fd, req, arg) ? errno : 0;
+	close(fd);
+	return err;
+}
+
+/* --- Job configuration --------------------------------------------------- */
+
+/* gni_pub.h's return codes of GNI_ConfigureNTT and GNI_ConfigureJob */
+static gni_return_t configure_rc(int err)
+{
+	switch (err) {
+	case 0:
+		return GNI_RC_SUCCESS;
+	case EPERM:
+	case EACCES:
+		return GNI_RC_PERMISSION_ERROR;
+	case ENODEV:	/* no such device */
+	case ENXIO:	/* no such NTT block */
+		return GNI_RC_NO_MATCH;
+	case EBUSY:	/* the ptag is another job's, or another cookie's */
+		return GNI_RC_INVALID_STATE;
+	case EOPNOTSUPP:	/* a job's NTT block changed */
+		return GNI_RC_ILLEGAL_OP;
+	case ENOSPC:
+		return GNI_RC_ERROR_RESOURCE;
+	case ENOMEM:
+		return GNI_RC_ERROR_NOMEM;
+	default:	/* a bad ptag, limit, cgroup id or table */
+		return GNI_RC_INVALID_PARAM;
+	}
+}
+
+/*
+ * A block of NTT entries filled from @ntt_desc->u.table (physical PEs),
+ * its first entry in *@ntt_base.  A NULL table clears: the block
+ * (*@ntt_base, group_size), or, with both -1, every block no job uses.
+ */
+UGNI_EXPORT gni_return_t GNI_ConfigureNTT(int device_id,
+					  gni_ntt_descriptor_t *ntt_desc,
+					  uint32_t *ntt_base)
+{
+	struct kgni_ntt_config c = { .size = sizeof(c) };
+	gni_return_t rc;
+
+	if (!ntt_desc || !ntt_base)
+		return GNI_RC_INVALID_PARAM;
+	if (!ntt_desc->u.table) {
+		if (*ntt_base == (uint32_t)-1 &&
+		    ntt_desc->group_size == (uint32_t)-1) {
+			c.flags = KGNI_NTT_CLEAR_UNUSED;
+		} else {
+			c.flags = KGNI_NTT_CLEAR;
+			c.base = *ntt_base;
+			c.group_size = ntt_desc->group_size;
+			if (!c.group_size)
+				return GNI_RC_INVALID_PARAM;
+		}
+		return configure_rc(dev_ioctl((uint32_t)device_id,
+					      KGNI_IOC_NTT_CONFIG, &c));
+	}
+	c.group_size = ntt_desc->group_size;
+	c.gran = ntt_desc->granularity;
+	c.table = (uintptr_t)ntt_desc->u.table;
+	rc = configure_rc(dev_ioctl((uint32_t)device_id, KGNI_IOC_NTT_CONFIG,
+				    &c));
+	if (rc == GNI_RC_SUCCESS)
+		*ntt_base = c.base;
+	return rc;
+}
+
+/*
+ * Allow (@ptag, @cookie) on the NIC to the processes of cgroup @job_id,
+ * whatever their user, with @limits (NULL: the driver's).  The same
+ * triplet again changes only the limits.
+ */
+UGNI_EXPORT gni_return_t GNI_ConfigureJob(uint32_t device_id, uint64_t job_id,
+					  uint8_t ptag, uint32_t cookie,
+					  gni_job_limits_t *limits)
+{
+	struct kgni_job_configure j = {
+		.size = sizeof(j),
+		.flags = KGNI_JOB_BY_ID,
+		.ptag = ptag,
+		.cookie = cookie,
+		.uid = KGNI_JOB_ANY_UID,
+		.job_id = job_id,
+	};
+
+	if (limits) {
+		j.flags |= KGNI_JOB_LIMITS;
+		j.mdd_limit = limits->mdd_limit;
+		j.mrt_limit = limits->a.mrt_limit;
+		j.gart_limit = limits->b.gart_limit;
+		j.fma_limit = limits->fma_limit;
+		j.bte_limit = limits->bte_limit;
+		j.cq_limit = limits->cq_limit;
+		j.ntt_ctrl = limits->ntt_ctrl == GNI_JOB_INVALID_LIMIT ? 0 :
+			     (uint32_t)limits->ntt_ctrl;
+		j.ntt_base = limits->ntt_base;
+		j.ntt_size = limits->ntt_size;
+	}
+	return configure_rc(dev_ioctl(device_id, KGNI_IOC_JOB_CONFIGURE, &j));
+}
+
+/*
+ * GNI_ConfigureNTT, then GNI_ConfigureJob with the new block as the job's
+ * (@ntt_desc NULL: GNI_ConfigureJob alone).  Two calls where Cray's
+ * driver made one: a job that cannot be configured gives the block back.
+ */
+UGNI_EXPORT gni_return_t GNI_ConfigureNTTandJob(int device_id, uint64_t job_id,
+						uint8_t ptag, uint32_t cookie,
+						gni_job_limits_t *limits,
+						gni_ntt_descriptor_t *ntt_desc,
+						uint32_t *ntt_base)
+{
+	gni_job_limits_t l;
+	gni_ntt_descriptor_t clear;
+	gni_return_t rc;
+	uint32_t base;
+
+	if (!ntt_desc)
+		return GNI_ConfigureJob((uint32_t)device_id, job_id, ptag,
+					cookie, limits);
+	/* It cannot clear the table (Cray's note). */
+	if (!ntt_desc->u.table || !ntt_base)
+		return GNI_RC_INVALID_PARAM;
+	if (limits) {
+		l = *limits;
+	} else {
+		memset(&l, 0xff, sizeof(l));	/* GNI_JOB_INVALID_LIMIT */
+		l.ntt_ctrl = 0;
+	}
+	rc = GNI_ConfigureNTT(device_id, ntt_desc, &base);
+	if (rc != GNI_RC_SUCCESS)
+		return rc;
+	l.ntt_base = (int32_t)base;
+	l.ntt_size = (int32_t)ntt_desc->group_size;
+	rc = GNI_ConfigureJob((uint32_t)device_id, job_id, ptag, cookie, &l);
+	if (rc != GNI_RC_SUCCESS) {
+		clear = *ntt_desc;
+		clear.u.table = NULL;
+		(void)GNI_ConfigureNTT(device_id, &clear, &base);
+		return rc;
+	}
+	*ntt_base = base;
+	return GNI_RC_SUCCESS;
+}
+
+/* --- Job suspension (privileged) --------------------------------------- */
+
+/* gni_pub.h's return codes of GNI_SuspendJob and GNI_ResumeJob */
+static gni_return_t job_suspend_rc(int err)
+{
+	switch (err) {
+	case 0:
+		return GNI_RC_SUCCESS;
+	case EPERM:
+	case EACCES:
+		return GNI_RC_PERMISSION_ERROR;
+	case ETIMEDOUT:
+		return GNI_RC_TIMEOUT;
+	case EINTR:	/* withdrawn: try again */
+		return GNI_RC_NOT_DONE;
+	case EALREADY:
+		return GNI_RC_INVALID_STATE;
+	case EOPNOTSUPP:	/* a kernel client's ptag */
+		return GNI_RC_ERROR_RESOURCE;
+	default:	/* no such device or job, a bad ptag */
+		return GNI_RC_INVALID_PARAM;
+	}
+}
+
+static gni_return_t job_suspend(uint32_t device_id, unsigned long req,
+				uint64_t job_id, uint8_t ptag,
+				uint32_t cookie, uint32_t timeout)
+{
+	struct kgni_job_suspend s = {
+		.size = sizeof(s),
+		.job_id = job_id,
+		.ptag = ptag,
+		.cookie = cookie,
+		.timeout_ms = timeout,
+	};
+
+	return job_suspend_rc(dev_ioctl(device_id, req, &s));
+}
+
+/*
+ * Stop the job's FMA and BTE traffic on this node's NIC and wait, up to
+ * @timeout ms, until what it had in flight has ended (kgni's
+ * KGNI_IOC_JOB_SUSPEND).  On TIMEOUT or NOT_DONE the job is not
+ * suspended.
+ */
+UGNI_EXPORT gni_return_t GNI_SuspendJob(uint32_t device_id, uint64_t job_id,
+					uint8_t ptag, uint32_t cookie,
+					uint32_t timeout)
+{
+	return job_suspend(device_id, KGNI_IOC_JOB_SUSPEND, job_id, ptag,
+			   cookie, timeout);
+}
+
+UGNI_EXPORT gni_return_t GNI_ResumeJob(uint32_t device_id, uint64_t job_id,
+				       uint8_t ptag, uint32_t cookie)
+{
+	return job_suspend(device_id, KGNI_IOC_JOB_RESUME, job_id, ptag,
+			   cookie, 0);
+}
+
+
+/*
+ * The granularity of the NIC's NTT as the device holds it
+ * (KGNI_IOC_NTT_QUERY on a scratch file of the device; no CDM needed).
+ * Cray documents INVALID_PARAM as the only error: a device that does not
+ * exist or answer is one.
+ */
+UGNI_EXPORT gni_return_t GNI_GetNttGran(uint32_t device_id, uint32_t *ntt_gran)
+{
+	struct kgni_ntt_query q = { .size = sizeof(q) };
+
+	if (!ntt_gran)
+		return GNI_RC_INVALID_PARAM;
+	if (dev_ioctl(device_id, KGNI_IOC_NTT_QUERY, &q))
+		return GNI_RC_INVALID_PARAM;
+	*ntt_gran = q.gran;
+	return GNI_RC_SUCCESS;
+}
