@@ -19,6 +19,7 @@
  *                    remove, mapping a registration's pages
  *   kgni_mem_user.c  registrations of user memory: pinning, the ioctls
  *   kgni_ntt.c       the NTT: a launcher's blocks, a job's, translating PEs
+ *   kgni_bi.c        balanced injection: the NIC's cap of requests in flight
  *   kgni_cq.c        CQs and their blocking waits
  *   kgni_fma.c       FMA descriptors
  *   kgni_bte.c       the BTE's channels and RDMA posts
@@ -89,6 +90,26 @@ struct kgni_dev;
 struct kgni_bte_slot;
 struct kgni_dgrams;
 struct kgni_ntt;
+
+/**
+ * struct kgni_bi - the NIC's balanced injection (kgni_bi.c)
+ * @bw: percent in force
+ * @aot_bw: the always-on throttle's
+ * @norbs: ORB entries in force
+ * @modes: of the last setting
+ * @cle_seq: settings made
+ * @hss_seq: settings applied
+ *
+ * Protected by dp_lock.
+ */
+struct kgni_bi {
+	u16 bw;
+	u16 aot_bw;
+	u16 norbs;
+	u16 modes;
+	u32 cle_seq;
+	u32 hss_seq;
+};
 
 /**
  * struct kgni_bte_chan - a BTE TX channel as the kernel drives it
@@ -263,6 +284,7 @@ struct kgni_port_cache {
  * @job_gen: the last &struct kgni_job.gen given
  * @ntt: kgni's copy of the NTT and its blocks (kgni_ntt.c), NULL until
  *       the first KGNI_IOC_NTT_CONFIG
+ * @bi: the NIC's balanced injection
  * @doms: every &struct kgni_dom (that of each open file and each kernel
  *        NIC), for revoking a released job's
  * @mdd_map: MDHs in use
@@ -355,6 +377,7 @@ struct kgni_dev {
 	struct kgni_job jobs[KGNI_MAX_JOBS];
 	u32 job_gen;
 	struct kgni_ntt *ntt;
+	struct kgni_bi bi;
 	struct list_head doms;
 	DECLARE_BITMAP(mdd_map, GEMINI_NUM_MDD);
 	DECLARE_BITMAP(cq_map, GEMINI_NUM_CQ);
@@ -559,6 +582,11 @@ int kgni_ioctl_mem_deregister(struct kgni_ucmd *ucmd);
 
 /* kgni_mem.c */
 int kgni_ioctl_mem_query(struct kgni_ucmd *ucmd);
+
+/* kgni_bi.c */
+int kgni_ioctl_bi_config(struct kgni_ucmd *ucmd);
+void kgni_bi_init(struct kgni_dev *kdev);
+void kgni_bi_reset(struct kgni_dev *kdev);
 
 /* kgni_ntt.c */
 int kgni_ioctl_ntt_query(struct kgni_ucmd *ucmd);

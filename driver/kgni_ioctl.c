@@ -42,6 +42,7 @@ union kgni_ioctl_buf {
 	struct kgni_mem_query mem_query;
 	struct kgni_ntt_query ntt_query;
 	struct kgni_ntt_config ntt_config;
+	struct kgni_bi_config bi_config;
 	struct kgni_err_subscribe err_subscribe;
 	struct kgni_err_release err_release;
 	struct kgni_err_mask err_mask;
@@ -125,6 +126,8 @@ static const struct kgni_ioctl_op kgni_ioctl_ops[] = {
 		      struct kgni_ntt_query, reserved),
 	KGNI_IOCTL_OP(NTT_CONFIG, kgni_ioctl_ntt_config,
 		      struct kgni_ntt_config, table),
+	KGNI_IOCTL_OP(BI_CONFIG, kgni_ioctl_bi_config,
+		      struct kgni_bi_config, reserved2),
 	KGNI_IOCTL_OP(ERR_SUBSCRIBE, kgni_ioctl_err_subscribe,
 		      struct kgni_err_subscribe, reserved),
 	KGNI_IOCTL_OP(ERR_RELEASE, kgni_ioctl_err_release,

@@ -187,8 +187,9 @@ int kgni_dom_usable(const struct kgni_dom *dom)
 static void kgni_job_revoke(struct kgni_dev *kdev, int i)
 {
 	struct kgni_job *job = &kdev->jobs[i];
-	struct kgni_dom *dom;
 	bool live = !READ_ONCE(kdev->gone);
+	struct kgni_dom *dom;
+	unsigned int j;
 
 	list_for_each_entry(dom, &kdev->doms, node) {
 		if (!dom->attached || dom->revoked || dom->job != i ||
@@ -209,6 +210,11 @@ static void kgni_job_revoke(struct kgni_dev *kdev, int i)
 		WRITE_ONCE(job->suspended, false);
 		wake_up_all(&kdev->job_wq);
 	}
+	/* What the jobs set of the NIC's balanced injection ends with them. */
+	for (j = 0; j < KGNI_MAX_JOBS; j++)
+		if (kdev->jobs[j].used && !kdev->jobs[j].kernel)
+			return;
+	kgni_bi_reset(kdev);
 }
 
 /* Is @ptag one that jobs may have (uGNI's user ptags)? */

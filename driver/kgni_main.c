@@ -179,6 +179,7 @@ struct kgni_dev *kgni_dev_alloc(struct pci_dev *pdev)
 	kdev->dev.devt = MKDEV(MAJOR(kgni_devt), MINOR(kgni_devt) + minor);
 	kdev->dev.groups = kgni_dev_groups;
 	kdev->dev.release = kgni_dev_release;
+	kgni_bi_init(kdev);
 	ret = dev_set_name(&kdev->dev, "kgni%d", minor);
 	if (ret) {
 		put_device(&kdev->dev);

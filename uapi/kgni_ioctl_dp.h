@@ -613,4 +613,63 @@ struct kgni_ntt_config {
 	__aligned_u64 table;
 };
 
+/* struct kgni_bi_config flags */
+#define KGNI_BI_SET			0x1u
+
+/* struct kgni_bi_config modes: uGNI's GNI_BI_FLAG_* */
+#define KGNI_BI_APPLY_NOW		0x1u
+#define KGNI_BI_APPLY_AFTER_THROTTLE	0x2u
+#define KGNI_BI_USE_DEFAULT_SETTINGS	0x4u
+#define KGNI_BI_VALUE_IS_NUM_ORB_ENTRIES 0x8u
+
+/* Limits of a setting: a percentage, or ORB entries */
+#define KGNI_BI_BW_MAX			100
+#define KGNI_BI_ORB_MAX			992
+
+/**
+ * struct kgni_bi_config - ioctl(KGNI_IOC_BI_CONFIG)
+ * @size: in: sizeof(struct kgni_bi_config)
+ * @flags: in: 0 to read the NIC's balanced injection, KGNI_BI_SET to set
+ *         it first
+ * @modes: in (set): KGNI_BI_* modes; else 0
+ * @bw: in (set): injection bandwidth, 0 to KGNI_BI_BW_MAX percent, or with
+ *      KGNI_BI_VALUE_IS_NUM_ORB_ENTRIES 0 to KGNI_BI_ORB_MAX entries (0:
+ *      the least, one entry); ignored with KGNI_BI_USE_DEFAULT_SETTINGS
+ * @aot_bw: in (set): the always-on throttle's bandwidth, 0 to
+ *          KGNI_BI_BW_MAX percent (kept and reported, no effect here)
+ * @reserved: in: 0
+ * @current_bw: out: the bandwidth in force, percent
+ * @current_aot_bw: out: the always-on throttle's
+ * @current_norbs: out: the ORB entries in force
+ * @current_modes: out: the modes of the last setting
+ * @sys_def_bw: out: the system default, KGNI_BI_BW_MAX
+ * @sys_def_aot_bw: out: its always-on throttle's, KGNI_BI_BW_MAX
+ * @cle_seqnum: out: settings made since probe
+ * @hss_seqnum: out: settings applied (always @cle_seqnum: at once)
+ * @reserved2: in: 0; out: 0
+ *
+ * uGNI's GNI_GetBIConfig and GNI_SetBIConfig; any process may call it,
+ * no CDM needed (applications set it at start on a Cray).  The NIC then
+ * keeps at most @current_norbs FMA requests in flight
+ * (VGEMINI_CTL_ORB_LIMIT); the system default comes back when the NIC's
+ * last job is released.  EINVAL for bad flags, modes or values.
+ */
+struct kgni_bi_config {
+	__u32 size;
+	__u32 flags;
+	__u16 modes;
+	__u16 bw;
+	__u16 aot_bw;
+	__u16 reserved;
+	__u16 current_bw;
+	__u16 current_aot_bw;
+	__u16 current_norbs;
+	__u16 current_modes;
+	__u16 sys_def_bw;
+	__u16 sys_def_aot_bw;
+	__u32 cle_seqnum;
+	__u32 hss_seqnum;
+	__u32 reserved2;
+};
+
 #endif /* KGNI_IOCTL_DP_H */

@@ -217,6 +217,15 @@ enum vgemini_diag_status {
 #define VGEMINI_CTL_GART_BASE		0x098	/* RW 64: table address */
 #define VGEMINI_CTL_GART_ENTRIES	0x0a0	/* RW 32: entries, 0 = off */
 
+/*
+ * Balanced injection: how many FMA requests the NIC keeps in flight (sent,
+ * not yet answered) at most; the others wait in the ORB, in order, and
+ * go as answers come.  0 (reset): no limit but the ORB's size.  A write
+ * above the ORB's size keeps 0.  kgni sets it from uGNI's
+ * GNI_SetBIConfig (Documentation/device.rst, "Balanced injection").
+ */
+#define VGEMINI_CTL_ORB_LIMIT		0x0a4	/* RW 32: requests in flight */
+
 #define VGEMINI_GART_BASE_MASK		0x000ffffffffff000ull	/* 4 KiB aligned */
 #define VGEMINI_GART_MAX_ENTRIES	(1u << 20)
 #define VGEMINI_GART_APERTURE		(1ull << 47)

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * The launcher's calls (privileged): jobs, the NTT, job suspension.  ALPS
- * made them on a Cray; on vgemini the launcher configures jobs itself
- * (kgni-job in the guests), and these are for programs that play the
- * launcher, as root in the guest.  Each is one ioctl of a scratch file of
- * /dev/kgniN (uapi/kgni_ioctl.h): no CDM is needed.
+ * The calls on the NIC as a whole.  The launcher's (privileged): jobs,
+ * the NTT, job suspension; ALPS made them on a Cray, on vgemini the
+ * launcher configures jobs itself (kgni-job in the guests), and these are
+ * for programs that play the launcher, as root in the guest.  And
+ * balanced injection, which applications set themselves.  Each is one
+ * ioctl of a scratch file of /dev/kgniN (uapi/kgni_ioctl.h): no CDM is
+ * needed.
  *
  * A job id is a cgroup v2 id (the inode number of the cgroup's
  * directory): Linux has no job containers, and kgni lets a process attach
@@ -14,6 +16,7 @@
 #include <stdbool.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kgni_ioctl.h"
@@ -252,4 +255,85 @@ UGNI_EXPORT gni_return_t GNI_GetNttGran(uint32_t device_id, uint32_t *ntt_gran)
 		return GNI_RC_INVALID_PARAM;
 	*ntt_gran = q.gran;
 	return GNI_RC_SUCCESS;
+}
+
+/* --- Balanced injection --------------------------------------------------- */
+
+static_assert(GNI_BI_FLAG_APPLY_NOW == KGNI_BI_APPLY_NOW &&
+	      GNI_BI_FLAG_APPLY_AFTER_THROTTLE == KGNI_BI_APPLY_AFTER_THROTTLE &&
+	      GNI_BI_FLAG_USE_DEFAULT_SETTINGS == KGNI_BI_USE_DEFAULT_SETTINGS &&
+	      GNI_BI_FLAG_VALUE_IS_NUM_ORB_ENTRIES ==
+	      KGNI_BI_VALUE_IS_NUM_ORB_ENTRIES &&
+	      GNI_BI_INJECT_BW_MAX == KGNI_BI_BW_MAX &&
+	      GNI_BI_INJECT_BW_ORB_MAX == KGNI_BI_ORB_MAX,
+	      "kgni takes uGNI's balanced injection values");
+
+static gni_return_t bi_config(uint32_t device_id, struct kgni_bi_config *c)
+{
+	c->size = sizeof(*c);
+	return dev_ioctl(device_id, KGNI_IOC_BI_CONFIG, c) ?
+	       GNI_RC_INVALID_PARAM : GNI_RC_SUCCESS;
+}
+
+/*
+ * The NIC's injection bandwidth: a percentage, or with
+ * GNI_BI_FLAG_VALUE_IS_NUM_ORB_ENTRIES a number of ORB entries.  Any
+ * process may set it (applications lower it at start); kgni applies it
+ * at once and restores the default when the node's last job ends.
+ */
+UGNI_EXPORT gni_return_t GNI_SetBIConfig(uint32_t device_id, uint16_t bw,
+					 uint16_t aot_bw, uint16_t modes)
+{
+	struct kgni_bi_config c = {
+		.flags = KGNI_BI_SET,
+		.modes = modes,
+		.bw = bw,
+		.aot_bw = aot_bw,
+	};
+
+	return bi_config(device_id, &c);
+}
+
+UGNI_EXPORT gni_return_t GNI_GetBIConfig(uint32_t device_id,
+					 gni_bi_desc_t *desc)
+{
+	struct kgni_bi_config c = { 0 };
+	gni_return_t rc;
+
+	if (!desc)
+		return GNI_RC_INVALID_PARAM;
+	rc = bi_config(device_id, &c);
+	if (rc != GNI_RC_SUCCESS)
+		return rc;
+	desc->current_bw = c.current_bw;
+	desc->current_aot_bw = c.current_aot_bw;
+	desc->current_norbs = c.current_norbs;
+	desc->flags = c.current_modes;
+	desc->sys_def_bw = c.sys_def_bw;
+	desc->sys_def_aot_bw = c.sys_def_aot_bw;
+	desc->cle_seqnum = (uint16_t)c.cle_seqnum;
+	desc->hss_seqnum = (uint16_t)c.hss_seqnum;
+	return GNI_RC_SUCCESS;
+}
+
+/*
+ * Wait up to @timeout ms until the last setting is applied.  kgni applies
+ * each at once, so this returns at once; TIMEOUT if it ever did not.
+ */
+UGNI_EXPORT gni_return_t GNI_BISyncWait(uint32_t device_id, uint32_t timeout)
+{
+	struct timespec ms = { .tv_nsec = 1000000 };
+	struct kgni_bi_config c;
+	gni_return_t rc;
+	uint32_t waited = 0;
+
+	for (;;) {
+		memset(&c, 0, sizeof(c));
+		rc = bi_config(device_id, &c);
+		if (rc != GNI_RC_SUCCESS || c.hss_seqnum == c.cle_seqnum)
+			return rc;
+		if (waited++ >= timeout)
+			return GNI_RC_TIMEOUT;
+		nanosleep(&ms, NULL);
+	}
 }

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * The uGNI functions vgemini does not offer: each returns
- * GNI_RC_ILLEGAL_OP and touches none of its arguments.  Balanced
- * injection has no model here; the collective-engine and chained-FMA
- * calls are Aries only and stay so.  Documentation/ugni.rst lists them.
+ * The uGNI functions a Gemini does not have: the collective engine and
+ * chained FMA are Aries only.  Each returns GNI_RC_ILLEGAL_OP, as Cray's
+ * library does on a Gemini, and touches none of its arguments.
+ * Documentation/ugni.rst lists them.
  */
 #include "ugni_priv.h"
 
@@ -55,26 +55,6 @@ UGNI_EXPORT gni_return_t GNI_CeCheckResult(gni_ce_result_t *result,
 
 /* Aries only: Gemini has none */
 UGNI_EXPORT gni_return_t GNI_CeDestroy(gni_ce_handle_t ce_hndl)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
-/* no model of balanced injection */
-UGNI_EXPORT gni_return_t GNI_SetBIConfig(uint32_t device_id, uint16_t bw,
-		uint16_t aot_bw, uint16_t modes)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
-/* no model of balanced injection */
-UGNI_EXPORT gni_return_t GNI_GetBIConfig(uint32_t device_id,
-		gni_bi_desc_t *desc)
-{
-	return GNI_RC_ILLEGAL_OP;
-}
-
-/* no model of balanced injection */
-UGNI_EXPORT gni_return_t GNI_BISyncWait(uint32_t device_id, uint32_t timeout)
 {
 	return GNI_RC_ILLEGAL_OP;
 }

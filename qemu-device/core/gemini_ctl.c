@@ -142,6 +142,7 @@ static const struct gemini_ctl_table *const ctl_tables[] = {
 	&gemini_router_ctl_table,
 	&gemini_diag_ctl_table,
 	&gemini_nat_ctl_table,
+	&gemini_fma_ctl_table,
 	&gemini_port_ctl_table,
 	&gemini_nic_ctl_table,
 };

@@ -98,6 +98,7 @@ struct gemini_fma_stats {
 	uint64_t local_lost;		/* local events the CQ did not take */
 	uint64_t wc_merged;		/* PUT-WC stores merged into a line */
 	uint64_t flags_early;		/* flags sent before their answers */
+	uint64_t bi_held;		/* times balanced injection held some */
 };
 
 /*
@@ -121,6 +122,8 @@ struct gemini_fma {
 	unsigned int qcount;
 	unsigned int next_tag;		/* round-robin cursor */
 	unsigned int orb_used;		/* entries not FREE */
+	unsigned int orb_sent;		/* entries SENT */
+	unsigned int orb_limit;		/* most SENT at once, 0: any */
 	/*
 	 * With every entry used, no RESTING one is free for reuse before
 	 * this (0: not known), so a store to a full ORB is refused without
@@ -138,6 +141,9 @@ struct gemini_fma {
 };
 
 struct gemini_nic;
+
+/* The ORB's control register, VGEMINI_CTL_ORB_LIMIT (gemini_ctl.c) */
+extern const struct gemini_ctl_table gemini_fma_ctl_table;
 
 /* FMA control pages, the user alias and the privileged ones (gemini_reg.h). */
 extern const struct gemini_window_region gemini_fma_user_region;

@@ -124,6 +124,11 @@ static bool fma_drain(struct gemini_nic *nic)
 
 		if (!gemini_router_can_inject(nic, GEMINI_VC_REQ))
 			break;
+		/* Balanced injection: the rest wait for answers. */
+		if (f->orb_limit && f->orb_sent >= f->orb_limit) {
+			f->stats.bi_held++;
+			break;
+		}
 		f->qhead = (f->qhead + 1) % GEMINI_ORB_SIZE;
 		f->qcount--;
 		progress = true;
@@ -131,10 +136,15 @@ static bool fma_drain(struct gemini_nic *nic)
 			/* Room was checked: only a malformed request fails. */
 			GEMINI_GUEST_ERROR(nic, FMA_NOT_ENCODABLE, o->desc);
 			o->state = GEMINI_ORB_SENT;
+			f->orb_sent++;
 			orb_done(nic, t, GEMINI_STATUS_MALFORMED, false, 0);
 			continue;
 		}
 		o->state = GEMINI_ORB_SENT;
+		f->orb_sent++;
+		/* Held back: its time-out counts from its injection. */
+		if (f->orb_limit)
+			o->since_ns = now_ns(nic);
 		if (o->pkt.type == GEMINI_PKT_PUT)
 			gemini_nic_count(nic, VGEMINI_NC_FMA_PUT_PKTS, 1);
 		else if (o->pkt.type == GEMINI_PKT_GET)
@@ -198,6 +208,8 @@ static void orb_done(struct gemini_nic *nic, unsigned int t,
 	struct gemini_fma_desc *d = &f->desc[o->desc];
 	struct gemini_fma_ssid *s = &f->ssid[o->ssid];
 
+	if (o->state == GEMINI_ORB_SENT)
+		f->orb_sent--;
 	if (o->fetch)
 		d->rc -= d->rc > 0;
 	else
@@ -448,7 +460,26 @@ void gemini_fma_response(struct gemini_nic *nic, const struct gemini_pkt *rsp)
 	}
 	f->stats.responses++;
 	orb_done(nic, rsp->tag, status, false, 0);
+	/* An answer makes room for what balanced injection held. */
+	if (f->orb_limit && f->qcount)
+		fma_drain(nic);
 }
+
+/* --- balanced injection ------------------------------------------------- */
+
+static void ctl_orb_limit(struct gemini_nic *nic, uint64_t val)
+{
+	nic->fma.orb_limit = val > GEMINI_ORB_SIZE ? 0 : (unsigned int)val;
+	fma_drain(nic);
+}
+
+static const struct gemini_ctl_reg fma_regs[] = {
+	{ GEMINI_CTL(ORB_LIMIT, 4, RW), GEMINI_CTL_FIELD(fma.orb_limit),
+	  .write = ctl_orb_limit },
+};
+
+const struct gemini_ctl_table gemini_fma_ctl_table =
+	GEMINI_CTL_TABLE(fma_regs);
 
 /* --- polling ------------------------------------------------------------ */
 

@@ -54,6 +54,7 @@ static void fma_stats_json(struct gemini_json *j,
 		{ "local_lost", f->local_lost }, { "paused", f->paused },
 		{ "wc_merged", f->wc_merged },
 		{ "flags_early", f->flags_early },
+		{ "bi_held", f->bi_held },
 	};
 	unsigned int i;
 

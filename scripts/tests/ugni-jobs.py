@@ -20,12 +20,17 @@ with "vgemini run" on a 2x2x2 torus of its own (384 MiB a node):
                   exchanged, byte for byte, and a wrong index ends in an
                   error event; GNI_MemQueryHndls walks each rank's
                   registrations; the refusals of all four
-  ugni_suspend    -n 2: GNI_SuspendJob and GNI_ResumeJob refused to a
-                  rank (PERMISSION_ERROR); GNI_CdmCheckpoint and
+  ugni_suspend    -n 2: GNI_SuspendJob, GNI_ResumeJob and the launcher's
+                  GNI_Configure* refused to a rank (PERMISSION_ERROR);
+                  GNI_CdmCheckpoint and
                   GNI_CdmResume: the job's CDM works again after them
                   (an FMA PUT and GET byte for byte), a checkpointed
                   CDM's endpoint, CQ and CDM are freed without a system
                   call on its file
+  ugni_bi         -n 2: balanced injection as NAMD sets it: the default,
+                  20 percent, 4 ORB entries under 64 KiB FMA PUTs and
+                  GETs checked byte for byte, the refusals, the default
+                  again
   ugni_errors     -n 2: GNI_SubscribeErrors and the calls on its
                   handle: masks, nothing pending (NOT_DONE, a wait ended
                   by a signal), the refusals (another ptag's, every
@@ -335,6 +340,7 @@ def body(tap, fab, quick):
     job(tap, 2, "ugni_memcalls")
     job(tap, 2, "ugni_errors")
     job(tap, 2, "ugni_suspend")
+    job(tap, 2, "ugni_bi")
     job(tap, 2, "ugni_nosys")
     job(tap, 8, "ugni_rdma")
     job(tap, 2, "ugni_udreg")

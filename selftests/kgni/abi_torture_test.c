@@ -34,6 +34,7 @@
  *    handles of nobody, of another file, with a bad CRC; out fields set;
  *  - KGNI_IOC_NTT_QUERY: its fields, and the granularity 0;
  *  - KGNI_IOC_NTT_CONFIG: generically (datapath_test.ntt_job uses it);
+ *  - KGNI_IOC_BI_CONFIG: generically (the guest job ugni_bi uses it);
  *  - KGNI_IOC_JOB_SUSPEND and _RESUME: their fields, unknown jobs, a
  *    caller without CAP_SYS_ADMIN, EALREADY both ways, a child's access
  *    to an FMA page and its RDMA post waiting while the job is suspended
@@ -180,7 +181,7 @@ enum cmd_id {
 	C_MEM_REGISTER_SEGMENTS, C_DGRAM_POST, C_DGRAM_TEST, C_DGRAM_PROBE,
 	C_DGRAM_CANCEL, C_MEM_QUERY, C_NTT_QUERY, C_JOB_SUSPEND, C_JOB_RESUME,
 	C_ERR_SUBSCRIBE, C_ERR_RELEASE, C_ERR_MASK, C_ERR_WAIT, C_ERR_PTAG,
-	C_NTT_CONFIG, C_NUM
+	C_NTT_CONFIG, C_BI_CONFIG, C_NUM
 };
 
 /*
@@ -288,6 +289,9 @@ static const struct cmd cmds[C_NUM] = {
 	[C_NTT_CONFIG] = { "NTT_CONFIG", KGNI_IOC_NTT_CONFIG,
 		sizeof(struct kgni_ntt_config), sizeof(struct kgni_ntt_config),
 		KGNI_NTT_CLEAR | KGNI_NTT_CLEAR_UNUSED, false },
+	[C_BI_CONFIG] = { "BI_CONFIG", KGNI_IOC_BI_CONFIG,
+		sizeof(struct kgni_bi_config), sizeof(struct kgni_bi_config),
+		KGNI_BI_SET, false },
 };
 
 /* Whether _IO('G', @nr) is one of kgni's commands */

@@ -12,7 +12,8 @@
 UGNI_JOB_DIR := $(REPO)/selftests/ugni
 UGNI_JOB_PROGS := ugni_putget ugni_amo ugni_cq ugni_isolation ugni_nosys \
 	ugni_bench ugni_soak ugni_rdma ugni_bw ugni_dgram ugni_smsg ugni_msgq \
-	ugni_ring ugni_cdms ugni_memcalls ugni_udreg ugni_errors ugni_suspend
+	ugni_ring ugni_cdms ugni_memcalls ugni_udreg ugni_errors ugni_suspend \
+	ugni_bi
 UGNI_JOB_BINS := $(addprefix $(LIB_OUT)/guest/usr/bin/,$(UGNI_JOB_PROGS))
 UGNI_JOB_PKG := PKG_CONFIG_PATH=$(LIB_OUT)/pkgconfig pkg-config
 

@@ -849,6 +849,31 @@ static int fake_cmd(int fd, unsigned int cmd, void *arg)
 			c->base = fake.ntt_next_base;
 		return 0;
 	}
+	case KGNI_CMD_BI_CONFIG: {
+		struct kgni_bi_config *c = arg;
+
+		fake.bic = *c;
+		if (err)
+			return err;
+		if (!sized(c, sizeof(*c)) || c->reserved ||
+		    (c->flags & ~KGNI_BI_SET))
+			return EINVAL;
+		if (c->flags & KGNI_BI_SET) {
+			fake.bi_state.current_bw = c->bw;
+			fake.bi_state.current_modes = c->modes;
+			fake.bi_state.cle_seqnum++;
+			fake.bi_state.hss_seqnum++;
+		}
+		c->current_bw = fake.bi_state.current_bw;
+		c->current_aot_bw = fake.bi_state.current_aot_bw;
+		c->current_norbs = fake.bi_state.current_norbs;
+		c->current_modes = fake.bi_state.current_modes;
+		c->sys_def_bw = fake.bi_state.sys_def_bw;
+		c->sys_def_aot_bw = fake.bi_state.sys_def_aot_bw;
+		c->cle_seqnum = fake.bi_state.cle_seqnum;
+		c->hss_seqnum = fake.bi_state.hss_seqnum;
+		return 0;
+	}
 	case KGNI_CMD_JOB_CONFIGURE: {
 		struct kgni_job_configure *j = arg;
 

@@ -112,6 +112,9 @@ struct fake_kgni {
 	uint32_t ntt_table[4];
 	uint32_t ntt_next_base;
 	struct kgni_job_configure jobc;
+	/* KGNI_IOC_BI_CONFIG as passed; what a read answers */
+	struct kgni_bi_config bic;
+	struct kgni_bi_config bi_state;
 	/* error subscriptions (the fake holds one file's worth) */
 	struct fake_err errs[FAKE_MAX_ERRS];
 	uint32_t err_seq;

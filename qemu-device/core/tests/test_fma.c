@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "gemini_core.h"
+#include "gemini_ctl.h"
 #include "routes.h"
 #include "tap.h"
 
@@ -1139,6 +1140,48 @@ static void test_exhaustion(void)
 }
 
 /*
+ * Balanced injection (VGEMINI_CTL_ORB_LIMIT): with a limit of 2, at most
+ * two requests are in flight and the others wait in the ORB, in order;
+ * every PUT lands and the sequence completes.  A value above the ORB's
+ * size lifts the limit.
+ */
+static void test_balanced_injection(void)
+{
+	struct fabric *f = fma_fabric(2, 1, 1);
+	struct gemini_nic *src = nic_of(f, 0);
+	const unsigned int n = 32;
+	unsigned int i;
+	uint64_t v = 1;
+
+	CHECK_EQ(gemini_ctl_read(src, VGEMINI_CTL_ORB_LIMIT, 4, &v),
+		 GEMINI_ACCESS_OK);
+	CHECK_EQ(v, 0);
+	CHECK_EQ(gemini_ctl_write(src, VGEMINI_CTL_ORB_LIMIT, 4, 2),
+		 GEMINI_ACCESS_OK);
+	fma_cmd(src, DI, GEMINI_FMA_CMD_PUT, 0);
+	fma_base(src, DI, GEMINI_PE(1, 0), 0);
+	for (i = 0; i < n; i++)
+		put8(src, DI, 8 * i, 8, 0xb1000000 + i);
+	CHECK(src->fma.orb_sent <= 2);
+	CHECK_EQ(src->fma.qcount + src->fma.orb_sent, n);
+	fma_sync(src, DI, GEMINI_FMA_SYNC_LOCAL_EVENT, 0x77);
+	run(f);
+	for (i = 0; i < n; i++)
+		CHECK_EQ(mem_le64(&f->node[1], DOM_BASE + 8 * i),
+			 0xb1000000 + i);
+	CHECK_EVENT(next_event(f, 0, LCQ), GEMINI_CQE_SRC_SSID_SREQ, 0, 0x77);
+	CHECK(src->fma.stats.bi_held > 0);
+	CHECK_EQ(src->fma.orb_sent, 0);
+	CHECK_EQ(src->fma.stats.requests, src->fma.stats.responses);
+	CHECK_EQ(gemini_ctl_write(src, VGEMINI_CTL_ORB_LIMIT, 4,
+				  GEMINI_ORB_SIZE + 1), GEMINI_ACCESS_OK);
+	CHECK_EQ(gemini_ctl_read(src, VGEMINI_CTL_ORB_LIMIT, 4, &v),
+		 GEMINI_ACCESS_OK);
+	CHECK_EQ(v, 0);
+	fab_free(f);
+}
+
+/*
  * Every tag taken and then timed out: a timed-out tag rests for the
  * timeout before reuse, so stores are refused until the oldest have
  * rested, and then exactly those are taken again (the core answers a
@@ -1521,6 +1564,8 @@ static const struct tap_test tests[] = {
 	  test_pause },
 	{ "a full ORB of resting tags: refused until they have rested",
 	  test_orb_rest },
+	{ "balanced injection holds requests in the ORB, loses none",
+	  test_balanced_injection },
 	{ "a reused descriptor: old events stay the old owner's",
 	  test_reuse },
 	{
