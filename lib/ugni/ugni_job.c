@@ -37,29 +37,45 @@ static int dev_ioctl(uint32_t device_id, unsigned long req, void *arg)
 
 /* --- Job configuration --------------------------------------------------- */
 
-/* gni_pub.h's return codes of GNI_ConfigureNTT and GNI_ConfigureJob */
+/* An errno's uGNI code, as one call's table gives it */
+struct rc_map {
+	int err;
+	gni_return_t rc;
+};
+
+/* @map's code for @err (0: SUCCESS), else @dflt */
+static gni_return_t map_rc(int err, const struct rc_map *map, size_t n,
+			   gni_return_t dflt)
+{
+	size_t i;
+
+	if (!err)
+		return GNI_RC_SUCCESS;
+	for (i = 0; i < n; i++)
+		if (map[i].err == err)
+			return map[i].rc;
+	return dflt;
+}
+
+/*
+ * gni_pub.h's return codes of GNI_ConfigureNTT and GNI_ConfigureJob;
+ * anything else (a bad ptag, limit, cgroup id or table) INVALID_PARAM.
+ */
+static const struct rc_map configure_map[] = {
+	{ EPERM, GNI_RC_PERMISSION_ERROR },
+	{ EACCES, GNI_RC_PERMISSION_ERROR },
+	{ ENODEV, GNI_RC_NO_MATCH },		/* no such device */
+	{ ENXIO, GNI_RC_NO_MATCH },		/* no such NTT block */
+	{ EBUSY, GNI_RC_INVALID_STATE },	/* another job's or cookie's */
+	{ EOPNOTSUPP, GNI_RC_ILLEGAL_OP },	/* a job's NTT block changed */
+	{ ENOSPC, GNI_RC_ERROR_RESOURCE },
+	{ ENOMEM, GNI_RC_ERROR_NOMEM },
+};
+
 static gni_return_t configure_rc(int err)
 {
-	switch (err) {
-	case 0:
-		return GNI_RC_SUCCESS;
-	case EPERM:
-	case EACCES:
-		return GNI_RC_PERMISSION_ERROR;
-	case ENODEV:	/* no such device */
-	case ENXIO:	/* no such NTT block */
-		return GNI_RC_NO_MATCH;
-	case EBUSY:	/* the ptag is another job's, or another cookie's */
-		return GNI_RC_INVALID_STATE;
-	case EOPNOTSUPP:	/* a job's NTT block changed */
-		return GNI_RC_ILLEGAL_OP;
-	case ENOSPC:
-		return GNI_RC_ERROR_RESOURCE;
-	case ENOMEM:
-		return GNI_RC_ERROR_NOMEM;
-	default:	/* a bad ptag, limit, cgroup id or table */
-		return GNI_RC_INVALID_PARAM;
-	}
+	return map_rc(err, configure_map, sizeof(configure_map) /
+		      sizeof(configure_map[0]), GNI_RC_INVALID_PARAM);
 }
 
 /*
@@ -180,26 +196,23 @@ UGNI_EXPORT gni_return_t GNI_ConfigureNTTandJob(int device_id, uint64_t job_id,
 
 /* --- Job suspension (privileged) --------------------------------------- */
 
-/* gni_pub.h's return codes of GNI_SuspendJob and GNI_ResumeJob */
+/*
+ * gni_pub.h's return codes of GNI_SuspendJob and GNI_ResumeJob; anything
+ * else (no such device or job, a bad ptag) INVALID_PARAM.
+ */
+static const struct rc_map suspend_map[] = {
+	{ EPERM, GNI_RC_PERMISSION_ERROR },
+	{ EACCES, GNI_RC_PERMISSION_ERROR },
+	{ ETIMEDOUT, GNI_RC_TIMEOUT },
+	{ EINTR, GNI_RC_NOT_DONE },		/* withdrawn: try again */
+	{ EALREADY, GNI_RC_INVALID_STATE },
+	{ EOPNOTSUPP, GNI_RC_ERROR_RESOURCE },	/* a kernel client's ptag */
+};
+
 static gni_return_t job_suspend_rc(int err)
 {
-	switch (err) {
-	case 0:
-		return GNI_RC_SUCCESS;
-	case EPERM:
-	case EACCES:
-		return GNI_RC_PERMISSION_ERROR;
-	case ETIMEDOUT:
-		return GNI_RC_TIMEOUT;
-	case EINTR:	/* withdrawn: try again */
-		return GNI_RC_NOT_DONE;
-	case EALREADY:
-		return GNI_RC_INVALID_STATE;
-	case EOPNOTSUPP:	/* a kernel client's ptag */
-		return GNI_RC_ERROR_RESOURCE;
-	default:	/* no such device or job, a bad ptag */
-		return GNI_RC_INVALID_PARAM;
-	}
+	return map_rc(err, suspend_map, sizeof(suspend_map) /
+		      sizeof(suspend_map[0]), GNI_RC_INVALID_PARAM);
 }
 
 static gni_return_t job_suspend(uint32_t device_id, unsigned long req,

@@ -57,15 +57,8 @@ static void settings(void)
 
 static void throttled_traffic(void)
 {
-	int peer = (job.rank + 1) % job.size;
-	gni_post_descriptor_t d;
-	struct completion c;
-	gni_mem_handle_t mh;
-	struct job_buf *all;
 	gni_bi_desc_t bi;
 	gni_return_t rc;
-	uint8_t *buf;
-	int i, bad = 0, ok;
 
 	rc = GNI_SetBIConfig(job.dev_id, 4, 0,
 			     GNI_BI_FLAG_VALUE_IS_NUM_ORB_ENTRIES);
@@ -74,33 +67,7 @@ static void throttled_traffic(void)
 	get(&bi, "then");
 	check(bi.current_norbs == 4 && bi.current_bw == 1,
 	      "4 entries, reported as 1%%");
-
-	/* [0, LEN): the source; [LEN, 2 LEN): the peer writes; then GET */
-	buf = alloc_aligned(PAGE, 3 * LEN);
-	for (i = 0; i < LEN; i++) {
-		buf[i] = (uint8_t)(job.rank * 29 + i * 7);
-		buf[LEN + i] = 0;
-		buf[2 * LEN + i] = 0;
-	}
-	mh = reg(job.nic, buf, 3 * LEN, NULL, GNI_MEM_READWRITE, "the buffer");
-	all = publish(buf, &mh);
-	barrier();
-	desc_rw(&d, GNI_POST_FMA_PUT, buf, &mh, all[peer].addr + LEN,
-		&all[peer].mh, LEN);
-	ok = post_wait(job.ep[peer], job.cq, &d, &c);
-	check(ok, "throttled: an FMA PUT of %d bytes to rank %d: %s", LEN,
-	      peer, describe(&c));
-	desc_rw(&d, GNI_POST_FMA_GET, buf + 2 * LEN, &mh, all[peer].addr + LEN,
-		&all[peer].mh, LEN);
-	ok = post_wait(job.ep[peer], job.cq, &d, &c);
-	check(ok, "and an FMA GET of it back: %s", describe(&c));
-	for (i = 0; i < LEN; i++)
-		bad += buf[2 * LEN + i] != buf[i];
-	check(!bad, "the bytes read back are those written (%d differ)", bad);
-	barrier();
-	GNI_MemDeregister(job.nic, &mh);
-	free(all);
-	free(buf);
+	put_get_next(LEN, 29, "throttled:");
 }
 
 static void refusals(void)

@@ -340,6 +340,52 @@ static inline struct job_buf *publish(void *p, const gni_mem_handle_t *mh)
 }
 
 /*
+ * An FMA PUT of @len bytes (pattern @seed) into the next rank's buffer and
+ * a GET of them back, checked byte for byte; every rank at once, @what
+ * naming the moment in the checks.
+ */
+static inline void put_get_next(size_t len, unsigned int seed,
+				const char *what)
+{
+	int peer = (job.rank + 1) % job.size;
+	gni_post_descriptor_t d;
+	struct completion c;
+	gni_mem_handle_t mh;
+	struct job_buf *all;
+	size_t i, bad = 0;
+	uint8_t *buf;
+	int ok;
+
+	/* [0, len): the source; [len, 2 len): the peer writes; then GET */
+	buf = alloc_aligned(PAGE, 3 * len);
+	for (i = 0; i < len; i++) {
+		buf[i] = (uint8_t)(job.rank * seed + i * 7);
+		buf[len + i] = 0;
+		buf[2 * len + i] = 0;
+	}
+	mh = reg(job.nic, buf, 3 * len, NULL, GNI_MEM_READWRITE, "the buffer");
+	all = publish(buf, &mh);
+	barrier();
+	desc_rw(&d, GNI_POST_FMA_PUT, buf, &mh, all[peer].addr + len,
+		&all[peer].mh, len);
+	/* post_wait() before describe(): arguments have no order */
+	ok = post_wait(job.ep[peer], job.cq, &d, &c);
+	check(ok, "%s an FMA PUT of %zu bytes to rank %d: %s", what, len, peer,
+	      describe(&c));
+	desc_rw(&d, GNI_POST_FMA_GET, buf + 2 * len, &mh, all[peer].addr + len,
+		&all[peer].mh, len);
+	ok = post_wait(job.ep[peer], job.cq, &d, &c);
+	check(ok, "and an FMA GET of it back: %s", describe(&c));
+	for (i = 0; i < len; i++)
+		bad += buf[2 * len + i] != buf[i];
+	check(!bad, "the bytes read back are those written (%zu differ)", bad);
+	barrier();
+	GNI_MemDeregister(job.nic, &mh);
+	free(all);
+	free(buf);
+}
+
+/*
  * PMI, the credentials, the CDM, the NIC, the local CQ, and an endpoint
  * bound to every rank (itself included).  @min_size: fewer ranks skip the
  * whole program.

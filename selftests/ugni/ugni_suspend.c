@@ -101,14 +101,7 @@ static void checkpoint_args(void)
 /* Checkpoint and resume the job's CDM; then a PUT and a GET still work. */
 static void checkpoint_resume(void)
 {
-	int peer = (job.rank + 1) % job.size;
-	gni_post_descriptor_t d;
-	struct completion c;
-	gni_mem_handle_t mh;
-	struct job_buf *all;
 	gni_return_t rc;
-	uint8_t *buf;
-	int i, bad = 0, ok;
 
 	rc = GNI_CdmCheckpoint(job.cdm);
 	check(rc == GNI_RC_SUCCESS, "GNI_CdmCheckpoint of the job's CDM: %s",
@@ -116,34 +109,7 @@ static void checkpoint_resume(void)
 	rc = GNI_CdmResume(job.cdm);
 	check(rc == GNI_RC_SUCCESS, "GNI_CdmResume of the job's CDM: %s",
 	      rc_str(rc));
-
-	/* [0, LEN): the source; [LEN, 2 LEN): the peer writes; [2 LEN, 3 LEN): GET */
-	buf = alloc_aligned(PAGE, 3 * LEN);
-	for (i = 0; i < LEN; i++) {
-		buf[i] = (uint8_t)(job.rank * 31 + i);
-		buf[LEN + i] = 0;
-		buf[2 * LEN + i] = 0;
-	}
-	mh = reg(job.nic, buf, 3 * LEN, NULL, GNI_MEM_READWRITE, "the buffer");
-	all = publish(buf, &mh);
-	barrier();
-	desc_rw(&d, GNI_POST_FMA_PUT, buf, &mh, all[peer].addr + LEN,
-		&all[peer].mh, LEN);
-	/* post_wait() before describe(): arguments have no order */
-	ok = post_wait(job.ep[peer], job.cq, &d, &c);
-	check(ok, "after GNI_CdmResume an FMA PUT of %d bytes to rank %d: %s",
-	      LEN, peer, describe(&c));
-	desc_rw(&d, GNI_POST_FMA_GET, buf + 2 * LEN, &mh, all[peer].addr + LEN,
-		&all[peer].mh, LEN);
-	ok = post_wait(job.ep[peer], job.cq, &d, &c);
-	check(ok, "and an FMA GET of it back: %s", describe(&c));
-	for (i = 0; i < LEN; i++)
-		bad += buf[2 * LEN + i] != buf[i];
-	check(!bad, "the bytes read back are those written (%d differ)", bad);
-	barrier();
-	GNI_MemDeregister(job.nic, &mh);
-	free(all);
-	free(buf);
+	put_get_next(LEN, 31, "after GNI_CdmResume");
 }
 
 /* A checkpointed CDM's resources are freed without a system call. */
