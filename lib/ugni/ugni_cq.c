@@ -185,13 +185,13 @@ static bool idle_polls(void)
 	return v;
 }
 
-static void cq_idle(struct gni_cq *cq)
+void ugni_idle_poll(struct gnicore_cq *cq, unsigned int *empty_polls)
 {
-	if (__atomic_add_fetch(&cq->empty_polls, 1, __ATOMIC_RELAXED) %
+	if (__atomic_add_fetch(empty_polls, 1, __ATOMIC_RELAXED) %
 	    UGNI_IDLE_POLLS)
 		return;
-	if (idle_polls())
-		(void)gnicore_read64(&cq->core.user[GEMINI_CQ_IDLE_OFFSET / 8]);
+	if (idle_polls() && cq && cq->user)
+		(void)gnicore_read64(&cq->user[GEMINI_CQ_IDLE_OFFSET / 8]);
 }
 
 UGNI_EXPORT gni_return_t GNI_CqGetEvent(gni_cq_handle_t cq_hndl,
@@ -203,7 +203,7 @@ UGNI_EXPORT gni_return_t GNI_CqGetEvent(gni_cq_handle_t cq_hndl,
 		return GNI_RC_INVALID_PARAM;
 	rc = cq_take(cq_hndl, event_data);
 	if (rc == GNI_RC_NOT_DONE)
-		cq_idle(cq_hndl);
+		ugni_idle_poll(&cq_hndl->core, &cq_hndl->empty_polls);
 	else
 		__atomic_store_n(&cq_hndl->empty_polls, 0, __ATOMIC_RELAXED);
 	return rc;

@@ -131,6 +131,7 @@ struct ugni_fma {
 struct gni_ep {
 	struct gnicore_ep core;
 	struct ugni_dgram dgram;	/* nic->core.lock */
+	unsigned int empty_polls;	/* GNI_SmsgGetNext's, in a row */
 };
 
 /*
@@ -173,6 +174,11 @@ static inline struct gni_nic *ugni_ep_nic(struct gni_ep *ep)
 /* ugni_nic.c */
 gni_return_t ugni_errno_rc(int err);
 int ugni_ioctl(struct gni_nic *nic, unsigned long req, void *arg);
+/*
+ * An empty poll counted in *@empty_polls: every so many in a row wait a
+ * little in @cq's idle register (ugni_cq.c; @cq NULL: none).
+ */
+void ugni_idle_poll(struct gnicore_cq *cq, unsigned int *empty_polls);
 /* Open /dev/kgniN of @device_id (-1: the nearest): a descriptor, -ENODEV
  * for an id out of range, or -1 with errno set */
 int ugni_dev_open(uint32_t device_id);

@@ -85,12 +85,30 @@ UGNI_EXPORT gni_return_t GNI_SmsgSendWTag(gni_ep_handle_t ep_hndl,
 				 data_length, msg_id, tag);
 }
 
+/*
+ * A mailbox polled empty counts as a CQ does (ugni_cq.c): a program that
+ * polls GNI_SmsgGetNext alone, without its CQ, lets its vCPU wait a
+ * little too, in the idle register of the endpoint's CQ (or its FMA
+ * descriptor's).
+ */
+static gni_return_t smsg_polled(gni_ep_handle_t ep, gni_return_t rc)
+{
+	if (rc == GNI_RC_NOT_DONE)
+		ugni_idle_poll(ep->core.cq ? ep->core.cq :
+			       ep->core.fma ? ep->core.fma->cq : NULL,
+			       &ep->empty_polls);
+	else
+		__atomic_store_n(&ep->empty_polls, 0, __ATOMIC_RELAXED);
+	return rc;
+}
+
 UGNI_EXPORT gni_return_t GNI_SmsgGetNext(gni_ep_handle_t ep_hndl,
 					 void **header)
 {
 	if (!ep_hndl)
 		return GNI_RC_INVALID_PARAM;
-	return gnicore_smsg_get_next(&ep_hndl->core, header, NULL);
+	return smsg_polled(ep_hndl, gnicore_smsg_get_next(&ep_hndl->core,
+							   header, NULL));
 }
 
 UGNI_EXPORT gni_return_t GNI_SmsgGetNextWTag(gni_ep_handle_t ep_hndl,
@@ -98,7 +116,8 @@ UGNI_EXPORT gni_return_t GNI_SmsgGetNextWTag(gni_ep_handle_t ep_hndl,
 {
 	if (!ep_hndl || !tag)
 		return GNI_RC_INVALID_PARAM;
-	return gnicore_smsg_get_next(&ep_hndl->core, header, tag);
+	return smsg_polled(ep_hndl, gnicore_smsg_get_next(&ep_hndl->core,
+							   header, tag));
 }
 
 UGNI_EXPORT gni_return_t GNI_SmsgRelease(gni_ep_handle_t ep_hndl)
