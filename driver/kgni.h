@@ -100,7 +100,7 @@ struct kgni_ntt;
  * @cle_seq: settings made
  * @hss_seq: settings applied
  *
- * Protected by dp_lock.
+ * Protected by dp.lock.
  */
 struct kgni_bi {
 	u16 bw;
@@ -154,7 +154,7 @@ enum kgni_job_limit {
  * @cgrp: the cgroup (v2) they must be in, referenced (NULL: kernel slot)
  * @ncq: CQs the job's domains hold on this NIC
  * @suspended: KGNI_IOC_JOB_SUSPEND stopped its traffic (written under
- *             dp_lock, read without it by the waits of &kgni_dev.job_wq)
+ *             dp.lock, read without it by the waits of &kgni_dp_state.job_wq)
  * @any_uid: any user in @cgrp may attach (KGNI_JOB_ANY_UID)
  * @job_id: the id of @cgrp (uGNI's job container id)
  * @limit: its own quotas by enum kgni_job_limit, KGNI_JOB_NO_LIMIT for
@@ -210,118 +210,289 @@ struct kgni_port_cache {
 };
 
 /**
- * struct kgni_dev - one Gemini NIC
- * @dev: the class device /sys/class/gni/kgniN; owns this structure
- * @cdev: the character device /dev/kgniN
- * @pdev: the PCI function
- * @minor: N in kgniN
- * @ctl: BAR0, the control block (vgemini_ctl.h); NULL once removed
+ * struct kgni_irq_state - the MSI-X vectors (kgni_pci.c, kgni_selftest.c)
  * @nvec: MSI-X vectors in use
- * @link_vector: vector of the link-change interrupt (the last one)
- * @diag_vector: vector of the diagnostic ping's completion (the one
- *               before the last; the last one too when there is only one)
- * @cq_vector: vector of blocking CQs' events: that of Gemini's first CQ
- *             interrupt (GEMINI_IRQ_FIRST_CQ), or @diag_vector's if the
- *             device has too few vectors
+ * @link: vector of the link-change interrupt (the last one)
+ * @diag: vector of the diagnostic ping's completion (the one before the
+ *        last; the last one too when there is only one)
+ * @cq: vector of blocking CQs' events: that of Gemini's first CQ
+ *      interrupt (GEMINI_IRQ_FIRST_CQ), or @diag's if the device has too
+ *      few vectors
  * @vec: the vectors
- * @test_vector: vector the self-test waits for, or -1
- * @test_done: completed when @test_vector fires
- * @link_work: logs port state changes after a link-change interrupt,
- *             and nodes lost or found after a fabric change
- * @port: port states as last logged by @link_work
- * @fabric_changes: VGEMINI_CTL_FABRIC_CHANGES as @link_work last read it
+ * @test: vector the self-test waits for, or -1
+ * @test_done: completed when @test fires
+ *
+ * Set at probe; the other roles read the vector they program.
+ */
+struct kgni_irq_state {
+	unsigned int nvec;
+	unsigned int link;
+	unsigned int diag;
+	unsigned int cq;
+	struct kgni_vector vec[GEMINI_NUM_IRQ];
+	int test;
+	struct completion test_done;
+};
+
+/**
+ * struct kgni_link_state - ports and fabric as last logged (kgni_port.c,
+ *                          kgni_fabric.c)
+ * @work: logs port state changes after a link-change interrupt, and
+ *        nodes lost or found after a fabric change
+ * @port: port states as last logged by @work
+ * @fabric_changes: VGEMINI_CTL_FABRIC_CHANGES as @work last read it
  * @reach_known: @reach holds the nodes a routing table reached
- * @reach: those nodes, as last logged by @link_work (kgni_fabric.c)
- * @quiesced: VGEMINI_CTL_FABRIC_STATE read QUIESCED when @link_work last
- *            read it (gni_get_quiesce_status() reads it in any context)
- * @quiesce_start: when @link_work first saw that quiesce
- * @kapi_lock: protects @kapi_nics and their quiesce callbacks, which are
- *             called under it, and @errs
- * @kapi_nics: the kernel API's NICs attached to this device
- *             (&struct gni_nic, kgni_kdom.c)
- * @errs: the kernel API's error subscriptions of this device
- *        (&struct gni_err, kgni_err.c)
- * @nerrs: how many
- * @nuerrs: how many of them are files' (KGNI_IOC_ERR_SUBSCRIBE); these
- *          do not count in @nerrs
- * @err_last_id: the last id given to a file's subscription; ids come
- *               from this one counter, so that an id names one
- *               subscription of the device and is never given again
- *               (kapi_lock)
- * @route_gen: VGEMINI_CTL_ROUTE_GEN as @link_work last read it
- * @mdh_holds: MDH numbers held by kernel clients' deregistrations
- *             (&struct kgni_mdh_hold, earliest expiry first; dp_lock);
- *             they outlive the clients' NICs and go at remove
- * @mdh_hold_work: releases the expired holds; armed for the earliest
- * @kcq_lock: serialises the changes of @kcqs
- * @kcqs: kernel CQs with an event handler (&struct gni_cq), which the
- *        interrupt handler walks under RCU (kgni_kcq_irq())
- * @ctl_rwsem: held for reading by every ioctl while it uses the device,
- *             taken for writing by remove to wait for them
- * @gone: set by remove; ioctls that see it fail with -ENODEV
- * @diag_lock: serialises diagnostic pings: the device has one slot
- * @diag_wq: woken by the diagnostic interrupt and by remove
- * @cq_wq: woken by the blocking CQs' interrupt, by the destruction of a
- *         CQ and by remove; each waiter checks its own CQ
- * @debugfs: the device's debugfs directory, kgniN
- * @nic_phys: bus address of BAR2, the NIC window
- * @mmr: BAR2 from GEMINI_MMR_MRT to the last CQ descriptor; NULL if removed
- * @fma_priv: the FMA descriptors' privileged pages; NULL if removed
- * @dp_lock: serialises the data path: @jobs, the allocation maps, every
- *           domain's objects and the programming of MDDs, CQs, FMAs and
- *           the BTE's rings
- * @mem_lock: a spinlock taken with interrupts off, inside @dp_lock: every
- *            domain's list of registrations and @mem_dead change under
- *            both, and @mmr is cleared under it, so that a kernel
- *            client's deregistration under a spinlock of its own finds
- *            its registration and invalidates the MDD under it alone
- *            (kgni_mem_kill())
- * @mem_dead: registrations so invalidated, not freed yet (&struct
- *            kgni_mem.dead)
- * @mem_reap_work: frees them (kgni_mem_reap()); holds a reference on the
- *                 device while queued
- * @jobs: the allowed (ptag, cookie) pairs
- * @job_gen: the last &struct kgni_job.gen given
- * @ntt: kgni's copy of the NTT and its blocks (kgni_ntt.c), NULL until
- *       the first KGNI_IOC_NTT_CONFIG
- * @bi: the NIC's balanced injection
+ * @reach: those nodes, as last logged by @work (kgni_fabric.c)
+ * @quiesced: VGEMINI_CTL_FABRIC_STATE read QUIESCED when @work last read
+ *            it (kgni_fabric_quiesced() reads it in any context)
+ * @quiesce_start: when @work first saw that quiesce
+ * @route_gen: VGEMINI_CTL_ROUTE_GEN as @work last read it
+ */
+struct kgni_link_state {
+	struct work_struct work;
+	struct kgni_port_cache port[GEMINI_NUM_TORUS_PORTS];
+	u32 fabric_changes;
+	bool reach_known;
+	DECLARE_BITMAP(reach, GEMINI_MAX_NODES);
+	bool quiesced;
+	ktime_t quiesce_start;
+	u32 route_gen;
+};
+
+/**
+ * struct kgni_kapi_state - the kernel API's NICs (kgni_kdom.c)
+ * @lock: protects @nics and their quiesce callbacks, which are called
+ *        under it, and the error subscriptions (&struct kgni_err_state)
+ * @nics: the kernel API's NICs attached to this device
+ *        (&struct gni_nic, kgni_kdom.c)
+ */
+struct kgni_kapi_state {
+	spinlock_t lock;		/* see above */
+	struct list_head nics;
+};
+
+/**
+ * struct kgni_err_state - error subscriptions (kgni_err.c,
+ *                         kgni_err_user.c)
+ * @list: the error subscriptions of this device, the kernel API's
+ *        and files' (&struct gni_err, kgni_err.c)
+ * @nkernel: how many are the kernel API's
+ * @nuser: how many are files' (KGNI_IOC_ERR_SUBSCRIBE); these do not
+ *         count in @nkernel
+ * @last_id: the last id given to a file's subscription; ids come from
+ *           this one counter, so that an id names one subscription of
+ *           the device and is never given again
+ *
+ * Protected by &kgni_kapi_state.lock.
+ */
+struct kgni_err_state {
+	struct list_head list;
+	unsigned int nkernel;
+	unsigned int nuser;
+	u32 last_id;
+};
+
+/**
+ * struct kgni_hold_state - MDH numbers held by kernel clients'
+ *                          deregistrations (kgni_mem_hold.c)
+ * @list: the holds (&struct kgni_mdh_hold, earliest expiry first;
+ *        &kgni_dp_state.lock); they outlive the clients' NICs and go at
+ *        remove
+ * @work: releases the expired holds; armed for the earliest
+ */
+struct kgni_hold_state {
+	struct list_head list;
+	struct delayed_work work;
+};
+
+/**
+ * struct kgni_kcq_state - kernel CQs with an event handler (kgni_kcq.c)
+ * @lock: serialises the changes of @list
+ * @list: those CQs (&struct gni_cq), which the interrupt handler walks
+ *        under RCU (kgni_kcq_irq())
+ */
+struct kgni_kcq_state {
+	spinlock_t lock;		/* see above */
+	struct list_head list;
+};
+
+/**
+ * struct kgni_diag_state - the diagnostic ping (kgni_diag.c)
+ * @lock: serialises diagnostic pings: the device has one slot
+ * @wq: woken by the diagnostic interrupt and by remove
+ */
+struct kgni_diag_state {
+	struct mutex lock;		/* one ping at a time */
+	wait_queue_head_t wq;
+};
+
+/**
+ * struct kgni_dp_state - the data path's jobs and domains (kgni_job.c,
+ *                        kgni_job_suspend.c)
+ * @lock: serialises the data path: @jobs, the allocation maps (those of
+ *        &struct kgni_mem_state, &struct kgni_cq_state and &struct
+ *        kgni_fma_state), every domain's objects and the programming of
+ *        MDDs, CQs, FMAs and the BTE's rings
  * @doms: every &struct kgni_dom (that of each open file and each kernel
  *        NIC), for revoking a released job's
+ * @jobs: the allowed (ptag, cookie) pairs
+ * @job_gen: the last &struct kgni_job.gen given
+ * @job_wq: woken when a job resumes, or the device is gone
+ */
+struct kgni_dp_state {
+	struct mutex lock;		/* see above */
+	struct list_head doms;
+	struct kgni_job jobs[KGNI_MAX_JOBS];
+	u32 job_gen;
+	wait_queue_head_t job_wq;
+};
+
+/**
+ * struct kgni_mem_state - memory registration's tables (kgni_mem.c,
+ *                         kgni_mem_map.c, kgni_mem_hold.c, kgni_kmem.c)
+ * @lock: a spinlock taken with interrupts off, inside
+ *        &kgni_dp_state.lock: every domain's list of registrations and
+ *        @dead change under both, and &kgni_dev.mmr is cleared under it,
+ *        so that a kernel client's deregistration under a spinlock of its
+ *        own finds its registration and invalidates the MDD under it
+ *        alone (kgni_mem_kill())
+ * @dead: registrations so invalidated, not freed yet (&struct
+ *        kgni_mem.dead)
+ * @reap_work: frees them (kgni_mem_reap()); holds a reference on the
+ *             device while queued
  * @mdd_map: MDHs in use
- * @cq_map: CQs in use (CQ 0 is never given out)
- * @fma_map: FMA descriptors in use: the general ones (0 to 63) and the
- *           OS ones (64 to 67, kernel domains only)
  * @gart: the GART table the device reads (little-endian entries)
  * @gart_dma: its bus address
  * @gart_entries: its entries
  * @gart_map: GART entries in use
  * @mrt_map: MRT entries in use; NULL if the device refused the MRT page
  *           size (every registration then goes through the GART)
- * @bte_tx: BAR2 from the BTE's TX descriptors to its non-posted control
- *          registers; NULL if not mapped
- * @bte_rx: BAR2 from the BTE's RX descriptors to its RX ring registers
- * @bte: the TX channels, programmed at probe
- * @bte_slots: every TX descriptor's state (&struct kgni_bte_chan.slot
- *             points into it); NULL when the BTE is not set up
- * @bte_stopped: remove has reset the channels: no more posts
- * @bte_rr: the channel the next post that may go anywhere tries first
- * @bte_home_next: the home channel of the next domain set up
- * @fma_drain: FMA descriptors freed but not idle yet (&struct kgni_fma),
- *             each holding its number and its CQ (kgni_fma.c)
+ *
+ * The maps are protected by &kgni_dp_state.lock.
+ */
+struct kgni_mem_state {
+	spinlock_t lock;		/* see above */
+	struct list_head dead;
+	struct work_struct reap_work;
+	DECLARE_BITMAP(mdd_map, GEMINI_NUM_MDD);
+	__le64 *gart;
+	dma_addr_t gart_dma;
+	u32 gart_entries;
+	unsigned long *gart_map;
+	unsigned long *mrt_map;
+};
+
+/**
+ * struct kgni_cq_state - the data path's CQs (kgni_cq.c)
+ * @map: CQs in use (CQ 0 is never given out; &kgni_dp_state.lock)
+ * @wq: woken by the blocking CQs' interrupt, by the destruction of a CQ
+ *      and by remove; each waiter checks its own CQ
+ */
+struct kgni_cq_state {
+	DECLARE_BITMAP(map, GEMINI_NUM_CQ);
+	wait_queue_head_t wq;
+};
+
+/**
+ * struct kgni_fma_state - FMA descriptors (kgni_fma.c)
+ * @map: FMA descriptors in use: the general ones (0 to 63) and the OS
+ *       ones (64 to 67, kernel domains only)
+ * @drain: FMA descriptors freed but not idle yet (&struct kgni_fma),
+ *         each holding its number and its CQ
  * @drain_work: looks at them and at the BTE's orphans while any is left,
- *              without sleeping under @dp_lock
- * @dg_lock: protects the datagram state (@dg and what it points to,
- *           @dg_ended); a spinlock taken with interrupts off, inside
- *           @dp_lock, so that the datagram calls that do not wait run in
- *           any context (kgni_dgram.c tells what it covers)
- * @dg: the datagram service (kgni_dgram.c); NULL when not set up, and
- *      from kgni_dg_fini() on (set and cleared under @dp_lock and
- *      @dg_lock both)
- * @dg_work: reads its RX ring and its TX ends, sends what waits; scheduled
- *           by their interrupts and by the calls that cannot send
- * @dg_wq: woken when a datagram ends and at remove
- * @dg_ended: datagrams ended so far (a waiter's "something changed")
- * @dg_on: the service runs (a waiter's "not removed")
+ *              without sleeping under &kgni_dp_state.lock
+ *
+ * @map and @drain are protected by &kgni_dp_state.lock.
+ */
+struct kgni_fma_state {
+	DECLARE_BITMAP(map, GEMINI_FMA_NUM_DESC);
+	struct list_head drain;
+	struct delayed_work drain_work;
+};
+
+/**
+ * struct kgni_bte_state - the BTE (kgni_bte.c)
+ * @tx: BAR2 from the BTE's TX descriptors to its non-posted control
+ *      registers; NULL if not mapped
+ * @rx: BAR2 from the BTE's RX descriptors to its RX ring registers
+ * @chan: the TX channels, programmed at probe
+ * @slots: every TX descriptor's state (&struct kgni_bte_chan.slot points
+ *         into it); NULL when the BTE is not set up
+ * @stopped: remove has reset the channels: no more posts
+ * @rr: the channel the next post that may go anywhere tries first
+ * @home_next: the home channel of the next domain set up
+ *
+ * Protected by &kgni_dp_state.lock.
+ */
+struct kgni_bte_state {
+	void __iomem *tx;
+	void __iomem *rx;
+	struct kgni_bte_chan chan[GEMINI_NUM_BTE_VC];
+	struct kgni_bte_slot *slots;
+	bool stopped;
+	unsigned int rr;
+	unsigned int home_next;
+};
+
+/**
+ * struct kgni_dg_state - the datagram service's (kgni_dgram.c,
+ *                        kgni_dgram_proto.c, kgni_dgram_xport.c)
+ * @lock: protects the datagram state (@svc and what it points to,
+ *        @ended); a spinlock taken with interrupts off, inside
+ *        &kgni_dp_state.lock, so that the datagram calls that do not
+ *        wait run in any context (kgni_dgram.c tells what it covers)
+ * @svc: the datagram service (kgni_dgram.c); NULL when not set up, and
+ *       from kgni_dg_fini() on (set and cleared under
+ *       &kgni_dp_state.lock and @lock both)
+ * @work: reads its RX ring and its TX ends, sends what waits; scheduled
+ *        by their interrupts and by the calls that cannot send
+ * @wq: woken when a datagram ends and at remove
+ * @ended: datagrams ended so far (a waiter's "something changed")
+ * @on: the service runs (a waiter's "not removed")
+ */
+struct kgni_dg_state {
+	spinlock_t lock;		/* see above */
+	struct kgni_dgrams *svc;
+	struct delayed_work work;
+	wait_queue_head_t wq;
+	u64 ended;
+	bool on;
+};
+
+/**
+ * struct kgni_dev - one Gemini NIC
+ * @dev: the class device /sys/class/gni/kgniN; owns this structure
+ * @cdev: the character device /dev/kgniN
+ * @pdev: the PCI function
+ * @minor: N in kgniN
+ * @ctl: BAR0, the control block (vgemini_ctl.h); NULL once removed
+ * @nic_phys: bus address of BAR2, the NIC window
+ * @mmr: BAR2 from GEMINI_MMR_MRT to the last CQ descriptor; NULL if
+ *       removed (cleared under &kgni_mem_state.lock)
+ * @fma_priv: the FMA descriptors' privileged pages; NULL if removed
+ * @ctl_rwsem: held for reading by every ioctl while it uses the device,
+ *             taken for writing by remove to wait for them
+ * @gone: set by remove; ioctls that see it fail with -ENODEV
+ * @debugfs: the device's debugfs directory, kgniN
+ * @irq: the MSI-X vectors (kgni_pci.c)
+ * @link: ports and fabric (kgni_port.c, kgni_fabric.c)
+ * @kapi: the kernel API's NICs (kgni_kdom.c)
+ * @err: error subscriptions (kgni_err.c, kgni_err_user.c)
+ * @hold: MDH holds (kgni_mem_hold.c)
+ * @kcq: kernel CQs (kgni_kcq.c)
+ * @diag: the diagnostic ping (kgni_diag.c)
+ * @dp: the data path's lock, jobs and domains (kgni_job.c)
+ * @mem: memory registration (kgni_mem*.c)
+ * @cq: CQs (kgni_cq.c)
+ * @fma: FMA descriptors (kgni_fma.c)
+ * @ntt: kgni's copy of the NTT and its blocks (kgni_ntt.c), NULL until
+ *       the first KGNI_IOC_NTT_CONFIG
+ * @bi: the NIC's balanced injection (kgni_bi.c)
+ * @bte: the BTE (kgni_bte.c)
+ * @dg: the datagram service (kgni_dgram*.c)
+ *
+ * The members up to @debugfs are the device's own, which every file may
+ * use; each of the others is one role's, owned by its files.
  */
 struct kgni_dev {
 	struct device dev;
@@ -329,79 +500,28 @@ struct kgni_dev {
 	struct pci_dev *pdev;
 	int minor;
 	void __iomem *ctl;
-
-	unsigned int nvec;
-	unsigned int link_vector;
-	unsigned int diag_vector;
-	unsigned int cq_vector;
-	struct kgni_vector vec[GEMINI_NUM_IRQ];
-
-	int test_vector;
-	struct completion test_done;
-
-	struct work_struct link_work;
-	struct kgni_port_cache port[GEMINI_NUM_TORUS_PORTS];
-	u32 fabric_changes;
-	bool reach_known;
-	DECLARE_BITMAP(reach, GEMINI_MAX_NODES);
-	bool quiesced;
-	ktime_t quiesce_start;
-	spinlock_t kapi_lock;		/* see above */
-	struct list_head kapi_nics;
-	struct list_head errs;
-	unsigned int nerrs;
-	unsigned int nuerrs;
-	u32 err_last_id;
-	u32 route_gen;
-	struct list_head mdh_holds;
-	struct delayed_work mdh_hold_work;
-	spinlock_t kcq_lock;		/* see above */
-	struct list_head kcqs;
-
-	struct rw_semaphore ctl_rwsem;
-	bool gone;
-	struct mutex diag_lock;		/* one ping at a time */
-	wait_queue_head_t diag_wq;
-	wait_queue_head_t cq_wq;
-	wait_queue_head_t job_wq;	/* a job resumed, or the device gone */
-
-	struct dentry *debugfs;
-
 	phys_addr_t nic_phys;
 	void __iomem *mmr;
 	void __iomem *fma_priv;
-	struct mutex dp_lock;		/* see above */
-	spinlock_t mem_lock;		/* see above */
-	struct list_head mem_dead;
-	struct work_struct mem_reap_work;
-	struct kgni_job jobs[KGNI_MAX_JOBS];
-	u32 job_gen;
+	struct rw_semaphore ctl_rwsem;
+	bool gone;
+	struct dentry *debugfs;
+
+	struct kgni_irq_state irq;
+	struct kgni_link_state link;
+	struct kgni_kapi_state kapi;
+	struct kgni_err_state err;
+	struct kgni_hold_state hold;
+	struct kgni_kcq_state kcq;
+	struct kgni_diag_state diag;
+	struct kgni_dp_state dp;
+	struct kgni_mem_state mem;
+	struct kgni_cq_state cq;
+	struct kgni_fma_state fma;
 	struct kgni_ntt *ntt;
 	struct kgni_bi bi;
-	struct list_head doms;
-	DECLARE_BITMAP(mdd_map, GEMINI_NUM_MDD);
-	DECLARE_BITMAP(cq_map, GEMINI_NUM_CQ);
-	DECLARE_BITMAP(fma_map, GEMINI_FMA_NUM_DESC);
-	__le64 *gart;
-	dma_addr_t gart_dma;
-	u32 gart_entries;
-	unsigned long *gart_map;
-	unsigned long *mrt_map;
-	void __iomem *bte_tx;
-	void __iomem *bte_rx;
-	struct kgni_bte_chan bte[GEMINI_NUM_BTE_VC];
-	struct kgni_bte_slot *bte_slots;
-	bool bte_stopped;
-	unsigned int bte_rr;
-	unsigned int bte_home_next;
-	struct list_head fma_drain;
-	struct delayed_work drain_work;
-	spinlock_t dg_lock;		/* see above */
-	struct kgni_dgrams *dg;
-	struct delayed_work dg_work;
-	wait_queue_head_t dg_wq;
-	u64 dg_ended;
-	bool dg_on;
+	struct kgni_bte_state bte;
+	struct kgni_dg_state dg;
 };
 
 /**
@@ -410,10 +530,10 @@ struct kgni_dev {
  *        kernel domain
  * @kernel: a kernel client's domain (that of a &struct gni_nic): attached
  *          to a kernel job slot, in no file's lists
- * @node: in &kgni_dev.doms
+ * @node: in &kgni_dp_state.doms
  * @attached: the domain has a CDM
  * @revoked: its job was released: the data path is closed to it
- * @job: index of its job in &kgni_dev.jobs, if attached
+ * @job: index of its job in &kgni_dp_state.jobs, if attached
  * @job_gen: that job's generation
  * @ncq: CQs of the domain
  * @ptag: the CDM's protection tag
@@ -428,7 +548,7 @@ struct kgni_dev {
  * @nmdd: registrations (MDDs) of the domain
  * @ngart: GART entries its registrations hold
  *
- * Everything is protected by the device's dp_lock.
+ * Everything is protected by the device's dp.lock.
  */
 struct kgni_dom {
 	struct file *file;
@@ -458,9 +578,9 @@ struct kgni_dom {
  * @dom: its domain, which owns its objects
  *
  * @errs: its error subscriptions (KGNI_IOC_ERR_SUBSCRIBE), NULL for a
- *        free entry; each has its device-wide id (&kgni_dev.err_last_id)
+ *        free entry; each has its device-wide id (&kgni_err_state.last_id)
  *
- * @dom is protected by @kdev->dp_lock, @errs by @kdev->kapi_lock.
+ * @dom is protected by @kdev->dp.lock, @errs by @kdev->kapi.lock.
  */
 struct gni_err;
 
@@ -529,6 +649,7 @@ int kgni_selftest(struct kgni_dev *kdev);
 unsigned int kgni_num_nodes(struct kgni_dev *kdev);
 unsigned int kgni_fabric_read_reach(struct kgni_dev *kdev, unsigned long *map);
 void kgni_fabric_changed(struct kgni_dev *kdev);
+bool kgni_fabric_quiesced(struct kgni_dev *kdev);
 void kgni_fabric_init(struct kgni_dev *kdev);
 
 /* kgni_rca.c */
@@ -636,6 +757,7 @@ void kgni_kapi_quiesce_end(struct kgni_dev *kdev, u64 msecs);
 /* kgni_err.c */
 void kgni_err_post(struct kgni_dev *kdev, u8 category, u16 code, u8 ptag,
 		   u64 i0, u64 i1, u64 i2);
+void kgni_err_dev_init(struct kgni_dev *kdev);
 void kgni_err_dev_remove(struct kgni_dev *kdev);
 
 /* kgni_err_user.c */
@@ -649,6 +771,7 @@ int kgni_ioctl_err_wait(struct kgni_ucmd *ucmd);
 int kgni_ioctl_err_ptag(struct kgni_ucmd *ucmd);
 
 /* kgni_kcq.c */
+void kgni_kcq_dev_init(struct kgni_dev *kdev);
 void kgni_kcq_irq(struct kgni_dev *kdev, unsigned int vector);
 
 /* kgni_mem_hold.c */

@@ -29,7 +29,7 @@ static u16 kgni_bi_norbs(u16 bw)
 	return n ? n : 1;
 }
 
-/* Write the cap of @bi to the device (dp_lock held); the full ORB: none. */
+/* Write the cap of @bi to the device (dp.lock held); the full ORB: none. */
 static void kgni_bi_apply(struct kgni_dev *kdev)
 {
 	struct kgni_bi *bi = &kdev->bi;
@@ -56,7 +56,7 @@ void kgni_bi_init(struct kgni_dev *kdev)
  * kgni_bi_reset() - the system default again
  * @kdev: the device
  *
- * Context: dp_lock held (the NIC's last job was released), or probe.
+ * Context: dp.lock held (the NIC's last job was released), or probe.
  */
 void kgni_bi_reset(struct kgni_dev *kdev)
 {
@@ -72,7 +72,7 @@ void kgni_bi_reset(struct kgni_dev *kdev)
 	kgni_bi_apply(kdev);
 }
 
-/* Take a setting of @cmd (checked); dp_lock held. */
+/* Take a setting of @cmd (checked); dp.lock held. */
 static void kgni_bi_set(struct kgni_dev *kdev,
 			const struct kgni_bi_config *cmd)
 {
@@ -125,7 +125,7 @@ int kgni_ioctl_bi_config(struct kgni_ucmd *ucmd)
 	} else if (cmd->modes || cmd->bw || cmd->aot_bw) {
 		return -EINVAL;
 	}
-	mutex_lock(&kdev->dp_lock);
+	mutex_lock(&kdev->dp.lock);
 	if (cmd->flags & KGNI_BI_SET)
 		kgni_bi_set(kdev, cmd);
 	cmd->current_bw = bi->bw;
@@ -136,6 +136,6 @@ int kgni_ioctl_bi_config(struct kgni_ucmd *ucmd)
 	cmd->sys_def_aot_bw = KGNI_BI_SYS_AOT_BW;
 	cmd->cle_seqnum = bi->cle_seq;
 	cmd->hss_seqnum = bi->hss_seq;
-	mutex_unlock(&kdev->dp_lock);
+	mutex_unlock(&kdev->dp.lock);
 	return kgni_ucmd_respond(ucmd, sizeof(*cmd));
 }

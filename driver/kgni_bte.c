@@ -69,7 +69,7 @@ static_assert(KGNI_BTE_KERNEL_SLOTS == 255);
 /* Offsets are 40 bits wide in a descriptor */
 #define KGNI_BTE_OFF_LIMIT	(GEMINI_BTE_DEST_OFF_MASK + 1)
 
-enum kgni_bte_state {
+enum kgni_bte_slot_state {
 	KGNI_BTE_FREE = 0,
 	KGNI_BTE_POSTED,
 	KGNI_BTE_ORPHAN,
@@ -81,7 +81,7 @@ enum kgni_bte_state {
  * @cq: its CQ: POSTED, counted in @cq->users; ORPHAN, a reference held so
  *      that the CQ's number is not given out before the transfer ends
  * @mdh: the local MDD the transfer uses
- * @state: enum kgni_bte_state: FREE (the kernel may write the slot),
+ * @state: enum kgni_bte_slot_state: FREE (the kernel may write the slot),
  *         POSTED (a transfer not taken back yet), ORPHAN (its domain
  *         was torn down before the transfer ended)
  * @holds_mdh: ORPHAN: it keeps @mdh's number from being given out
@@ -96,7 +96,7 @@ struct kgni_bte_slot {
 
 static void __iomem *kgni_bte_reg(struct kgni_dev *kdev, u64 off)
 {
-	return kdev->bte_tx + (off - GEMINI_MMR_BTE_TX_DESC);
+	return kdev->bte.tx + (off - GEMINI_MMR_BTE_TX_DESC);
 }
 
 /* QW @qw of TX channel @vc's descriptor */
@@ -108,7 +108,7 @@ static void __iomem *kgni_bte_txc(struct kgni_dev *kdev, unsigned int vc,
 
 static void __iomem *kgni_bte_rxc(struct kgni_dev *kdev, unsigned int vc)
 {
-	return kdev->bte_rx +
+	return kdev->bte.rx +
 	       (GEMINI_MMR_BTE_RX_CHAN_ENTRY(vc) - GEMINI_MMR_BTE_RX_DESC);
 }
 
@@ -151,10 +151,10 @@ static bool kgni_bte_orphan_keep_mdh(struct kgni_dev *kdev, u32 mdh,
 	struct kgni_bte_slot *t;
 	unsigned int i;
 
-	if (!kdev->bte_slots)
+	if (!kdev->bte.slots)
 		return false;
 	for (i = 0; i < GEMINI_NUM_BTE_TX; i++) {
-		t = &kdev->bte_slots[i];
+		t = &kdev->bte.slots[i];
 		if (t != except && t->state == KGNI_BTE_ORPHAN &&
 		    t->mdh == mdh) {
 			t->holds_mdh = true;
@@ -169,7 +169,7 @@ static bool kgni_bte_orphan_keep_mdh(struct kgni_dev *kdev, u32 mdh,
  * @kdev: the device
  * @mdh: the number, whose deregistration hold ends
  *
- * Context: dp_lock held.
+ * Context: dp.lock held.
  * Return: true if an orphan keeps it (it is not free yet).
  */
 bool kgni_bte_keep_mdh(struct kgni_dev *kdev, u32 mdh)
@@ -185,7 +185,7 @@ static void kgni_bte_pass_mdh(struct kgni_dev *kdev, struct kgni_bte_slot *s)
 {
 	if (!kgni_bte_orphan_keep_mdh(kdev, s->mdh, s) &&
 	    !kgni_mdh_held(kdev, s->mdh))
-		clear_bit(s->mdh, kdev->mdd_map);
+		clear_bit(s->mdh, kdev->mem.mdd_map);
 }
 
 /* Take slot @s back: its transfer has ended, or never will. */
@@ -211,7 +211,7 @@ static void kgni_bte_release(struct kgni_dev *kdev, struct kgni_bte_slot *s)
 static void kgni_bte_report(struct kgni_dev *kdev, unsigned int vc,
 			    unsigned int i, u64 qw2)
 {
-	struct kgni_bte_chan *ch = &kdev->bte[vc];
+	struct kgni_bte_chan *ch = &kdev->bte.chan[vc];
 	struct kgni_bte_slot *s = &ch->slot[i];
 	u64 st;
 
@@ -229,7 +229,7 @@ static void kgni_bte_report(struct kgni_dev *kdev, unsigned int vc,
 /* Take back the slots of channel @vc whose transfers have ended. */
 static void kgni_bte_chan_reclaim(struct kgni_dev *kdev, unsigned int vc)
 {
-	struct kgni_bte_chan *ch = &kdev->bte[vc];
+	struct kgni_bte_chan *ch = &kdev->bte.chan[vc];
 	unsigned int used, done, rd, i, k;
 	u64 qw2;
 
@@ -264,13 +264,13 @@ static void kgni_bte_chan_reclaim(struct kgni_dev *kdev, unsigned int vc)
  * kgni_bte_reclaim() - take back every slot whose transfer has ended
  * @kdev: the device
  *
- * Context: dp_lock held; the device is alive.
+ * Context: dp.lock held; the device is alive.
  */
 void kgni_bte_reclaim(struct kgni_dev *kdev)
 {
 	unsigned int vc;
 
-	if (!kdev->bte_slots || kdev->bte_stopped)
+	if (!kdev->bte.slots || kdev->bte.stopped)
 		return;
 	for (vc = 0; vc < KGNI_BTE_USER_CHANS; vc++)
 		kgni_bte_chan_reclaim(kdev, vc);
@@ -280,14 +280,14 @@ void kgni_bte_reclaim(struct kgni_dev *kdev)
  * kgni_bte_orphans() - whether an orphan is left
  * @kdev: the device
  *
- * Context: dp_lock held.
+ * Context: dp.lock held.
  */
 bool kgni_bte_orphans(struct kgni_dev *kdev)
 {
 	unsigned int i;
 
-	for (i = 0; kdev->bte_slots && i < GEMINI_NUM_BTE_TX; i++)
-		if (kdev->bte_slots[i].state == KGNI_BTE_ORPHAN)
+	for (i = 0; kdev->bte.slots && i < GEMINI_NUM_BTE_TX; i++)
+		if (kdev->bte.slots[i].state == KGNI_BTE_ORPHAN)
 			return true;
 	return false;
 }
@@ -303,12 +303,12 @@ bool kgni_bte_orphans(struct kgni_dev *kdev)
  * running becomes an orphan that keeps its CQ's number (and its local
  * MDD's, if free) from being given out until it ends, as a draining FMA
  * descriptor keeps its own; the drain work takes it back then
- * (kgni_drain_work()).  Nothing waits here: the caller holds dp_lock,
+ * (kgni_drain_work()).  Nothing waits here: the caller holds dp.lock,
  * which every other file's data path needs, and a transfer may take the
  * BTE's whole timeout.  Without the device, or once remove has reset the
  * channels, the slots are simply taken back.
  *
- * Context: dp_lock held; does not sleep.
+ * Context: dp.lock held; does not sleep.
  */
 void kgni_bte_drain(struct kgni_dev *kdev, struct kgni_dom *dom,
 		    bool live)
@@ -316,15 +316,15 @@ void kgni_bte_drain(struct kgni_dev *kdev, struct kgni_dom *dom,
 	struct kgni_bte_slot *s;
 	unsigned int i;
 
-	if (!dom->bte_posts || !kdev->bte_slots)
+	if (!dom->bte_posts || !kdev->bte.slots)
 		return;
-	live = live && !kdev->bte_stopped;
+	live = live && !kdev->bte.stopped;
 	if (live)
 		kgni_bte_reclaim(kdev);
 	if (!dom->bte_posts)
 		return;
 	for (i = 0; i < GEMINI_NUM_BTE_TX; i++) {
-		s = &kdev->bte_slots[i];
+		s = &kdev->bte.slots[i];
 		if (s->state != KGNI_BTE_POSTED || s->dom != dom)
 			continue;
 		if (!live) {
@@ -337,10 +337,10 @@ void kgni_bte_drain(struct kgni_dev *kdev, struct kgni_dom *dom,
 		s->dom = NULL;
 		s->state = KGNI_BTE_ORPHAN;
 		/* Freed with the domain's registrations just before */
-		s->holds_mdh = !test_and_set_bit(s->mdh, kdev->mdd_map);
+		s->holds_mdh = !test_and_set_bit(s->mdh, kdev->mem.mdd_map);
 	}
 	if (live)
-		mod_delayed_work(system_wq, &kdev->drain_work, 0);
+		mod_delayed_work(system_wq, &kdev->fma.drain_work, 0);
 }
 
 /**
@@ -361,31 +361,31 @@ int kgni_bte_map(struct kgni_dev *kdev)
 	unsigned int vc, first = 0;
 	u64 base = 0, count = 0;
 
-	kdev->bte_tx = pci_iomap_range(pdev, GEMINI_BAR_NIC,
+	kdev->bte.tx = pci_iomap_range(pdev, GEMINI_BAR_NIC,
 				       GEMINI_MMR_BTE_TX_DESC,
 				       KGNI_BTE_TX_MAP_SIZE);
-	kdev->bte_rx = pci_iomap_range(pdev, GEMINI_BAR_NIC,
+	kdev->bte.rx = pci_iomap_range(pdev, GEMINI_BAR_NIC,
 				       GEMINI_MMR_BTE_RX_DESC,
 				       KGNI_BTE_RX_MAP_SIZE);
-	if (!kdev->bte_tx || !kdev->bte_rx) {
+	if (!kdev->bte.tx || !kdev->bte.rx) {
 		dev_err(&pdev->dev, "cannot map the BTE's registers\n");
 		return -ENOMEM;
 	}
-	kdev->bte_slots = kcalloc(GEMINI_NUM_BTE_TX, sizeof(*kdev->bte_slots),
+	kdev->bte.slots = kcalloc(GEMINI_NUM_BTE_TX, sizeof(*kdev->bte.slots),
 				  GFP_KERNEL);
-	if (!kdev->bte_slots)
+	if (!kdev->bte.slots)
 		return -ENOMEM;
-	kdev->bte_stopped = false;
+	kdev->bte.stopped = false;
 	kgni_bte_reset(kdev);
 
 	for (vc = 0; vc < GEMINI_NUM_BTE_VC; vc++) {
-		ch = &kdev->bte[vc];
+		ch = &kdev->bte.chan[vc];
 		ch->base = first;
 		ch->count = vc < KGNI_BTE_USER_CHANS ? KGNI_BTE_USER_SLOTS :
 						       KGNI_BTE_KERNEL_SLOTS;
 		ch->head = 0;
 		ch->tail = 0;
-		ch->slot = kdev->bte_slots + first;
+		ch->slot = kdev->bte.slots + first;
 		first += ch->count;
 		/* Zeroed, page-aligned: 64-byte aligned as cpu_ring_addr */
 		ch->ring = dma_alloc_coherent(&pdev->dev, KGNI_BTE_RING_BYTES,
@@ -404,7 +404,7 @@ int kgni_bte_map(struct kgni_dev *kdev)
 	writeq(base, kgni_bte_reg(kdev, GEMINI_MMR_BTE_TX_RING_BASE));
 	writeq(count, kgni_bte_reg(kdev, GEMINI_MMR_BTE_TX_RING_COUNT));
 	for (vc = 0; vc < GEMINI_NUM_BTE_VC; vc++) {
-		ch = &kdev->bte[vc];
+		ch = &kdev->bte.chan[vc];
 		writeq(ch->ring_dma, kgni_bte_txc(kdev, vc, 1));
 		writeq((u64)KGNI_BTE_SSID_MAX << GEMINI_BTE_TXC_SSID_MAX_SHIFT,
 		       kgni_bte_txc(kdev, vc, 2));
@@ -436,11 +436,11 @@ int kgni_bte_map(struct kgni_dev *kdev)
  */
 void kgni_bte_stop(struct kgni_dev *kdev)
 {
-	mutex_lock(&kdev->dp_lock);
-	if (kdev->bte_tx && kdev->bte_rx && !kdev->bte_stopped)
+	mutex_lock(&kdev->dp.lock);
+	if (kdev->bte.tx && kdev->bte.rx && !kdev->bte.stopped)
 		kgni_bte_reset(kdev);
-	kdev->bte_stopped = true;
-	mutex_unlock(&kdev->dp_lock);
+	kdev->bte.stopped = true;
+	mutex_unlock(&kdev->dp.lock);
 }
 
 /**
@@ -448,35 +448,35 @@ void kgni_bte_stop(struct kgni_dev *kdev)
  * @kdev: the device, at remove once kgni_bte_stop() ran, or at a failed
  *        probe
  *
- * Context: dp_lock held.
+ * Context: dp.lock held.
  */
 void kgni_bte_unmap(struct kgni_dev *kdev)
 {
 	struct kgni_bte_chan *ch;
 	unsigned int vc, i;
 
-	if (kdev->bte_tx && kdev->bte_rx && !kdev->bte_stopped)
+	if (kdev->bte.tx && kdev->bte.rx && !kdev->bte.stopped)
 		kgni_bte_reset(kdev);
-	kdev->bte_stopped = true;
-	if (kdev->bte_slots) {
+	kdev->bte.stopped = true;
+	if (kdev->bte.slots) {
 		for (i = 0; i < GEMINI_NUM_BTE_TX; i++)
-			kgni_bte_release(kdev, &kdev->bte_slots[i]);
+			kgni_bte_release(kdev, &kdev->bte.slots[i]);
 	}
 	for (vc = 0; vc < GEMINI_NUM_BTE_VC; vc++) {
-		ch = &kdev->bte[vc];
+		ch = &kdev->bte.chan[vc];
 		if (ch->ring)
 			dma_free_coherent(&kdev->pdev->dev, KGNI_BTE_RING_BYTES,
 					  ch->ring, ch->ring_dma);
 		memset(ch, 0, sizeof(*ch));
 	}
-	kfree(kdev->bte_slots);
-	kdev->bte_slots = NULL;
-	if (kdev->bte_tx)
-		pci_iounmap(kdev->pdev, kdev->bte_tx);
-	if (kdev->bte_rx)
-		pci_iounmap(kdev->pdev, kdev->bte_rx);
-	kdev->bte_tx = NULL;
-	kdev->bte_rx = NULL;
+	kfree(kdev->bte.slots);
+	kdev->bte.slots = NULL;
+	if (kdev->bte.tx)
+		pci_iounmap(kdev->pdev, kdev->bte.tx);
+	if (kdev->bte.rx)
+		pci_iounmap(kdev->pdev, kdev->bte.rx);
+	kdev->bte.tx = NULL;
+	kdev->bte.rx = NULL;
 }
 
 /**
@@ -486,12 +486,12 @@ void kgni_bte_unmap(struct kgni_dev *kdev)
  *
  * Domains take the user channels in turn.
  *
- * Context: dp_lock held.
+ * Context: dp.lock held.
  */
 void kgni_bte_dom_init(struct kgni_dev *kdev, struct kgni_dom *dom)
 {
-	dom->bte_home = kdev->bte_home_next;
-	kdev->bte_home_next = (kdev->bte_home_next + 1) % KGNI_BTE_USER_CHANS;
+	dom->bte_home = kdev->bte.home_next;
+	kdev->bte.home_next = (kdev->bte.home_next + 1) % KGNI_BTE_USER_CHANS;
 }
 
 /* Is the CRC of handle @h right? */
@@ -557,13 +557,13 @@ static int kgni_bte_pick(struct kgni_dev *kdev, struct kgni_dom *dom,
 
 	for (i = 0; i < (single ? 1 : KGNI_BTE_USER_CHANS); i++) {
 		vc = single ? dom->bte_home :
-			      (kdev->bte_rr + i) % KGNI_BTE_USER_CHANS;
-		if (kgni_bte_full(&kdev->bte[vc]))
+			      (kdev->bte.rr + i) % KGNI_BTE_USER_CHANS;
+		if (kgni_bte_full(&kdev->bte.chan[vc]))
 			kgni_bte_chan_reclaim(kdev, vc);
-		if (kgni_bte_full(&kdev->bte[vc]))
+		if (kgni_bte_full(&kdev->bte.chan[vc]))
 			continue;
 		if (!single)
-			kdev->bte_rr = (vc + 1) % KGNI_BTE_USER_CHANS;
+			kdev->bte.rr = (vc + 1) % KGNI_BTE_USER_CHANS;
 		return vc;
 	}
 	return -ENOSPC;
@@ -576,7 +576,7 @@ static int kgni_bte_pick(struct kgni_dev *kdev, struct kgni_dom *dom,
 unsigned int kgni_bte_ring(struct kgni_dev *kdev, unsigned int vc,
 			   const u64 *qw)
 {
-	struct kgni_bte_chan *ch = &kdev->bte[vc];
+	struct kgni_bte_chan *ch = &kdev->bte.chan[vc];
 	unsigned int idx = ch->head, q;
 	void __iomem *p = kgni_bte_reg(kdev,
 				       GEMINI_MMR_BTE_TX_ENTRY(ch->base + idx));
@@ -629,7 +629,7 @@ static u64 kgni_rdma_mode1(const struct kgni_rdma_req *cmd)
  * it back after the transfer has ended.
  *
  * Context: process context, may sleep; ctl_rwsem held for reading with
- * the device alive; takes dp_lock.
+ * the device alive; takes dp.lock.
  * @cmd's remote PE is an index into the NTT block of the domain's job if
  * it has one (kgni_ntt_to_phys()).
  *
@@ -658,14 +658,14 @@ int kgni_rdma_post(struct kgni_dev *kdev, struct kgni_dom *dom,
 	if (ret)
 		return ret;
 
-	mutex_lock(&kdev->dp_lock);
+	mutex_lock(&kdev->dp.lock);
 	ret = kgni_dom_usable(dom);
 	if (ret)
 		goto out;
 	ret = -EAGAIN;
 	if (kgni_dom_suspended(kdev, dom))
 		goto out;
-	if (!kdev->bte_slots || kdev->bte_stopped) {
+	if (!kdev->bte.slots || kdev->bte.stopped) {
 		ret = -ENODEV;
 		goto out;
 	}
@@ -711,7 +711,7 @@ int kgni_rdma_post(struct kgni_dev *kdev, struct kgni_dom *dom,
 	qw[5] = cmd->global_data;
 	idx = kgni_bte_ring(kdev, vc, qw);
 
-	s = &kdev->bte[vc].slot[idx];
+	s = &kdev->bte.chan[vc].slot[idx];
 	s->state = KGNI_BTE_POSTED;
 	s->dom = dom;
 	s->cq = cq;
@@ -720,12 +720,12 @@ int kgni_rdma_post(struct kgni_dev *kdev, struct kgni_dom *dom,
 	cq->users++;
 	dom->bte_posts++;
 	*channel = vc;
-	*slot = kdev->bte[vc].base + idx;
-	mutex_unlock(&kdev->dp_lock);
+	*slot = kdev->bte.chan[vc].base + idx;
+	mutex_unlock(&kdev->dp.lock);
 	return 0;
 
 out:
-	mutex_unlock(&kdev->dp_lock);
+	mutex_unlock(&kdev->dp.lock);
 	return ret;
 }
 

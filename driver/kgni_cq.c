@@ -42,7 +42,7 @@ void kgni_cq_write(struct kgni_dev *kdev, u32 cq, u64 base, u64 qw2,
  * @dom: the domain
  * @id: the CQ number
  *
- * Context: dp_lock held.
+ * Context: dp.lock held.
  * Return: the CQ, or NULL.
  */
 struct kgni_cq *kgni_cq_find(struct kgni_dom *dom, u32 id)
@@ -84,7 +84,7 @@ unsigned int kgni_cq_kernel_vector(const struct kgni_dev *kdev, u32 id)
 {
 	unsigned int v = GEMINI_IRQ_VECTOR(GEMINI_IRQ_FIRST_CQ) + 1 + (id & 1);
 
-	return v < kdev->diag_vector ? v : kdev->cq_vector;
+	return v < kdev->irq.diag ? v : kdev->irq.cq;
 }
 
 /**
@@ -103,7 +103,7 @@ void kgni_cq_put(struct kgni_cq *cq)
 		return;
 	dma_free_coherent(&kdev->pdev->dev, cq->ring_size, cq->ring, cq->dma);
 	kgni_cq_uncharge(cq);
-	clear_bit(cq->id, kdev->cq_map);
+	clear_bit(cq->id, kdev->cq.map);
 	kfree(cq);
 }
 
@@ -117,7 +117,7 @@ void kgni_cq_put(struct kgni_cq *cq)
  * Its mappings are removed and its waiters woken; the last reference
  * frees it.
  *
- * Context: dp_lock held.
+ * Context: dp.lock held.
  */
 void kgni_cq_free(struct kgni_dev *kdev, struct kgni_dom *dom,
 		  struct kgni_cq *cq, bool live)
@@ -134,11 +134,11 @@ void kgni_cq_free(struct kgni_dev *kdev, struct kgni_dom *dom,
 	list_del(&cq->node);
 	dom->ncq--;
 	if (dom->attached)
-		kdev->jobs[dom->job].ncq--;
+		kdev->dp.jobs[dom->job].ncq--;
 	/* A waiter sees it dead and lets go of it. */
 	WRITE_ONCE(cq->dead, true);
 	if (cq->blocking)
-		wake_up_all(&kdev->cq_wq);
+		wake_up_all(&kdev->cq.wq);
 	kgni_cq_put(cq);
 }
 
@@ -153,7 +153,7 @@ void kgni_cq_free(struct kgni_dev *kdev, struct kgni_dom *dom,
  * @thresh: KGNI_CQ_BLOCKING: the descriptor's IRQ threshold, events
  *          before an interrupt minus one (0 to GEMINI_CQ_IRQ_THRESH_MASK)
  * @cqp: the CQ (a kernel client's only: a user's may be destroyed as soon
- *       as dp_lock is dropped), or NULL
+ *       as dp.lock is dropped), or NULL
  * @cq_id: the CQ's number
  * @ring_size: bytes of its ring (whole pages)
  *
@@ -161,7 +161,7 @@ void kgni_cq_free(struct kgni_dev *kdev, struct kgni_dom *dom,
  * process.
  *
  * Context: process context, may sleep; ctl_rwsem held for reading with
- * the device alive; takes dp_lock.
+ * the device alive; takes dp.lock.
  * Return: as kgni_cq_create().
  */
 int kgni_cq_make(struct kgni_dev *kdev, struct kgni_dom *dom, u32 entries,
@@ -214,31 +214,31 @@ int kgni_cq_make(struct kgni_dev *kdev, struct kgni_dom *dom, u32 entries,
 		goto err_unaccount;
 	}
 
-	mutex_lock(&kdev->dp_lock);
+	mutex_lock(&kdev->dp.lock);
 	ret = kgni_dom_usable(dom);
 	if (ret)
 		goto err_unlock;
 	if (dom->ncq >= KGNI_MAX_CQS_PER_FILE ||
-	    kdev->jobs[dom->job].ncq >=
+	    kdev->dp.jobs[dom->job].ncq >=
 	    kgni_job_limit(kdev, dom, KGNI_LIMIT_CQ)) {
 		ret = -EDQUOT;
 		goto err_unlock;
 	}
-	id = find_first_zero_bit(kdev->cq_map, GEMINI_NUM_CQ);
+	id = find_first_zero_bit(kdev->cq.map, GEMINI_NUM_CQ);
 	if (id >= GEMINI_NUM_CQ) {
 		ret = -ENOSPC;
 		goto err_unlock;
 	}
-	set_bit(id, kdev->cq_map);
+	set_bit(id, kdev->cq.map);
 	cq->id = id;
 	dom->ncq++;
-	kdev->jobs[dom->job].ncq++;
+	kdev->dp.jobs[dom->job].ncq++;
 	qw2 = ((u64)(cq->entries - 1) << GEMINI_CQ_MAX_INDEX_SHIFT) |
 	      GEMINI_CQ_ENABLE;
 	if (irq) {
 		/* Threshold 0: an interrupt for every entry written. */
 		vector = flags & KGNI_CQ_KERNEL ?
-			 kgni_cq_kernel_vector(kdev, id) : kdev->cq_vector;
+			 kgni_cq_kernel_vector(kdev, id) : kdev->irq.cq;
 		qw2 |= (u64)(GEMINI_IRQ_FIRST + vector) <<
 		       GEMINI_CQ_IRQ_INDEX_SHIFT |
 		       (u64)thresh << GEMINI_CQ_IRQ_THRESH_SHIFT;
@@ -251,11 +251,11 @@ int kgni_cq_make(struct kgni_dev *kdev, struct kgni_dom *dom, u32 entries,
 	*ring_size = cq->ring_size;
 	if (cqp)
 		*cqp = cq;
-	mutex_unlock(&kdev->dp_lock);
+	mutex_unlock(&kdev->dp.lock);
 	return 0;
 
 err_unlock:
-	mutex_unlock(&kdev->dp_lock);
+	mutex_unlock(&kdev->dp.lock);
 	dma_free_coherent(&kdev->pdev->dev, cq->ring_size, cq->ring, cq->dma);
 err_unaccount:
 	kgni_cq_uncharge(cq);
@@ -275,7 +275,7 @@ err_unaccount:
  * The ring is charged to the RLIMIT_MEMLOCK of the calling process.
  *
  * Context: process context, may sleep; ctl_rwsem held for reading with
- * the device alive; takes dp_lock.
+ * the device alive; takes dp.lock.
  * Return: 0, -EINVAL, -EPERM without a CDM, -ENOLINK once the domain's
  * job was released, -ENOMEM (RLIMIT_MEMLOCK too), -EDQUOT past the
  * domain's or the job's CQs, -ENOSPC without a free CQ.
@@ -325,7 +325,7 @@ int kgni_ioctl_cq_create(struct kgni_ucmd *ucmd)
  * from it (their MDDs name no CQ from then on, kgni_mem_cq_detach()).
  *
  * Context: process context, may sleep; ctl_rwsem held for reading with
- * the device alive; takes dp_lock.
+ * the device alive; takes dp.lock.
  * Return: 0, -EINVAL for a CQ that is not the domain's, -EBUSY for one
  * that a descriptor or running RDMA post names, -ENOLINK once the
  * domain's job was released.
@@ -335,7 +335,7 @@ int kgni_cq_destroy(struct kgni_dev *kdev, struct kgni_dom *dom, u32 cq_id)
 	struct kgni_cq *cq;
 	int ret = 0;
 
-	mutex_lock(&kdev->dp_lock);
+	mutex_lock(&kdev->dp.lock);
 	cq = kgni_cq_find(dom, cq_id);
 	/* Posts that have ended hold it until their slots are taken back. */
 	if (cq && cq->users)
@@ -350,7 +350,7 @@ int kgni_cq_destroy(struct kgni_dev *kdev, struct kgni_dom *dom, u32 cq_id)
 		kgni_mem_cq_detach(kdev, dom, cq);
 	if (!ret)
 		kgni_cq_free(kdev, dom, cq, true);
-	mutex_unlock(&kdev->dp_lock);
+	mutex_unlock(&kdev->dp.lock);
 	return ret;
 }
 
@@ -407,15 +407,15 @@ int kgni_ioctl_cq_wait(struct kgni_ucmd *ucmd)
 
 	if (cmd->flags)
 		return -EINVAL;
-	mutex_lock(&kdev->dp_lock);
+	mutex_lock(&kdev->dp.lock);
 	cq = kgni_cq_find(dom, cmd->cq_id);
 	if (!cq || !cq->blocking) {
-		mutex_unlock(&kdev->dp_lock);
+		mutex_unlock(&kdev->dp.lock);
 		return dom->revoked ? -ENOLINK : -EINVAL;
 	}
 	/* Destruction may free the CQ meanwhile; the structure stays ours. */
 	refcount_inc(&cq->ref);
-	mutex_unlock(&kdev->dp_lock);
+	mutex_unlock(&kdev->dp.lock);
 
 	/*
 	 * Sleeps with ctl_rwsem held for reading, as a ping does: remove
@@ -423,12 +423,12 @@ int kgni_ioctl_cq_wait(struct kgni_ucmd *ucmd)
 	 * comes after the device has moved wr_index.
 	 */
 	if (cmd->timeout_ms == KGNI_CQ_WAIT_FOREVER) {
-		ret = wait_event_interruptible(kdev->cq_wq,
+		ret = wait_event_interruptible(kdev->cq.wq,
 					       kgni_cq_wait_done(kdev, cq));
 		left = ret ? ret : 1;
 	} else {
 		left = msecs_to_jiffies(cmd->timeout_ms);
-		left = wait_event_interruptible_timeout(kdev->cq_wq,
+		left = wait_event_interruptible_timeout(kdev->cq.wq,
 							kgni_cq_wait_done(kdev, cq),
 							left);
 	}

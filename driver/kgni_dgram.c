@@ -20,16 +20,16 @@
  * a spinlock of its own held, so those calls may not sleep.  The
  * datagram state (the posts, the queued REQs, the tombstones, the backlog
  * of messages to send, the xids, the ended count waiters watch) is
- * therefore under the device's dg_lock, a spinlock taken with interrupts
+ * therefore under the device's dg.lock, a spinlock taken with interrupts
  * off, and the calls that neither post nor wait take nothing else:
  * kgni_dg_test() and kgni_dg_probe() without a timeout, kgni_dg_cancel()
- * and kgni_dg_drop() run in any context.  dp_lock, the data path's mutex,
+ * and kgni_dg_drop() run in any context.  dp.lock, the data path's mutex,
  * stays for what touches the device: writing the TX ring of the kernel's
  * BTE channel and its slots (&kgni_dgrams.tx), reaping them, reading the
- * RX ring.  A post and the work hold it, and take dg_lock inside it for
- * each change of the state.  Nothing sleeps under dg_lock: allocations
+ * RX ring.  A post and the work hold it, and take dg.lock inside it for
+ * each change of the state.  Nothing sleeps under dg.lock: allocations
  * are GFP_ATOMIC, and beside the state only dg_wq is woken, the work
- * scheduled and, by a holder of dp_lock, the TX ring written.
+ * scheduled and, by a holder of dp.lock, the TX ring written.
  */
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
@@ -40,7 +40,7 @@
 #include "kgni_dgram.h"
 
 /*
- * Drop post @p without waiting (dg_lock held): a pending one whose REQ
+ * Drop post @p without waiting (dg.lock held): a pending one whose REQ
  * went out is cancelled at its peer, whose answer then finds nothing.
  */
 static void kgni_dg_discard(struct kgni_dev *kdev, struct kgni_dg *p)
@@ -63,7 +63,7 @@ static void kgni_dg_discard(struct kgni_dev *kdev, struct kgni_dg *p)
  *
  * A pending one whose REQ went out is cancelled at its peer.
  *
- * Context: dp_lock held; takes dg_lock.
+ * Context: dp.lock held; takes dg.lock.
  */
 void kgni_dg_dom_release(struct kgni_dev *kdev, struct kgni_dom *dom)
 {
@@ -78,7 +78,7 @@ void kgni_dg_dom_release(struct kgni_dev *kdev, struct kgni_dom *dom)
 				kgni_dg_discard(kdev, p);
 	}
 	kgni_dg_unlock(kdev, flags);
-	wake_up_all(&kdev->dg_wq);
+	wake_up_all(&kdev->dg.wq);
 }
 
 /* Ioctls */
@@ -92,7 +92,7 @@ static unsigned int kgni_dg_by(u32 flags)
 /*
  * The domain's datagram named by @key, by @id or by both, as @by says
  * (KGNI_DG_BY_*); NULL if none.  Keys and ids are the domain's: another
- * domain's datagram is never found.  dg_lock held.
+ * domain's datagram is never found.  dg.lock held.
  */
 static struct kgni_dg *kgni_dg_find(struct kgni_dev *kdev,
 				    struct kgni_dom *dom, unsigned int by,
@@ -102,7 +102,7 @@ static struct kgni_dg *kgni_dg_find(struct kgni_dev *kdev,
 
 	if ((by & KGNI_DG_BY_ID) && id == ~0ull)
 		return NULL;
-	list_for_each_entry(p, &kdev->dg->posts, node)
+	list_for_each_entry(p, &kdev->dg.svc->posts, node)
 		if (p->dom == dom &&
 		    (!(by & KGNI_DG_BY_KEY) || p->key == key) &&
 		    (!(by & KGNI_DG_BY_ID) || p->id == id))
@@ -132,7 +132,7 @@ static struct kgni_dg *kgni_dg_find(struct kgni_dev *kdev,
  * earlier messages wait for the work (the backlog) or the ring is full.
  *
  * Context: process context, may sleep; ctl_rwsem held for reading with
- * the device alive; takes dp_lock, then dg_lock.
+ * the device alive; takes dp.lock, then dg.lock.
  * Return: 0, -EMSGSIZE past KGNI_DGRAM_MAX_DATA, -ENOMEM, -EPERM without
  * a CDM, -ENOLINK once the domain's job was released, -ENODEV without
  * the datagram service, -EBUSY while @key has a datagram not collected,
@@ -168,7 +168,7 @@ int kgni_dg_post(struct kgni_dev *kdev, struct kgni_dom *dom, u64 key,
 	p->state = KGNI_DGRAM_PENDING;
 	p->dom = dom;
 
-	mutex_lock(&kdev->dp_lock);
+	mutex_lock(&kdev->dp.lock);
 	dg = kgni_dg_lock(kdev, true, &flags);
 	ret = kgni_dom_usable(dom);
 	if (!ret && (!dg || dg->stopped))
@@ -202,12 +202,12 @@ int kgni_dg_post(struct kgni_dev *kdev, struct kgni_dom *dom, u64 key,
 		kgni_dg_send(kdev, p->peer_pe, &m, 0);
 	}
 	kgni_dg_unlock(kdev, flags);
-	mutex_unlock(&kdev->dp_lock);
+	mutex_unlock(&kdev->dp.lock);
 	return 0;
 
 err:
 	kgni_dg_unlock(kdev, flags);
-	mutex_unlock(&kdev->dp_lock);
+	mutex_unlock(&kdev->dp.lock);
 	kfree(p);
 	return ret;
 }
@@ -221,9 +221,9 @@ static int kgni_dg_pe_phys(struct kgni_dev *kdev, struct kgni_dom *dom,
 {
 	int ret;
 
-	mutex_lock(&kdev->dp_lock);
+	mutex_lock(&kdev->dp.lock);
 	ret = kgni_ntt_to_phys(kdev, dom, pe, phys);
-	mutex_unlock(&kdev->dp_lock);
+	mutex_unlock(&kdev->dp.lock);
 	return ret;
 }
 
@@ -232,9 +232,9 @@ static u32 kgni_dg_pe_virt(struct kgni_dev *kdev, struct kgni_dom *dom,
 {
 	u32 pe;
 
-	mutex_lock(&kdev->dp_lock);
+	mutex_lock(&kdev->dp.lock);
 	pe = kgni_ntt_to_virt(kdev, dom, phys);
-	mutex_unlock(&kdev->dp_lock);
+	mutex_unlock(&kdev->dp.lock);
 	return pe;
 }
 
@@ -268,8 +268,8 @@ int kgni_ioctl_dgram_post(struct kgni_ucmd *ucmd)
 
 static bool kgni_dg_changed(struct kgni_dev *kdev, u64 seen)
 {
-	return READ_ONCE(kdev->dg_ended) != seen || READ_ONCE(kdev->gone) ||
-	       !READ_ONCE(kdev->dg_on);
+	return READ_ONCE(kdev->dg.ended) != seen || READ_ONCE(kdev->gone) ||
+	       !READ_ONCE(kdev->dg.on);
 }
 
 /*
@@ -284,37 +284,37 @@ static bool kgni_dg_kthread_stops(void)
 }
 
 /*
- * With dg_lock held (taken with @flags): drop it and wait up to *@left
+ * With dg.lock held (taken with @flags): drop it and wait up to *@left
  * jiffies (MAX_SCHEDULE_TIMEOUT: for ever) for any datagram of the device
- * to end, or for remove.  0 (look again, after taking dg_lock), -EINTR,
+ * to end, or for remove.  0 (look again, after taking dg.lock), -EINTR,
  * -ENODEV, or -ETIMEDOUT for a kernel thread being stopped; *@left what
  * is left.  A kernel client (@dom->kernel) waits
  * without signals, as TASK_IDLE: its thread's signals are not its
  * caller's to take, and a wait for ever is not a hung task.  The count
- * is read under dg_lock, so no end after it is missed.
+ * is read under dg.lock, so no end after it is missed.
  */
 static int kgni_dg_unlock_wait(struct kgni_dev *kdev,
 			       const struct kgni_dom *dom, long *left,
 			       unsigned long flags)
-	__releases(&kdev->dg_lock)
+	__releases(&kdev->dg.lock)
 {
-	u64 seen = kdev->dg_ended;
+	u64 seen = kdev->dg.ended;
 	bool kernel = dom->kernel;
 	long r;
 
 	kgni_dg_unlock(kdev, flags);
 	might_sleep();
-	if (READ_ONCE(kdev->gone) || !READ_ONCE(kdev->dg_on))
+	if (READ_ONCE(kdev->gone) || !READ_ONCE(kdev->dg.on))
 		return -ENODEV;
 	if (kernel) {
-		r = wait_event_idle_timeout(kdev->dg_wq,
+		r = wait_event_idle_timeout(kdev->dg.wq,
 					    kgni_dg_changed(kdev, seen) ||
 					    kgni_dg_kthread_stops(),
 					    *left);
 		if (kgni_dg_kthread_stops())
 			return -ETIMEDOUT;
 	} else {
-		r = wait_event_interruptible_timeout(kdev->dg_wq,
+		r = wait_event_interruptible_timeout(kdev->dg.wq,
 						     kgni_dg_changed(kdev,
 								     seen),
 						     *left);
@@ -331,7 +331,7 @@ static long kgni_dg_timeout(u32 ms)
 					  (long)msecs_to_jiffies(ms);
 }
 
-/* What a test or probe tells of datagram @p (dg_lock held) */
+/* What a test or probe tells of datagram @p (dg.lock held) */
 static void kgni_dg_result_of(const struct kgni_dg *p,
 			      struct kgni_dg_result *res)
 {
@@ -369,8 +369,8 @@ static void kgni_dg_result_of(const struct kgni_dg *p,
  *
  * Context: with @timeout_ms 0 any context (the device referenced: a file
  * or a kernel NIC holds it); else process context, may sleep (dropping
- * dg_lock while it waits), ctl_rwsem held for reading with the device
- * alive.  Takes dg_lock.
+ * dg.lock while it waits), ctl_rwsem held for reading with the device
+ * alive.  Takes dg.lock.
  * Return: 0, -ENOENT if there is no such datagram, -ETIMEDOUT when the
  * wait ran out (the datagram is still PENDING), -EINTR, -ENODEV without
  * the datagram service or once remove has begun.
@@ -463,7 +463,7 @@ int kgni_ioctl_dgram_test(struct kgni_ucmd *ucmd)
  * The first in the order they ended of those not collected yet; it stays
  * until kgni_dg_test() collects it.
  *
- * Context: as kgni_dg_test(): any with @timeout_ms 0.  Takes dg_lock.
+ * Context: as kgni_dg_test(): any with @timeout_ms 0.  Takes dg.lock.
  * Return: 0, -ENOENT if there is none, -ETIMEDOUT when the wait ran out,
  * -EINTR, -ENODEV without the datagram service or once remove has begun.
  */
@@ -549,7 +549,7 @@ int kgni_ioctl_dgram_probe(struct kgni_ucmd *ucmd)
  * before it.
  *
  * Context: any (the device referenced: a file or a kernel NIC holds it).
- * Takes dg_lock.
+ * Takes dg.lock.
  * Return: 0, -ENOENT if there is no such datagram, -EALREADY if it has
  * ended (not collected yet) or was cancelled already, -ENODEV without the
  * datagram service.
@@ -604,7 +604,7 @@ out:
  * cancelled at its peer without waiting for the answer, as when a domain
  * is torn down.
  *
- * Context: any (the device referenced); takes dg_lock.
+ * Context: any (the device referenced); takes dg.lock.
  */
 void kgni_dg_drop(struct kgni_dev *kdev, struct kgni_dom *dom, u64 key)
 {

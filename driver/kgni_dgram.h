@@ -93,7 +93,7 @@ struct kgni_dg_tx {
 };
 
 /**
- * struct kgni_dgrams - the device's datagram state (kdev->dg)
+ * struct kgni_dgrams - the device's datagram state (kdev->dg.svc)
  * @posts: every pending or uncollected post of every domain
  * @queued: REQs that matched nothing yet
  * @nqueued: their number
@@ -101,26 +101,26 @@ struct kgni_dg_tx {
  *           kgni_dg_out), in the order they were made
  * @pe: this node's PE
  * @stopped: remove has begun: nothing is sent, nor the work scheduled
- * @dp_held: the holder of dg_lock holds dp_lock too: kgni_dg_send() may
+ * @dp_held: the holder of dg.lock holds dp.lock too: kgni_dg_send() may
  *           write the TX ring
  * @tomb: REQs retired, cancelled or answered: (PE, xid), a ring
  * @tomb_next: the next place in @tomb
- * @tx: the TX channel's slots (dp_lock)
- * @tx_buf: a KGNI_DG_BUF buffer per TX slot (dp_lock)
+ * @tx: the TX channel's slots (dp.lock)
+ * @tx_buf: a KGNI_DG_BUF buffer per TX slot (dp.lock)
  * @tx_dma: its bus address
- * @rx_buf: a KGNI_DG_BUF buffer per RX descriptor (dp_lock)
+ * @rx_buf: a KGNI_DG_BUF buffer per RX descriptor (dp.lock)
  * @rx_dma: its bus address
  * @rx_copy: the RX descriptors' CPU copies (GEMINI_BTE_RX_COPY_BYTES
- *           each; dp_lock)
+ *           each; dp.lock)
  * @rx_copy_dma: its bus address
- * @rx_next: the next RX ring index to read (dp_lock)
+ * @rx_next: the next RX ring index to read (dp.lock)
  * @next_xid: the last xid given
  * @dropped: messages dropped (malformed, forged, no memory)
  * @forged: of those, messages whose source PE is not the one the network
  *          delivered them from
  * @refused: REQs refused with a NAK (a share of the queue was full)
  *
- * All but what says dp_lock is under &kgni_dev.dg_lock; @stopped is set
+ * All but what says dp.lock is under &kgni_dg_state.lock; @stopped is set
  * under both, and may be read under either.
  */
 struct kgni_dgrams {
@@ -148,29 +148,29 @@ struct kgni_dgrams {
 };
 
 /*
- * Take dg_lock, interrupts off; the service, or NULL if there is none
+ * Take dg.lock, interrupts off; the service, or NULL if there is none
  * (not set up, or removed: kgni_dg_fini()).  @dp: the caller holds
- * dp_lock too, so that its sends may write the TX ring.
+ * dp.lock too, so that its sends may write the TX ring.
  */
 static inline struct kgni_dgrams *kgni_dg_lock(struct kgni_dev *kdev,
 					       bool dp, unsigned long *flags)
-	__acquires(&kdev->dg_lock)
+	__acquires(&kdev->dg.lock)
 {
 	struct kgni_dgrams *dg;
 
-	spin_lock_irqsave(&kdev->dg_lock, *flags);
-	dg = kdev->dg;
+	spin_lock_irqsave(&kdev->dg.lock, *flags);
+	dg = kdev->dg.svc;
 	if (dg)
 		dg->dp_held = dp;
 	return dg;
 }
 
 static inline void kgni_dg_unlock(struct kgni_dev *kdev, unsigned long flags)
-	__releases(&kdev->dg_lock)
+	__releases(&kdev->dg.lock)
 {
-	if (kdev->dg)
-		kdev->dg->dp_held = false;
-	spin_unlock_irqrestore(&kdev->dg_lock, flags);
+	if (kdev->dg.svc)
+		kdev->dg.svc->dp_held = false;
+	spin_unlock_irqrestore(&kdev->dg.lock, flags);
 }
 
 /*

@@ -40,7 +40,7 @@
  * they are a kernel's, and match only a kernel's (kgni_dg_accepts()).
  *
  * The transport (kgni_dgram_xport.c) decodes each message that arrives
- * and hands it to kgni_dg_receive(), under dg_lock as every handler here
+ * and hands it to kgni_dg_receive(), under dg.lock as every handler here
  * runs; the protocol's answers leave by kgni_dg_send().  The transport
  * checks a message's source PE (kgni_dgram_xport.c tells why).
  */
@@ -100,7 +100,7 @@ void kgni_dg_msg_of(struct kgni_dev *kdev, const struct kgni_dg *p,
 	m->kernel = p->dom->kernel;
 	m->ptag = p->dom->ptag;
 	m->cookie = p->dom->cookie;
-	m->src_pe = kdev->dg->pe;
+	m->src_pe = kdev->dg.svc->pe;
 	m->src_inst = p->dom->inst_id;
 	m->dst_inst = dst_inst;
 	m->len = type == KGNI_DG_REQ || type == KGNI_DG_REPLY ? p->len : 0;
@@ -110,9 +110,9 @@ void kgni_dg_msg_of(struct kgni_dev *kdev, const struct kgni_dg *p,
 void kgni_dg_end(struct kgni_dev *kdev, struct kgni_dg *p, u32 state)
 {
 	p->state = state;
-	p->ended = kdev->dg_ended + 1;
-	WRITE_ONCE(kdev->dg_ended, p->ended);
-	wake_up_all(&kdev->dg_wq);
+	p->ended = kdev->dg.ended + 1;
+	WRITE_ONCE(kdev->dg.ended, p->ended);
+	wake_up_all(&kdev->dg.wq);
 }
 
 /* Post @p takes the data of @m (a REQ or REPLY from its peer). */
@@ -156,11 +156,11 @@ static void kgni_dg_tomb_add(struct kgni_dgrams *dg, u32 pe, u64 xid,
 void kgni_dg_answer(struct kgni_dev *kdev, struct kgni_dg *p,
 		    const struct kgni_dg_in *m)
 {
-	bool own = m->src_pe == kdev->dg->pe;
+	bool own = m->src_pe == kdev->dg.svc->pe;
 	struct kgni_dg_in r;
 
 	/* A CANCEL that comes after this must not undo it. */
-	kgni_dg_tomb_add(kdev->dg, m->src_pe, m->xid, true);
+	kgni_dg_tomb_add(kdev->dg.svc, m->src_pe, m->xid, true);
 	if (!own)
 		kgni_dg_complete(kdev, p, m);
 	kgni_dg_msg_of(kdev, p, KGNI_DG_REPLY, m->src_inst, &r);
@@ -192,7 +192,7 @@ static bool kgni_dg_accepts(struct kgni_dev *kdev, const struct kgni_dg *p,
 	if (p->bound && (p->peer_pe != m->src_pe || p->peer_inst != m->src_inst))
 		return false;
 	/* Not its own REQ, to itself */
-	return !(m->src_pe == kdev->dg->pe && m->xid == p->xid);
+	return !(m->src_pe == kdev->dg.svc->pe && m->xid == p->xid);
 }
 
 /* Forget REQ (@pe, @xid): out of the queue, and refused if it comes. */
@@ -236,9 +236,9 @@ static bool kgni_dg_tie_waits(struct kgni_dev *kdev,
 {
 	struct kgni_dg *p;
 
-	list_for_each_entry(p, &kdev->dg->posts, node)
+	list_for_each_entry(p, &kdev->dg.svc->posts, node)
 		if (p->bound && p->req_sent && kgni_dg_accepts(kdev, p, m) &&
-		    kgni_dg_cmp(kdev->dg->pe, p->dom->inst_id, p->xid,
+		    kgni_dg_cmp(kdev->dg.svc->pe, p->dom->inst_id, p->xid,
 				m->src_pe, m->src_inst, m->xid) > 0)
 			return true;
 	return false;
@@ -247,7 +247,7 @@ static bool kgni_dg_tie_waits(struct kgni_dev *kdev,
 /*
  * Whether REQ @m, which matched nothing, may wait in the queue: within
  * its sender's share, and out of the kernel's reserve unless a kernel
- * client's (dg_lock held).
+ * client's (dg.lock held).
  */
 static bool kgni_dg_may_queue(struct kgni_dgrams *dg,
 			      const struct kgni_dg_in *m)
@@ -282,10 +282,10 @@ static void kgni_dg_answer_of(const struct kgni_dgrams *dg,
 	a->xid = m->xid;
 }
 
-/* Refuse REQ @m: its sender's post ends ERROR (dg_lock held). */
+/* Refuse REQ @m: its sender's post ends ERROR (dg.lock held). */
 static void kgni_dg_refuse(struct kgni_dev *kdev, const struct kgni_dg_in *m)
 {
-	struct kgni_dgrams *dg = kdev->dg;
+	struct kgni_dgrams *dg = kdev->dg.svc;
 	struct kgni_dg_in a;
 
 	dg->refused++;
@@ -295,7 +295,7 @@ static void kgni_dg_refuse(struct kgni_dev *kdev, const struct kgni_dg_in *m)
 
 static void kgni_dg_on_req(struct kgni_dev *kdev, const struct kgni_dg_in *m)
 {
-	struct kgni_dgrams *dg = kdev->dg;
+	struct kgni_dgrams *dg = kdev->dg.svc;
 	struct kgni_dg *p, *hit = NULL;
 	struct kgni_dg_req *q;
 
@@ -357,7 +357,7 @@ static struct kgni_dg *kgni_dg_answered(struct kgni_dgrams *dg,
 
 static void kgni_dg_on_reply(struct kgni_dev *kdev, const struct kgni_dg_in *m)
 {
-	struct kgni_dgrams *dg = kdev->dg;
+	struct kgni_dgrams *dg = kdev->dg.svc;
 	struct kgni_dg *p;
 
 	if (m->xid2)
@@ -371,7 +371,7 @@ static void kgni_dg_on_reply(struct kgni_dev *kdev, const struct kgni_dg_in *m)
 static void kgni_dg_on_cancel(struct kgni_dev *kdev,
 			      const struct kgni_dg_in *m)
 {
-	struct kgni_dgrams *dg = kdev->dg;
+	struct kgni_dgrams *dg = kdev->dg.svc;
 	struct kgni_dg_in a;
 	int t = kgni_dg_tomb_find(dg, m->src_pe, m->xid);
 
@@ -388,7 +388,7 @@ static struct kgni_dg *kgni_dg_cancelling(struct kgni_dev *kdev, u32 pe,
 {
 	struct kgni_dg *p;
 
-	list_for_each_entry(p, &kdev->dg->posts, node)
+	list_for_each_entry(p, &kdev->dg.svc->posts, node)
 		if (p->state == KGNI_DGRAM_PENDING && p->cancelling &&
 		    p->xid == xid && p->peer_pe == pe)
 			return p;
@@ -408,7 +408,7 @@ static void kgni_dg_on_cancel_ack(struct kgni_dev *kdev,
 /* Our REQ @m->xid was refused: its post ends ERROR (cancelled: TERMINATED) */
 static void kgni_dg_on_nak(struct kgni_dev *kdev, const struct kgni_dg_in *m)
 {
-	struct kgni_dg *p = kgni_dg_answered(kdev->dg, m);
+	struct kgni_dg *p = kgni_dg_answered(kdev->dg.svc, m);
 
 	if (p)
 		kgni_dg_end(kdev, p, p->cancelling ?
@@ -446,7 +446,7 @@ void kgni_dg_undelivered(struct kgni_dev *kdev, const struct kgni_dg_tx *t)
 
 	if (t->m.type != KGNI_DG_REQ && t->m.type != KGNI_DG_CANCEL)
 		return;
-	list_for_each_entry(p, &kdev->dg->posts, node) {
+	list_for_each_entry(p, &kdev->dg.svc->posts, node) {
 		if (p->state == KGNI_DGRAM_PENDING && p->req_sent &&
 		    p->xid == t->m.xid && p->peer_pe == t->pe) {
 			kgni_dg_end(kdev, p, p->cancelling ?
@@ -458,18 +458,18 @@ void kgni_dg_undelivered(struct kgni_dev *kdev, const struct kgni_dg_tx *t)
 
 /*
  * The first queued REQ post @p takes, out of the queue; NULL if none
- * (dg_lock held).
+ * (dg.lock held).
  */
 struct kgni_dg_req *kgni_dg_dequeue(struct kgni_dev *kdev,
 				    const struct kgni_dg *p)
 {
 	struct kgni_dg_req *q;
 
-	list_for_each_entry(q, &kdev->dg->queued, node) {
+	list_for_each_entry(q, &kdev->dg.svc->queued, node) {
 		if (kgni_dg_accepts(kdev, p, &q->m) &&
 		    !kgni_dg_tie_waits(kdev, &q->m)) {
 			list_del(&q->node);
-			kdev->dg->nqueued--;
+			kdev->dg.svc->nqueued--;
 			return q;
 		}
 	}

@@ -13,16 +13,16 @@
  * node's kernel cannot speak for a third node.  Its ptag and cookie are
  * still the sender kernel's word (Documentation/abi.rst, "Trust").
  *
- * Sending.  kgni_dg_send() runs under dg_lock.  A message to this node
+ * Sending.  kgni_dg_send() runs under dg.lock.  A message to this node
  * is handled there and then.  One to another node goes into a TX slot at
- * once if the caller holds dp_lock too and the backlog is empty; else it
+ * once if the caller holds dp.lock too and the backlog is empty; else it
  * joins the tail of the backlog and the work, scheduled (any context may
- * schedule it), sends the backlog in order under dp_lock.  So a call
+ * schedule it), sends the backlog in order under dp.lock.  So a call
  * that cannot touch the device (a cancel under the caller's spinlock)
  * leaves its CANCEL to the work.  The order the protocol relies on holds:
  * the backlog is one FIFO, and a message skips it only when it is empty,
  * so messages to a node reach the TX ring in the order they were made,
- * whoever made them; a post's REQ is made in the same hold of dg_lock
+ * whoever made them; a post's REQ is made in the same hold of dg.lock
  * that lists the post, before any cancel can find it, so its CANCEL
  * follows it; a REPLY is made when its REQ is answered, before the
  * CANCEL that the ACK answers can be handled, so it goes ahead of the
@@ -32,11 +32,11 @@
  * an RX buffer is sent again from the tail, as before (the REPLY case is
  * in the CANCEL_ACK's handler, kgni_dgram_proto.c).
  *
- * Removal.  kgni_dg_stop() sets stopped under dg_lock, so nothing is
+ * Removal.  kgni_dg_stop() sets stopped under dg.lock, so nothing is
  * sent and the work is not scheduled any more, then waits for the work.
- * kgni_dg_fini() takes kdev->dg away under dg_lock before it frees
+ * kgni_dg_fini() takes kdev->dg.svc away under dg.lock before it frees
  * anything.  A kernel client's call holds the device (its NIC's
- * reference), not the service: it finds kdev->dg under dg_lock, or NULL
+ * reference), not the service: it finds kdev->dg.svc under dg.lock, or NULL
  * once the service is gone, and never blocks on remove.  Waiters sleep
  * on dg_wq, woken at each end and at remove.
  */
@@ -68,19 +68,19 @@ struct kgni_dg_out {
 
 /*
  * A message to another node @pe, written into the next TX slot of the
- * kernel channel as a SEND (dp_lock and dg_lock held).  false if no slot
+ * kernel channel as a SEND (dp.lock and dg.lock held).  false if no slot
  * is free (the caller keeps it for later).
  */
 static bool kgni_dg_xmit(struct kgni_dev *kdev, u32 pe,
 			 const struct kgni_dg_in *m, unsigned int tries)
 {
-	struct kgni_dgrams *dg = kdev->dg;
-	struct kgni_bte_chan *ch = &kdev->bte[KGNI_DG_VC];
+	struct kgni_dgrams *dg = kdev->dg.svc;
+	struct kgni_bte_chan *ch = &kdev->bte.chan[KGNI_DG_VC];
 	u64 qw[GEMINI_BTE_TX_DESC_QWORDS] = { 0 };
 	unsigned int idx = ch->head;
 	size_t n;
 
-	lockdep_assert_held(&kdev->dp_lock);
+	lockdep_assert_held(&kdev->dp.lock);
 	if (kgni_bte_full(ch) || dg->tx[idx].busy)
 		return false;
 	n = kgni_dg_encode(m, dg->tx_buf + idx * KGNI_DG_BUF);
@@ -100,18 +100,18 @@ static bool kgni_dg_xmit(struct kgni_dev *kdev, u32 pe,
 }
 
 /*
- * Send @m to @pe (dg_lock held, any context): handled now if @pe is this
- * node; else into a TX slot now if the caller holds dp_lock and nothing
+ * Send @m to @pe (dg.lock held, any context): handled now if @pe is this
+ * node; else into a TX slot now if the caller holds dp.lock and nothing
  * waits before it, or into the backlog for the work, in order (the
  * header comment tells why the order holds).
  */
 void kgni_dg_send(struct kgni_dev *kdev, u32 pe,
 		  const struct kgni_dg_in *m, unsigned int tries)
 {
-	struct kgni_dgrams *dg = kdev->dg;
+	struct kgni_dgrams *dg = kdev->dg.svc;
 	struct kgni_dg_out *o;
 
-	lockdep_assert_held(&kdev->dg_lock);
+	lockdep_assert_held(&kdev->dg.lock);
 	if (dg->stopped)
 		return;
 	if (pe == dg->pe) {
@@ -130,17 +130,17 @@ void kgni_dg_send(struct kgni_dev *kdev, u32 pe,
 	o->tries = tries;
 	o->m = *m;
 	list_add_tail(&o->node, &dg->backlog);
-	mod_delayed_work(system_wq, &kdev->dg_work, 0);
+	mod_delayed_work(system_wq, &kdev->dg.work, 0);
 }
 
 /*
  * Take back the TX slots whose SEND has ended; count those still out
- * (dp_lock and dg_lock held).
+ * (dp.lock and dg.lock held).
  */
 static unsigned int kgni_dg_tx_reap(struct kgni_dev *kdev)
 {
-	struct kgni_dgrams *dg = kdev->dg;
-	struct kgni_bte_chan *ch = &kdev->bte[KGNI_DG_VC];
+	struct kgni_dgrams *dg = kdev->dg.svc;
+	struct kgni_bte_chan *ch = &kdev->bte.chan[KGNI_DG_VC];
 	unsigned int i, status, out = 0;
 	struct kgni_dg_tx *t;
 	u64 qw2, qw5;
@@ -175,12 +175,12 @@ static unsigned int kgni_dg_tx_reap(struct kgni_dev *kdev)
 }
 
 /*
- * Send the backlog, in order, as far as TX slots are free (dp_lock and
- * dg_lock held).
+ * Send the backlog, in order, as far as TX slots are free (dp.lock and
+ * dg.lock held).
  */
 static void kgni_dg_flush(struct kgni_dev *kdev)
 {
-	struct kgni_dgrams *dg = kdev->dg;
+	struct kgni_dgrams *dg = kdev->dg.svc;
 	struct kgni_dg_out *o, *next;
 
 	list_for_each_entry_safe(o, next, &dg->backlog, node) {
@@ -193,17 +193,17 @@ static void kgni_dg_flush(struct kgni_dev *kdev)
 
 static void __iomem *kgni_dg_rxc(struct kgni_dev *kdev, unsigned int qw)
 {
-	return kdev->bte_rx + (GEMINI_MMR_BTE_RX_CHAN_ENTRY(KGNI_DG_VC) -
+	return kdev->bte.rx + (GEMINI_MMR_BTE_RX_CHAN_ENTRY(KGNI_DG_VC) -
 			       GEMINI_MMR_BTE_RX_DESC) + 8 * qw;
 }
 
 /*
  * Read the messages the RX ring received, and give their buffers back
- * (dp_lock held).  Each is handled under dg_lock, taken for it alone.
+ * (dp.lock held).  Each is handled under dg.lock, taken for it alone.
  */
 static void kgni_dg_rx(struct kgni_dev *kdev)
 {
-	struct kgni_dgrams *dg = kdev->dg;
+	struct kgni_dgrams *dg = kdev->dg.svc;
 	unsigned long flags;
 	struct kgni_dg_in m;
 	unsigned int n, i;
@@ -252,16 +252,16 @@ static void kgni_dg_rx(struct kgni_dev *kdev)
 void kgni_dg_work(struct work_struct *work)
 {
 	struct kgni_dev *kdev = container_of(to_delayed_work(work),
-					     struct kgni_dev, dg_work);
+					     struct kgni_dev, dg.work);
 	struct kgni_dgrams *dg;
 	unsigned long flags;
 	unsigned int out;
 	bool again;
 
-	mutex_lock(&kdev->dp_lock);
-	/* Set under dp_lock too: either lock may read them. */
-	if (!kdev->dg || kdev->dg->stopped) {
-		mutex_unlock(&kdev->dp_lock);
+	mutex_lock(&kdev->dp.lock);
+	/* Set under dp.lock too: either lock may read them. */
+	if (!kdev->dg.svc || kdev->dg.svc->stopped) {
+		mutex_unlock(&kdev->dp.lock);
 		return;
 	}
 	kgni_dg_rx(kdev);
@@ -270,13 +270,13 @@ void kgni_dg_work(struct work_struct *work)
 	kgni_dg_flush(kdev);
 	again = out || !list_empty(&dg->backlog);
 	kgni_dg_unlock(kdev, flags);
-	mutex_unlock(&kdev->dp_lock);
+	mutex_unlock(&kdev->dp.lock);
 	/*
 	 * Interrupts tell of ends; a slow poll covers the rest.  Queued, not
 	 * modified: a send made meanwhile may have asked for a run at once.
 	 */
 	if (again)
-		queue_delayed_work(system_wq, &kdev->dg_work,
+		queue_delayed_work(system_wq, &kdev->dg.work,
 				   msecs_to_jiffies(KGNI_DG_POLL_MS));
 }
 
@@ -286,7 +286,7 @@ void kgni_dg_work(struct work_struct *work)
  * @vector: the MSI-X vector
  *
  * Schedules the work unless the service has stopped, which is looked at
- * under dg_lock: once kgni_dg_stop() has set it, nothing schedules the
+ * under dg.lock: once kgni_dg_stop() has set it, nothing schedules the
  * work again, so its wait for the work is the last.
  *
  * Context: hard interrupt.
@@ -300,7 +300,7 @@ void kgni_dg_irq(struct kgni_dev *kdev, unsigned int vector)
 		return;
 	dg = kgni_dg_lock(kdev, false, &flags);
 	if (dg && !dg->stopped)
-		mod_delayed_work(system_wq, &kdev->dg_work, 0);
+		mod_delayed_work(system_wq, &kdev->dg.work, 0);
 	kgni_dg_unlock(kdev, flags);
 }
 
@@ -311,7 +311,7 @@ void kgni_dg_irq(struct kgni_dev *kdev, unsigned int vector)
  * Gives RX channel 3 its ring of buffers and turns on the interrupts of
  * the kernel's channel.
  *
- * Context: dp_lock held; takes dg_lock.
+ * Context: dp.lock held; takes dg.lock.
  * Return: 0 or -ENOMEM.
  */
 int kgni_dg_init(struct kgni_dev *kdev)
@@ -327,9 +327,9 @@ int kgni_dg_init(struct kgni_dev *kdev)
 	INIT_LIST_HEAD(&dg->queued);
 	INIT_LIST_HEAD(&dg->backlog);
 	dg->pe = kgni_rd(kdev, VGEMINI_CTL_NODE_PE);
-	spin_lock_irq(&kdev->dg_lock);
-	kdev->dg = dg;
-	spin_unlock_irq(&kdev->dg_lock);
+	spin_lock_irq(&kdev->dg.lock);
+	kdev->dg.svc = dg;
+	spin_unlock_irq(&kdev->dg.lock);
 	dg->tx_buf = dma_alloc_coherent(dev, GEMINI_NUM_BTE_TX * KGNI_DG_BUF,
 					&dg->tx_dma, GFP_KERNEL);
 	dg->rx_buf = dma_alloc_coherent(dev, KGNI_DG_RX_SLOTS * KGNI_DG_BUF,
@@ -341,15 +341,15 @@ int kgni_dg_init(struct kgni_dev *kdev)
 		return -ENOMEM;
 
 	writeq((u64)KGNI_DG_RX_SLOTS << GEMINI_BTE_RING_FIELD(KGNI_DG_VC),
-	       kdev->bte_rx + (GEMINI_MMR_BTE_RX_RING_COUNT -
+	       kdev->bte.rx + (GEMINI_MMR_BTE_RX_RING_COUNT -
 			       GEMINI_MMR_BTE_RX_DESC));
-	writeq(0, kdev->bte_rx + (GEMINI_MMR_BTE_RX_RING_BASE -
+	writeq(0, kdev->bte.rx + (GEMINI_MMR_BTE_RX_RING_BASE -
 				  GEMINI_MMR_BTE_RX_DESC));
 	writeq(dg->rx_copy_dma, kgni_dg_rxc(kdev, 1));
 	for (i = 0; i < KGNI_DG_RX_SLOTS; i++)
 		writeq((dg->rx_dma + i * KGNI_DG_BUF) |
 		       ((u64)GEMINI_BTE_RX_IRQ_ENABLE << GEMINI_BTE_RX_MODE_SHIFT),
-		       kdev->bte_rx + (GEMINI_MMR_BTE_RX_ENTRY(i) -
+		       kdev->bte.rx + (GEMINI_MMR_BTE_RX_ENTRY(i) -
 				       GEMINI_MMR_BTE_RX_DESC));
 	writeq(KGNI_DG_BUF |
 	       ((u64)(GEMINI_BTE_RXC_RESET | GEMINI_BTE_RXC_ENABLE |
@@ -357,7 +357,7 @@ int kgni_dg_init(struct kgni_dev *kdev)
 	       kgni_dg_rxc(kdev, 0));
 	/* Every descriptor but the one before the read index */
 	writeq(KGNI_DG_RX_SLOTS - 1, kgni_dg_rxc(kdev, 3));
-	WRITE_ONCE(kdev->dg_on, true);
+	WRITE_ONCE(kdev->dg.on, true);
 	return 0;
 }
 
@@ -365,26 +365,26 @@ int kgni_dg_init(struct kgni_dev *kdev)
  * kgni_dg_stop() - stop sending and receiving, at remove
  * @kdev: the device
  *
- * Once stopped (under dg_lock), no message is sent and nothing schedules
+ * Once stopped (under dg.lock), no message is sent and nothing schedules
  * the work; the work ends and every waiter is woken.  The datagrams stay
  * until kgni_dg_fini(): a cancel ends its datagram TERMINATED at once.
  *
- * Context: process context; takes dp_lock and dg_lock.
+ * Context: process context; takes dp.lock and dg.lock.
  */
 void kgni_dg_stop(struct kgni_dev *kdev)
 {
 	struct kgni_dgrams *dg;
 	unsigned long flags;
 
-	mutex_lock(&kdev->dp_lock);
+	mutex_lock(&kdev->dp.lock);
 	dg = kgni_dg_lock(kdev, true, &flags);
-	WRITE_ONCE(kdev->dg_on, false);
+	WRITE_ONCE(kdev->dg.on, false);
 	if (dg)
 		dg->stopped = true;
 	kgni_dg_unlock(kdev, flags);
-	mutex_unlock(&kdev->dp_lock);
-	cancel_delayed_work_sync(&kdev->dg_work);
-	wake_up_all(&kdev->dg_wq);
+	mutex_unlock(&kdev->dp.lock);
+	cancel_delayed_work_sync(&kdev->dg.work);
+	wake_up_all(&kdev->dg.wq);
 }
 
 /**
@@ -392,11 +392,11 @@ void kgni_dg_stop(struct kgni_dev *kdev)
  * @kdev: the device, at remove after kgni_dg_stop() (no file holds a
  *        post any more) or at a failed probe
  *
- * The service leaves kdev->dg under dg_lock before anything is freed: a
- * kernel client's call that holds dg_lock meanwhile is done with it
+ * The service leaves kdev->dg.svc under dg.lock before anything is freed: a
+ * kernel client's call that holds dg.lock meanwhile is done with it
  * first, and those that come after find none (-ENODEV).
  *
- * Context: dp_lock held; takes dg_lock.
+ * Context: dp.lock held; takes dg.lock.
  */
 void kgni_dg_fini(struct kgni_dev *kdev)
 {
@@ -408,10 +408,10 @@ void kgni_dg_fini(struct kgni_dev *kdev)
 	unsigned long flags;
 
 	dg = kgni_dg_lock(kdev, true, &flags);
-	WRITE_ONCE(kdev->dg_on, false);
+	WRITE_ONCE(kdev->dg.on, false);
 	if (dg)
 		dg->stopped = true;
-	kdev->dg = NULL;
+	kdev->dg.svc = NULL;
 	kgni_dg_unlock(kdev, flags);
 	if (!dg)
 		return;

@@ -5,7 +5,7 @@
  * The control block has one diagnostic slot for the guest: DEST and LEN,
  * a command register, and a STATUS that reads PENDING until the response
  * is back or VGEMINI_DIAG_TIMEOUT_MS have passed; the result stays until
- * the next ping.  Pings of one device therefore take turns on diag_lock.
+ * the next ping.  Pings of one device therefore take turns on diag.lock.
  * The device raises diag_vector when a ping ends; the caller sleeps on
  * diag_wq until STATUS is no longer PENDING, for at most a second more
  * than the device's own timeout.
@@ -33,7 +33,7 @@ static_assert((int)KGNI_PORT_NIC == (int)GEMINI_NUM_TORUS_PORTS);
 /* Route the completion interrupt; before /dev/kgniN appears. */
 void kgni_diag_start(struct kgni_dev *kdev)
 {
-	kgni_wr(kdev, VGEMINI_CTL_DIAG_IRQ, kdev->diag_vector);
+	kgni_wr(kdev, VGEMINI_CTL_DIAG_IRQ, kdev->irq.diag);
 }
 
 /* No more completion interrupts; the caller frees the vectors after this. */
@@ -59,7 +59,7 @@ static int kgni_diag_wait(struct kgni_dev *kdev)
 {
 	long left;
 
-	left = wait_event_interruptible_timeout(kdev->diag_wq,
+	left = wait_event_interruptible_timeout(kdev->diag.wq,
 						kgni_diag_settled(kdev),
 						msecs_to_jiffies(KGNI_DIAG_WAIT_MS));
 	if (left < 0)
@@ -159,7 +159,7 @@ int kgni_ioctl_diag_ping(struct kgni_ucmd *ucmd)
 	if (cmd->dest > GEMINI_ID_MASK)
 		return -ENXIO;
 
-	if (mutex_lock_interruptible(&kdev->diag_lock))
+	if (mutex_lock_interruptible(&kdev->diag.lock))
 		return -EINTR;
 
 	/* A ping whose caller was interrupted may still be pending. */
@@ -186,12 +186,12 @@ int kgni_ioctl_diag_ping(struct kgni_ucmd *ucmd)
 		goto out_unlock;
 	}
 	kgni_diag_read_result(kdev, cmd);
-	mutex_unlock(&kdev->diag_lock);
+	mutex_unlock(&kdev->diag.lock);
 
 	ret = kgni_ucmd_respond(ucmd, sizeof(*cmd));
 	return ret ? ret : result;
 
 out_unlock:
-	mutex_unlock(&kdev->diag_lock);
+	mutex_unlock(&kdev->diag.lock);
 	return ret;
 }

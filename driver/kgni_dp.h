@@ -80,7 +80,7 @@ static inline u64 kgni_map_offset(enum kgni_map_kind kind, u32 id)
  * @dom: its domain, whose counts of MDDs and GART entries it is in
  * @dying: invalidated by kgni_mem_kill(): no longer found, freed by
  *         kgni_mem_reap()
- * @dead: in &kgni_dev.mem_dead while @dying
+ * @dead: in &kgni_mem_state.dead while @dying
  * @dead_hold: the hold its deregistration asked for, or NULL
  */
 struct kgni_mem {
@@ -149,7 +149,7 @@ struct kgni_cq {
  * @stuck: it did not go idle after being disabled: never handed out again,
  *         nor its CQ's number
  * @kdev: the device
- * @job: draining: index of its job in &kgni_dev.jobs (its quota counts
+ * @job: draining: index of its job in &kgni_dp_state.jobs (its quota counts
  *       it), or -1 for a kernel domain's
  * @job_gen: that job's generation
  * @deadline: draining: when it is given up as stuck, in jiffies
@@ -244,7 +244,7 @@ static inline void __iomem *kgni_mmr(struct kgni_dev *kdev, u64 off)
 
 /*
  * Object teardown (kgni_mem_free(), kgni_cq_free(), kgni_fmas_free_all()):
- * dp_lock held; @live: the device may be touched
+ * dp.lock held; @live: the device may be touched
  */
 
 /*
@@ -252,7 +252,7 @@ static inline void __iomem *kgni_mmr(struct kgni_dev *kdev, u64 off)
  * kgni_fma_alloc(), kgni_rdma_post(), kgni_dg_post() and the others
  * declared after them) take a domain and kernel types; the ioctls copy in
  * and out around them.  Process context, may sleep, ctl_rwsem held for
- * reading with the device alive; they take dp_lock.  0 or an errno, as
+ * reading with the device alive; they take dp.lock.  0 or an errno, as
  * their kernel-doc says.  The datagram cores that do not wait
  * (kgni_dg_test() and kgni_dg_probe() without a timeout, kgni_dg_cancel(),
  * kgni_dg_drop()) take only the datagram spinlock and run in any context,
@@ -286,7 +286,7 @@ struct kgni_job_use {
 	unsigned long gart;
 };
 
-/* kgni_ntt.c (dp_lock held) */
+/* kgni_ntt.c (dp.lock held) */
 int kgni_ntt_use(struct kgni_dev *kdev, u32 base, u32 size);
 void kgni_ntt_unuse(struct kgni_dev *kdev, u32 base, u32 size, bool cleanup);
 u64 kgni_ntt_fma_qw3(struct kgni_dev *kdev, const struct kgni_dom *dom);
@@ -312,15 +312,15 @@ struct kgni_job_scan {
 /* kgni_job.c: is @ptag one that jobs may have (uGNI's user ptags)? */
 bool kgni_ptag_is_user(u32 ptag);
 
-/* kgni_job.c (dp_lock held): the slots of (@ptag, @cookie) */
+/* kgni_job.c (dp.lock held): the slots of (@ptag, @cookie) */
 void kgni_job_scan(struct kgni_dev *kdev, u32 ptag, u32 cookie,
 		   struct kgni_job_scan *scan);
 
-/* kgni_job.c (dp_lock held): a domain's job's quota, its own or the module's */
+/* kgni_job.c (dp.lock held): a domain's job's quota, its own or the module's */
 unsigned int kgni_job_limit(struct kgni_dev *kdev, const struct kgni_dom *dom,
 			    enum kgni_job_limit which);
 
-/* kgni_fma.c (dp_lock held) */
+/* kgni_fma.c (dp.lock held) */
 bool kgni_dom_same_job(const struct kgni_dom *a, const struct kgni_dom *b);
 void kgni_job_use(struct kgni_dev *kdev, const struct kgni_dom *dom,
 		  struct kgni_job_use *use);
@@ -328,13 +328,13 @@ void kgni_job_use(struct kgni_dev *kdev, const struct kgni_dom *dom,
 /**
  * struct kgni_mdh_hold - an MDH number a kernel client's deregistration
  *                        holds (gni_mem_deregister() with a hold timeout)
- * @node: in &kgni_dev.mdh_holds, earliest expiry first (changed under
- *        dp_lock and mem_lock)
+ * @node: in &kgni_hold_state.list, earliest expiry first (changed under
+ *        dp.lock and mem.lock)
  * @mdh: the number, set in mdd_map while held
  * @hndl: the handle that was deregistered (gni_mem_mdd_release() names it)
  * @expires: when it is released, in jiffies
  * @released: gni_mem_mdd_release() in atomic context released it (under
- *            mem_lock); the hold work lets the number go
+ *            mem.lock); the hold work lets the number go
  */
 struct kgni_mdh_hold {
 	struct list_head node;
@@ -344,7 +344,7 @@ struct kgni_mdh_hold {
 	bool released;
 };
 
-/* kgni_mem_hold.c (dp_lock held; kgni_mdh_hold_add() mem_lock too) */
+/* kgni_mem_hold.c (dp.lock held; kgni_mdh_hold_add() mem.lock too) */
 void kgni_mdh_hold_add(struct kgni_dev *kdev, u32 mdh, const u64 hndl[2],
 		       struct kgni_mdh_hold *hold);
 bool kgni_mdh_held(struct kgni_dev *kdev, u32 mdh);
@@ -389,7 +389,7 @@ int kgni_mem_kill(struct kgni_dev *kdev, struct kgni_dom *dom,
 		  const u64 hndl[2], struct kgni_mdh_hold *hold);
 void kgni_mem_reap(struct kgni_dev *kdev);
 
-/* kgni_mem_map.c (dp_lock held) */
+/* kgni_mem_map.c (dp.lock held) */
 void kgni_mdd_write(struct kgni_dev *kdev, u32 mdh, u64 qw1, u64 qw2);
 u32 kgni_mrt_pages(struct page **pages, unsigned long n, u64 va);
 int kgni_mem_map(struct kgni_dev *kdev, struct kgni_mem *mem, u32 mrt_pages,

@@ -64,7 +64,7 @@ void kgni_err_work(struct work_struct *work)
 	kref_put(&err->ref, kgni_err_free);
 }
 
-/* Queue @ev for @err if it matches; &kgni_dev.kapi_lock held. */
+/* Queue @ev for @err if it matches; &kgni_kapi_state.lock held. */
 static void kgni_err_deliver(struct gni_err *err, const gni_error_event_t *ev)
 {
 	bool crit = ev->error_category == GNI_ERRMASK_CRITICAL;
@@ -120,7 +120,7 @@ static void kgni_err_deliver(struct gni_err *err, const gni_error_event_t *ev)
  * @i1: info_mmrs[1]
  * @i2: info_mmrs[2]
  *
- * Context: any; takes &kgni_dev.kapi_lock, calls no callback.
+ * Context: any; takes &kgni_kapi_state.lock, calls no callback.
  */
 void kgni_err_post(struct kgni_dev *kdev, u8 category, u16 code, u8 ptag,
 		   u64 i0, u64 i1, u64 i2)
@@ -135,10 +135,16 @@ void kgni_err_post(struct kgni_dev *kdev, u8 category, u16 code, u8 ptag,
 	struct gni_err *err;
 	unsigned long flags;
 
-	spin_lock_irqsave(&kdev->kapi_lock, flags);
-	list_for_each_entry(err, &kdev->errs, node)
+	spin_lock_irqsave(&kdev->kapi.lock, flags);
+	list_for_each_entry(err, &kdev->err.list, node)
 		kgni_err_deliver(err, &ev);
-	spin_unlock_irqrestore(&kdev->kapi_lock, flags);
+	spin_unlock_irqrestore(&kdev->kapi.lock, flags);
+}
+
+/* A new device: no subscription yet. */
+void kgni_err_dev_init(struct kgni_dev *kdev)
+{
+	INIT_LIST_HEAD(&kdev->err.list);
 }
 
 /* Remove: the critical event that tells the clients to reset. */
@@ -180,17 +186,17 @@ unsigned int kgni_err_nic_free(struct gni_nic *nic)
 	unsigned long flags;
 	LIST_HEAD(left);
 
-	spin_lock_irqsave(&kdev->kapi_lock, flags);
-	list_for_each_entry_safe(err, tmp, &kdev->errs, node) {
+	spin_lock_irqsave(&kdev->kapi.lock, flags);
+	list_for_each_entry_safe(err, tmp, &kdev->err.list, node) {
 		if (err->nic != nic)
 			continue;
 		spin_lock(&err->lock);
 		err->dead = true;
 		spin_unlock(&err->lock);
 		list_move(&err->node, &left);
-		kdev->nerrs--;
+		kdev->err.nkernel--;
 	}
-	spin_unlock_irqrestore(&kdev->kapi_lock, flags);
+	spin_unlock_irqrestore(&kdev->kapi.lock, flags);
 	list_for_each_entry_safe(err, tmp, &left, node) {
 		kgni_err_finish(err);
 		n++;
@@ -263,18 +269,18 @@ gni_return_t gni_subscribe_errors(gni_nic_handle_t nic_handle,
 	kref_init(&err->ref);
 
 	/* Remove sets gone before it posts its event under this lock. */
-	spin_lock_irqsave(&kdev->kapi_lock, flags);
+	spin_lock_irqsave(&kdev->kapi.lock, flags);
 	if (READ_ONCE(kdev->gone)) {
 		rc = GNI_RC_ERROR_RESOURCE;
 		why = ENODEV;
-	} else if (kdev->nerrs >= KGNI_ERR_MAX_SUBS) {
+	} else if (kdev->err.nkernel >= KGNI_ERR_MAX_SUBS) {
 		rc = GNI_RC_ERROR_RESOURCE;
 		why = ENOSPC;
 	} else {
-		list_add_tail(&err->node, &kdev->errs);
-		kdev->nerrs++;
+		list_add_tail(&err->node, &kdev->err.list);
+		kdev->err.nkernel++;
 	}
-	spin_unlock_irqrestore(&kdev->kapi_lock, flags);
+	spin_unlock_irqrestore(&kdev->kapi.lock, flags);
 	if (rc) {
 		kgni_err_free(&err->ref);
 		return kgni_kapi_ret(gni_subscribe_errors, rc, why,
@@ -307,16 +313,16 @@ gni_return_t gni_release_errors(gni_err_handle_t err_handle)
 		return kgni_kapi_ret(gni_release_errors, GNI_RC_INVALID_PARAM,
 				     EINVAL, 0);
 	kdev = err->nic->kdev;
-	spin_lock_irqsave(&kdev->kapi_lock, flags);
+	spin_lock_irqsave(&kdev->kapi.lock, flags);
 	spin_lock(&err->lock);
 	waiters = err->waiters;
 	if (!waiters) {
 		err->dead = true;
 		list_del(&err->node);
-		kdev->nerrs--;
+		kdev->err.nkernel--;
 	}
 	spin_unlock(&err->lock);
-	spin_unlock_irqrestore(&kdev->kapi_lock, flags);
+	spin_unlock_irqrestore(&kdev->kapi.lock, flags);
 	if (waiters)
 		return kgni_kapi_ret(gni_release_errors, GNI_RC_NOT_DONE, 0,
 				     waiters);

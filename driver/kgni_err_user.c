@@ -39,13 +39,13 @@ static_assert(offsetof(struct kgni_err_event, info_mmrs) ==
 
 /*
  * Ids: each subscription of a file gets the next value of the device's
- * counter (&kgni_dev.err_last_id), so an id names one subscription of the
+ * counter (&kgni_err_state.last_id), so an id names one subscription of the
  * device, and no id is given twice while the device lives: the id of
  * another file's subscription, or of a released one, names none of this
  * file's.
  */
 
-/* The entry of &kgni_file.errs that holds @id; kapi_lock held. */
+/* The entry of &kgni_file.errs that holds @id; kapi.lock held. */
 static int kgni_uerr_slot(struct kgni_file *kfile, u32 id)
 {
 	unsigned int slot;
@@ -66,17 +66,17 @@ static struct gni_err *kgni_uerr_get(struct kgni_file *kfile, u32 id)
 	unsigned long flags;
 	int slot;
 
-	spin_lock_irqsave(&kdev->kapi_lock, flags);
+	spin_lock_irqsave(&kdev->kapi.lock, flags);
 	slot = kgni_uerr_slot(kfile, id);
 	if (slot >= 0) {
 		err = kfile->errs[slot];
 		kref_get(&err->ref);
 	}
-	spin_unlock_irqrestore(&kdev->kapi_lock, flags);
+	spin_unlock_irqrestore(&kdev->kapi.lock, flags);
 	return err;
 }
 
-/* Take @err, dead already, out of its file and device; kapi_lock held. */
+/* Take @err, dead already, out of its file and device; kapi.lock held. */
 static void kgni_uerr_unlink(struct gni_err *err)
 {
 	int slot = kgni_uerr_slot(err->kfile, err->id);
@@ -84,10 +84,10 @@ static void kgni_uerr_unlink(struct gni_err *err)
 	if (!WARN_ON_ONCE(slot < 0))
 		err->kfile->errs[slot] = NULL;
 	list_del(&err->node);
-	err->kdev->nuerrs--;
+	err->kdev->err.nuser--;
 }
 
-/* Mark @err dead unless a thread waits on it; kapi_lock held. */
+/* Mark @err dead unless a thread waits on it; kapi.lock held. */
 static int kgni_uerr_kill(struct gni_err *err)
 {
 	int ret = 0;
@@ -129,13 +129,13 @@ int kgni_ioctl_err_subscribe(struct kgni_ucmd *ucmd)
 		if (!capable(CAP_SYS_ADMIN))
 			return -EPERM;
 	} else {
-		mutex_lock(&kdev->dp_lock);
+		mutex_lock(&kdev->dp.lock);
 		if (!kfile->dom.attached)
 			ret = -EPERM;
 		else if (kfile->dom.revoked)
 			ret = -ENOLINK;
 		ptag = kfile->dom.ptag;
-		mutex_unlock(&kdev->dp_lock);
+		mutex_unlock(&kdev->dp.lock);
 		if (ret)
 			return ret;
 	}
@@ -159,21 +159,22 @@ int kgni_ioctl_err_subscribe(struct kgni_ucmd *ucmd)
 	INIT_WORK(&err->work, kgni_err_work);
 	kref_init(&err->ref);
 
-	spin_lock_irqsave(&kdev->kapi_lock, flags);
+	spin_lock_irqsave(&kdev->kapi.lock, flags);
 	for (slot = 0; slot < KGNI_ERR_FILE_SUBS; slot++)
 		if (!kfile->errs[slot])
 			break;
 	/* U32_MAX ids given: no new one (none is given twice) */
-	if (slot == KGNI_ERR_FILE_SUBS || kdev->nuerrs >= KGNI_ERR_USER_SUBS ||
-	    kdev->err_last_id == U32_MAX) {
+	if (slot == KGNI_ERR_FILE_SUBS ||
+	    kdev->err.nuser >= KGNI_ERR_USER_SUBS ||
+	    kdev->err.last_id == U32_MAX) {
 		ret = -ENOSPC;
 	} else {
-		err->id = ++kdev->err_last_id;
+		err->id = ++kdev->err.last_id;
 		kfile->errs[slot] = err;
-		list_add_tail(&err->node, &kdev->errs);
-		kdev->nuerrs++;
+		list_add_tail(&err->node, &kdev->err.list);
+		kdev->err.nuser++;
 	}
-	spin_unlock_irqrestore(&kdev->kapi_lock, flags);
+	spin_unlock_irqrestore(&kdev->kapi.lock, flags);
 	if (ret) {
 		kgni_err_free(&err->ref);
 		return ret;
@@ -182,12 +183,12 @@ int kgni_ioctl_err_subscribe(struct kgni_ucmd *ucmd)
 	ret = kgni_ucmd_respond(ucmd, sizeof(*cmd));
 	if (ret) {
 		/* Nobody should know its id: undo it, waiters or not. */
-		spin_lock_irqsave(&kdev->kapi_lock, flags);
+		spin_lock_irqsave(&kdev->kapi.lock, flags);
 		spin_lock(&err->lock);
 		err->dead = true;
 		spin_unlock(&err->lock);
 		kgni_uerr_unlink(err);
-		spin_unlock_irqrestore(&kdev->kapi_lock, flags);
+		spin_unlock_irqrestore(&kdev->kapi.lock, flags);
 		kgni_err_finish(err);
 	}
 	return ret;
@@ -212,11 +213,11 @@ int kgni_ioctl_err_release(struct kgni_ucmd *ucmd)
 	err = kgni_uerr_get(ucmd->kfile, cmd->id);
 	if (!err)
 		return -EINVAL;
-	spin_lock_irqsave(&kdev->kapi_lock, flags);
+	spin_lock_irqsave(&kdev->kapi.lock, flags);
 	ret = kgni_uerr_kill(err);
 	if (!ret)
 		kgni_uerr_unlink(err);
-	spin_unlock_irqrestore(&kdev->kapi_lock, flags);
+	spin_unlock_irqrestore(&kdev->kapi.lock, flags);
 	if (!ret)
 		kgni_err_finish(err);
 	kref_put(&err->ref, kgni_err_free);
@@ -273,9 +274,9 @@ int kgni_ioctl_err_ptag(struct kgni_ucmd *ucmd)
 	err = kgni_uerr_get(ucmd->kfile, cmd->id);
 	if (!err)
 		return -EINVAL;
-	mutex_lock(&kdev->dp_lock);
+	mutex_lock(&kdev->dp.lock);
 	own = dom->attached && !dom->revoked && cmd->ptag == dom->ptag;
-	mutex_unlock(&kdev->dp_lock);
+	mutex_unlock(&kdev->dp.lock);
 	priv = capable(CAP_SYS_ADMIN);
 	if (own || priv) {
 		spin_lock_irqsave(&err->lock, flags);
@@ -421,7 +422,7 @@ void kgni_err_file_release(struct kgni_file *kfile)
 	unsigned int slot, n = 0;
 	unsigned long flags;
 
-	spin_lock_irqsave(&kdev->kapi_lock, flags);
+	spin_lock_irqsave(&kdev->kapi.lock, flags);
 	for (slot = 0; slot < KGNI_ERR_FILE_SUBS; slot++) {
 		struct gni_err *err = kfile->errs[slot];
 
@@ -433,7 +434,7 @@ void kgni_err_file_release(struct kgni_file *kfile)
 		kgni_uerr_unlink(err);
 		gone[n++] = err;
 	}
-	spin_unlock_irqrestore(&kdev->kapi_lock, flags);
+	spin_unlock_irqrestore(&kdev->kapi.lock, flags);
 	while (n)
 		kgni_err_finish(gone[--n]);
 }
@@ -447,11 +448,11 @@ void kgni_err_shutdown(struct kgni_dev *kdev)
 	struct gni_err *err;
 	unsigned long flags;
 
-	spin_lock_irqsave(&kdev->kapi_lock, flags);
-	list_for_each_entry(err, &kdev->errs, node)
+	spin_lock_irqsave(&kdev->kapi.lock, flags);
+	list_for_each_entry(err, &kdev->err.list, node)
 		if (err->kfile)
 			wake_up(&err->wq);
-	spin_unlock_irqrestore(&kdev->kapi_lock, flags);
+	spin_unlock_irqrestore(&kdev->kapi.lock, flags);
 }
 
 /* Injection, for tests */

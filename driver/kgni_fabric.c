@@ -75,6 +75,18 @@ static void kgni_fabric_resumed(struct kgni_dev *kdev, s64 msecs)
 		      0, msecs, 0, 0);
 }
 
+/**
+ * kgni_fabric_quiesced() - was the fabric quiesced when the link work
+ *                          last looked?
+ * @kdev: the device
+ *
+ * Context: any.
+ */
+bool kgni_fabric_quiesced(struct kgni_dev *kdev)
+{
+	return READ_ONCE(kdev->link.quiesced);
+}
+
 /* A quiesce begun or ended since the work last looked? */
 static void kgni_fabric_quiesce(struct kgni_dev *kdev)
 {
@@ -82,14 +94,15 @@ static void kgni_fabric_quiesce(struct kgni_dev *kdev)
 			VGEMINI_FABRIC_QUIESCED;
 	ktime_t now = ktime_get();
 
-	if (quiesced == kdev->quiesced)
+	if (quiesced == kdev->link.quiesced)
 		return;
-	WRITE_ONCE(kdev->quiesced, quiesced);
+	WRITE_ONCE(kdev->link.quiesced, quiesced);
 	if (quiesced)
-		kdev->quiesce_start = now;
+		kdev->link.quiesce_start = now;
 	else
-		kgni_fabric_resumed(kdev, ktime_ms_delta(now,
-							 kdev->quiesce_start));
+		kgni_fabric_resumed(kdev,
+				    ktime_ms_delta(now,
+						   kdev->link.quiesce_start));
 }
 
 /**
@@ -106,31 +119,32 @@ void kgni_fabric_changed(struct kgni_dev *kdev)
 	unsigned int n;
 	u32 gen;
 
-	if (changes == kdev->fabric_changes)
+	if (changes == kdev->link.fabric_changes)
 		return;
 	kgni_fabric_quiesce(kdev);
 	now = bitmap_zalloc(GEMINI_MAX_NODES, GFP_KERNEL);
 	tmp = bitmap_zalloc(GEMINI_MAX_NODES, GFP_KERNEL);
 	if (!now || !tmp)
 		goto out;	/* the next change tries again */
-	kdev->fabric_changes = changes;
+	kdev->link.fabric_changes = changes;
 	n = kgni_fabric_read_reach(kdev, now);
 	gen = kgni_rd(kdev, VGEMINI_CTL_ROUTE_GEN);
 	if (!gen)
 		goto out;	/* no table: nothing to compare yet */
-	if (gen != kdev->route_gen)
+	if (gen != kdev->link.route_gen)
 		kgni_err_post(kdev, GNI_ERRMASK_INFORMATIONAL,
 			      KGNI_ERR_ROUTE_LOAD, 0, gen,
 			      bitmap_weight(now, n), 0);
-	kdev->route_gen = gen;
+	kdev->link.route_gen = gen;
 	kgni_rca_fabric(kdev, now, n);
-	if (kdev->reach_known) {
-		kgni_fabric_log(kdev, kdev->reach, now, tmp, n, "unreachable");
-		kgni_fabric_log(kdev, now, kdev->reach, tmp, n,
+	if (kdev->link.reach_known) {
+		kgni_fabric_log(kdev, kdev->link.reach, now, tmp, n,
+				"unreachable");
+		kgni_fabric_log(kdev, now, kdev->link.reach, tmp, n,
 				"reachable again");
 	}
-	bitmap_copy(kdev->reach, now, GEMINI_MAX_NODES);
-	kdev->reach_known = true;
+	bitmap_copy(kdev->link.reach, now, GEMINI_MAX_NODES);
+	kdev->link.reach_known = true;
 out:
 	bitmap_free(tmp);
 	bitmap_free(now);
@@ -139,7 +153,7 @@ out:
 /* At probe, before interrupts: the baseline, not logged. */
 void kgni_fabric_init(struct kgni_dev *kdev)
 {
-	kdev->fabric_changes = ~kgni_rd(kdev, VGEMINI_CTL_FABRIC_CHANGES);
-	kdev->reach_known = false;
+	kdev->link.fabric_changes = ~kgni_rd(kdev, VGEMINI_CTL_FABRIC_CHANGES);
+	kdev->link.reach_known = false;
 	kgni_fabric_changed(kdev);
 }

@@ -56,7 +56,7 @@ void kgni_fma_program(struct kgni_dev *kdev, u32 d, u64 qw3, u64 mode2)
  * @dom: the domain
  * @id: the descriptor
  *
- * Context: dp_lock held.
+ * Context: dp.lock held.
  * Return: the descriptor, or NULL.
  */
 struct kgni_fma *kgni_fma_find(struct kgni_dom *dom, u32 id)
@@ -81,7 +81,7 @@ void kgni_fma_put(struct kgni_fma *fma)
 	if (!refcount_dec_and_test(&fma->ref))
 		return;
 	if (!fma->stuck)
-		clear_bit(fma->id, fma->kdev->fma_map);
+		clear_bit(fma->id, fma->kdev->fma.map);
 	kfree(fma);
 }
 
@@ -145,7 +145,7 @@ module_param_named(fma_drain_ms, kgni_fma_drain_ms, uint, 0644);
 MODULE_PARM_DESC(fma_drain_ms,
 		 "ms a freed FMA descriptor may stay busy before it and its CQ are never used again (default 3000)");
 
-/* Give back a drained descriptor: its number and its CQ's (dp_lock held). */
+/* Give back a drained descriptor: its number and its CQ's (dp.lock held). */
 static void kgni_fma_release(struct kgni_fma *fma)
 {
 	list_del(&fma->node);
@@ -154,12 +154,12 @@ static void kgni_fma_release(struct kgni_fma *fma)
 }
 
 /*
- * Free descriptor @fma of @dom (dp_lock held): remove its mappings and
+ * Free descriptor @fma of @dom (dp.lock held): remove its mappings and
  * disable it.  No completion of the old owner may reach a later owner of
  * the descriptor or of the CQ it names, so it keeps both numbers until
  * the device has ended its sequences, which it does for a disabled
  * descriptor within GEMINI_FMA_TIMEOUT_MS.  That is waited for by the
- * drain work, not here: the caller holds dp_lock, which every other
+ * drain work, not here: the caller holds dp.lock, which every other
  * file's data path needs (a PUT to an unreachable PE takes the whole
  * timeout).  Until then it still counts in its job's quota.
  */
@@ -182,8 +182,8 @@ static void kgni_fma_retire(struct kgni_dev *kdev, struct kgni_dom *dom,
 	fma->job_gen = dom->job_gen;
 	fma->deadline = jiffies +
 			msecs_to_jiffies(READ_ONCE(kgni_fma_drain_ms));
-	list_add_tail(&fma->node, &kdev->fma_drain);
-	mod_delayed_work(system_wq, &kdev->drain_work,
+	list_add_tail(&fma->node, &kdev->fma.drain);
+	mod_delayed_work(system_wq, &kdev->fma.drain_work,
 			 msecs_to_jiffies(KGNI_DRAIN_POLL_MS));
 }
 
@@ -191,14 +191,14 @@ static void kgni_fma_retire(struct kgni_dev *kdev, struct kgni_dom *dom,
  * Give back the draining descriptors that went idle; one still busy past
  * its deadline is stuck: it keeps its number and its CQ's for good (the
  * device may still end its sequence into that CQ).  Without the device
- * they all go.  dp_lock held.  Whether any is left to look at.
+ * they all go.  dp.lock held.  Whether any is left to look at.
  */
 static bool kgni_fma_drain(struct kgni_dev *kdev, bool live)
 {
 	struct kgni_fma *fma, *next;
 	bool left = false;
 
-	list_for_each_entry_safe(fma, next, &kdev->fma_drain, node) {
+	list_for_each_entry_safe(fma, next, &kdev->fma.drain, node) {
 		if (!live) {
 			kgni_fma_release(fma);
 			continue;
@@ -221,30 +221,30 @@ static bool kgni_fma_drain(struct kgni_dev *kdev, bool live)
 
 /**
  * kgni_drain_work() - give back what waited for the device to go idle
- * @work: &kgni_dev.drain_work
+ * @work: &kgni_fma_state.drain_work
  *
  * Freed FMA descriptors (kgni_fma_retire()) and the BTE's orphans
  * (kgni_bte_drain()) end on the device's time, not their owner's: this
  * looks at them every KGNI_DRAIN_POLL_MS while any is left, holding
- * dp_lock only to look.
+ * dp.lock only to look.
  */
 void kgni_drain_work(struct work_struct *work)
 {
 	struct kgni_dev *kdev = container_of(to_delayed_work(work),
-					     struct kgni_dev, drain_work);
+					     struct kgni_dev, fma.drain_work);
 	bool live, again;
 
-	mutex_lock(&kdev->dp_lock);
-	/* Remove clears fma_priv under dp_lock, after marking the device gone */
+	mutex_lock(&kdev->dp.lock);
+	/* Remove clears fma_priv under dp.lock, after marking the device gone */
 	live = kdev->fma_priv && !READ_ONCE(kdev->gone);
 	again = kgni_fma_drain(kdev, live);
 	if (live) {
 		kgni_bte_reclaim(kdev);
-		again |= !kdev->bte_stopped && kgni_bte_orphans(kdev);
+		again |= !kdev->bte.stopped && kgni_bte_orphans(kdev);
 	}
-	mutex_unlock(&kdev->dp_lock);
+	mutex_unlock(&kdev->dp.lock);
 	if (again)
-		queue_delayed_work(system_wq, &kdev->drain_work,
+		queue_delayed_work(system_wq, &kdev->fma.drain_work,
 				   msecs_to_jiffies(KGNI_DRAIN_POLL_MS));
 }
 
@@ -255,14 +255,14 @@ void kgni_drain_work(struct work_struct *work)
  *
  * The stuck ones too: the device will not write anything again.
  *
- * Context: takes dp_lock.
+ * Context: takes dp.lock.
  */
 void kgni_fma_drain_fini(struct kgni_dev *kdev)
 {
-	cancel_delayed_work_sync(&kdev->drain_work);
-	mutex_lock(&kdev->dp_lock);
+	cancel_delayed_work_sync(&kdev->fma.drain_work);
+	mutex_lock(&kdev->dp.lock);
 	kgni_fma_drain(kdev, false);
-	mutex_unlock(&kdev->dp_lock);
+	mutex_unlock(&kdev->dp.lock);
 }
 
 /**
@@ -272,7 +272,7 @@ void kgni_fma_drain_fini(struct kgni_dev *kdev)
  * @live: the device may be touched: the descriptors are disabled and
  *        drained (kgni_fma_retire())
  *
- * Context: dp_lock held; does not sleep.
+ * Context: dp.lock held; does not sleep.
  */
 void kgni_fmas_free_all(struct kgni_dev *kdev, struct kgni_dom *dom,
 			bool live)
@@ -302,7 +302,7 @@ bool kgni_dom_same_job(const struct kgni_dom *a, const struct kgni_dom *b)
  * @dom: an attached file's domain
  * @use: the sums over the job's domains, and its draining descriptors
  *
- * Context: dp_lock held.
+ * Context: dp.lock held.
  */
 void kgni_job_use(struct kgni_dev *kdev, const struct kgni_dom *dom,
 		  struct kgni_job_use *use)
@@ -311,20 +311,20 @@ void kgni_job_use(struct kgni_dev *kdev, const struct kgni_dom *dom,
 	const struct kgni_fma *fma;
 
 	memset(use, 0, sizeof(*use));
-	list_for_each_entry(d, &kdev->doms, node) {
+	list_for_each_entry(d, &kdev->dp.doms, node) {
 		if (!kgni_dom_same_job(d, dom))
 			continue;
 		use->fma += d->nfma;
 		use->mdd += d->nmdd;
 		use->gart += d->ngart;
 	}
-	list_for_each_entry(fma, &kdev->fma_drain, node)
+	list_for_each_entry(fma, &kdev->fma.drain, node)
 		use->fma += fma->job == (int)dom->job &&
 			    fma->job_gen == dom->job_gen;
 }
 
 /*
- * A free descriptor for @dom (dp_lock held), GEMINI_FMA_NUM_DESC if none:
+ * A free descriptor for @dom (dp.lock held), GEMINI_FMA_NUM_DESC if none:
  * a kernel domain takes the OS descriptors first, which no file can have,
  * so that processes cannot starve kernel clients (gni_post_fma(), SMSG).
  */
@@ -333,12 +333,12 @@ static u32 kgni_fma_pick(struct kgni_dev *kdev, const struct kgni_dom *dom)
 	u32 d;
 
 	if (dom->kernel) {
-		d = find_next_zero_bit(kdev->fma_map, GEMINI_FMA_NUM_DESC,
+		d = find_next_zero_bit(kdev->fma.map, GEMINI_FMA_NUM_DESC,
 				       GEMINI_FMA_OS_FIRST);
 		if (d < GEMINI_FMA_NUM_DESC)
 			return d;
 	}
-	d = find_first_zero_bit(kdev->fma_map, GEMINI_NUM_FMA);
+	d = find_first_zero_bit(kdev->fma.map, GEMINI_NUM_FMA);
 	return d < GEMINI_NUM_FMA ? d : GEMINI_FMA_NUM_DESC;
 }
 
@@ -353,7 +353,7 @@ static u32 kgni_fma_pick(struct kgni_dev *kdev, const struct kgni_dom *dom)
  * enable.  A kernel domain gets an OS descriptor while one is free.
  *
  * Context: process context, may sleep; ctl_rwsem held for reading with
- * the device alive; takes dp_lock.
+ * the device alive; takes dp.lock.
  * Return: 0, -EINVAL for a CQ that is not the domain's, -EPERM without a
  * CDM, -ENOLINK once the domain's job was released, -ENOMEM, -EDQUOT
  * past the job's FMA quota (a file's; freed ones count until they
@@ -373,7 +373,7 @@ int kgni_fma_alloc(struct kgni_dev *kdev, struct kgni_dom *dom, u32 cq_id,
 		return -ENOMEM;
 	refcount_set(&fma->ref, 1);
 	fma->kdev = kdev;
-	mutex_lock(&kdev->dp_lock);
+	mutex_lock(&kdev->dp.lock);
 	ret = kgni_dom_usable(dom);
 	if (ret)
 		goto err_unlock;
@@ -396,7 +396,7 @@ int kgni_fma_alloc(struct kgni_dev *kdev, struct kgni_dom *dom, u32 cq_id,
 		ret = -ENOSPC;
 		goto err_unlock;
 	}
-	set_bit(d, kdev->fma_map);
+	set_bit(d, kdev->fma.map);
 	fma->id = d;
 	fma->cq = cq;
 	cq->users++;
@@ -408,11 +408,11 @@ int kgni_fma_alloc(struct kgni_dev *kdev, struct kgni_dom *dom, u32 cq_id,
 	list_add_tail(&fma->node, &dom->fmas);
 	dom->nfma++;
 	*fma_id = d;
-	mutex_unlock(&kdev->dp_lock);
+	mutex_unlock(&kdev->dp.lock);
 	return 0;
 
 err_unlock:
-	mutex_unlock(&kdev->dp_lock);
+	mutex_unlock(&kdev->dp.lock);
 	kfree(fma);
 	return ret;
 }
@@ -459,7 +459,7 @@ int kgni_ioctl_fma_alloc(struct kgni_ucmd *ucmd)
  * given back once the device has ended its sequences, not before this
  * returns.
  *
- * Context: process context; ctl_rwsem held for reading; takes dp_lock.
+ * Context: process context; ctl_rwsem held for reading; takes dp.lock.
  * Return: 0, -EINVAL for a descriptor that is not the domain's, -ENOLINK
  * once the domain's job was released.
  */
@@ -469,7 +469,7 @@ int kgni_fma_free(struct kgni_dev *kdev, struct kgni_dom *dom, u32 fma_id,
 	struct kgni_fma *fma;
 	int ret = -EINVAL;
 
-	mutex_lock(&kdev->dp_lock);
+	mutex_lock(&kdev->dp.lock);
 	if (dom->revoked)
 		ret = -ENOLINK;
 	list_for_each_entry(fma, &dom->fmas, node) {
@@ -479,7 +479,7 @@ int kgni_fma_free(struct kgni_dev *kdev, struct kgni_dom *dom, u32 fma_id,
 			break;
 		}
 	}
-	mutex_unlock(&kdev->dp_lock);
+	mutex_unlock(&kdev->dp.lock);
 	return ret;
 }
 

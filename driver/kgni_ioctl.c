@@ -220,11 +220,11 @@ void kgni_ioctl_shutdown(struct kgni_dev *kdev)
 	WRITE_ONCE(kdev->gone, true);
 	/* Kernel CQs write their read index only under RCU, not gone. */
 	synchronize_rcu();
-	wake_up_all(&kdev->diag_wq);
-	wake_up_all(&kdev->cq_wq);
-	wake_up_all(&kdev->dg_wq);
+	wake_up_all(&kdev->diag.wq);
+	wake_up_all(&kdev->cq.wq);
+	wake_up_all(&kdev->dg.wq);
 	kgni_err_shutdown(kdev);
-	wake_up_all(&kdev->job_wq);
+	wake_up_all(&kdev->dp.job_wq);
 	down_write(&kdev->ctl_rwsem);
 	up_write(&kdev->ctl_rwsem);
 }

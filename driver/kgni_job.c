@@ -33,7 +33,7 @@
 #include "kgni_dp.h"
 
 /*
- * Undo every object of @dom (dp_lock held): descriptors and
+ * Undo every object of @dom (dp.lock held): descriptors and
  * registrations before the CQs they name; RDMA posts, which the invalid
  * registrations make fail at once, waited for before the CQs too.
  */
@@ -59,7 +59,7 @@ static void kgni_dom_teardown(struct kgni_dev *kdev, struct kgni_dom *dom,
  * @dom: the domain, zeroed
  * @file: the open file whose domain it is, or NULL for a kernel domain
  *
- * Context: process context; takes dp_lock.
+ * Context: process context; takes dp.lock.
  */
 void kgni_dom_add(struct kgni_dev *kdev, struct kgni_dom *dom,
 		  struct file *file)
@@ -69,10 +69,10 @@ void kgni_dom_add(struct kgni_dev *kdev, struct kgni_dom *dom,
 	INIT_LIST_HEAD(&dom->fmas);
 	dom->file = file;
 	dom->kernel = !file;
-	mutex_lock(&kdev->dp_lock);
-	list_add_tail(&dom->node, &kdev->doms);
+	mutex_lock(&kdev->dp.lock);
+	list_add_tail(&dom->node, &kdev->dp.doms);
 	kgni_bte_dom_init(kdev, dom);
-	mutex_unlock(&kdev->dp_lock);
+	mutex_unlock(&kdev->dp.lock);
 }
 
 /**
@@ -85,7 +85,7 @@ void kgni_dom_add(struct kgni_dev *kdev, struct kgni_dom *dom,
  * remove the device is not touched; the memory is still unpinned and
  * freed.
  *
- * Context: process context, may sleep; takes ctl_rwsem and dp_lock.
+ * Context: process context, may sleep; takes ctl_rwsem and dp.lock.
  */
 void kgni_dom_release(struct kgni_dev *kdev, struct kgni_dom *dom)
 {
@@ -93,15 +93,15 @@ void kgni_dom_release(struct kgni_dev *kdev, struct kgni_dom *dom)
 
 	down_read(&kdev->ctl_rwsem);
 	live = !READ_ONCE(kdev->gone);
-	mutex_lock(&kdev->dp_lock);
+	mutex_lock(&kdev->dp.lock);
 	kgni_dom_teardown(kdev, dom, live);
 	if (dom->kernel && dom->attached) {
-		kdev->jobs[dom->job].used = false;
-		kdev->jobs[dom->job].kernel = false;
+		kdev->dp.jobs[dom->job].used = false;
+		kdev->dp.jobs[dom->job].kernel = false;
 		dom->attached = false;
 	}
 	list_del(&dom->node);
-	mutex_unlock(&kdev->dp_lock);
+	mutex_unlock(&kdev->dp.lock);
 	up_read(&kdev->ctl_rwsem);
 }
 
@@ -163,15 +163,15 @@ void kgni_dp_free_jobs(struct kgni_dev *kdev)
 	int i;
 
 	for (i = 0; i < KGNI_MAX_JOBS; i++)
-		if (kdev->jobs[i].used && kdev->jobs[i].cgrp)
-			cgroup_put(kdev->jobs[i].cgrp);
+		if (kdev->dp.jobs[i].used && kdev->dp.jobs[i].cgrp)
+			cgroup_put(kdev->dp.jobs[i].cgrp);
 }
 
 /**
  * kgni_dom_usable() - what the data path allows a domain
  * @dom: the domain
  *
- * Context: dp_lock held.
+ * Context: dp.lock held.
  * Return: 0, -EPERM without a CDM, -ENOLINK once its job was released.
  */
 int kgni_dom_usable(const struct kgni_dom *dom)
@@ -183,15 +183,15 @@ int kgni_dom_usable(const struct kgni_dom *dom)
 
 /* Jobs and CDMs */
 
-/* Revoke every attachment to job @i (dp_lock held; the slot is freed). */
+/* Revoke every attachment to job @i (dp.lock held; the slot is freed). */
 static void kgni_job_revoke(struct kgni_dev *kdev, int i)
 {
-	struct kgni_job *job = &kdev->jobs[i];
+	struct kgni_job *job = &kdev->dp.jobs[i];
 	bool live = !READ_ONCE(kdev->gone);
 	struct kgni_dom *dom;
 	unsigned int j;
 
-	list_for_each_entry(dom, &kdev->doms, node) {
+	list_for_each_entry(dom, &kdev->dp.doms, node) {
 		if (!dom->attached || dom->revoked || dom->job != i ||
 		    dom->job_gen != job->gen)
 			continue;
@@ -208,11 +208,11 @@ static void kgni_job_revoke(struct kgni_dev *kdev, int i)
 	if (job->suspended) {
 		/* Its waiting ranks go on, to find their domains revoked. */
 		WRITE_ONCE(job->suspended, false);
-		wake_up_all(&kdev->job_wq);
+		wake_up_all(&kdev->dp.job_wq);
 	}
 	/* What the jobs set of the NIC's balanced injection ends with them. */
 	for (j = 0; j < KGNI_MAX_JOBS; j++)
-		if (kdev->jobs[j].used && !kdev->jobs[j].kernel)
+		if (kdev->dp.jobs[j].used && !kdev->dp.jobs[j].kernel)
 			return;
 	kgni_bi_reset(kdev);
 }
@@ -223,14 +223,14 @@ bool kgni_ptag_is_user(u32 ptag)
 	return ptag >= GNI_PTAG_USER_START && ptag <= GNI_PTAG_USER_END;
 }
 
-/* Look the job table over for (@ptag, @cookie); dp_lock held. */
+/* Look the job table over for (@ptag, @cookie); dp.lock held. */
 void kgni_job_scan(struct kgni_dev *kdev, u32 ptag, u32 cookie,
 		   struct kgni_job_scan *scan)
 {
 	struct kgni_job *job;
 
 	memset(scan, 0, sizeof(*scan));
-	for (job = kdev->jobs; job < kdev->jobs + KGNI_MAX_JOBS; job++) {
+	for (job = kdev->dp.jobs; job < kdev->dp.jobs + KGNI_MAX_JOBS; job++) {
 		if (!job->used) {
 			if (!scan->free)
 				scan->free = job;
@@ -250,7 +250,7 @@ void kgni_job_scan(struct kgni_dev *kdev, u32 ptag, u32 cookie,
 /*
  * Give free slot @job to (@ptag, @cookie): a job's, for @uid in @cgrp
  * (the slot takes the reference), or a kernel slot if @cgrp is NULL.
- * dp_lock held.
+ * dp.lock held.
  */
 static void kgni_job_take(struct kgni_dev *kdev, struct kgni_job *job,
 			  u8 ptag, u32 cookie, kuid_t uid, struct cgroup *cgrp)
@@ -271,16 +271,16 @@ static void kgni_job_take(struct kgni_dev *kdev, struct kgni_job *job,
 	job->ntt_size = 0;
 	job->ntt_cleanup = false;
 	/* Never 0 */
-	job->gen = ++kdev->job_gen ? kdev->job_gen : ++kdev->job_gen;
+	job->gen = ++kdev->dp.job_gen ? kdev->dp.job_gen : ++kdev->dp.job_gen;
 	job->used = true;
 }
 
-/* Attach @dom to the pair of slot @job, as instance @inst_id (dp_lock held) */
+/* Attach @dom to the pair of slot @job, as instance @inst_id (dp.lock held) */
 static void kgni_dom_attach(struct kgni_dev *kdev, struct kgni_dom *dom,
 			    struct kgni_job *job, u32 inst_id)
 {
 	dom->attached = true;
-	dom->job = job - kdev->jobs;
+	dom->job = job - kdev->dp.jobs;
 	dom->job_gen = job->gen;
 	dom->ptag = job->ptag;
 	dom->cookie = job->cookie;
@@ -293,7 +293,7 @@ static void kgni_dom_attach(struct kgni_dev *kdev, struct kgni_dom *dom,
  * @dom: a domain of a job (not a kernel one)
  * @which: the quota
  *
- * Context: dp_lock held.
+ * Context: dp.lock held.
  * Return: what KGNI_JOB_LIMITS gave the job, else the module's.
  */
 unsigned int kgni_job_limit(struct kgni_dev *kdev, const struct kgni_dom *dom,
@@ -304,22 +304,22 @@ unsigned int kgni_job_limit(struct kgni_dev *kdev, const struct kgni_dom *dom,
 		[KGNI_LIMIT_GART] = &kgni_job_gart,
 		[KGNI_LIMIT_FMA] = &kgni_job_fmas,
 	};
-	int v = kdev->jobs[dom->job].limit[which];
+	int v = kdev->dp.jobs[dom->job].limit[which];
 
 	if (v >= 0)
 		return v;
 	return which == KGNI_LIMIT_CQ ? KGNI_MAX_CQS_PER_JOB : *dflt[which];
 }
 
-/* Has a domain attached to @job? (dp_lock held) */
+/* Has a domain attached to @job? (dp.lock held) */
 static bool kgni_job_attached(struct kgni_dev *kdev,
 			      const struct kgni_job *job)
 {
 	const struct kgni_dom *dom;
 
-	list_for_each_entry(dom, &kdev->doms, node)
+	list_for_each_entry(dom, &kdev->dp.doms, node)
 		if (dom->attached && !dom->revoked &&
-		    &kdev->jobs[dom->job] == job && dom->job_gen == job->gen)
+		    &kdev->dp.jobs[dom->job] == job && dom->job_gen == job->gen)
 			return true;
 	return false;
 }
@@ -443,7 +443,7 @@ int kgni_ioctl_job_configure(struct kgni_ucmd *ucmd)
 			return PTR_ERR(cgrp);
 	}
 
-	mutex_lock(&kdev->dp_lock);
+	mutex_lock(&kdev->dp.lock);
 	kgni_job_scan(kdev, cmd->ptag, cmd->cookie, &scan);
 	if (cmd->flags & KGNI_JOB_RELEASE) {
 		if (!scan.pair)
@@ -451,7 +451,7 @@ int kgni_ioctl_job_configure(struct kgni_ucmd *ucmd)
 		else if (scan.pair->kernel)
 			ret = -EPERM;
 		else
-			kgni_job_revoke(kdev, scan.pair - kdev->jobs);
+			kgni_job_revoke(kdev, scan.pair - kdev->dp.jobs);
 		goto out;
 	}
 	job = scan.pair;
@@ -485,7 +485,7 @@ int kgni_ioctl_job_configure(struct kgni_ucmd *ucmd)
 		}
 	}
 out:
-	mutex_unlock(&kdev->dp_lock);
+	mutex_unlock(&kdev->dp.lock);
 	if (cgrp && !IS_ERR(cgrp))
 		cgroup_put(cgrp);
 	return ret;
@@ -499,11 +499,11 @@ out:
  * @cookie: its CDM's cookie
  * @inst_id: its CDM's instance id
  *
- * Takes a slot of its own in @kdev->jobs, marked kernel: no file may
+ * Takes a slot of its own in @kdev->dp.jobs, marked kernel: no file may
  * attach to it, no job set-up release it or take its ptag.
  * kgni_dom_release() gives the slot back.
  *
- * Context: process context; takes dp_lock.
+ * Context: process context; takes dp.lock.
  * Return: 0, -EBUSY if a job has @ptag, -ENOSPC with every slot in use.
  */
 int kgni_job_attach_kernel(struct kgni_dev *kdev, struct kgni_dom *dom,
@@ -512,7 +512,7 @@ int kgni_job_attach_kernel(struct kgni_dev *kdev, struct kgni_dom *dom,
 	struct kgni_job_scan scan;
 	int ret = 0;
 
-	mutex_lock(&kdev->dp_lock);
+	mutex_lock(&kdev->dp.lock);
 	kgni_job_scan(kdev, ptag, cookie, &scan);
 	if (scan.user_ptag) {
 		ret = -EBUSY;
@@ -522,7 +522,7 @@ int kgni_job_attach_kernel(struct kgni_dev *kdev, struct kgni_dom *dom,
 		kgni_job_take(kdev, scan.free, ptag, cookie, INVALID_UID, NULL);
 		kgni_dom_attach(kdev, dom, scan.free, inst_id);
 	}
-	mutex_unlock(&kdev->dp_lock);
+	mutex_unlock(&kdev->dp.lock);
 	return ret;
 }
 
@@ -561,7 +561,7 @@ int kgni_ioctl_cdm_attach(struct kgni_ucmd *ucmd)
 	if (cmd->ptag == 0 || cmd->ptag >= GEMINI_NUM_PTAG)
 		return -EINVAL;
 
-	mutex_lock(&kdev->dp_lock);
+	mutex_lock(&kdev->dp.lock);
 	if (dom->attached) {
 		ret = dom->revoked ? -ENOLINK : -EBUSY;
 		goto out;
@@ -573,7 +573,7 @@ int kgni_ioctl_cdm_attach(struct kgni_ucmd *ucmd)
 	kgni_dom_attach(kdev, dom, scan.pair, cmd->inst_id);
 	ret = 0;
 out:
-	mutex_unlock(&kdev->dp_lock);
+	mutex_unlock(&kdev->dp.lock);
 	if (ret)
 		return ret;
 	cmd->nic_pe = kgni_rd(kdev, VGEMINI_CTL_NODE_PE);

@@ -19,7 +19,7 @@
  * @kdev: the device
  * @dom: the domain
  *
- * Context: dp_lock held, or none for a wait's condition (the answer may
+ * Context: dp.lock held, or none for a wait's condition (the answer may
  * then be stale by the time it is used).
  * Return: true while KGNI_IOC_JOB_SUSPEND holds the domain's job.
  */
@@ -29,7 +29,7 @@ bool kgni_dom_suspended(struct kgni_dev *kdev, const struct kgni_dom *dom)
 
 	if (!READ_ONCE(dom->attached) || READ_ONCE(dom->revoked) || dom->kernel)
 		return false;
-	job = &kdev->jobs[dom->job];
+	job = &kdev->dp.jobs[dom->job];
 	return READ_ONCE(job->suspended) && READ_ONCE(job->gen) == dom->job_gen;
 }
 
@@ -44,7 +44,7 @@ bool kgni_dom_suspended(struct kgni_dev *kdev, const struct kgni_dom *dom)
  */
 int kgni_dom_wait_resumed(struct kgni_dev *kdev, const struct kgni_dom *dom)
 {
-	if (wait_event_interruptible(kdev->job_wq,
+	if (wait_event_interruptible(kdev->dp.job_wq,
 				     !kgni_dom_suspended(kdev, dom) ||
 				     READ_ONCE(kdev->gone)))
 		return -EINTR;
@@ -56,7 +56,7 @@ int kgni_dom_wait_resumed(struct kgni_dev *kdev, const struct kgni_dom *dom)
 
 /*
  * The job slot of a suspend or resume call: 0 with *@job set, or an
- * errno of kgni_job_suspend's table.  dp_lock held.
+ * errno of kgni_job_suspend's table.  dp.lock held.
  */
 static int kgni_job_suspend_find(struct kgni_dev *kdev,
 				 const struct kgni_job_suspend *cmd,
@@ -73,7 +73,7 @@ static int kgni_job_suspend_find(struct kgni_dev *kdev,
 	return 0;
 }
 
-/* Checks common to suspend and resume; dp_lock not held. */
+/* Checks common to suspend and resume; dp.lock not held. */
 static int kgni_job_suspend_check(const struct kgni_job_suspend *cmd)
 {
 	if (!capable(CAP_SYS_ADMIN))
@@ -87,16 +87,16 @@ static int kgni_job_suspend_check(const struct kgni_job_suspend *cmd)
 
 /*
  * Does job @job still have traffic of its own: an FMA request without
- * its response, an RDMA post the BTE has not ended?  dp_lock held.
+ * its response, an RDMA post the BTE has not ended?  dp.lock held.
  */
 static bool kgni_job_busy(struct kgni_dev *kdev, struct kgni_job *job)
 {
-	unsigned int i = job - kdev->jobs;
+	unsigned int i = job - kdev->dp.jobs;
 	struct kgni_dom *dom;
 	struct kgni_fma *fma;
 
 	kgni_bte_reclaim(kdev);
-	list_for_each_entry(dom, &kdev->doms, node) {
+	list_for_each_entry(dom, &kdev->dp.doms, node) {
 		if (!dom->attached || dom->revoked || dom->kernel ||
 		    dom->job != i || dom->job_gen != job->gen)
 			continue;
@@ -107,7 +107,7 @@ static bool kgni_job_busy(struct kgni_dev *kdev, struct kgni_job *job)
 				return true;
 	}
 	/* Descriptors its ranks freed, still draining */
-	list_for_each_entry(fma, &kdev->fma_drain, node)
+	list_for_each_entry(fma, &kdev->fma.drain, node)
 		if (!fma->stuck && fma->job == (int)i &&
 		    fma->job_gen == job->gen &&
 		    kgni_fma_requests(kdev, fma->id))
@@ -115,14 +115,14 @@ static bool kgni_job_busy(struct kgni_dev *kdev, struct kgni_job *job)
 	return false;
 }
 
-/* Stop job @job's FMA: unmap its descriptors' pages.  dp_lock held. */
+/* Stop job @job's FMA: unmap its descriptors' pages.  dp.lock held. */
 static void kgni_job_stop_fma(struct kgni_dev *kdev, struct kgni_job *job)
 {
-	unsigned int i = job - kdev->jobs;
+	unsigned int i = job - kdev->dp.jobs;
 	struct kgni_dom *dom;
 	struct kgni_fma *fma;
 
-	list_for_each_entry(dom, &kdev->doms, node) {
+	list_for_each_entry(dom, &kdev->dp.doms, node) {
 		if (!dom->attached || dom->revoked || dom->kernel ||
 		    dom->job != i || dom->job_gen != job->gen)
 			continue;
@@ -131,14 +131,14 @@ static void kgni_job_stop_fma(struct kgni_dev *kdev, struct kgni_job *job)
 	}
 }
 
-/* Withdraw @job's suspension if it is still that job's; dp_lock held. */
+/* Withdraw @job's suspension if it is still that job's; dp.lock held. */
 static void kgni_job_unsuspend(struct kgni_dev *kdev, struct kgni_job *job,
 			       u32 gen)
 {
 	if (!job->used || job->gen != gen || !job->suspended)
 		return;
 	WRITE_ONCE(job->suspended, false);
-	wake_up_all(&kdev->job_wq);
+	wake_up_all(&kdev->dp.job_wq);
 }
 
 /**
@@ -168,24 +168,24 @@ int kgni_ioctl_job_suspend(struct kgni_ucmd *ucmd)
 		return ret;
 	deadline = jiffies + msecs_to_jiffies(cmd->timeout_ms);
 
-	mutex_lock(&kdev->dp_lock);
+	mutex_lock(&kdev->dp.lock);
 	ret = kgni_job_suspend_find(kdev, cmd, &job);
 	if (!ret && job->suspended)
 		ret = -EALREADY;
 	if (ret) {
-		mutex_unlock(&kdev->dp_lock);
+		mutex_unlock(&kdev->dp.lock);
 		return ret;
 	}
 	gen = job->gen;
 	WRITE_ONCE(job->suspended, true);
 	kgni_job_stop_fma(kdev, job);
-	mutex_unlock(&kdev->dp_lock);
+	mutex_unlock(&kdev->dp.lock);
 
 	for (;;) {
-		mutex_lock(&kdev->dp_lock);
+		mutex_lock(&kdev->dp.lock);
 		if (!job->used || job->gen != gen) {
 			/* Released meanwhile: nothing of it is left to run. */
-			mutex_unlock(&kdev->dp_lock);
+			mutex_unlock(&kdev->dp.lock);
 			return 0;
 		}
 		busy = !READ_ONCE(kdev->gone) && kgni_job_busy(kdev, job);
@@ -197,7 +197,7 @@ int kgni_ioctl_job_suspend(struct kgni_ucmd *ucmd)
 			ret = -EINTR;
 		if (ret)
 			kgni_job_unsuspend(kdev, job, gen);
-		mutex_unlock(&kdev->dp_lock);
+		mutex_unlock(&kdev->dp.lock);
 		if (ret || !busy)
 			return ret;
 		msleep_interruptible(KGNI_SUSPEND_POLL_MS);
@@ -224,12 +224,12 @@ int kgni_ioctl_job_resume(struct kgni_ucmd *ucmd)
 		return ret;
 	if (cmd->timeout_ms)
 		return -EINVAL;
-	mutex_lock(&kdev->dp_lock);
+	mutex_lock(&kdev->dp.lock);
 	ret = kgni_job_suspend_find(kdev, cmd, &job);
 	if (!ret && !job->suspended)
 		ret = -EALREADY;
 	if (!ret)
 		kgni_job_unsuspend(kdev, job, job->gen);
-	mutex_unlock(&kdev->dp_lock);
+	mutex_unlock(&kdev->dp.lock);
 	return ret;
 }

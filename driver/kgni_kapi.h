@@ -88,9 +88,9 @@ struct gni_cdm {
  * @cdm: its CDM
  * @kdev: the device, referenced
  * @dom: its domain: kernel, attached to a kernel job slot, in
- *       &kgni_dev.doms
+ *       &kgni_dp_state.doms
  * @pe: the device's PE
- * @node: in &kgni_dev.kapi_nics
+ * @node: in &kgni_kapi_state.nics
  * @qsce_func: its quiesce callback, or NULL
  * @fma_lock: serialises taking and freeing the CQs' FMA descriptors
  *            (&gni_cq.fma) with the endpoint counts that keep them; taken
@@ -101,7 +101,7 @@ struct gni_cdm {
  * @core: gnicore's NIC: the request table of its posts (tids for
  *        KGNI_KAPI_NREQS posts waiting for their events)
  *
- * @node and @qsce_func are protected by &kgni_dev.kapi_lock.
+ * @node and @qsce_func are protected by &kgni_kapi_state.lock.
  */
 struct gni_nic {
 	u32 tag;
@@ -138,7 +138,7 @@ struct gni_nic {
  *       messages, taken with the first of them and kept until the CQ is
  *       destroyed (kgni_kfma.c); NULL before (&gni_nic.fma_lock)
  * @node: in &gni_nic.cqs
- * @irq_node: in &kgni_dev.kcqs (RCU) while it has a handler
+ * @irq_node: in &kgni_kcq_state.list (RCU) while it has a handler
  */
 struct gni_cq {
 	u32 tag;
@@ -200,11 +200,11 @@ struct gni_ep {
  * @nic: its NIC; NULL for a file's (KGNI_IOC_ERR_SUBSCRIBE)
  * @kdev: its device
  * @kfile: the file whose subscription it is, or NULL for a kernel client's
- * @id: a file's: its id, unique on the device (&kgni_dev.err_last_id)
+ * @id: a file's: its id, unique on the device (&kgni_err_state.last_id)
  * @own: a file's whose filter is its CDM's ptag: none of a ptag once the
  *       CDM's job is released
- * @node: in &kgni_dev.errs (&kgni_dev.kapi_lock)
- * @lock: protects the members below; taken inside &kgni_dev.kapi_lock
+ * @node: in &kgni_err_state.list (&kgni_kapi_state.lock)
+ * @lock: protects the members below; taken inside &kgni_kapi_state.lock
  * @mask: the GNI_ERRMASK_* classes it takes
  * @ptag: its ptag filter: events of another ptag are not its (0: any)
  * @ring: its queue, @size events; NULL when @size is 0

@@ -24,6 +24,13 @@
 /* delay_index: events before an interrupt, 0 and 1 both "every event" */
 #define KGNI_KCQ_MAX_DELAY	(GEMINI_CQ_IRQ_THRESH_MASK + 1)
 
+/* A new device: no kernel CQ with a handler yet. */
+void kgni_kcq_dev_init(struct kgni_dev *kdev)
+{
+	spin_lock_init(&kdev->kcq.lock);
+	INIT_LIST_HEAD(&kdev->kcq.list);
+}
+
 /**
  * kgni_kcq_irq() - call the handlers of a vector's kernel CQs
  * @kdev: the device
@@ -40,7 +47,7 @@ void kgni_kcq_irq(struct kgni_dev *kdev, unsigned int vector)
 	struct gni_cq *cq;
 
 	rcu_read_lock();
-	list_for_each_entry_rcu(cq, &kdev->kcqs, irq_node) {
+	list_for_each_entry_rcu(cq, &kdev->kcq.list, irq_node) {
 		u64 e;
 
 		if (cq->vector != vector)
@@ -65,9 +72,9 @@ static void kgni_kcq_unlink(struct gni_cq *cq)
 
 	if (!cq->handler)
 		return;
-	spin_lock_irqsave(&kdev->kcq_lock, flags);
+	spin_lock_irqsave(&kdev->kcq.lock, flags);
 	list_del_rcu(&cq->irq_node);
-	spin_unlock_irqrestore(&kdev->kcq_lock, flags);
+	spin_unlock_irqrestore(&kdev->kcq.lock, flags);
 	synchronize_rcu();
 }
 
@@ -151,9 +158,9 @@ gni_return_t gni_cq_create(gni_nic_handle_t nic_hndl, u32 entry_count,
 	list_add_tail(&cq->node, &nic->cqs);
 	spin_unlock_irqrestore(&nic->obj_lock, irqflags);
 	if (event_handler) {
-		spin_lock_irqsave(&kdev->kcq_lock, irqflags);
-		list_add_tail_rcu(&cq->irq_node, &kdev->kcqs);
-		spin_unlock_irqrestore(&kdev->kcq_lock, irqflags);
+		spin_lock_irqsave(&kdev->kcq.lock, irqflags);
+		list_add_tail_rcu(&cq->irq_node, &kdev->kcq.list);
+		spin_unlock_irqrestore(&kdev->kcq.lock, irqflags);
 	}
 	*cq_hndl = cq;
 	return kgni_kapi_ret(gni_cq_create, GNI_RC_SUCCESS, 0, 0);
@@ -194,7 +201,7 @@ gni_return_t gni_cq_destroy(gni_cq_handle_t cq_hndl)
 		kgni_kfma_free(cq);
 	down_read(&kdev->ctl_rwsem);
 	live = !READ_ONCE(kdev->gone);
-	mutex_lock(&kdev->dp_lock);
+	mutex_lock(&kdev->dp.lock);
 	/* Posts that have ended hold it until their slots are taken back. */
 	if (cq->cq->users && live)
 		kgni_bte_reclaim(kdev);
@@ -209,7 +216,7 @@ gni_return_t gni_cq_destroy(gni_cq_handle_t cq_hndl)
 		kgni_kcq_unlink(cq);
 		kgni_cq_free(kdev, &nic->dom, cq->cq, live);
 	}
-	mutex_unlock(&kdev->dp_lock);
+	mutex_unlock(&kdev->dp.lock);
 	up_read(&kdev->ctl_rwsem);
 	mutex_unlock(&nic->fma_lock);
 	if (busy)

@@ -28,14 +28,14 @@
  * cancels one and tests it, with its own spinlock held; it takes
  * INVALID_PARAM from them for a bug and stops the node.  So the calls
  * that neither post nor wait (the tests, the probes, the cancels) run in
- * any context: their cores take only the datagram spinlock, never dp_lock
+ * any context: their cores take only the datagram spinlock, never dp.lock
  * nor ctl_rwsem, and a cancel that must tell a peer leaves the message to
  * the datagram work (kgni_dgram_xport.c).  What keeps them safe from remove is
- * the NIC's reference on the device (the structure, its dg_lock) and the
- * core's finding no service under dg_lock once kgni_dg_fini() has run;
+ * the NIC's reference on the device (the structure, its dg.lock) and the
+ * core's finding no service under dg.lock once kgni_dg_fini() has run;
  * before that, a removed device (gone, set first) answers as before, as
  * if nothing were there.  The posts allocate and write the TX ring under
- * dp_lock, and the waits sleep (without signals, kgni_dg_unlock_wait()):
+ * dp.lock, and the waits sleep (without signals, kgni_dg_unlock_wait()):
  * those may sleep, hold ctl_rwsem as the ioctls do, and refuse atomic
  * context (kgni_may_sleep()).
  */

@@ -266,9 +266,9 @@ gni_return_t gni_cdm_attach(gni_cdm_handle_t cdm_hndl, u32 device_id,
 	nic->tag = KGNI_TAG_NIC;
 	nic->cdm = cdm;
 	nic->kdev = kdev;
-	spin_lock_irqsave(&kdev->kapi_lock, flags);
-	list_add_tail(&nic->node, &kdev->kapi_nics);
-	spin_unlock_irqrestore(&kdev->kapi_lock, flags);
+	spin_lock_irqsave(&kdev->kapi.lock, flags);
+	list_add_tail(&nic->node, &kdev->kapi.nics);
+	spin_unlock_irqrestore(&kdev->kapi.lock, flags);
 	cdm->nic = nic;
 	*local_addr = nic->pe;
 	*nic_hndl = nic;
@@ -295,17 +295,17 @@ static void kgni_nic_free(struct gni_nic *nic)
 	unsigned long flags;
 
 	/* Waits for a callback running on another CPU. */
-	spin_lock_irqsave(&kdev->kapi_lock, flags);
+	spin_lock_irqsave(&kdev->kapi.lock, flags);
 	list_del(&nic->node);
-	spin_unlock_irqrestore(&kdev->kapi_lock, flags);
+	spin_unlock_irqrestore(&kdev->kapi.lock, flags);
 	WRITE_ONCE(nic->tag, KGNI_TAG_INVALID);
 	/* What the client left: its handles go, then the domain's objects. */
 	errs = kgni_err_nic_free(nic);
 	eps = kgni_kep_nic_free(nic);
 	cqs = kgni_kcq_nic_free(nic);
-	mutex_lock(&kdev->dp_lock);
+	mutex_lock(&kdev->dp.lock);
 	mems = list_count_nodes(&nic->dom.mems);
-	mutex_unlock(&kdev->dp_lock);
+	mutex_unlock(&kdev->dp.lock);
 	if (eps || cqs || mems || errs)
 		dev_info_once(&kdev->pdev->dev,
 			      "a kernel client destroyed its CDM with %u endpoints, %u CQs, %u registrations and %u error subscriptions left: freed\n",
@@ -418,7 +418,7 @@ u32 gni_get_quiesce_status(gni_nic_handle_t nic_hndl)
 			      EINVAL, 0);
 		return 0;
 	}
-	return READ_ONCE(nic_hndl->kdev->quiesced) ? 1 : 0;
+	return kgni_fabric_quiesced(nic_hndl->kdev) ? 1 : 0;
 }
 EXPORT_SYMBOL(gni_get_quiesce_status);
 
@@ -442,12 +442,12 @@ gni_return_t gni_set_quiesce_callback(gni_nic_handle_t nic_hndl,
 	if (!kgni_is(nic, KGNI_TAG_NIC) || !qsce_func)
 		return kgni_kapi_ret(gni_set_quiesce_callback,
 				     GNI_RC_INVALID_PARAM, EINVAL, 0);
-	spin_lock_irqsave(&nic->kdev->kapi_lock, flags);
+	spin_lock_irqsave(&nic->kdev->kapi.lock, flags);
 	if (nic->qsce_func)
 		rc = GNI_RC_INVALID_STATE;
 	else
 		nic->qsce_func = qsce_func;
-	spin_unlock_irqrestore(&nic->kdev->kapi_lock, flags);
+	spin_unlock_irqrestore(&nic->kdev->kapi.lock, flags);
 	return kgni_kapi_ret(gni_set_quiesce_callback, rc,
 			     rc ? EBUSY : 0, 0);
 }
@@ -465,20 +465,19 @@ void kgni_kapi_quiesce_end(struct kgni_dev *kdev, u64 msecs)
 	unsigned long flags;
 	struct gni_nic *nic;
 
-	spin_lock_irqsave(&kdev->kapi_lock, flags);
-	list_for_each_entry(nic, &kdev->kapi_nics, node)
+	spin_lock_irqsave(&kdev->kapi.lock, flags);
+	list_for_each_entry(nic, &kdev->kapi.nics, node)
 		if (nic->qsce_func)
 			nic->qsce_func(nic, msecs);
-	spin_unlock_irqrestore(&kdev->kapi_lock, flags);
+	spin_unlock_irqrestore(&kdev->kapi.lock, flags);
 }
 
 /* A new device: no kernel NIC yet. */
 void kgni_kapi_dev_init(struct kgni_dev *kdev)
 {
-	spin_lock_init(&kdev->kapi_lock);
-	INIT_LIST_HEAD(&kdev->kapi_nics);
-	INIT_LIST_HEAD(&kdev->errs);
-	spin_lock_init(&kdev->kcq_lock);
-	INIT_LIST_HEAD(&kdev->kcqs);
+	spin_lock_init(&kdev->kapi.lock);
+	INIT_LIST_HEAD(&kdev->kapi.nics);
+	kgni_err_dev_init(kdev);
+	kgni_kcq_dev_init(kdev);
 	kgni_kmem_dev_init(kdev);
 }

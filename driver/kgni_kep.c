@@ -12,7 +12,7 @@
  * kgni_kdgram.c's, FMA posts kgni_kfma.c's, SMSG kgni_ksmsg.c's.
  *
  * gni_ep_create(), gni_ep_destroy() and gni_post_rdma() may sleep (the
- * post takes dp_lock); bind, unbind and the event data may be set in any
+ * post takes dp.lock); bind, unbind and the event data may be set in any
  * context.  An endpoint is freed after an RCU grace period:
  * gni_cq_get_event() may hold it, taking the event of one of its failed
  * short messages on another CPU.
@@ -290,7 +290,7 @@ unsigned int kgni_kep_nic_free(struct gni_nic *nic)
  * domain's home channel with GNI_CDM_MODE_BTE_SINGLE_CHANNEL); channel 3
  * stays the datagrams'.
  *
- * Context: process context, may sleep (dp_lock).
+ * Context: process context, may sleep (dp.lock).
  * Return: SUCCESS, ERROR_RESOURCE (the rings or the domain's quota full,
  * the device removed), INVALID_PARAM (a handle or CQ that is not the
  * NIC's, a range outside its registration, a transfer into read-only
@@ -354,7 +354,7 @@ static gni_return_t kgni_kep_rdma_rc(gni_return_t rc)
  * user posts (kgni_kep_rdma_post()).  A post with neither src_cq_hndl nor
  * an endpoint CQ is refused: its error event would have nowhere to go.
  *
- * Context: process context, may sleep (the BTE's dp_lock; a post from
+ * Context: process context, may sleep (the BTE's dp.lock; a post from
  * atomic context is refused with INVALID_PARAM until the data path has
  * per-channel spinlocks).
  * Return: SUCCESS, ALIGNMENT_ERROR (a GET's addresses or length not

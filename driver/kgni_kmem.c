@@ -25,7 +25,7 @@
  * Lustre's gnilnd deregisters its mailbox
  * blocks and releases their holds under a spinlock of its own, as Cray's
  * kgni let it, so gni_mem_deregister() and gni_mem_mdd_release() work in
- * any context: there, the MDD is invalidated at once under mem_lock and
+ * any context: there, the MDD is invalidated at once under mem.lock and
  * the rest is left to work that runs before anything could tell
  * (kgni_mem_kill()), and a released hold is marked for the hold work.
  */
@@ -350,9 +350,9 @@ static bool kgni_mdh_release(struct kgni_dev *kdev,
 	bool found = false;
 
 	if (can_sleep) {
-		mutex_lock(&kdev->dp_lock);
+		mutex_lock(&kdev->dp.lock);
 		kgni_mem_reap(kdev);
-		list_for_each_entry(h, &kdev->mdh_holds, node) {
+		list_for_each_entry(h, &kdev->hold.list, node) {
 			if (h->hndl[0] == mh->qword1 &&
 			    h->hndl[1] == mh->qword2 && !h->released) {
 				kgni_mdh_unhold(kdev, h);
@@ -360,20 +360,20 @@ static bool kgni_mdh_release(struct kgni_dev *kdev,
 				break;
 			}
 		}
-		mutex_unlock(&kdev->dp_lock);
+		mutex_unlock(&kdev->dp.lock);
 		return found;
 	}
-	spin_lock_irqsave(&kdev->mem_lock, flags);
-	list_for_each_entry(h, &kdev->mdh_holds, node) {
+	spin_lock_irqsave(&kdev->mem.lock, flags);
+	list_for_each_entry(h, &kdev->hold.list, node) {
 		if (h->hndl[0] == mh->qword1 && h->hndl[1] == mh->qword2 &&
 		    !h->released) {
 			WRITE_ONCE(h->released, true);
-			mod_delayed_work(system_wq, &kdev->mdh_hold_work, 0);
+			mod_delayed_work(system_wq, &kdev->hold.work, 0);
 			found = true;
 			break;
 		}
 	}
-	list_for_each_entry(mem, &kdev->mem_dead, dead) {
+	list_for_each_entry(mem, &kdev->mem.dead, dead) {
 		if (found)
 			break;
 		if (mem->dead_hold && mem->hndl[0] == mh->qword1 &&
@@ -383,7 +383,7 @@ static bool kgni_mdh_release(struct kgni_dev *kdev,
 			found = true;
 		}
 	}
-	spin_unlock_irqrestore(&kdev->mem_lock, flags);
+	spin_unlock_irqrestore(&kdev->mem.lock, flags);
 	return found;
 }
 
@@ -392,7 +392,7 @@ static bool kgni_mdh_release(struct kgni_dev *kdev,
  * @nic_hndl: a NIC of the device
  * @mem_hndl: the handle that was deregistered with a hold
  *
- * In atomic context the hold is marked released under mem_lock, and
+ * In atomic context the hold is marked released under mem.lock, and
  * the hold work lets the number go.
  *
  * Context: any.

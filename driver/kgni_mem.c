@@ -30,7 +30,7 @@ static_assert(KGNI_VMDH_ENTRIES == GEMINI_NUM_MDD);
  * @dom: the domain
  * @cq: one of its CQs
  *
- * Context: dp_lock held.
+ * Context: dp.lock held.
  */
 unsigned int kgni_mem_cq_refs(struct kgni_dom *dom, struct kgni_cq *cq)
 {
@@ -54,7 +54,7 @@ unsigned int kgni_mem_cq_refs(struct kgni_dom *dom, struct kgni_cq *cq)
  * uGNI lets a CQ go while registrations still name it (only endpoints
  * keep it): Open MPI destroys its SMSG CQ before its mailboxes.
  *
- * Context: dp_lock held.
+ * Context: dp.lock held.
  */
 void kgni_mem_cq_detach(struct kgni_dev *kdev, struct kgni_dom *dom,
 			struct kgni_cq *cq)
@@ -105,7 +105,7 @@ void kgni_mem_put_pages(struct page **pages, unsigned long npages,
  * @mem: the registration; freed
  * @live: the device may be touched: its MDD and GART entries are reset
  *
- * Context: dp_lock held.
+ * Context: dp.lock held.
  */
 void kgni_mem_free(struct kgni_dev *kdev, struct kgni_mem *mem, bool live)
 {
@@ -121,16 +121,16 @@ void kgni_mem_free(struct kgni_dev *kdev, struct kgni_mem *mem, bool live)
 	 * Not live: remove has taken the GART from the device and freed it,
 	 * and invalidated the MRT entries.
 	 */
-	clear_bit(mem->mdh, kdev->mdd_map);
+	clear_bit(mem->mdh, kdev->mem.mdd_map);
 	mem->dom->nmdd--;
 	if (!mem->mrt_count)
 		mem->dom->ngart -= mem->npages;
 	if (mem->cq)
 		mem->cq->users--;
 	kgni_mem_put_pages(mem->pages, mem->npages, mem->mm, true);
-	spin_lock_irqsave(&kdev->mem_lock, flags);
+	spin_lock_irqsave(&kdev->mem.lock, flags);
 	list_del(&mem->node);
-	spin_unlock_irqrestore(&kdev->mem_lock, flags);
+	spin_unlock_irqrestore(&kdev->mem.lock, flags);
 	kfree(mem);
 }
 
@@ -138,7 +138,7 @@ void kgni_mem_free(struct kgni_dev *kdev, struct kgni_mem *mem, bool live)
  * The MDD of the vMDH entry that @u asks for, into *@mdh: its index, or
  * with KGNI_VMDH_ANY the lowest free index of its block.  -EBUSY if the
  * index is taken, -ENOSPC if the block has no free one.  The entries are
- * the NIC's, whoever holds them (uapi/kgni_ioctl.h).  Context: dp_lock
+ * the NIC's, whoever holds them (uapi/kgni_ioctl.h).  Context: dp.lock
  * held.
  */
 static int kgni_vmdh_mdh(struct kgni_dev *kdev, const struct kgni_mem_user *u,
@@ -148,10 +148,10 @@ static int kgni_vmdh_mdh(struct kgni_dev *kdev, const struct kgni_mem_user *u,
 
 	if (u->vmdh_index != KGNI_VMDH_ANY) {
 		*mdh = KGNI_VMDH_MDH(u->vmdh_index);
-		return test_bit(*mdh, kdev->mdd_map) ? -EBUSY : 0;
+		return test_bit(*mdh, kdev->mem.mdd_map) ? -EBUSY : 0;
 	}
 	for (i = 0; i < u->vmdh_count; i++) {
-		if (!test_bit(KGNI_VMDH_MDH(i), kdev->mdd_map)) {
+		if (!test_bit(KGNI_VMDH_MDH(i), kdev->mem.mdd_map)) {
 			*mdh = KGNI_VMDH_MDH(i);
 			return 0;
 		}
@@ -194,8 +194,8 @@ int kgni_mem_make(struct kgni_dev *kdev, struct kgni_dom *dom, u32 flags,
 		mrt_pages = kgni_mrt_pages(mem->pages, npages, va);
 
 	if (!atomic) {
-		mutex_lock(&kdev->dp_lock);
-	} else if (!mutex_trylock(&kdev->dp_lock)) {
+		mutex_lock(&kdev->dp.lock);
+	} else if (!mutex_trylock(&kdev->dp.lock)) {
 		kfree(mem);
 		return -EBUSY;
 	}
@@ -229,7 +229,7 @@ int kgni_mem_make(struct kgni_dev *kdev, struct kgni_dom *dom, u32 flags,
 		if (ret)
 			goto err_unlock;
 	} else {
-		mdh = find_first_zero_bit(kdev->mdd_map, GEMINI_NUM_MDD);
+		mdh = find_first_zero_bit(kdev->mem.mdd_map, GEMINI_NUM_MDD);
 		if (mdh >= GEMINI_NUM_MDD) {
 			ret = -ENOSPC;
 			goto err_unlock;
@@ -239,7 +239,7 @@ int kgni_mem_make(struct kgni_dev *kdev, struct kgni_dom *dom, u32 flags,
 	ret = kgni_mem_map(kdev, mem, mrt_pages, gart_ok, &base);
 	if (ret)
 		goto err_unlock;
-	set_bit(mdh, kdev->mdd_map);
+	set_bit(mdh, kdev->mem.mdd_map);
 	mem->mdh = mdh;
 	mem->dom = dom;
 	dom->nmdd++;
@@ -269,16 +269,16 @@ int kgni_mem_make(struct kgni_dev *kdev, struct kgni_dom *dom, u32 flags,
 			GEMINI_MH_FLAGS_SHIFT);
 	mem->hndl[1] |= (u64)gemini_mh_crc(mem->hndl[0], mem->hndl[1]) <<
 			GEMINI_MH_CRC_SHIFT;
-	spin_lock_irqsave(&kdev->mem_lock, irqflags);
+	spin_lock_irqsave(&kdev->mem.lock, irqflags);
 	list_add_tail(&mem->node, &dom->mems);
-	spin_unlock_irqrestore(&kdev->mem_lock, irqflags);
+	spin_unlock_irqrestore(&kdev->mem.lock, irqflags);
 	hndl[0] = mem->hndl[0];
 	hndl[1] = mem->hndl[1];
-	mutex_unlock(&kdev->dp_lock);
+	mutex_unlock(&kdev->dp.lock);
 	return 0;
 
 err_unlock:
-	mutex_unlock(&kdev->dp_lock);
+	mutex_unlock(&kdev->dp.lock);
 	kfree(mem);
 	return ret;
 }
@@ -301,7 +301,7 @@ err_unlock:
  *      kernel client's pages, each referenced (kgni_kmem.c)
  * @hndl: the memory handle
  * @atomic: the caller may not sleep (a kernel client under a spinlock of
- *          its own): dp_lock is only tried
+ *          its own): dp.lock is only tried
  *
  * The pages are mapped (through the MRT if it can, else one run of GART
  * entries) and given one MDD of the domain's ptag.  On success the
@@ -309,12 +309,12 @@ err_unlock:
  * @mm, until kgni_mem_free(); on failure the caller keeps them.
  *
  * Context: process context; ctl_rwsem held for reading with the device
- * alive; takes dp_lock, or with @atomic tries it and does not sleep.
+ * alive; takes dp.lock, or with @atomic tries it and does not sleep.
  * Return: 0, -EPERM without a CDM, -ENOLINK once the domain's job was
  * released, -EINVAL for a CQ that is not the domain's, -ENOMEM, -EDQUOT
  * past the job's kgni_job_mdds registrations or kgni_job_gart GART
  * entries (a file's), -ENOSPC without a free MDD or run of MRT or GART
- * entries, -EBUSY if @atomic and dp_lock is held.
+ * entries, -EBUSY if @atomic and dp.lock is held.
  */
 int kgni_mem_create(struct kgni_dev *kdev, struct kgni_dom *dom, u32 flags,
 		    u32 cq_id, struct page **pages, unsigned long npages,
@@ -329,7 +329,7 @@ int kgni_mem_create(struct kgni_dev *kdev, struct kgni_dom *dom, u32 flags,
  * @dom: the domain
  * @h: the handle
  *
- * Context: dp_lock held (or mem_lock).
+ * Context: dp.lock held (or mem.lock).
  * Return: the registration, or NULL (also once kgni_mem_kill() took it).
  */
 struct kgni_mem *kgni_mem_find(struct kgni_dom *dom, const u64 h[2])
@@ -355,7 +355,7 @@ struct kgni_mem *kgni_mem_find(struct kgni_dom *dom, const u64 h[2])
  * Gemini they share the NIC's MDDs.  Another process's registration is
  * never found: its addresses are not the caller's.
  *
- * Context: dp_lock held; process context of the poster.
+ * Context: dp.lock held; process context of the poster.
  * Return: the registration, or NULL.
  */
 struct kgni_mem *kgni_mem_find_local(struct kgni_dev *kdev,
@@ -366,7 +366,7 @@ struct kgni_mem *kgni_mem_find_local(struct kgni_dev *kdev,
 
 	if (mem || dom->kernel)
 		return mem;
-	list_for_each_entry(d, &kdev->doms, node) {
+	list_for_each_entry(d, &kdev->dp.doms, node) {
 		if (d == dom || d->ptag != dom->ptag ||
 		    !kgni_dom_same_job(d, dom))
 			continue;
@@ -391,7 +391,7 @@ struct kgni_mem *kgni_mem_find_local(struct kgni_dev *kdev,
  * pages are given back.
  *
  * Context: process context, may sleep; ctl_rwsem held for reading; takes
- * dp_lock.
+ * dp.lock.
  * Return: 0, 1 if @hold was used (it belongs to the device's hold list
  * from then on), -EINVAL for a handle with a bad CRC or that is not one
  * of the domain's, -ENOLINK once the domain's job was released.
@@ -410,7 +410,7 @@ int kgni_mem_deregister(struct kgni_dev *kdev, struct kgni_dom *dom,
 	if (gemini_mh_crc(h[0], h[1]) != hndl[1] >> GEMINI_MH_CRC_SHIFT)
 		return -EINVAL;
 
-	mutex_lock(&kdev->dp_lock);
+	mutex_lock(&kdev->dp.lock);
 	if (dom->revoked)
 		ret = -ENOLINK;
 	mem = kgni_mem_find(dom, hndl);
@@ -419,15 +419,15 @@ int kgni_mem_deregister(struct kgni_dev *kdev, struct kgni_dom *dom,
 
 		kgni_mem_free(kdev, mem, live);
 		ret = 0;
-		/* Nobody took the number meanwhile: dp_lock is held. */
+		/* Nobody took the number meanwhile: dp.lock is held. */
 		if (hold && live) {
-			spin_lock_irqsave(&kdev->mem_lock, flags);
+			spin_lock_irqsave(&kdev->mem.lock, flags);
 			kgni_mdh_hold_add(kdev, mdh, hndl, hold);
-			spin_unlock_irqrestore(&kdev->mem_lock, flags);
+			spin_unlock_irqrestore(&kdev->mem.lock, flags);
 			ret = 1;
 		}
 	}
-	mutex_unlock(&kdev->dp_lock);
+	mutex_unlock(&kdev->dp.lock);
 	return ret;
 }
 
@@ -461,7 +461,7 @@ int kgni_ioctl_mem_query(struct kgni_ucmd *ucmd)
 		      cmd->mem_hndl[1] >> GEMINI_MH_CRC_SHIFT)
 		return -EINVAL;
 
-	mutex_lock(&kdev->dp_lock);
+	mutex_lock(&kdev->dp.lock);
 	after = first;
 	list_for_each_entry(mem, &dom->mems, node) {
 		if (READ_ONCE(mem->dying))
@@ -479,7 +479,7 @@ int kgni_ioctl_mem_query(struct kgni_ucmd *ucmd)
 		cmd->addr = found->addr;
 		cmd->len = found->len;
 	}
-	mutex_unlock(&kdev->dp_lock);
+	mutex_unlock(&kdev->dp.lock);
 	if (!found)
 		return after ? -ENOENT : -EINVAL;
 	return kgni_ucmd_respond(ucmd, sizeof(*cmd));
@@ -493,7 +493,7 @@ int kgni_ioctl_mem_query(struct kgni_ucmd *ucmd)
  * @hold: as for kgni_mem_deregister(); kept with the registration until
  *        kgni_mem_reap() makes it a hold
  *
- * What kgni_mem_deregister() does at once, done under mem_lock alone, for
+ * What kgni_mem_deregister() does at once, done under mem.lock alone, for
  * a kernel client that holds a spinlock of its own: the MDD is
  * invalidated and read back, so that no request reaches the pages after
  * this returns, and the registration is no longer found.  Its entries,
@@ -501,7 +501,7 @@ int kgni_ioctl_mem_query(struct kgni_ucmd *ucmd)
  * next registration and the domain's teardown run before anything could
  * tell they were still taken.  After remove nothing touches the device.
  *
- * Context: any; takes mem_lock.
+ * Context: any; takes mem.lock.
  * Return: 0, -EINVAL for a handle with a bad CRC or that is not one of
  * the domain's.
  */
@@ -518,23 +518,23 @@ int kgni_mem_kill(struct kgni_dev *kdev, struct kgni_dom *dom,
 	if (gemini_mh_crc(h[0], h[1]) != hndl[1] >> GEMINI_MH_CRC_SHIFT)
 		return -EINVAL;
 
-	spin_lock_irqsave(&kdev->mem_lock, flags);
+	spin_lock_irqsave(&kdev->mem.lock, flags);
 	mem = kgni_mem_find(dom, hndl);
 	if (!mem) {
-		spin_unlock_irqrestore(&kdev->mem_lock, flags);
+		spin_unlock_irqrestore(&kdev->mem.lock, flags);
 		return -EINVAL;
 	}
 	WRITE_ONCE(mem->dying, true);
 	mem->dead_hold = hold;
-	list_add_tail(&mem->dead, &kdev->mem_dead);
+	list_add_tail(&mem->dead, &kdev->mem.dead);
 	if (kdev->mmr && !READ_ONCE(kdev->gone)) {
 		kgni_mdd_write(kdev, mem->mdh, 0, 0);
 		readq(kgni_mmr(kdev, GEMINI_MMR_MDD_ENTRY(mem->mdh)) + 8);
 	}
 	/* The work's reference: the caller's NIC holds one meanwhile. */
 	get_device(&kdev->dev);
-	queued = queue_work(system_wq, &kdev->mem_reap_work);
-	spin_unlock_irqrestore(&kdev->mem_lock, flags);
+	queued = queue_work(system_wq, &kdev->mem.reap_work);
+	spin_unlock_irqrestore(&kdev->mem.lock, flags);
 	if (!queued)
 		put_device(&kdev->dev);
 	return 0;
@@ -544,10 +544,10 @@ int kgni_mem_kill(struct kgni_dev *kdev, struct kgni_dom *dom,
  * kgni_mem_reap() - free the registrations kgni_mem_kill() invalidated
  * @kdev: the device
  *
- * Each one's hold becomes a hold of the device's list under mem_lock, so
+ * Each one's hold becomes a hold of the device's list under mem.lock, so
  * that gni_mem_mdd_release() finds it in one place or the other.
  *
- * Context: dp_lock held.
+ * Context: dp.lock held.
  */
 void kgni_mem_reap(struct kgni_dev *kdev)
 {
@@ -558,26 +558,26 @@ void kgni_mem_reap(struct kgni_dev *kdev)
 	u32 mdh;
 
 	for (;;) {
-		spin_lock_irqsave(&kdev->mem_lock, flags);
-		mem = list_first_entry_or_null(&kdev->mem_dead,
+		spin_lock_irqsave(&kdev->mem.lock, flags);
+		mem = list_first_entry_or_null(&kdev->mem.dead,
 					       struct kgni_mem, dead);
 		if (!mem) {
-			spin_unlock_irqrestore(&kdev->mem_lock, flags);
+			spin_unlock_irqrestore(&kdev->mem.lock, flags);
 			return;
 		}
 		list_del(&mem->dead);
 		hold = mem->dead_hold;
 		mdh = mem->mdh;
-		/* Nobody takes the number meanwhile: dp_lock is held. */
+		/* Nobody takes the number meanwhile: dp.lock is held. */
 		if (hold && live)
 			kgni_mdh_hold_add(kdev, mdh, mem->hndl, hold);
-		spin_unlock_irqrestore(&kdev->mem_lock, flags);
+		spin_unlock_irqrestore(&kdev->mem.lock, flags);
 		if (hold && !live)
 			kfree(hold);
 		kgni_mem_free(kdev, mem, live);
 		/* The hold keeps the number kgni_mem_free() cleared. */
 		if (hold && live)
-			set_bit(mdh, kdev->mdd_map);
+			set_bit(mdh, kdev->mem.mdd_map);
 	}
 }
 
@@ -585,10 +585,10 @@ void kgni_mem_reap(struct kgni_dev *kdev)
 void kgni_mem_reap_work(struct work_struct *work)
 {
 	struct kgni_dev *kdev = container_of(work, struct kgni_dev,
-					     mem_reap_work);
+					     mem.reap_work);
 
-	mutex_lock(&kdev->dp_lock);
+	mutex_lock(&kdev->dp.lock);
 	kgni_mem_reap(kdev);
-	mutex_unlock(&kdev->dp_lock);
+	mutex_unlock(&kdev->dp.lock);
 	put_device(&kdev->dev);
 }

@@ -19,26 +19,26 @@ void kgni_mdh_unhold(struct kgni_dev *kdev, struct kgni_mdh_hold *h)
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&kdev->mem_lock, flags);
+	spin_lock_irqsave(&kdev->mem.lock, flags);
 	list_del(&h->node);
-	spin_unlock_irqrestore(&kdev->mem_lock, flags);
+	spin_unlock_irqrestore(&kdev->mem.lock, flags);
 	if (!kgni_bte_keep_mdh(kdev, h->mdh))
-		clear_bit(h->mdh, kdev->mdd_map);
+		clear_bit(h->mdh, kdev->mem.mdd_map);
 	kfree(h);
 }
 
-/* Arm the work for the earliest hold (dp_lock or mem_lock held). */
+/* Arm the work for the earliest hold (dp.lock or mem.lock held). */
 static void kgni_mdh_hold_arm(struct kgni_dev *kdev)
 {
 	struct kgni_mdh_hold *h;
 	long left;
 
-	h = list_first_entry_or_null(&kdev->mdh_holds, struct kgni_mdh_hold,
+	h = list_first_entry_or_null(&kdev->hold.list, struct kgni_mdh_hold,
 				     node);
 	if (!h)
 		return;
 	left = (long)(h->expires - jiffies);
-	mod_delayed_work(system_wq, &kdev->mdh_hold_work, max(left, 0L));
+	mod_delayed_work(system_wq, &kdev->hold.work, max(left, 0L));
 }
 
 /**
@@ -48,7 +48,7 @@ static void kgni_mdh_hold_arm(struct kgni_dev *kdev)
  * @hndl: the registration's handle
  * @hold: the hold, with @hold->expires set; owned by the list from now on
  *
- * Context: dp_lock and mem_lock held.
+ * Context: dp.lock and mem.lock held.
  */
 void kgni_mdh_hold_add(struct kgni_dev *kdev, u32 mdh, const u64 hndl[2],
 		       struct kgni_mdh_hold *hold)
@@ -59,9 +59,9 @@ void kgni_mdh_hold_add(struct kgni_dev *kdev, u32 mdh, const u64 hndl[2],
 	hold->released = false;
 	hold->hndl[0] = hndl[0];
 	hold->hndl[1] = hndl[1];
-	set_bit(mdh, kdev->mdd_map);
+	set_bit(mdh, kdev->mem.mdd_map);
 	/* Earliest expiry first */
-	list_for_each_entry(h, &kdev->mdh_holds, node)
+	list_for_each_entry(h, &kdev->hold.list, node)
 		if (time_before(hold->expires, h->expires))
 			break;
 	list_add_tail(&hold->node, &h->node);
@@ -73,14 +73,14 @@ void kgni_mdh_hold_add(struct kgni_dev *kdev, u32 mdh, const u64 hndl[2],
  * @kdev: the device
  * @mdh: the number
  *
- * Context: dp_lock held.
+ * Context: dp.lock held.
  * Return: true if it does.
  */
 bool kgni_mdh_held(struct kgni_dev *kdev, u32 mdh)
 {
 	struct kgni_mdh_hold *h;
 
-	list_for_each_entry(h, &kdev->mdh_holds, node)
+	list_for_each_entry(h, &kdev->hold.list, node)
 		if (h->mdh == mdh)
 			return true;
 	return false;
@@ -93,17 +93,17 @@ bool kgni_mdh_held(struct kgni_dev *kdev, u32 mdh)
 static void kgni_mdh_hold_work(struct work_struct *work)
 {
 	struct kgni_dev *kdev = container_of(to_delayed_work(work),
-					     struct kgni_dev, mdh_hold_work);
+					     struct kgni_dev, hold.work);
 	struct kgni_mdh_hold *h, *next;
 
-	mutex_lock(&kdev->dp_lock);
-	list_for_each_entry_safe(h, next, &kdev->mdh_holds, node) {
+	mutex_lock(&kdev->dp.lock);
+	list_for_each_entry_safe(h, next, &kdev->hold.list, node) {
 		if (READ_ONCE(h->released) ||
 		    !time_after(h->expires, jiffies + KGNI_MDH_HOLD_SLACK))
 			kgni_mdh_unhold(kdev, h);
 	}
 	kgni_mdh_hold_arm(kdev);
-	mutex_unlock(&kdev->dp_lock);
+	mutex_unlock(&kdev->dp.lock);
 }
 
 /**
@@ -112,8 +112,8 @@ static void kgni_mdh_hold_work(struct work_struct *work)
  */
 void kgni_kmem_dev_init(struct kgni_dev *kdev)
 {
-	INIT_LIST_HEAD(&kdev->mdh_holds);
-	INIT_DELAYED_WORK(&kdev->mdh_hold_work, kgni_mdh_hold_work);
+	INIT_LIST_HEAD(&kdev->hold.list);
+	INIT_DELAYED_WORK(&kdev->hold.work, kgni_mdh_hold_work);
 }
 
 /**
@@ -125,11 +125,11 @@ void kgni_kmem_dev_fini(struct kgni_dev *kdev)
 {
 	struct kgni_mdh_hold *h, *next;
 
-	cancel_delayed_work_sync(&kdev->mdh_hold_work);
-	mutex_lock(&kdev->dp_lock);
-	list_for_each_entry_safe(h, next, &kdev->mdh_holds, node)
+	cancel_delayed_work_sync(&kdev->hold.work);
+	mutex_lock(&kdev->dp.lock);
+	list_for_each_entry_safe(h, next, &kdev->hold.list, node)
 		kgni_mdh_unhold(kdev, h);
-	mutex_unlock(&kdev->dp_lock);
+	mutex_unlock(&kdev->dp.lock);
 	/* An atomic release that found a hold above may have armed it. */
-	cancel_delayed_work_sync(&kdev->mdh_hold_work);
+	cancel_delayed_work_sync(&kdev->hold.work);
 }

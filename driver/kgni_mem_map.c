@@ -73,7 +73,7 @@ static void kgni_mrt_init(struct kgni_dev *kdev)
 		dev_warn(&kdev->pdev->dev, "no MRT: registrations use the GART only\n");
 		return;
 	}
-	kdev->mrt_map = bitmap_zalloc(GEMINI_NUM_MRT, GFP_KERNEL);
+	kdev->mem.mrt_map = bitmap_zalloc(GEMINI_NUM_MRT, GFP_KERNEL);
 }
 
 /* Allocate the GART table, all entries invalid, and give it the device. */
@@ -87,24 +87,25 @@ static int kgni_gart_init(struct kgni_dev *kdev)
 	BUILD_BUG_ON(PAGE_SIZE != VGEMINI_GART_PAGE_SIZE);
 	for (n = KGNI_GART_ENTRIES; n >= KGNI_GART_MIN_ENTRIES; n /= 2) {
 		/* Zeroed and page-aligned, as GART_BASE needs. */
-		kdev->gart = dma_alloc_coherent(dev, (size_t)n * sizeof(__le64),
-						&kdev->gart_dma,
-						GFP_KERNEL | __GFP_NOWARN);
-		if (kdev->gart)
+		kdev->mem.gart = dma_alloc_coherent(dev,
+						    (size_t)n * sizeof(__le64),
+						    &kdev->mem.gart_dma,
+						    GFP_KERNEL | __GFP_NOWARN);
+		if (kdev->mem.gart)
 			break;
 	}
-	if (!kdev->gart) {
+	if (!kdev->mem.gart) {
 		dev_err(dev, "cannot allocate a GART table\n");
 		return -ENOMEM;
 	}
-	kdev->gart_entries = n;
-	kdev->gart_map = bitmap_zalloc(n, GFP_KERNEL);
-	if (!kdev->gart_map)
+	kdev->mem.gart_entries = n;
+	kdev->mem.gart_map = bitmap_zalloc(n, GFP_KERNEL);
+	if (!kdev->mem.gart_map)
 		goto err_free;
-	kgni_gart_program(kdev, kdev->gart_dma, n);
+	kgni_gart_program(kdev, kdev->mem.gart_dma, n);
 	if (kgni_rd(kdev, VGEMINI_CTL_GART_ENTRIES) != n ||
 	    kgni_rd(kdev, VGEMINI_CTL_GART_BASE) !=
-	    lower_32_bits(kdev->gart_dma)) {
+	    lower_32_bits(kdev->mem.gart_dma)) {
 		dev_err(dev, "the device has no GART (GART_ENTRIES reads %u, wrote %u)\n",
 			kgni_rd(kdev, VGEMINI_CTL_GART_ENTRIES), n);
 		kgni_gart_program(kdev, 0, 0);
@@ -117,28 +118,28 @@ static int kgni_gart_init(struct kgni_dev *kdev)
 	return 0;
 
 err_free:
-	bitmap_free(kdev->gart_map);
-	kdev->gart_map = NULL;
-	dma_free_coherent(dev, (size_t)n * sizeof(__le64), kdev->gart,
-			  kdev->gart_dma);
-	kdev->gart = NULL;
+	bitmap_free(kdev->mem.gart_map);
+	kdev->mem.gart_map = NULL;
+	dma_free_coherent(dev, (size_t)n * sizeof(__le64), kdev->mem.gart,
+			  kdev->mem.gart_dma);
+	kdev->mem.gart = NULL;
 	return ret;
 }
 
 /* Take the table from the device (flushed), then free it. */
 static void kgni_gart_fini(struct kgni_dev *kdev)
 {
-	if (!kdev->gart)
+	if (!kdev->mem.gart)
 		return;
 	kgni_gart_program(kdev, 0, 0);
 	kgni_rd(kdev, VGEMINI_CTL_GART_ENTRIES);
 	dma_free_coherent(&kdev->pdev->dev,
-			  (size_t)kdev->gart_entries * sizeof(__le64),
-			  kdev->gart, kdev->gart_dma);
-	bitmap_free(kdev->gart_map);
-	kdev->gart = NULL;
-	kdev->gart_map = NULL;
-	kdev->gart_entries = 0;
+			  (size_t)kdev->mem.gart_entries * sizeof(__le64),
+			  kdev->mem.gart, kdev->mem.gart_dma);
+	bitmap_free(kdev->mem.gart_map);
+	kdev->mem.gart = NULL;
+	kdev->mem.gart_map = NULL;
+	kdev->mem.gart_entries = 0;
 }
 
 /**
@@ -176,15 +177,15 @@ int kgni_dp_map(struct kgni_dev *kdev)
 		kgni_cq_write(kdev, i, 0, 0, 0);
 	for (i = 0; i < GEMINI_FMA_NUM_DESC; i++)
 		kgni_fma_program(kdev, i, 0, 0);
-	set_bit(0, kdev->cq_map);	/* MDDs' cqh 0: never a live CQ */
+	set_bit(0, kdev->cq.map);	/* MDDs' cqh 0: never a live CQ */
 	kgni_mrt_init(kdev);
 	ret = kgni_gart_init(kdev);
 	if (!ret)
 		ret = kgni_bte_map(kdev);
 	if (!ret) {
-		mutex_lock(&kdev->dp_lock);
+		mutex_lock(&kdev->dp.lock);
 		ret = kgni_dg_init(kdev);
-		mutex_unlock(&kdev->dp_lock);
+		mutex_unlock(&kdev->dp.lock);
 	}
 	if (ret)
 		kgni_dp_unmap(kdev);
@@ -209,13 +210,13 @@ void kgni_dp_stop(struct kgni_dev *kdev)
 	kgni_bte_stop(kdev);
 	kgni_wr(kdev, VGEMINI_CTL_GART_ENTRIES, 0);
 	kgni_rd(kdev, VGEMINI_CTL_GART_ENTRIES);
-	mutex_lock(&kdev->dp_lock);
-	if (kdev->mrt_map) {
-		for_each_set_bit(i, kdev->mrt_map, GEMINI_NUM_MRT)
+	mutex_lock(&kdev->dp.lock);
+	if (kdev->mem.mrt_map) {
+		for_each_set_bit(i, kdev->mem.mrt_map, GEMINI_NUM_MRT)
 			kgni_mrt_write(kdev, i, 0);
 		readl(kgni_mmr(kdev, GEMINI_MMR_MRT));
 	}
-	mutex_unlock(&kdev->dp_lock);
+	mutex_unlock(&kdev->dp.lock);
 }
 
 /**
@@ -230,36 +231,36 @@ void kgni_dp_unmap(struct kgni_dev *kdev)
 	unsigned long flags;
 
 	kgni_fma_drain_fini(kdev);
-	mutex_lock(&kdev->dp_lock);
+	mutex_lock(&kdev->dp.lock);
 	kgni_dg_fini(kdev);
 	kgni_bte_unmap(kdev);
 	kgni_gart_fini(kdev);
-	bitmap_free(kdev->mrt_map);
-	kdev->mrt_map = NULL;
+	bitmap_free(kdev->mem.mrt_map);
+	kdev->mem.mrt_map = NULL;
 	kgni_mem_reap(kdev);
-	spin_lock_irqsave(&kdev->mem_lock, flags);
+	spin_lock_irqsave(&kdev->mem.lock, flags);
 	mmr = kdev->mmr;
 	kdev->mmr = NULL;
-	spin_unlock_irqrestore(&kdev->mem_lock, flags);
+	spin_unlock_irqrestore(&kdev->mem.lock, flags);
 	if (mmr)
 		pci_iounmap(kdev->pdev, mmr);
 	if (kdev->fma_priv)
 		pci_iounmap(kdev->pdev, kdev->fma_priv);
 	kdev->fma_priv = NULL;
-	mutex_unlock(&kdev->dp_lock);
+	mutex_unlock(&kdev->dp.lock);
 }
 
-/* Take a run of @n GART entries (dp_lock held); false if there is none. */
+/* Take a run of @n GART entries (dp.lock held); false if there is none. */
 static bool kgni_gart_alloc(struct kgni_dev *kdev, unsigned long n,
 			    u32 *first)
 {
 	unsigned long i;
 
-	i = bitmap_find_next_zero_area(kdev->gart_map, kdev->gart_entries, 0,
-				       n, 0);
-	if (i >= kdev->gart_entries)
+	i = bitmap_find_next_zero_area(kdev->mem.gart_map,
+				       kdev->mem.gart_entries, 0, n, 0);
+	if (i >= kdev->mem.gart_entries)
 		return false;
-	bitmap_set(kdev->gart_map, i, n);
+	bitmap_set(kdev->mem.gart_map, i, n);
 	*first = i;
 	return true;
 }
@@ -298,17 +299,18 @@ u32 kgni_mrt_pages(struct page **pages, unsigned long n, u64 va)
 	       (va >> KGNI_MRT_SHIFT) + 1;
 }
 
-/* Take a run of @n MRT entries (dp_lock held); false if there is none. */
+/* Take a run of @n MRT entries (dp.lock held); false if there is none. */
 static bool kgni_mrt_alloc(struct kgni_dev *kdev, u32 n, u32 *first)
 {
 	unsigned long i;
 
-	if (!kdev->mrt_map || !n)
+	if (!kdev->mem.mrt_map || !n)
 		return false;
-	i = bitmap_find_next_zero_area(kdev->mrt_map, GEMINI_NUM_MRT, 0, n, 0);
+	i = bitmap_find_next_zero_area(kdev->mem.mrt_map, GEMINI_NUM_MRT, 0,
+				       n, 0);
 	if (i >= GEMINI_NUM_MRT)
 		return false;
-	bitmap_set(kdev->mrt_map, i, n);
+	bitmap_set(kdev->mem.mrt_map, i, n);
 	*first = i;
 	return true;
 }
@@ -317,7 +319,7 @@ static bool kgni_mrt_alloc(struct kgni_dev *kdev, u32 n, u32 *first)
  * Map @mem's pages for the device and return the MDD's base: through the
  * MRT if @mrt_pages (its page count, from kgni_mrt_pages()) and entries
  * are free, else through the GART if @gart_ok (within the job's quota);
- * 0, -EDQUOT, or -ENOSPC if neither has room.  Context: dp_lock held.
+ * 0, -EDQUOT, or -ENOSPC if neither has room.  Context: dp.lock held.
  * No IOMMU in front of the device: bus address = physical address.
  */
 int kgni_mem_map(struct kgni_dev *kdev, struct kgni_mem *mem, u32 mrt_pages,
@@ -350,7 +352,7 @@ int kgni_mem_map(struct kgni_dev *kdev, struct kgni_mem *mem, u32 mrt_pages,
 	for (i = 0; i < mem->npages; i++) {
 		phys_addr_t phys = page_to_phys(mem->pages[i]);
 
-		kdev->gart[mem->gart_first + i] =
+		kdev->mem.gart[mem->gart_first + i] =
 			cpu_to_le64(VGEMINI_GART_ENTRY(phys));
 	}
 	*base = VGEMINI_GART_ADDR(mem->gart_first);
@@ -359,7 +361,7 @@ int kgni_mem_map(struct kgni_dev *kdev, struct kgni_mem *mem, u32 mrt_pages,
 
 /*
  * Clear and give back the MRT or GART entries kgni_mem_map() took for
- * @mem, once its MDD is invalid and flushed.  Context: dp_lock held.
+ * @mem, once its MDD is invalid and flushed.  Context: dp.lock held.
  */
 void kgni_mem_unmap(struct kgni_dev *kdev, struct kgni_mem *mem)
 {
@@ -368,10 +370,10 @@ void kgni_mem_unmap(struct kgni_dev *kdev, struct kgni_mem *mem)
 	if (mem->mrt_count) {
 		for (i = 0; i < mem->mrt_count; i++)
 			kgni_mrt_write(kdev, mem->mrt_first + i, 0);
-		bitmap_clear(kdev->mrt_map, mem->mrt_first, mem->mrt_count);
+		bitmap_clear(kdev->mem.mrt_map, mem->mrt_first, mem->mrt_count);
 	} else {
 		for (i = 0; i < mem->npages; i++)
-			kdev->gart[mem->gart_first + i] = 0;
-		bitmap_clear(kdev->gart_map, mem->gart_first, mem->npages);
+			kdev->mem.gart[mem->gart_first + i] = 0;
+		bitmap_clear(kdev->mem.gart_map, mem->gart_first, mem->npages);
 	}
 }

@@ -146,11 +146,11 @@ static int kgni_mem_register_user(struct kgni_ucmd *ucmd, u32 flags,
 	int ret;
 
 	/* Checked again by kgni_mem_create(): it may go meanwhile. */
-	mutex_lock(&kdev->dp_lock);
+	mutex_lock(&kdev->dp.lock);
 	ret = kgni_dom_usable(dom);
 	if (!ret && cq_id && !kgni_cq_find(dom, cq_id))
 		ret = -EINVAL;
-	mutex_unlock(&kdev->dp_lock);
+	mutex_unlock(&kdev->dp.lock);
 	if (ret)
 		return ret;
 

@@ -83,8 +83,8 @@ static u64 kgni_fma_map_bar(u64 off)
  * An access to an FMA page that kgni_zap() removed: SIGBUS if the
  * descriptor was freed, its job released or the device is gone; if its job is suspended,
  * wait (killable, mmap_lock held for reading) until it is resumed; then
- * map the page again.  The page is mapped under dp_lock, so a suspension
- * that comes meanwhile (which zaps under dp_lock) removes it again.
+ * map the page again.  The page is mapped under dp.lock, so a suspension
+ * that comes meanwhile (which zaps under dp.lock) removes it again.
  */
 static vm_fault_t kgni_fma_vm_fault(struct vm_fault *vmf)
 {
@@ -98,17 +98,17 @@ static vm_fault_t kgni_fma_vm_fault(struct vm_fault *vmf)
 	vm_fault_t ret;
 
 	for (;;) {
-		mutex_lock(&kdev->dp_lock);
+		mutex_lock(&kdev->dp.lock);
 		if (READ_ONCE(kdev->gone) || dom->revoked ||
 		    kgni_fma_find(dom, fma->id) != fma) {
-			mutex_unlock(&kdev->dp_lock);
+			mutex_unlock(&kdev->dp.lock);
 			return VM_FAULT_SIGBUS;
 		}
 		if (!kgni_dom_suspended(kdev, dom))
 			break;
-		mutex_unlock(&kdev->dp_lock);
+		mutex_unlock(&kdev->dp.lock);
 		/* A fatal signal: the task dies without retrying the access. */
-		if (wait_event_killable(kdev->job_wq,
+		if (wait_event_killable(kdev->dp.job_wq,
 					!kgni_dom_suspended(kdev, dom) ||
 					READ_ONCE(kdev->gone)))
 			return VM_FAULT_NOPAGE;
@@ -117,7 +117,7 @@ static vm_fault_t kgni_fma_vm_fault(struct vm_fault *vmf)
 	       (off & KGNI_MAP_REL_MASK)) >> PAGE_SHIFT;
 	pfn += (vmf->address - vma->vm_start) >> PAGE_SHIFT;
 	ret = vmf_insert_pfn_prot(vma, vmf->address, pfn, vma->vm_page_prot);
-	mutex_unlock(&kdev->dp_lock);
+	mutex_unlock(&kdev->dp.lock);
 	return ret;
 }
 
@@ -245,9 +245,9 @@ int kgni_mmap(struct file *file, struct vm_area_struct *vma)
 		up_read(&kdev->ctl_rwsem);
 		return -ENODEV;
 	}
-	mutex_lock(&kdev->dp_lock);
+	mutex_lock(&kdev->dp.lock);
 	ret = kgni_mmap_locked(kfile, vma);
-	mutex_unlock(&kdev->dp_lock);
+	mutex_unlock(&kdev->dp.lock);
 	up_read(&kdev->ctl_rwsem);
 	return ret;
 }

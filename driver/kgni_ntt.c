@@ -14,7 +14,7 @@
  * One granularity for the NIC (its config register's gran_ntt0): the low
  * @gran bits of an index pass through untranslated, and an entry stands
  * for 2^@gran PEs; a job's block of @size entries covers @size << @gran
- * indices.  Everything here is protected by dp_lock.
+ * indices.  Everything here is protected by dp.lock.
  */
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -219,7 +219,7 @@ int kgni_ioctl_ntt_config(struct kgni_ucmd *ucmd)
 		kfree(pes);
 		return -ENOMEM;
 	}
-	mutex_lock(&kdev->dp_lock);
+	mutex_lock(&kdev->dp.lock);
 	if (!kdev->ntt) {
 		kdev->ntt = kzalloc(sizeof(*kdev->ntt), GFP_KERNEL);
 		if (!kdev->ntt) {
@@ -243,7 +243,7 @@ int kgni_ioctl_ntt_config(struct kgni_ucmd *ucmd)
 		ret = kgni_ntt_add(kdev, kdev->ntt, regs, cmd, pes);
 	}
 out:
-	mutex_unlock(&kdev->dp_lock);
+	mutex_unlock(&kdev->dp.lock);
 	pci_iounmap(kdev->pdev, regs);
 	kfree(pes);
 	if (ret)
@@ -282,7 +282,7 @@ int kgni_ioctl_ntt_query(struct kgni_ucmd *ucmd)
 }
 
 /**
- * kgni_ntt_use() - a job takes a block for its domains (dp_lock held)
+ * kgni_ntt_use() - a job takes a block for its domains (dp.lock held)
  * @kdev: the device
  * @base: the block's first entry
  * @size: its entries
@@ -301,7 +301,7 @@ int kgni_ntt_use(struct kgni_dev *kdev, u32 base, u32 size)
 }
 
 /**
- * kgni_ntt_unuse() - a job no longer uses its block (dp_lock held)
+ * kgni_ntt_unuse() - a job no longer uses its block (dp.lock held)
  * @kdev: the device
  * @base: the block's first entry
  * @size: its entries
@@ -327,7 +327,7 @@ void kgni_ntt_unuse(struct kgni_dev *kdev, u32 base, u32 size, bool cleanup)
 /**
  * kgni_ntt_fma_qw3() - the NTT fields of a domain's FMA descriptors
  * @kdev: the device
- * @dom: the domain (dp_lock held)
+ * @dom: the domain (dp.lock held)
  *
  * Return: NTT enable, pe_base and num_pes for QW3 if the domain's job has
  * a block, else 0.
@@ -339,7 +339,7 @@ u64 kgni_ntt_fma_qw3(struct kgni_dev *kdev, const struct kgni_dom *dom)
 
 	if (dom->kernel || !kdev->ntt)
 		return 0;
-	job = &kdev->jobs[dom->job];
+	job = &kdev->dp.jobs[dom->job];
 	if (!job->ntt_size)
 		return 0;
 	gran = kdev->ntt->gran;
@@ -351,7 +351,7 @@ u64 kgni_ntt_fma_qw3(struct kgni_dev *kdev, const struct kgni_dom *dom)
 /**
  * kgni_ntt_to_phys() - the physical PE a domain means by @pe
  * @kdev: the device
- * @dom: the domain (dp_lock held)
+ * @dom: the domain (dp.lock held)
  * @pe: what it named: an index into its job's block if the job has one,
  *      else a physical PE
  * @phys: out: the physical PE
@@ -368,7 +368,7 @@ int kgni_ntt_to_phys(struct kgni_dev *kdev, const struct kgni_dom *dom,
 	*phys = pe;
 	if (dom->kernel || !kdev->ntt)
 		return 0;
-	job = &kdev->jobs[dom->job];
+	job = &kdev->dp.jobs[dom->job];
 	if (!job->ntt_size)
 		return 0;
 	if (pe >= (job->ntt_size << kdev->ntt->gran))
@@ -382,7 +382,7 @@ int kgni_ntt_to_phys(struct kgni_dev *kdev, const struct kgni_dom *dom,
 /**
  * kgni_ntt_to_virt() - how a domain names physical PE @phys
  * @kdev: the device
- * @dom: the domain (dp_lock held)
+ * @dom: the domain (dp.lock held)
  * @phys: a physical PE
  *
  * Return: the lowest index of the domain's job's block that translates to
@@ -397,7 +397,7 @@ u32 kgni_ntt_to_virt(struct kgni_dev *kdev, const struct kgni_dom *dom,
 
 	if (dom->kernel || !kdev->ntt)
 		return phys;
-	job = &kdev->jobs[dom->job];
+	job = &kdev->dp.jobs[dom->job];
 	mask = (1u << kdev->ntt->gran) - 1;
 	for (e = job->ntt_base; e < job->ntt_base + job->ntt_size; e++)
 		if ((kdev->ntt->pe[e] & ~mask) == (phys & ~mask))

@@ -23,14 +23,14 @@ static irqreturn_t kgni_irq(int irq, void *data)
 	struct kgni_dev *kdev = v->kdev;
 
 	atomic_inc(&v->count);
-	if (v->index == kdev->link_vector)
-		schedule_work(&kdev->link_work);
-	if (v->index == kdev->diag_vector)
-		wake_up(&kdev->diag_wq);
-	if (v->index == kdev->cq_vector)
-		wake_up(&kdev->cq_wq);
-	if (READ_ONCE(kdev->test_vector) == (int)v->index)
-		complete(&kdev->test_done);
+	if (v->index == kdev->irq.link)
+		schedule_work(&kdev->link.work);
+	if (v->index == kdev->irq.diag)
+		wake_up(&kdev->diag.wq);
+	if (v->index == kdev->irq.cq)
+		wake_up(&kdev->cq.wq);
+	if (READ_ONCE(kdev->irq.test) == (int)v->index)
+		complete(&kdev->irq.test_done);
 	kgni_dg_irq(kdev, v->index);
 	kgni_kcq_irq(kdev, v->index);
 	return IRQ_HANDLED;
@@ -56,15 +56,15 @@ static int kgni_irq_setup(struct kgni_dev *kdev)
 			nvec);
 		return nvec;
 	}
-	kdev->nvec = nvec;
-	kdev->link_vector = nvec - 1;
-	kdev->diag_vector = nvec > 1 ? nvec - 2 : nvec - 1;
-	kdev->cq_vector = GEMINI_IRQ_VECTOR(GEMINI_IRQ_FIRST_CQ);
-	if (kdev->cq_vector >= kdev->diag_vector)
-		kdev->cq_vector = kdev->diag_vector;
+	kdev->irq.nvec = nvec;
+	kdev->irq.link = nvec - 1;
+	kdev->irq.diag = nvec > 1 ? nvec - 2 : nvec - 1;
+	kdev->irq.cq = GEMINI_IRQ_VECTOR(GEMINI_IRQ_FIRST_CQ);
+	if (kdev->irq.cq >= kdev->irq.diag)
+		kdev->irq.cq = kdev->irq.diag;
 
-	for (i = 0; i < kdev->nvec; i++) {
-		struct kgni_vector *v = &kdev->vec[i];
+	for (i = 0; i < kdev->irq.nvec; i++) {
+		struct kgni_vector *v = &kdev->irq.vec[i];
 
 		v->kdev = kdev;
 		v->index = i;
@@ -85,25 +85,25 @@ static int kgni_irq_setup(struct kgni_dev *kdev)
 
 err_free_irqs:
 	while (i--)
-		pci_free_irq(pdev, i, &kdev->vec[i]);
+		pci_free_irq(pdev, i, &kdev->irq.vec[i]);
 	pci_free_irq_vectors(pdev);
-	kdev->nvec = 0;
-	cancel_work_sync(&kdev->link_work);
+	kdev->irq.nvec = 0;
+	cancel_work_sync(&kdev->link.work);
 	return ret;
 }
 
 /* Free the vectors, then any link work their handler scheduled. */
 static void kgni_irq_teardown(struct kgni_dev *kdev)
 {
-	unsigned int i = kdev->nvec;
+	unsigned int i = kdev->irq.nvec;
 
 	while (i--)
-		pci_free_irq(kdev->pdev, i, &kdev->vec[i]);
+		pci_free_irq(kdev->pdev, i, &kdev->irq.vec[i]);
 	pci_free_irq_vectors(kdev->pdev);
 	/* No handler runs any more to schedule it again. */
-	cancel_delayed_work_sync(&kdev->dg_work);
-	kdev->nvec = 0;
-	cancel_work_sync(&kdev->link_work);
+	cancel_delayed_work_sync(&kdev->dg.work);
+	kdev->irq.nvec = 0;
+	cancel_work_sync(&kdev->link.work);
 }
 
 /* BAR0 and BAR2 must be memory BARs of at least their size, and assigned. */
@@ -164,8 +164,8 @@ static int kgni_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 			KGNI_MAX_DEVICES, ret);
 		return ret;
 	}
-	kdev->test_vector = -1;
-	init_completion(&kdev->test_done);
+	kdev->irq.test = -1;
+	init_completion(&kdev->irq.test_done);
 	pci_set_drvdata(pdev, kdev);
 
 	ret = pci_enable_device(pdev);
@@ -243,7 +243,7 @@ static int kgni_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		 dev_name(&kdev->dev), pe,
 		 VGEMINI_COORD_X(coord), VGEMINI_COORD_Y(coord),
 		 VGEMINI_COORD_Z(coord), VGEMINI_COORD_X(dims),
-		 VGEMINI_COORD_Y(dims), VGEMINI_COORD_Z(dims), kdev->nvec,
+		 VGEMINI_COORD_Y(dims), VGEMINI_COORD_Z(dims), kdev->irq.nvec,
 		 kgni_ports_up(kdev), GEMINI_NUM_TORUS_PORTS);
 	return 0;
 

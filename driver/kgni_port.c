@@ -94,19 +94,19 @@ static void kgni_port_event(struct kgni_dev *kdev, unsigned int port,
 
 static void kgni_link_work(struct work_struct *work)
 {
-	struct kgni_dev *kdev = container_of(work, struct kgni_dev, link_work);
+	struct kgni_dev *kdev = container_of(work, struct kgni_dev, link.work);
 	struct kgni_port_cache now;
 	unsigned int port;
 
 	for (port = 0; port < GEMINI_NUM_TORUS_PORTS; port++) {
 		kgni_port_read(kdev, port, &now);
-		if (now.state == kdev->port[port].state &&
-		    now.peer == kdev->port[port].peer &&
-		    now.changes == kdev->port[port].changes)
+		if (now.state == kdev->link.port[port].state &&
+		    now.peer == kdev->link.port[port].peer &&
+		    now.changes == kdev->link.port[port].changes)
 			continue;
 		kgni_port_log(kdev, port, &now);
-		kgni_port_event(kdev, port, &kdev->port[port], &now);
-		kdev->port[port] = now;
+		kgni_port_event(kdev, port, &kdev->link.port[port], &now);
+		kdev->link.port[port] = now;
 	}
 	kgni_fabric_changed(kdev);
 }
@@ -116,17 +116,17 @@ void kgni_link_init(struct kgni_dev *kdev)
 {
 	unsigned int port;
 
-	INIT_WORK(&kdev->link_work, kgni_link_work);
+	INIT_WORK(&kdev->link.work, kgni_link_work);
 	for (port = 0; port < GEMINI_NUM_TORUS_PORTS; port++)
-		kgni_port_read(kdev, port, &kdev->port[port]);
+		kgni_port_read(kdev, port, &kdev->link.port[port]);
 	kgni_fabric_init(kdev);
 }
 
 /* Route link changes to the last vector; log what changed since init. */
 void kgni_link_start(struct kgni_dev *kdev)
 {
-	kgni_wr(kdev, VGEMINI_CTL_LINK_IRQ, kdev->link_vector);
-	schedule_work(&kdev->link_work);
+	kgni_wr(kdev, VGEMINI_CTL_LINK_IRQ, kdev->irq.link);
+	schedule_work(&kdev->link.work);
 }
 
 /* Stop link-change interrupts; the caller frees the vectors after this. */

@@ -196,10 +196,10 @@ static void kgni_irq_arm(struct kgni_dev *kdev, unsigned int vector,
 {
 	unsigned int i;
 
-	for (i = 0; i < kdev->nvec; i++)
-		before[i] = atomic_read(&kdev->vec[i].count);
-	reinit_completion(&kdev->test_done);
-	WRITE_ONCE(kdev->test_vector, vector);
+	for (i = 0; i < kdev->irq.nvec; i++)
+		before[i] = atomic_read(&kdev->irq.vec[i].count);
+	reinit_completion(&kdev->irq.test_done);
+	WRITE_ONCE(kdev->irq.test, vector);
 }
 
 static int kgni_irq_wait(struct kgni_dev *kdev, unsigned int vector,
@@ -208,12 +208,12 @@ static int kgni_irq_wait(struct kgni_dev *kdev, unsigned int vector,
 	unsigned long left;
 	unsigned int i, fired, want;
 
-	left = wait_for_completion_timeout(&kdev->test_done,
+	left = wait_for_completion_timeout(&kdev->irq.test_done,
 					   msecs_to_jiffies(KGNI_TEST_IRQ_TIMEOUT_MS));
-	WRITE_ONCE(kdev->test_vector, -1);
+	WRITE_ONCE(kdev->irq.test, -1);
 
-	for (i = 0; i < kdev->nvec; i++) {
-		fired = atomic_read(&kdev->vec[i].count) - before[i];
+	for (i = 0; i < kdev->irq.nvec; i++) {
+		fired = atomic_read(&kdev->irq.vec[i].count) - before[i];
 		want = i == vector ? 1 : 0;
 		if (fired != want) {
 			dev_err(kgni_pdev_dev(kdev),
@@ -232,7 +232,7 @@ static int kgni_test_irqs(struct kgni_dev *kdev)
 	unsigned int v;
 	int ret;
 
-	for (v = 0; v < kdev->nvec; v++) {
+	for (v = 0; v < kdev->irq.nvec; v++) {
 		kgni_irq_arm(kdev, v, before);
 		kgni_wr(kdev, VGEMINI_CTL_IRQ_RAISE, v);
 		ret = kgni_irq_wait(kdev, v, before, "IRQ_RAISE");
@@ -385,7 +385,7 @@ static int kgni_test_dma(struct kgni_dev *kdev)
 
 	/* INVERT region B in place, on the link vector this time. */
 	ret = kgni_dma(kdev, VGEMINI_DMA_CMD_INVERT, dma + b, 0, len,
-		       kdev->link_vector, &status);
+		       kdev->irq.link, &status);
 	if (!ret)
 		ret = kgni_dma_expect(kdev, VGEMINI_DMA_CMD_INVERT, len, status,
 				      VGEMINI_DMA_DONE);
