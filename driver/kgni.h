@@ -492,7 +492,8 @@ struct kgni_dg_state {
  * @dg: the datagram service (kgni_dgram*.c)
  *
  * The members up to @debugfs are the device's own, which every file may
- * use; each of the others is one role's, owned by its files.
+ * use; each of the others is one role's, owned by its files
+ * (scripts/check-driver-blocks.py).
  */
 struct kgni_dev {
 	struct device dev;

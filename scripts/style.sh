@@ -22,10 +22,12 @@
 #                       paths there (so that tests/qtest/ is judged as a
 #                       test, as QEMU judges its own)
 #
-# and two more lines: qemu-device/qemu/trace-events' guest-error events are
-# what scripts/gen-trace-events.py makes of the core's list of them
-# (qemu-device/core/gemini_guest_error.h), and each block of the core
-# touches only its own state (scripts/check-core-blocks.py).
+# and three more lines: qemu-device/qemu/trace-events' guest-error events
+# are what scripts/gen-trace-events.py makes of the core's list of them
+# (qemu-device/core/gemini_guest_error.h), each block of the core touches
+# only its own state (scripts/check-core-blocks.py), and each file of the
+# driver only its own members of struct kgni_dev
+# (scripts/check-driver-blocks.py).
 #
 # The core is kernel-style C because it is not QEMU code: the same files
 # build into QEMU, the host unit tests and the fuzzers, with no QEMU
@@ -164,9 +166,11 @@ check() {
 	esac
 }
 
-# Two more lines: the trace events generated from the core's list of guest
-# errors are the ones committed (scripts/gen-trace-events.py), and the
-# core's blocks keep to their own state (scripts/check-core-blocks.py).
+# Three more lines: the trace events generated from the core's list of
+# guest errors are the ones committed (scripts/gen-trace-events.py), the
+# core's blocks keep to their own state (scripts/check-core-blocks.py), and
+# the driver's files to their own members of struct kgni_dev
+# (scripts/check-driver-blocks.py).
 # checkpatch takes a second or two a file: run one per CPU, then report
 # in order.
 out_dir=$(mktemp -d)
@@ -185,7 +189,7 @@ for kf in "${files[@]}"; do
 done
 wait
 
-echo "1..$((${#files[@]} + 2))"
+echo "1..$((${#files[@]} + 3))"
 n=0 failed=0
 for kf in "${files[@]}"; do
 	n=$((n + 1))
@@ -216,6 +220,14 @@ if out=$(python3 "$REPO/scripts/check-core-blocks.py" 2>&1); then
 	echo "ok $n - each core block touches only its own state"
 else
 	echo "not ok $n - each core block touches only its own state"
+	printf '%s\n' "$out" | sed 's/^/# /'
+	failed=$((failed + 1))
+fi
+n=$((n + 1))
+if out=$(python3 "$REPO/scripts/check-driver-blocks.py" 2>&1); then
+	echo "ok $n - each driver file touches only its own kgni_dev members"
+else
+	echo "not ok $n - each driver file touches only its own kgni_dev members"
 	printf '%s\n' "$out" | sed 's/^/# /'
 	failed=$((failed + 1))
 fi
