@@ -755,6 +755,19 @@ int kgni_ioctl_diag_ping(struct kgni_ucmd *ucmd);
 void kgni_kapi_dev_init(struct kgni_dev *kdev);
 void kgni_kapi_quiesce_end(struct kgni_dev *kdev, u64 msecs);
 
+/*
+ * vgemini's error events (gni_error_event_t.error_code; what a real
+ * Gemini reports is not known): the class each is delivered as, and its
+ * info_mmrs (Documentation/kernel-api.rst, "Errors").
+ */
+#define KGNI_ERR_PORT_DOWN	0x0101	/* TRANSIENT: port, peer, state */
+#define KGNI_ERR_PORT_UP	0x0102	/* TRANSIENT: port, peer, state */
+#define KGNI_ERR_ROUTE_LOAD	0x0201	/* INFORMATIONAL: generation, nodes */
+#define KGNI_ERR_QUIESCE_END	0x0202	/* INFORMATIONAL: length in ms */
+#define KGNI_ERR_DEV_REMOVED	0x0301	/* CRITICAL: device number */
+#define KGNI_ERR_BTE_STATUS	0x0401	/* TRANSACTION: status, channel, slot */
+#define KGNI_ERR_INJECTED	0x0f01	/* any class: injection number */
+
 /* kgni_err.c */
 void kgni_err_post(struct kgni_dev *kdev, u8 category, u16 code, u8 ptag,
 		   u64 i0, u64 i1, u64 i2);

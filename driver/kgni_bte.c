@@ -29,8 +29,8 @@
 #include <linux/slab.h>
 
 #include "gemini_mh.h"
+#include "gni_pub.h"
 #include "kgni_dp.h"
-#include "kgni_kapi.h"
 
 /* Channels 0..2 for user space, 3 for kernel clients */
 #define KGNI_BTE_USER_CHANS	3

@@ -177,19 +177,6 @@ struct gni_ep {
 	struct rcu_head rcu;
 };
 
-/*
- * vgemini's error events (gni_error_event_t.error_code; what a real
- * Gemini reports is not known): the class each is delivered as, and its
- * info_mmrs (Documentation/kernel-api.rst, "Errors").
- */
-#define KGNI_ERR_PORT_DOWN	0x0101	/* TRANSIENT: port, peer, state */
-#define KGNI_ERR_PORT_UP	0x0102	/* TRANSIENT: port, peer, state */
-#define KGNI_ERR_ROUTE_LOAD	0x0201	/* INFORMATIONAL: generation, nodes */
-#define KGNI_ERR_QUIESCE_END	0x0202	/* INFORMATIONAL: length in ms */
-#define KGNI_ERR_DEV_REMOVED	0x0301	/* CRITICAL: device number */
-#define KGNI_ERR_BTE_STATUS	0x0401	/* TRANSACTION: status, channel, slot */
-#define KGNI_ERR_INJECTED	0x0f01	/* any class: injection number */
-
 /* Subscriptions a device takes; events a subscription's queue holds */
 #define KGNI_ERR_MAX_SUBS	16
 #define KGNI_ERR_MAX_EEQ	4096
